@@ -1,0 +1,99 @@
+# pfsread: build, test and install.
+#   make                      build build/pfsread
+#   make demo                 install what is missing, build, generate and run configs/local.yaml
+#   make check                install what is missing, build, run the whole suite (prove)
+#   make install PREFIX=...   install the binary, configs and job scripts
+# On a cluster, build against the loaded modules:
+#   make MPICC=cc HDF5_CFLAGS=-I$$HDF5_DIR/include HDF5_LIBS="-L$$HDF5_DIR/lib -lhdf5"
+
+MPICC       ?= mpicc
+PKG_CONFIG  ?= pkg-config
+HDF5_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags hdf5-openmpi 2>/dev/null)
+HDF5_LIBS   ?= $(shell $(PKG_CONFIG) --libs hdf5-openmpi 2>/dev/null)
+YAML_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
+YAML_LIBS   ?= $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
+PREFIX      ?= /usr/local
+MPIRUN      ?= mpirun
+
+CFLAGS  ?= -O2 -g
+WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+DEFS     = -D_GNU_SOURCE -DPFSREAD_WITH_MPI -DPFSREAD_VERSION=\"$(VERSION)\" \
+           -DPFSREAD_GIT=\"$(GIT_COMMIT)\"
+VERSION    := 0.1.0
+GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+# SANITIZE=1 builds into build-san with AddressSanitizer and UndefinedBehaviorSanitizer.
+ifeq ($(SANITIZE),1)
+BUILD   ?= build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD   ?= build
+SANFLAGS =
+endif
+
+ALL_CFLAGS  = $(WARN) $(DEFS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+LIBS        = $(HDF5_LIBS) $(YAML_LIBS) -lm
+
+SRCS      := $(wildcard src/*.c src/backends/*.c)
+LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ  := $(BUILD)/src/main.o
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps demo check check-build install clean
+all: $(BUILD)/pfsread
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libpfsread.a: $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/pfsread: $(MAIN_OBJ) $(BUILD)/libpfsread.a
+	$(MPICC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfsread.a tests/unit/tap.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libpfsread.a $(LIBS)
+
+check-build: $(BUILD)/pfsread $(UNIT_BINS)
+
+# Debian packages the build, the demo and the suite need. deps installs the missing ones
+# as root, or names them and stops when not root. Skipped where there is no dpkg.
+DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
+               hdf5-tools libyaml-dev
+DEB_TEST_PACKAGES = python3 python3-h5py perl
+deps:
+	@tests/install-deps.sh $(DEB_PACKAGES)
+
+deps-test:
+	@tests/install-deps.sh $(DEB_PACKAGES) $(DEB_TEST_PACKAGES)
+
+demo: deps
+	$(MAKE) all
+	jobscripts/local/pfsread-local.sh configs/local.yaml
+
+# The whole suite: unit tests and integration tests on the normal build, then the unit
+# tests and an end-to-end run again under ASan+UBSan. One prove run, one closing line.
+check: deps-test
+	$(MAKE) check-build
+	$(MAKE) check-build SANITIZE=1
+	PFSREAD=$(CURDIR)/build/pfsread PFSREAD_SAN=$(CURDIR)/build-san/pfsread \
+	  prove --exec '' --timer $(UNIT_SRCS:tests/unit/%.c=build/tests/%) \
+	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t
+
+install: $(BUILD)/pfsread
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pfsread/configs \
+	           $(DESTDIR)$(PREFIX)/share/pfsread/jobscripts
+	install -m 755 $(BUILD)/pfsread $(DESTDIR)$(PREFIX)/bin/pfsread
+	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/pfsread/configs/
+	cp -R jobscripts/. $(DESTDIR)$(PREFIX)/share/pfsread/jobscripts/
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,19 @@
+/* cache: get the page cache out of the way before a timed phase (drop | fadvise | none). */
+#ifndef PFSREAD_CACHE_H
+#define PFSREAD_CACHE_H
+
+#include <stdint.h>
+
+#include "pfsread/config.h"
+#include "pfsread/err.h"
+
+/* 0 when strategy c can work for this process (drop needs root); else -1 with a message. */
+int cache_check_allowed(enum cfg_cache c, struct pf_err *e);
+
+/* sync + drop_caches: call once per node (its first rank). */
+int cache_drop_node(struct pf_err *e);
+
+/* POSIX_FADV_DONTNEED on the whole of path. */
+int cache_fadvise_file(const char *path, struct pf_err *e);
+
+#endif

@@ -1,0 +1,96 @@
+/* config: a YAML experiment file -> a validated struct experiment. Pure (libyaml only, no MPI).
+ * Every error names the file, line, column and key, with status PF_USAGE. */
+#ifndef PFSREAD_CONFIG_H
+#define PFSREAD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfsread/err.h"
+
+#define CFG_NAME_MAX 128
+#define CFG_PATH_MAX 4096
+#define CFG_LIST_MAX 32 /* entries of one sweep list */
+
+/* Where a key or value stood in the file, for messages given after loading
+ * (e.g. readers_per_node checked against the real topology in run). */
+struct cfg_pos {
+	int line; /* 1-based */
+	int col;  /* 1-based */
+};
+
+enum cfg_cache {
+	CFG_CACHE_NONE,    /* leave the page cache alone: measures cache speed on purpose */
+	CFG_CACHE_DROP,    /* root: sync and drop_caches once per node before each phase */
+	CFG_CACHE_FADVISE  /* POSIX_FADV_DONTNEED on each file by its reader before the phase */
+};
+
+enum cfg_order {
+	CFG_ORDER_SORTED,  /* by path: a reader stays inside one directory at a time */
+	CFG_ORDER_REVERSE,
+	CFG_ORDER_RANDOM   /* seeded shuffle of the reader's share */
+};
+
+struct cfg_dataset {
+	char name[CFG_NAME_MAX]; /* also the directory under root; [A-Za-z0-9._-], no "..", not empty */
+	uint64_t file_size;      /* bytes, > 0 */
+	uint64_t nfiles;         /* > 0; from file_count, or total_size / file_size (rounded down) */
+	uint64_t total_size;     /* nfiles * file_size (exact, after the rounding above) */
+	struct cfg_pos pos;      /* of the data set's entry */
+};
+
+struct experiment {
+	char source[CFG_PATH_MAX];   /* the config file path as given */
+	char *yaml_text;             /* the file's text verbatim, NUL-terminated; owned */
+	size_t yaml_len;
+
+	char name[CFG_NAME_MAX];     /* default: the file's base name without .yaml */
+	char root[CFG_PATH_MAX];     /* where the data sets live; relative paths as given */
+	char results[CFG_PATH_MAX];  /* pattern with {name} {jobid} {time}; default results/{name}-{jobid}-{time}.h5 */
+	uint64_t files_per_dir;      /* layout.files_per_dir, default 1000, > 0 */
+
+	struct cfg_dataset *datasets; /* owned */
+	size_t ndatasets;             /* >= 1 */
+
+	/* The sweep: phases are the product of these lists x data sets x repetitions. */
+	int readers_per_node[CFG_LIST_MAX];
+	size_t nreaders;
+	struct cfg_pos readers_pos[CFG_LIST_MAX];
+	char backends[CFG_LIST_MAX][32];   /* default ["posix"]; names checked by the caller */
+	size_t nbackends;
+	struct cfg_pos backends_pos[CFG_LIST_MAX];
+	uint64_t transfer_sizes[CFG_LIST_MAX]; /* default [4MiB] */
+	size_t ntransfers;
+	enum cfg_order orders[CFG_LIST_MAX];   /* default [sorted] */
+	size_t norders;
+
+	int repetitions;              /* default 1, >= 1 */
+	enum cfg_cache cache;         /* default drop */
+	struct cfg_pos cache_pos;
+	uint64_t seed;                /* for random order; default 1 */
+	struct cfg_pos root_pos;
+};
+
+/* Load and validate path. On success *x is filled and owns its memory (cfg_free).
+ * On failure returns -1 with e set (PF_USAGE) as "FILE:LINE:COL: key 'KEY': what is wrong",
+ * and *x is left freed. Touches no file but the config itself; checks that root, when it
+ * exists, is a directory (a missing root is for the caller to judge). */
+int cfg_load(const char *path, struct experiment *x, struct pf_err *e);
+
+/* As cfg_load, from text already in memory (rank 0 reads, the others get it by broadcast;
+ * also the fuzz target). source names the file in messages. text need not be NUL-terminated. */
+int cfg_parse(const char *source, const char *text, size_t len, struct experiment *x,
+	      struct pf_err *e);
+
+/* Release what x owns; x may be zeroed or already freed. */
+void cfg_free(struct experiment *x);
+
+/* Format a message about an already loaded key, in the same shape as load errors
+ * ("FILE:LINE:COL: key 'KEY': ..."), with status PF_USAGE. Returns -1. */
+int cfg_fail_at(struct pf_err *e, const struct experiment *x, struct cfg_pos pos,
+		const char *key, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+const char *cfg_cache_name(enum cfg_cache c);
+const char *cfg_order_name(enum cfg_order o);
+
+#endif

@@ -1,0 +1,65 @@
+/* dataset: how a data set lies on disk (directory layout and file names), the deterministic
+ * content every file holds, and the manifest that says what generate made. Pure, no MPI. */
+#ifndef PFSREAD_DATASET_H
+#define PFSREAD_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfsread/config.h"
+#include "pfsread/err.h"
+
+#define DATASET_PATTERN_VERSION 1
+#define DATASET_MANIFEST ".pfsread-manifest"
+
+/* root/NAME: the data set's own directory; the manifest and the dNNNNNN directories live here. */
+int dataset_dir(const struct experiment *x, const struct cfg_dataset *d, char *buf, size_t len);
+
+/* Number of subdirectories: ceil(nfiles / files_per_dir). */
+uint64_t dataset_ndirs(const struct experiment *x, const struct cfg_dataset *d);
+
+/* root/NAME/dNNNNNN for directory number dir. */
+int dataset_subdir_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t dir,
+			char *buf, size_t len);
+
+/* root/NAME/dNNNNNN/fNNNNNNNNN for file number file: sorted names are sorted indices. */
+int dataset_file_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t file,
+		      char *buf, size_t len);
+
+/* The content key of a data set: a hash of its name. */
+uint64_t dataset_key(const struct cfg_dataset *d);
+
+/* Fill buf with the bytes at [offset, offset + len) of file number file. */
+void dataset_fill(uint64_t key, uint64_t file, uint64_t offset, void *buf, size_t len);
+
+/* Compare buf with the expected bytes at [offset, offset + len). Returns -1 when all match,
+ * else the index in buf of the first differing byte (*expected gets the byte it should be). */
+int64_t dataset_check(uint64_t key, uint64_t file, uint64_t offset, const void *buf, size_t len,
+		      unsigned char *expected);
+
+/* mkdir -p: make path and its missing parents. Returns 0 or -errno. */
+int dataset_mkdirs(const char *path);
+
+/* What a manifest records. */
+struct manifest {
+	int pattern_version;
+	char name[CFG_NAME_MAX];
+	uint64_t file_size;
+	uint64_t nfiles;
+	uint64_t files_per_dir;
+	int complete;      /* 1 once every file is whole */
+};
+
+void manifest_from_config(const struct experiment *x, const struct cfg_dataset *d,
+			  struct manifest *m);
+
+/* Write the manifest into dir atomically (temporary file, fsync, rename). */
+int manifest_write(const char *dir, const struct manifest *m, struct pf_err *e);
+
+/* Read dir's manifest. Returns 0, 1 when there is none, -1 on a damaged one (e set). */
+int manifest_read(const char *dir, struct manifest *m, struct pf_err *e);
+
+/* 1 when a and b describe the same files (completeness aside). */
+int manifest_same_files(const struct manifest *a, const struct manifest *b);
+
+#endif

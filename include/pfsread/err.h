@@ -1,0 +1,31 @@
+/* err: the one error record every module fills; only main prints it and picks the exit status. */
+#ifndef PFSREAD_ERR_H
+#define PFSREAD_ERR_H
+
+#include <stddef.h>
+
+/* Exit classes of the command line contract. */
+enum pf_status {
+	PF_OK = 0,
+	PF_RUNTIME = 1, /* I/O error, short file, verification mismatch */
+	PF_USAGE = 2    /* bad command line or configuration, found before any file is touched */
+};
+
+struct pf_err {
+	int status;     /* enum pf_status of the first failure */
+	char msg[2048]; /* one line, no trailing newline, says what failed and where */
+};
+
+/* Record a failure and return -1, so callers write `return pf_fail(e, ...)`.
+ * The first failure wins: a later call keeps the earlier message. e may be NULL. */
+int pf_fail(struct pf_err *e, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* As pf_fail, with ": " and strerror(errnum) appended (errnum positive or negative). */
+int pf_fail_errno(struct pf_err *e, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Clear e back to "no error". */
+void pf_err_clear(struct pf_err *e);
+
+#endif

@@ -1,0 +1,42 @@
+/* phase: one timed phase. Cache preparation, opening barrier, this rank's files read
+ * (open, read with the transfer size, close, each timed), closing barrier; then the phase's
+ * outcome agreed over all ranks. Nothing between the barriers but the reads being measured. */
+#ifndef PFSREAD_PHASE_H
+#define PFSREAD_PHASE_H
+
+#include <stdint.h>
+
+#include "pfsread/backend.h"
+#include "pfsread/config.h"
+#include "pfsread/err.h"
+#include "pfsread/record.h"
+#include "pfsread/topology.h"
+
+struct phase_spec {
+	const struct experiment *x;
+	const struct cfg_dataset *ds;
+	const struct backend *be;
+	int readers_per_node;
+	uint64_t transfer_size;
+	enum cfg_order order;
+	int repetition;
+	uint32_t index;
+};
+
+/* What one rank holds after a phase. files is malloc'ed; phase_output_free releases it. */
+struct phase_output {
+	struct phase_info info;   /* the same on every rank */
+	struct rank_rec me;
+	struct file_rec *files;
+	uint64_t nfiles;
+};
+
+/* Collective. Returns 0 when every rank read every byte it should; -1 otherwise, with e set
+ * on the ranks that failed and info.status "failed" on all ranks (the output stays usable
+ * for the results file). A read error never leaves the other ranks stuck. */
+int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
+	      struct phase_output *out, struct pf_err *e);
+
+void phase_output_free(struct phase_output *o);
+
+#endif

@@ -1,0 +1,61 @@
+/* plan: which files each rank reads, in which order. Pure functions of (config, rank, topology),
+ * no MPI, no file system: every rank computes its own share, nothing passes through rank 0. */
+#ifndef PFSREAD_PLAN_H
+#define PFSREAD_PLAN_H
+
+#include <stdint.h>
+
+#include "pfsread/config.h"
+
+/* The rank-to-node map, as topology measures it or plan --ranks --nodes assumes it.
+ * Nodes are numbered 0..nnodes-1; local ranks 0..node_size-1 within a node. */
+struct topo_map {
+	int nranks;
+	int nnodes;
+	int *node_of_rank;  /* [nranks] */
+	int *local_rank;    /* [nranks] */
+	int *node_size;     /* [nnodes] */
+};
+
+/* Contiguous block decomposition of nitems over nparts: part p gets [*first, *first + *count),
+ * counts differ by at most one, the first (nitems % nparts) parts get the extra item. */
+void plan_block(uint64_t nitems, uint64_t nparts, uint64_t part, uint64_t *first, uint64_t *count);
+
+/* Readers over all nodes when each node lets its first readers_per_node ranks read. */
+uint64_t plan_reader_count(const struct topo_map *t, int readers_per_node);
+
+/* This rank's reader number (0..plan_reader_count-1, ordered by node then local rank),
+ * or -1 when it waits in this phase. */
+int64_t plan_reader_index(const struct topo_map *t, int rank, int readers_per_node);
+
+/* Smallest node_size: the most readers per node every node can supply. */
+int plan_min_node_size(const struct topo_map *t);
+
+/* The file indices this rank reads, in reading order. *files is malloc'ed (NULL when none);
+ * the caller frees it. Returns 0, or -1 on allocation failure. */
+int plan_files(const struct topo_map *t, int rank, uint64_t nfiles, int readers_per_node,
+	       enum cfg_order order, uint64_t seed, uint64_t **files, uint64_t *count);
+
+/* Fill an even map: nranks over nnodes, ranks spread in blocks (as mpirun --map-by node:
+ * first nodes get one more when uneven). Arrays are malloc'ed; topo_map_free releases them. */
+int plan_even_map(int nranks, int nnodes, struct topo_map *t);
+void topo_map_free(struct topo_map *t);
+
+
+
+/* The phases of an experiment: the product of repetitions x data sets x readers per node x
+ * backends x transfer sizes x orders, repetition outermost so that the repetitions of one
+ * cell are spread over the run rather than back to back. */
+struct plan_point {
+	size_t dataset;        /* index into x->datasets */
+	int readers_per_node;
+	size_t backend;        /* index into x->backends */
+	uint64_t transfer_size;
+	enum cfg_order order;
+	int repetition;
+};
+
+uint64_t plan_phase_count(const struct experiment *x);
+void plan_phase_at(const struct experiment *x, uint64_t index, struct plan_point *p);
+
+#endif

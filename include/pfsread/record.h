@@ -1,0 +1,55 @@
+/* record: what one timed phase produced, as the phase driver fills it, the HDF5 writer stores
+ * it and the report reads it back. One set of types for the whole data flow. */
+#ifndef PFSREAD_RECORD_H
+#define PFSREAD_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Phase attributes: the sweep point and its outcome (HDF5 attributes of /phases/NNNN). */
+struct phase_info {
+	uint32_t index;            /* 0-based phase number, also the group name %04u */
+	char dataset[128];
+	uint64_t file_size;        /* bytes */
+	uint64_t nfiles;           /* files in the data set */
+	int32_t readers_per_node;
+	int32_t active_readers;    /* readers over all nodes */
+	char backend[32];
+	uint64_t transfer_size;    /* bytes */
+	char order[16];            /* sorted | reverse | random */
+	char cache[16];            /* drop | fadvise | none */
+	int32_t repetition;        /* 0-based */
+	uint64_t seed;             /* of the random order */
+	/* outcome, identical on every rank after phase_run */
+	uint64_t bytes;            /* read by all ranks */
+	double elapsed_s;          /* last reader's end - first reader's start */
+	double bandwidth_MBps;     /* bytes / elapsed_s / 1e6 */
+	char status[16];           /* "complete" or "failed" */
+};
+
+/* One row of /phases/NNNN/ranks. Times in seconds since the phase's opening barrier,
+ * on the global clock base (node clock offsets applied). */
+struct rank_rec {
+	int32_t rank;
+	int32_t node;
+	int32_t active;            /* 1 if this rank read in the phase */
+	double start;              /* first open */
+	double end;                /* last close */
+	uint64_t bytes;
+	uint64_t files;
+	double open_s;             /* summed over the rank's files */
+	double read_s;
+	double close_s;
+};
+
+/* One row of /phases/NNNN/files: one file read by one rank. */
+struct file_rec {
+	uint64_t file;             /* index in the data set */
+	int32_t rank;
+	double open_start;
+	double read_end;           /* open done + all reads done */
+	double close_end;
+	uint64_t bytes;
+};
+
+#endif

@@ -1,0 +1,116 @@
+/* results: the one HDF5 file of a run. The writer (results.c) is collective over all ranks
+ * and uses parallel HDF5; the reader (results_read.c) needs no MPI and serves the report.
+ * The schema is a contract (README "Results file"): h5py and h5dump read it as it is. */
+#ifndef PFSREAD_RESULTS_H
+#define PFSREAD_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfsread/err.h"
+#include "pfsread/record.h"
+
+#define RESULTS_SCHEMA_VERSION 1
+#define RESULTS_HOST_MAX 256
+
+/* Root attributes, as strings and counts the caller already has. */
+struct run_meta {
+	const char *pfsread_version;
+	const char *config_yaml;   /* verbatim */
+	const char *config_path;
+	const char *command_line;
+	const char *start_time;    /* ISO 8601 UTC */
+	const char *mpi_version;
+	const char *job_id;        /* "" outside a batch job */
+	int nranks;
+	int nnodes;
+};
+
+#ifdef PFSREAD_WITH_MPI
+#include <mpi.h>
+
+struct results; /* opaque writer */
+
+/* Create path collectively on comm. Refuses an existing file unless force. Creates no parent
+ * directory. Writes the root attributes, with status "running". */
+int results_create(const char *path, int force, MPI_Comm comm, const struct run_meta *m,
+		   struct results **out, struct pf_err *e);
+
+/* Collective. node_of_rank [nranks]; hostnames [nnodes]; clock_offset_s [nnodes]. */
+int results_write_topology(struct results *r, const int *node_of_rank,
+			   const char (*hostnames)[RESULTS_HOST_MAX], const double *clock_offset_s,
+			   struct pf_err *e);
+
+/* Collective: every rank passes the same *p, its own rank record, and its own file records
+ * (nfiles may differ by rank, 0 allowed). Writes /phases/%04u and flushes the file. */
+int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
+			const struct file_rec *files, uint64_t nfiles, struct pf_err *e);
+
+/* Collective. Sets the root attribute status ("complete", "failed", "interrupted") and closes.
+ * r may be NULL. */
+int results_close(struct results *r, const char *status, struct pf_err *e);
+#endif
+
+/* Shared by results.c and results_read.c only (they include hdf5.h before this header): the
+ * schema in one place, so the writer and the reader cannot disagree on a name or a type. */
+#ifdef H5_VERS_MAJOR
+enum results_kind { RESULTS_I32, RESULTS_U32, RESULTS_U64, RESULTS_F64, RESULTS_STR };
+
+/* One attribute of /phases/NNNN, or one member of a compound record. */
+struct results_field {
+	const char *name;  /* the struct member's name, also its name in the file */
+	size_t offset;     /* offsetof in the struct */
+	size_t size;       /* sizeof the member (the array size of a string) */
+	enum results_kind kind;
+};
+
+extern const struct results_field results_phase_attrs[]; /* struct phase_info */
+extern const size_t results_nphase_attrs;
+extern const struct results_field results_rank_fields[]; /* struct rank_rec */
+extern const size_t results_nrank_fields;
+extern const struct results_field results_file_fields[]; /* struct file_rec */
+extern const size_t results_nfile_fields;
+
+/* The HDF5 type of a numeric kind: native in memory (file == 0), little-endian standard in the
+ * file (file == 1). Predefined types: never closed. Returns -1 for RESULTS_STR. */
+hid_t results_h5_type(enum results_kind k, int file);
+
+/* A compound type of n numeric fields: the struct's own layout (file == 0, size is its sizeof)
+ * or packed little-endian (file == 1). Caller closes it. Returns -1 on failure. */
+hid_t results_compound(const struct results_field *f, size_t n, size_t size, int file);
+
+/* The variable-length UTF-8 string type of every string attribute. Caller closes it. */
+hid_t results_str_type(void);
+
+/* The innermost message of HDF5's current error stack ("" when none), for failure messages. */
+void results_h5_detail(char *buf, size_t len);
+#endif
+
+/* A whole results file in memory, for the report. */
+struct phase_data {
+	struct phase_info info;
+	struct rank_rec *ranks;
+	size_t nranks;
+	struct file_rec *files;
+	size_t nfiles;
+};
+
+struct run_data {
+	char *path;
+	int schema_version;
+	char *pfsread_version, *config_yaml, *config_path, *command_line, *start_time;
+	char *mpi_version, *hdf5_version, *job_id, *status;
+	int nranks, nnodes;
+	int32_t *node_of_rank;            /* [nranks] */
+	char (*hostnames)[RESULTS_HOST_MAX]; /* [nnodes] */
+	double *clock_offset_s;           /* [nnodes] */
+	struct phase_data *phases;
+	size_t nphases;
+};
+
+/* Read path. A file that is not a pfsread results file, is truncated, or has a schema this
+ * version does not know fails with a message naming the file (PF_RUNTIME). No MPI needed. */
+int results_read(const char *path, struct run_data *run, struct pf_err *e);
+void results_free(struct run_data *run);
+
+#endif

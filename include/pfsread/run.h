@@ -1,0 +1,25 @@
+/* run: the run command. Discovers the topology, checks the experiment against it, then drives
+ * every phase and hands each outcome to the results file; rank 0 prints progress and the table. */
+#ifndef PFSREAD_RUN_H
+#define PFSREAD_RUN_H
+
+#include "pfsread/config.h"
+#include "pfsread/err.h"
+
+struct run_opts {
+	const char *output;       /* -o FILE, or NULL for the config's results pattern */
+	int force;                /* overwrite an existing results file */
+	const char *command_line; /* as typed, for the results file */
+};
+
+/* Collective. Returns 0 when every phase completed; -1 with e set otherwise. */
+int run_experiment(const struct experiment *x, const struct run_opts *o, struct pf_err *e);
+
+/* Expand {name} {jobid} {time} in pattern into buf. Pure. Returns 0 or -1 (too long). */
+int run_expand_results_path(const char *pattern, const char *name, const char *jobid,
+			    const char *time, char *buf, size_t len);
+
+/* The batch job id from SLURM_JOB_ID or PBS_JOBID, or "" outside a job. */
+const char *run_job_id(void);
+
+#endif

@@ -1,0 +1,46 @@
+/* backend: the registry of read paths. One line per backend; the core looks them up by
+ * name once, at configuration time, and from then on only calls through the table. */
+#include "pfsread/backend.h"
+
+#include <string.h>
+
+extern const struct backend posix_backend;
+extern const struct backend null_backend;
+
+static const struct backend *const backend_registry[] = {
+	&posix_backend,
+	&null_backend,
+	NULL,
+};
+
+const struct backend *backend_find(const char *name)
+{
+	for (size_t i = 0; backend_registry[i] != NULL; i++)
+		if (strcmp(backend_registry[i]->name, name) == 0)
+			return backend_registry[i];
+	return NULL;
+}
+
+const char *backend_names(void)
+{
+	static char names[256];
+	if (names[0] != '\0')
+		return names;
+	for (size_t i = 0; backend_registry[i] != NULL; i++) {
+		if (i > 0)
+			strncat(names, ", ", sizeof names - strlen(names) - 1);
+		strncat(names, backend_registry[i]->name, sizeof names - strlen(names) - 1);
+	}
+	return names;
+}
+
+int backend_check_registry(struct pf_err *e)
+{
+	for (size_t i = 0; backend_registry[i] != NULL; i++) {
+		const struct backend *b = backend_registry[i];
+		if (b->name == NULL || b->open == NULL || b->read == NULL || b->close == NULL)
+			return pf_fail(e, PF_RUNTIME, "backend %zu (%s) lacks a required hook", i,
+				       b->name ? b->name : "unnamed");
+	}
+	return 0;
+}

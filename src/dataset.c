@@ -1,0 +1,250 @@
+/* dataset: where a data set's files live, what bytes they hold, and the manifest that records
+ * what generate made. File names are a pure function of the file index, so no rank needs a
+ * file list, and the content of any block can be checked without a lookup. */
+#include "pfsread/dataset.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* snprintf's result -> 0, or -1 when the path did not fit. */
+static int dataset_print(size_t len, int n)
+{
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int dataset_dir(const struct experiment *x, const struct cfg_dataset *d, char *buf, size_t len)
+{
+	return dataset_print(len, snprintf(buf, len, "%s/%s", x->root, d->name));
+}
+
+uint64_t dataset_ndirs(const struct experiment *x, const struct cfg_dataset *d)
+{
+	return (d->nfiles + x->files_per_dir - 1) / x->files_per_dir;
+}
+
+int dataset_subdir_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t dir,
+			char *buf, size_t len)
+{
+	return dataset_print(len,
+			     snprintf(buf, len, "%s/%s/d%06" PRIu64, x->root, d->name, dir));
+}
+
+int dataset_file_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t file,
+		      char *buf, size_t len)
+{
+	uint64_t dir = file / x->files_per_dir;
+	return dataset_print(len,
+			     snprintf(buf, len, "%s/%s/d%06" PRIu64 "/f%010" PRIu64, x->root,
+				      d->name, dir, file));
+}
+
+int dataset_mkdirs(const char *path)
+{
+	char dir[CFG_PATH_MAX + 64];
+	if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+		return -ENAMETOOLONG;
+	for (char *p = dir + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char was = *p;
+		*p = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		if (was == '\0')
+			return 0;
+		*p = was;
+	}
+}
+
+/* FNV-1a over the name, then mixed: names that differ by one letter get unrelated content. */
+static uint64_t dataset_mix(uint64_t z)
+{
+	z = (z ^ (z >> 32)) * 0xd6e8feb86659fd93ull;
+	z = (z ^ (z >> 32)) * 0xd6e8feb86659fd93ull;
+	return z ^ (z >> 32);
+}
+
+uint64_t dataset_key(const struct cfg_dataset *d)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const char *p = d->name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return dataset_mix(h);
+}
+
+/* Word k (bytes 8k..8k+7, little-endian) of a file whose base is dataset_file_base. */
+static inline uint64_t dataset_word(uint64_t base, uint64_t k)
+{
+	return dataset_mix(base + k * 0x9e3779b97f4a7c15ull);
+}
+
+static uint64_t dataset_file_base(uint64_t key, uint64_t file)
+{
+	return dataset_mix(key ^ dataset_mix(file + 0x632be59bd9b4e019ull));
+}
+
+static unsigned char dataset_byte(uint64_t base, uint64_t offset)
+{
+	return (unsigned char)(dataset_word(base, offset / 8) >> (8 * (offset % 8)));
+}
+
+void dataset_fill(uint64_t key, uint64_t file, uint64_t offset, void *buf, size_t len)
+{
+	uint64_t base = dataset_file_base(key, file);
+	unsigned char *p = buf;
+	size_t i = 0;
+	for (; i < len && (offset + i) % 8 != 0; i++)
+		p[i] = dataset_byte(base, offset + i);
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = htole64(dataset_word(base, (offset + i) / 8));
+		memcpy(p + i, &w, 8);
+	}
+	for (; i < len; i++)
+		p[i] = dataset_byte(base, offset + i);
+}
+
+int64_t dataset_check(uint64_t key, uint64_t file, uint64_t offset, const void *buf, size_t len,
+		      unsigned char *expected)
+{
+	uint64_t base = dataset_file_base(key, file);
+	const unsigned char *p = buf;
+	size_t i = 0;
+	while (i < len) {
+		if ((offset + i) % 8 == 0 && i + 8 <= len) {
+			uint64_t want = htole64(dataset_word(base, (offset + i) / 8)), have;
+			memcpy(&have, p + i, 8);
+			if (want == have) {
+				i += 8;
+				continue;
+			}
+		}
+		unsigned char b = dataset_byte(base, offset + i);
+		if (p[i] != b) {
+			if (expected != NULL)
+				*expected = b;
+			return (int64_t)i;
+		}
+		i++;
+	}
+	return -1;
+}
+
+void manifest_from_config(const struct experiment *x, const struct cfg_dataset *d,
+			  struct manifest *m)
+{
+	memset(m, 0, sizeof *m);
+	m->pattern_version = DATASET_PATTERN_VERSION;
+	snprintf(m->name, sizeof m->name, "%s", d->name);
+	m->file_size = d->file_size;
+	m->nfiles = d->nfiles;
+	m->files_per_dir = x->files_per_dir;
+}
+
+static int manifest_format(const struct manifest *m, char *buf, size_t len)
+{
+	int n = snprintf(buf, len,
+			 "pfsread-manifest 1\n"
+			 "# written by pfsread generate; pfsread clean removes what it lists\n"
+			 "pattern_version %d\nname %s\nfile_size %" PRIu64 "\nnfiles %" PRIu64
+			 "\nfiles_per_dir %" PRIu64 "\nlayout d%%06u/f%%010u\ncomplete %d\n",
+			 m->pattern_version, m->name, m->file_size, m->nfiles, m->files_per_dir,
+			 m->complete);
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+static int manifest_write_fd(int fd, const char *text, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		text += n;
+		len -= (size_t)n;
+	}
+	return fsync(fd) == 0 ? 0 : -errno;
+}
+
+int manifest_write(const char *dir, const struct manifest *m, struct pf_err *e)
+{
+	char path[CFG_PATH_MAX + 64], tmp[CFG_PATH_MAX + 64], text[1024];
+	int len = manifest_format(m, text, sizeof text);
+	if (len < 0 || snprintf(path, sizeof path, "%s/%s", dir, DATASET_MANIFEST) >= (int)sizeof path ||
+	    snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+		return pf_fail(e, PF_RUNTIME, "%s: manifest path too long", dir);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return pf_fail_errno(e, errno, "%s: cannot create", tmp);
+	int rc = manifest_write_fd(fd, text, (size_t)len);
+	if (close(fd) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc != 0) {
+		unlink(tmp);
+		return pf_fail_errno(e, rc, "%s: cannot write the manifest", path);
+	}
+	return 0;
+}
+
+static int manifest_parse_line(struct manifest *m, const char *line)
+{
+	char key[64], value[CFG_NAME_MAX];
+	if (line[0] == '#' || line[0] == '\n')
+		return 0;
+	if (sscanf(line, "%63s %127s", key, value) != 2)
+		return -1;
+	if (strcmp(key, "pfsread-manifest") == 0 || strcmp(key, "layout") == 0)
+		return 0;
+	if (strcmp(key, "name") == 0)
+		return snprintf(m->name, sizeof m->name, "%s", value) < 0 ? -1 : 0;
+	if (strcmp(key, "pattern_version") == 0)
+		return sscanf(value, "%d", &m->pattern_version) == 1 ? 0 : -1;
+	if (strcmp(key, "complete") == 0)
+		return sscanf(value, "%d", &m->complete) == 1 ? 0 : -1;
+	uint64_t *field = strcmp(key, "file_size") == 0 ? &m->file_size
+			: strcmp(key, "nfiles") == 0	 ? &m->nfiles
+			: strcmp(key, "files_per_dir") == 0 ? &m->files_per_dir
+							     : NULL;
+	if (field == NULL)
+		return -1;
+	return sscanf(value, "%" SCNu64, field) == 1 ? 0 : -1;
+}
+
+int manifest_read(const char *dir, struct manifest *m, struct pf_err *e)
+{
+	char path[CFG_PATH_MAX + 64], line[256];
+	snprintf(path, sizeof path, "%s/%s", dir, DATASET_MANIFEST);
+	FILE *f = fopen(path, "re");
+	if (f == NULL && errno == ENOENT)
+		return 1;
+	if (f == NULL)
+		return pf_fail_errno(e, errno, "%s: cannot open", path);
+	memset(m, 0, sizeof *m);
+	int rc = 0, lineno = 0;
+	if (fgets(line, sizeof line, f) == NULL || strncmp(line, "pfsread-manifest ", 17) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "%s: not a pfsread manifest", path);
+	while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+		lineno++;
+		if (manifest_parse_line(m, line) != 0)
+			rc = pf_fail(e, PF_RUNTIME, "%s:%d: damaged manifest line", path, lineno + 1);
+	}
+	if (rc == 0 && ferror(f))
+		rc = pf_fail_errno(e, errno, "%s: cannot read", path);
+	fclose(f);
+	return rc;
+}
+
+int manifest_same_files(const struct manifest *a, const struct manifest *b)
+{
+	return a->pattern_version == b->pattern_version && strcmp(a->name, b->name) == 0 &&
+	       a->file_size == b->file_size && a->nfiles == b->nfiles &&
+	       a->files_per_dir == b->files_per_dir;
+}

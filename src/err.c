@@ -1,0 +1,42 @@
+/* err: formatting of the single error record (see err.h). */
+#include "pfsread/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int err_vset(struct pf_err *e, int status, int errnum, const char *fmt, va_list ap)
+{
+	if (e == NULL || e->status != PF_OK)
+		return -1;
+	e->status = status;
+	int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	if (errnum != 0 && n >= 0 && (size_t)n < sizeof e->msg)
+		snprintf(e->msg + n, sizeof e->msg - (size_t)n, ": %s",
+			 strerror(errnum < 0 ? -errnum : errnum));
+	return -1;
+}
+
+int pf_fail(struct pf_err *e, int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(e, status, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int pf_fail_errno(struct pf_err *e, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(e, PF_RUNTIME, errnum, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void pf_err_clear(struct pf_err *e)
+{
+	e->status = PF_OK;
+	e->msg[0] = '\0';
+}

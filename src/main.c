@@ -1,0 +1,288 @@
+/* main: the command line. Parses it, starts MPI only for the commands that need it, and is
+ * the one place that prints errors and picks the exit status (0 ok, 1 run-time, 2 usage). */
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfsread/backend.h"
+#include "pfsread/config.h"
+#include "pfsread/err.h"
+#include "pfsread/generate.h"
+#include "pfsread/plan.h"
+#include "pfsread/report.h"
+#include "pfsread/results.h"
+#include "pfsread/run.h"
+#include "pfsread/units.h"
+
+static const char usage_text[] =
+	"usage: pfsread COMMAND ...\n"
+	"  generate CONFIG                 create the data sets (resumable; under mpirun)\n"
+	"  run CONFIG [-o FILE] [--force]  run every phase, write FILE (HDF5), print the table\n"
+	"  report FILE... [--format text|markdown|csv|json]   no MPI needed\n"
+	"  verify CONFIG                   check every file's size and content (under mpirun)\n"
+	"  clean CONFIG                    remove the data sets generate made, nothing else\n"
+	"  plan CONFIG --ranks N --nodes M dry run: phases, bytes, files per reader\n"
+	"  --help | --version\n"
+	"Exit status: 0 success, 1 run-time failure, 2 usage or configuration error.\n";
+
+static int usage_error(struct pf_err *e, const char *fmt, const char *arg)
+{
+	pf_fail(e, PF_USAGE, fmt, arg);
+	return -1;
+}
+
+/* ---- commands without MPI -------------------------------------------------------------- */
+
+static int cmd_report(int argc, char **argv, struct pf_err *e)
+{
+	enum report_format fmt = REPORT_TEXT;
+	const char *files[256];
+	size_t nfiles = 0;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+			if (report_parse_format(argv[++i], &fmt) != 0)
+				return usage_error(e, "report: unknown format '%s' (text, markdown, csv, json)",
+						   argv[i]);
+		} else if (argv[i][0] == '-') {
+			return usage_error(e, "report: unknown option '%s'", argv[i]);
+		} else if (nfiles < sizeof files / sizeof files[0]) {
+			files[nfiles++] = argv[i];
+		}
+	}
+	if (nfiles == 0)
+		return usage_error(e, "report: name at least one results file%s", "");
+	struct run_data *runs = calloc(nfiles, sizeof *runs);
+	if (runs == NULL)
+		return pf_fail(e, PF_RUNTIME, "report: out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < nfiles && rc == 0; i++)
+		rc = results_read(files[i], &runs[i], e);
+	if (rc == 0)
+		rc = report_write(stdout, runs, nfiles, fmt, e);
+	for (size_t i = 0; i < nfiles; i++)
+		results_free(&runs[i]);
+	free(runs);
+	return rc;
+}
+
+static int parse_count(const char *text, const char *what, int *out, struct pf_err *e)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (*text == '\0' || *end != '\0' || v < 1 || v > INT_MAX)
+		return pf_fail(e, PF_USAGE, "plan: %s must be a positive integer, not '%s'", what, text);
+	*out = (int)v;
+	return 0;
+}
+
+static void plan_print_phase(const struct experiment *x, const struct topo_map *t, uint64_t i)
+{
+	struct plan_point p;
+	char fsize[32], bytes[32], xfer[32];
+	plan_phase_at(x, i, &p);
+	const struct cfg_dataset *d = &x->datasets[p.dataset];
+	uint64_t readers = plan_reader_count(t, p.readers_per_node);
+	uint64_t most = (d->nfiles + readers - 1) / readers, least = d->nfiles / readers;
+	printf("%5llu  %-12s %10s %9llu %7d %8llu %7llu-%-7llu %-8s %9s %-8s %4d %12s\n",
+	       (unsigned long long)i, d->name, units_format_size_binary(d->file_size, fsize, sizeof fsize),
+	       (unsigned long long)d->nfiles, p.readers_per_node, (unsigned long long)readers,
+	       (unsigned long long)least, (unsigned long long)most, x->backends[p.backend],
+	       units_format_size_binary(p.transfer_size, xfer, sizeof xfer),
+	       cfg_order_name(p.order), p.repetition + 1,
+	       units_format_size(d->total_size, bytes, sizeof bytes));
+}
+
+static int cmd_plan(int argc, char **argv, struct pf_err *e)
+{
+	const char *config = NULL;
+	int ranks = 0, nodes = 0;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
+			if (parse_count(argv[++i], "--ranks", &ranks, e) != 0)
+				return -1;
+		} else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
+			if (parse_count(argv[++i], "--nodes", &nodes, e) != 0)
+				return -1;
+		} else if (argv[i][0] == '-' || config != NULL) {
+			return usage_error(e, "plan: unexpected argument '%s'", argv[i]);
+		} else {
+			config = argv[i];
+		}
+	}
+	if (config == NULL || ranks == 0 || nodes == 0)
+		return usage_error(e, "plan: usage: pfsread plan CONFIG --ranks N --nodes M%s", "");
+	if (nodes > ranks)
+		return usage_error(e, "plan: more nodes than ranks%s", "");
+	struct experiment x;
+	struct topo_map t = {0};
+	if (cfg_load(config, &x, e) != 0)
+		return -1;
+	int rc = plan_even_map(ranks, nodes, &t) == 0 ? 0 : pf_fail(e, PF_RUNTIME, "plan: out of memory");
+	for (size_t i = 0; rc == 0 && i < x.nreaders; i++) {
+		if (x.readers_per_node[i] <= plan_min_node_size(&t))
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
+		rc = cfg_fail_at(e, &x, x.readers_pos[i], key,
+				 "%d readers per node, but %d ranks on %d nodes give a node only %d",
+				 x.readers_per_node[i], ranks, nodes, plan_min_node_size(&t));
+	}
+	if (rc == 0) {
+		uint64_t n = plan_phase_count(&x), total = 0;
+		char vol[32];
+		printf("experiment %s: %llu phases on %d ranks over %d nodes, data sets under %s\n",
+		       x.name, (unsigned long long)n, ranks, nodes, x.root);
+		printf("%5s  %-12s %10s %9s %7s %8s %15s %-8s %9s %-8s %4s %12s\n", "phase",
+		       "dataset", "file size", "files", "r/node", "readers", "files/reader",
+		       "backend", "transfer", "order", "rep", "bytes");
+		for (uint64_t i = 0; i < n; i++) {
+			plan_print_phase(&x, &t, i);
+			struct plan_point p;
+			plan_phase_at(&x, i, &p);
+			total += x.datasets[p.dataset].total_size;
+		}
+		printf("total volume read: %s (%llu B)\n", units_format_size(total, vol, sizeof vol),
+		       (unsigned long long)total);
+	}
+	topo_map_free(&t);
+	cfg_free(&x);
+	return rc;
+}
+
+/* ---- commands under MPI ---------------------------------------------------------------- */
+
+/* Rank 0 reads the config once and broadcasts its text; every rank parses the same bytes. */
+static int load_config_everywhere(const char *path, int rank, struct experiment *x,
+				  struct pf_err *e)
+{
+	long long len = -1;
+	int rc = 0;
+	if (rank == 0) {
+		rc = cfg_load(path, x, e);
+		len = rc == 0 ? (long long)x->yaml_len : -1;
+	}
+	if (MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "MPI_Bcast failed");
+	if (len < 0) {
+		if (MPI_Bcast(e, sizeof *e, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+			return pf_fail(e, PF_RUNTIME, "MPI_Bcast failed");
+		return -1;
+	}
+	char *text = rank == 0 ? x->yaml_text : malloc((size_t)len + 1);
+	if (text == NULL)
+		return pf_fail(e, PF_RUNTIME, "out of memory");
+	if (MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		rc = pf_fail(e, PF_RUNTIME, "MPI_Bcast failed");
+	if (rank != 0 && rc == 0)
+		rc = cfg_parse(path, text, (size_t)len, x, e);
+	if (rank != 0)
+		free(text);
+	return rc;
+}
+
+static void join_command_line(int argc, char **argv, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < argc && used + 1 < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+static int run_mpi_command(const char *cmd, int argc, char **argv, int rank, char *cmdline,
+			   struct pf_err *e)
+{
+	const char *config = NULL;
+	struct run_opts o = {.output = NULL, .force = 0, .command_line = cmdline};
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+			o.output = argv[++i];
+		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--force") == 0)
+			o.force = 1;
+		else if (argv[i][0] == '-' || config != NULL)
+			return usage_error(e, "unexpected argument '%s'", argv[i]);
+		else
+			config = argv[i];
+	}
+	if (config == NULL)
+		return usage_error(e, "%s: name a config file", cmd);
+	struct experiment x;
+	memset(&x, 0, sizeof x);
+	int rc = load_config_everywhere(config, rank, &x, e);
+	if (rc == 0 && strcmp(cmd, "run") == 0)
+		rc = run_experiment(&x, &o, e);
+	else if (rc == 0 && strcmp(cmd, "generate") == 0)
+		rc = generate_all(&x, e);
+	else if (rc == 0 && strcmp(cmd, "verify") == 0)
+		rc = verify_all(&x, e);
+	else if (rc == 0 && strcmp(cmd, "clean") == 0)
+		rc = clean_all(&x, e);
+	cfg_free(&x);
+	return rc;
+}
+
+/* Every rank prints its own failure unless it is the one rank 0 prints; all agree on the
+ * exit status (the worst). */
+static int finish_mpi(int rank, int nranks, struct pf_err *e)
+{
+	struct pf_err first = *e;
+	int status = e->status, worst = status;
+	if (MPI_Bcast(&first, sizeof first, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+	    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+		worst = PF_RUNTIME;
+	if (e->status != PF_OK && (rank == 0 || strcmp(first.msg, e->msg) != 0)) {
+		if (nranks > 1 && rank != 0)
+			fprintf(stderr, "pfsread: rank %d: %s\n", rank, e->msg);
+		else
+			fprintf(stderr, "pfsread: %s\n", e->msg);
+	}
+	MPI_Finalize();
+	return worst;
+}
+
+static int main_mpi(const char *cmd, int argc, char **argv, int full_argc, char **full_argv)
+{
+	int rank = 0, nranks = 1;
+	struct pf_err e = {0};
+	char cmdline[4096];
+	if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+		fprintf(stderr, "pfsread: MPI_Init failed\n");
+		return PF_RUNTIME;
+	}
+	/* Errors come back as return codes, so that results are flushed before exiting. */
+	if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+	    MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
+	    MPI_Comm_size(MPI_COMM_WORLD, &nranks) != MPI_SUCCESS)
+		pf_fail(&e, PF_RUNTIME, "MPI setup failed");
+	join_command_line(full_argc, full_argv, cmdline, sizeof cmdline);
+	if (e.status == PF_OK && backend_check_registry(&e) == 0)
+		run_mpi_command(cmd, argc, argv, rank, cmdline, &e);
+	return finish_mpi(rank, nranks, &e);
+}
+
+int main(int argc, char **argv)
+{
+	struct pf_err e = {0};
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(usage_text, argc < 2 ? stderr : stdout);
+		return argc < 2 ? PF_USAGE : PF_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("pfsread %s (git %s)\n", PFSREAD_VERSION, PFSREAD_GIT);
+		return PF_OK;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "report") == 0)
+		cmd_report(argc - 2, argv + 2, &e);
+	else if (strcmp(cmd, "plan") == 0)
+		cmd_plan(argc - 2, argv + 2, &e);
+	else if (strcmp(cmd, "run") == 0 || strcmp(cmd, "generate") == 0 ||
+		 strcmp(cmd, "verify") == 0 || strcmp(cmd, "clean") == 0)
+		return main_mpi(cmd, argc - 2, argv + 2, argc, argv);
+	else
+		pf_fail(&e, PF_USAGE, "unknown command '%s' (try pfsread --help)", cmd);
+	if (e.status != PF_OK)
+		fprintf(stderr, "pfsread: %s\n", e.msg);
+	return e.status;
+}

@@ -1,0 +1,146 @@
+/* plan: block decomposition of a data set's files over the active readers, and the order in
+ * which each reader takes its share. Pure: the same answer on every rank, with no traffic. */
+#include "pfsread/plan.h"
+
+#include <stdlib.h>
+
+void plan_block(uint64_t nitems, uint64_t nparts, uint64_t part, uint64_t *first, uint64_t *count)
+{
+	uint64_t base = nitems / nparts, extra = nitems % nparts;
+	*count = base + (part < extra ? 1 : 0);
+	*first = part * base + (part < extra ? part : extra);
+}
+
+static int readers_on_node(const struct topo_map *t, int node, int readers_per_node)
+{
+	int n = t->node_size[node];
+	return n < readers_per_node ? n : readers_per_node;
+}
+
+uint64_t plan_reader_count(const struct topo_map *t, int readers_per_node)
+{
+	uint64_t total = 0;
+	for (int n = 0; n < t->nnodes; n++)
+		total += (uint64_t)readers_on_node(t, n, readers_per_node);
+	return total;
+}
+
+int64_t plan_reader_index(const struct topo_map *t, int rank, int readers_per_node)
+{
+	int node = t->node_of_rank[rank], local = t->local_rank[rank];
+	if (local >= readers_per_node)
+		return -1;
+	int64_t before = 0;
+	for (int n = 0; n < node; n++)
+		before += readers_on_node(t, n, readers_per_node);
+	return before + local;
+}
+
+int plan_min_node_size(const struct topo_map *t)
+{
+	int least = t->nnodes > 0 ? t->node_size[0] : 0;
+	for (int n = 1; n < t->nnodes; n++)
+		if (t->node_size[n] < least)
+			least = t->node_size[n];
+	return least;
+}
+
+/* splitmix64: a small, well-mixed generator; the seed alone decides every shuffle. */
+static uint64_t plan_next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void plan_shuffle(uint64_t *v, uint64_t n, uint64_t seed)
+{
+	uint64_t state = seed;
+	for (uint64_t i = n; i > 1; i--) {
+		uint64_t j = plan_next_random(&state) % i;
+		uint64_t tmp = v[i - 1];
+		v[i - 1] = v[j];
+		v[j] = tmp;
+	}
+}
+
+int plan_files(const struct topo_map *t, int rank, uint64_t nfiles, int readers_per_node,
+	       enum cfg_order order, uint64_t seed, uint64_t **files, uint64_t *count)
+{
+	*files = NULL;
+	*count = 0;
+	int64_t reader = plan_reader_index(t, rank, readers_per_node);
+	if (reader < 0)
+		return 0;
+	uint64_t first, n;
+	plan_block(nfiles, plan_reader_count(t, readers_per_node), (uint64_t)reader, &first, &n);
+	if (n == 0)
+		return 0;
+	uint64_t *v = malloc(n * sizeof *v);
+	if (v == NULL)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		v[i] = order == CFG_ORDER_REVERSE ? first + n - 1 - i : first + i;
+	if (order == CFG_ORDER_RANDOM)
+		plan_shuffle(v, n, seed ^ ((uint64_t)reader * 0x2545f4914f6cdd1dull));
+	*files = v;
+	*count = n;
+	return 0;
+}
+
+int plan_even_map(int nranks, int nnodes, struct topo_map *t)
+{
+	t->nranks = nranks;
+	t->nnodes = nnodes;
+	t->node_of_rank = malloc((size_t)nranks * sizeof(int));
+	t->local_rank = malloc((size_t)nranks * sizeof(int));
+	t->node_size = calloc((size_t)nnodes, sizeof(int));
+	if (t->node_of_rank == NULL || t->local_rank == NULL || t->node_size == NULL) {
+		topo_map_free(t);
+		return -1;
+	}
+	for (int r = 0; r < nranks; r++) {
+		uint64_t first, count;
+		int node = 0;
+		/* the node whose block of ranks holds r */
+		for (node = 0; node < nnodes; node++) {
+			plan_block((uint64_t)nranks, (uint64_t)nnodes, (uint64_t)node, &first, &count);
+			if ((uint64_t)r < first + count)
+				break;
+		}
+		t->node_of_rank[r] = node;
+		t->local_rank[r] = t->node_size[node]++;
+	}
+	return 0;
+}
+
+void topo_map_free(struct topo_map *t)
+{
+	free(t->node_of_rank);
+	free(t->local_rank);
+	free(t->node_size);
+	t->node_of_rank = t->local_rank = t->node_size = NULL;
+}
+
+uint64_t plan_phase_count(const struct experiment *x)
+{
+	return (uint64_t)x->repetitions * x->ndatasets * x->nreaders * x->nbackends * x->ntransfers *
+	       x->norders;
+}
+
+/* Mixed-radix digits of index, the last list varying fastest. */
+void plan_phase_at(const struct experiment *x, uint64_t index, struct plan_point *p)
+{
+	p->order = x->orders[index % x->norders];
+	index /= x->norders;
+	p->transfer_size = x->transfer_sizes[index % x->ntransfers];
+	index /= x->ntransfers;
+	p->backend = index % x->nbackends;
+	index /= x->nbackends;
+	p->readers_per_node = x->readers_per_node[index % x->nreaders];
+	index /= x->nreaders;
+	p->dataset = index % x->ndatasets;
+	index /= x->ndatasets;
+	p->repetition = (int)index;
+}

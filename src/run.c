@@ -1,0 +1,302 @@
+/* run: the run command, from a loaded experiment to a closed results file and a printed table.
+ * Checks everything it can (topology, backends, cache, data sets) before any timed read. */
+#include "pfsread/run.h"
+
+#include <errno.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "pfsread/backend.h"
+#include "pfsread/cache.h"
+#include "pfsread/dataset.h"
+#include "pfsread/phase.h"
+#include "pfsread/report.h"
+#include "pfsread/results.h"
+#include "pfsread/topology.h"
+
+#define RUN_PATH (CFG_PATH_MAX + 64)
+
+int run_expand_results_path(const char *pattern, const char *name, const char *jobid,
+			    const char *time, char *buf, size_t len)
+{
+	static const char *const keys[] = {"{name}", "{jobid}", "{time}"};
+	const char *values[] = {name, jobid, time};
+	size_t used = 0;
+	for (const char *p = pattern; *p;) {
+		size_t k = 0;
+		while (k < 3 && strncmp(p, keys[k], strlen(keys[k])) != 0)
+			k++;
+		const char *piece = k < 3 ? values[k] : p;
+		size_t n = k < 3 ? strlen(values[k]) : 1;
+		if (used + n >= len)
+			return -1;
+		memcpy(buf + used, piece, n);
+		used += n;
+		p += k < 3 ? strlen(keys[k]) : 1;
+	}
+	buf[used] = '\0';
+	return 0;
+}
+
+const char *run_job_id(void)
+{
+	const char *id = getenv("SLURM_JOB_ID");
+	if (id == NULL || *id == '\0')
+		id = getenv("PBS_JOBID");
+	return id != NULL ? id : "";
+}
+
+/* Usage errors that need the topology: they name the config key, like load errors. */
+static int run_check_experiment(const struct experiment *x, const struct topology *t,
+				struct pf_err *e)
+{
+	int least = plan_min_node_size(&t->map);
+	for (size_t i = 0; i < x->nreaders; i++) {
+		if (x->readers_per_node[i] <= least)
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
+		return cfg_fail_at(e, x, x->readers_pos[i], key,
+				   "%d readers per node, but a node has only %d ranks "
+				   "(launch more ranks per node)",
+				   x->readers_per_node[i], least);
+	}
+	for (size_t i = 0; i < x->nbackends; i++) {
+		if (backend_find(x->backends[i]) != NULL)
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "sweep.backend[%zu]", i);
+		return cfg_fail_at(e, x, x->backends_pos[i], key, "unknown backend '%s' (known: %s)",
+				   x->backends[i], backend_names());
+	}
+	if (cache_check_allowed(x->cache, e) != 0) {
+		char why[sizeof e->msg];
+		snprintf(why, sizeof why, "%s", e->msg);
+		pf_err_clear(e);
+		return cfg_fail_at(e, x, x->cache_pos, "cache", "%s", why);
+	}
+	struct stat st;
+	if (stat(x->root, &st) != 0 || !S_ISDIR(st.st_mode))
+		return cfg_fail_at(e, x, x->root_pos, "root",
+				   "'%s' is not a directory (run 'pfsread generate' first)", x->root);
+	return 0;
+}
+
+/* Rank 0: every data set was generated whole and as the config describes it. */
+static int run_check_datasets(const struct experiment *x, struct pf_err *e)
+{
+	char dir[RUN_PATH];
+	for (size_t i = 0; i < x->ndatasets; i++) {
+		struct manifest want, have;
+		manifest_from_config(x, &x->datasets[i], &want);
+		if (dataset_dir(x, &x->datasets[i], dir, sizeof dir) != 0)
+			return pf_fail(e, PF_USAGE, "%s: path too long", x->root);
+		int found = manifest_read(dir, &have, e);
+		if (found < 0)
+			return -1;
+		if (found == 1 || !have.complete)
+			return pf_fail(e, PF_RUNTIME,
+				       "data set '%s' is not generated completely in %s "
+				       "(run 'pfsread generate %s' first)",
+				       want.name, dir, x->source);
+		if (!manifest_same_files(&want, &have))
+			return pf_fail(e, PF_RUNTIME,
+				       "data set '%s' in %s was made with other parameters than %s "
+				       "describes (run 'pfsread clean' and 'pfsread generate')",
+				       want.name, dir, x->source);
+	}
+	return 0;
+}
+
+/* One verdict for all: rank 0's return code and message, broadcast. */
+static int run_share(int rc, struct pf_err *e)
+{
+	struct {
+		int rc;
+		struct pf_err err;
+	} v = {rc, *e};
+	if (MPI_Bcast(&v, sizeof v, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
+	*e = v.err;
+	return v.rc;
+}
+
+/* The directory the results file goes into, made if missing. Returns 0 or -errno. */
+static int run_make_parent(const char *path)
+{
+	char dir[RUN_PATH];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return 0;
+	*slash = '\0';
+	return dataset_mkdirs(dir);
+}
+
+/* Decide the results path on rank 0 (one {time} for all) and make its directory. */
+static int run_results_path(const struct experiment *x, const struct run_opts *o,
+			    const struct topology *t, char *path, char *start, struct pf_err *e)
+{
+	int rc = 0;
+	if (t->rank == 0) {
+		time_t now = time(NULL);
+		struct tm tm;
+		char stamp[32];
+		gmtime_r(&now, &tm);
+		strftime(start, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+		const char *job = *run_job_id() ? run_job_id() : "local";
+		if (o->output != NULL)
+			snprintf(path, RUN_PATH, "%s", o->output);
+		else if (run_expand_results_path(x->results, x->name, job, stamp, path, RUN_PATH) != 0)
+			rc = pf_fail(e, PF_USAGE, "results path too long");
+		if (rc == 0 && (rc = run_make_parent(path)) != 0)
+			rc = pf_fail_errno(e, rc, "%s: cannot create its directory", path);
+	}
+	rc = run_share(rc, e);
+	if (MPI_Bcast(path, RUN_PATH, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+	    MPI_Bcast(start, 32, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
+	return rc;
+}
+
+static void run_phase_spec(const struct experiment *x, uint64_t index, struct phase_spec *s)
+{
+	struct plan_point p;
+	plan_phase_at(x, index, &p);
+	s->x = x;
+	s->ds = &x->datasets[p.dataset];
+	s->be = backend_find(x->backends[p.backend]);
+	s->readers_per_node = p.readers_per_node;
+	s->transfer_size = p.transfer_size;
+	s->order = p.order;
+	s->repetition = p.repetition;
+	s->index = (uint32_t)index;
+}
+
+static uint64_t run_max_transfer(const struct experiment *x)
+{
+	uint64_t most = 0;
+	for (size_t i = 0; i < x->ntransfers; i++)
+		if (x->transfer_sizes[i] > most)
+			most = x->transfer_sizes[i];
+	return most;
+}
+
+/* The phases, in plan order. Stops after the first failed phase: the results file keeps it,
+ * marked failed, and the ones before it. */
+static int run_phases(const struct experiment *x, const struct topology *t, struct results *r,
+		      struct pf_err *e)
+{
+	void *buf = NULL;
+	size_t buflen = (size_t)run_max_transfer(x);
+	int rc = posix_memalign(&buf, 4096, buflen);
+	if (rc != 0)
+		return pf_fail_errno(e, rc, "run: cannot allocate a %zu-byte buffer", buflen);
+	uint64_t n = plan_phase_count(x);
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
+		struct phase_spec s;
+		struct phase_output out;
+		run_phase_spec(x, i, &s);
+		rc = phase_run(&s, t, buf, buflen, &out, e);
+		struct pf_err werr = {0};
+		if (results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr) != 0) {
+			pf_fail(e, werr.status, "%s", werr.msg);
+			rc = -1;
+		}
+		if (t->rank == 0) {
+			printf("[%llu/%llu] ", (unsigned long long)i + 1, (unsigned long long)n);
+			report_phase_line(stdout, &out.info);
+			fflush(stdout);
+		}
+		phase_output_free(&out);
+	}
+	free(buf);
+	return rc;
+}
+
+static void run_fill_meta(const struct experiment *x, const struct run_opts *o,
+			  const struct topology *t, const char *start, char *mpi_version,
+			  struct run_meta *m)
+{
+	int len = 0;
+	if (MPI_Get_library_version(mpi_version, &len) != MPI_SUCCESS)
+		snprintf(mpi_version, MPI_MAX_LIBRARY_VERSION_STRING, "unknown");
+	char *nl = strchr(mpi_version, '\n');
+	if (nl != NULL)
+		*nl = '\0';
+	memset(m, 0, sizeof *m);
+	m->pfsread_version = PFSREAD_VERSION;
+	m->config_yaml = x->yaml_text;
+	m->config_path = x->source;
+	m->command_line = o->command_line;
+	m->start_time = start;
+	m->mpi_version = mpi_version;
+	m->job_id = run_job_id();
+	m->nranks = t->nranks;
+	m->nnodes = t->nnodes;
+}
+
+/* Rank 0 reads the file back and prints the table: the report sees what was stored. */
+static int run_print_summary(const char *path, struct pf_err *e)
+{
+	struct run_data data;
+	memset(&data, 0, sizeof data);
+	int rc = results_read(path, &data, e);
+	if (rc == 0) {
+		printf("\n");
+		rc = report_write_summary(stdout, &data, e);
+		printf("results: %s\n", path);
+	}
+	results_free(&data);
+	return rc;
+}
+
+int run_experiment(const struct experiment *x, const struct run_opts *o, struct pf_err *e)
+{
+	struct topology t;
+	struct results *r = NULL;
+	char path[RUN_PATH] = "", start[32] = "", mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+	struct run_meta meta;
+	int rc = topology_discover(&t, e);
+	if (rc == 0)
+		rc = run_check_experiment(x, &t, e);
+	if (rc == 0)
+		rc = run_share(t.rank == 0 ? run_check_datasets(x, e) : 0, e);
+	if (rc == 0)
+		rc = run_results_path(x, o, &t, path, start, e);
+	if (rc != 0)
+		goto out;
+	run_fill_meta(x, o, &t, start, mpi_version, &meta);
+	if (t.rank == 0)
+		printf("pfsread %s: %s, %d ranks on %d nodes, %llu phases -> %s\n", PFSREAD_VERSION,
+		       x->name, t.nranks, t.nnodes, (unsigned long long)plan_phase_count(x), path);
+	rc = results_create(path, o->force, MPI_COMM_WORLD, &meta, &r, e);
+	if (rc == 0)
+		rc = results_write_topology(r, t.map.node_of_rank,
+					    (const char(*)[RESULTS_HOST_MAX])t.hostnames,
+					    t.clock_offset_s, e);
+	if (rc == 0)
+		rc = run_phases(x, &t, r, e);
+	if (r != NULL) {
+		struct pf_err cerr = {0};
+		if (results_close(r, rc == 0 ? "complete" : "failed", &cerr) != 0) {
+			pf_fail(e, cerr.status, "%s", cerr.msg);
+			rc = -1;
+		}
+	}
+	if (r != NULL && t.rank == 0) {
+		struct pf_err perr = {0};
+		if (run_print_summary(path, &perr) != 0) {
+			pf_fail(e, perr.status, "%s", perr.msg);
+			rc = -1;
+		}
+	}
+out:
+	topology_free(&t);
+	return rc;
+}

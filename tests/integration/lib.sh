@@ -1,0 +1,131 @@
+# lib.sh: what the integration tests share: TAP output, a scratch directory, mpirun as root
+# on this machine, and several "nodes" on one machine (fake host names, a local rsh agent).
+# Source it from a test; it leaves the caller in the repository's top directory.
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TOP" || exit 1
+PFSREAD=${PFSREAD:-$TOP/build/pfsread}
+PYTHON=${PYTHON:-/usr/bin/python3}
+CHECK_H5="$TOP/tests/integration/results_h5py.py"
+T_COUNT=0
+T_FAILED=0
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/pfsread-test.XXXXXX")
+trap 'rm -rf "$SCRATCH"' EXIT
+
+# ok STATUS DESCRIPTION: a TAP line; STATUS 0 passes.
+ok() {
+	T_COUNT=$((T_COUNT + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $T_COUNT - $2"
+	else
+		T_FAILED=$((T_FAILED + 1))
+		echo "not ok $T_COUNT - $2"
+	fi
+}
+
+# check DESCRIPTION COMMAND...: passes when the command exits 0; shows its output otherwise.
+check() {
+	desc=$1
+	shift
+	if out=$("$@" 2>&1); then
+		ok 0 "$desc"
+	else
+		ok 1 "$desc"
+		printf '%s\n' "$out" | sed 's/^/#   /' | tail -n 30
+	fi
+}
+
+# expect_status N DESCRIPTION COMMAND...: passes when the command exits with N; its output
+# (stdout and stderr) is left in $OUT for further checks.
+expect_status() {
+	want=$1
+	desc=$2
+	shift 2
+	OUT=$("$@" 2>&1)
+	got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok 0 "$desc"
+	else
+		ok 1 "$desc (exit $got, wanted $want)"
+		printf '%s\n' "$OUT" | sed 's/^/#   /' | tail -n 30
+	fi
+}
+
+# contains TEXT DESCRIPTION: passes when $OUT contains TEXT.
+contains() {
+	case "$OUT" in
+	*"$1"*) ok 0 "$2" ;;
+	*)
+		ok 1 "$2"
+		printf '#   wanted "%s" in:\n' "$1"
+		printf '%s\n' "$OUT" | sed 's/^/#   /' | tail -n 20
+		;;
+	esac
+}
+
+done_testing() {
+	echo "1..$T_COUNT"
+	[ "$T_FAILED" -eq 0 ]
+	exit $?
+}
+
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+# mpi NP ARGS...: mpirun on this machine, as root and with more ranks than cores if need be.
+MPI_FLAGS="--oversubscribe --mca btl self,vader,tcp"
+[ "$(id -u)" -eq 0 ] && MPI_FLAGS="$MPI_FLAGS --allow-run-as-root"
+mpi() {
+	np=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout 300 mpirun $MPI_FLAGS -np "$np" "$@"
+}
+
+# fake_nodes NODES SLOTS: a hostfile of made-up host names and an rsh agent that runs the
+# command here, so mpirun starts one daemon per "node" and split_type sees NODES nodes.
+fake_nodes() {
+	cat >"$SCRATCH/fake-rsh" <<'RSH'
+#!/bin/sh
+while [ $# -gt 0 ]; do case "$1" in -*) shift ;; *) break ;; esac; done
+shift
+exec /bin/sh -c "$*"
+RSH
+	chmod +x "$SCRATCH/fake-rsh"
+	: >"$SCRATCH/hostfile"
+	i=1
+	while [ "$i" -le "$1" ]; do
+		echo "n$i slots=$2" >>"$SCRATCH/hostfile"
+		i=$((i + 1))
+	done
+}
+
+# mpi_nodes PER_NODE ARGS...: mpirun over the fake nodes, PER_NODE ranks on each.
+mpi_nodes() {
+	per=$1
+	shift
+	# shellcheck disable=SC2086
+	OMPI_MCA_plm_rsh_agent="$SCRATCH/fake-rsh" OMPI_MCA_btl=self,tcp \
+		OMPI_MCA_rtc_hwloc_vmhole=none PMIX_MCA_gds=hash \
+		timeout 300 mpirun --oversubscribe $([ "$(id -u)" -eq 0 ] && echo --allow-run-as-root) \
+		--hostfile "$SCRATCH/hostfile" --map-by "ppr:$per:node" "$@"
+}
+
+# write_config FILE ROOT [EXTRA YAML...]: a small experiment under ROOT.
+small_config() {
+	file=$1
+	root=$2
+	shift 2
+	{
+		echo "name: t"
+		echo "root: $root"
+		echo "results: $SCRATCH/results/{name}-{jobid}.h5"
+		echo "layout: {files_per_dir: 4}"
+		echo "datasets:"
+		echo "  - {name: big, file_size: 1MiB, file_count: 6}"
+		echo "  - {name: small, file_size: 65537, file_count: 11}"
+		for line in "$@"; do echo "$line"; done
+	} >"$file"
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# sanitize: the whole chain again with the AddressSanitizer + UndefinedBehaviorSanitizer
+# build (build-san/pfsread): generate, verify, run, report, plan, and a bad config.
+. "$(dirname "$0")/lib.sh"
+
+SAN=${PFSREAD_SAN:-$TOP/build-san/pfsread}
+[ -x "$SAN" ] || skip_all "no sanitizer build at $SAN (make SANITIZE=1)"
+# Open MPI keeps memory until exit on purpose; leaks are checked where MPI is not started.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+mpi_asan="detect_leaks=0:abort_on_error=0:exitcode=99"
+
+root="$SCRATCH/data"
+cfg="$SCRATCH/t.yaml"
+small_config "$cfg" "$root" "sweep: {readers_per_node: [1, 2], order: [sorted, random]}" \
+	"cache: fadvise"
+export ASAN_OPTIONS=$mpi_asan
+check "asan: generate" mpi 2 "$SAN" generate "$cfg"
+check "asan: verify" mpi 2 "$SAN" verify "$cfg"
+check "asan: run" mpi 2 "$SAN" run "$cfg" -o "$SCRATCH/s.h5"
+truncate -s 10 "$root/big/d000000/f0000000001"
+expect_status 1 "asan: run on a short file fails cleanly" mpi 2 "$SAN" run "$cfg" -o "$SCRATCH/f.h5"
+check "asan: clean" mpi 2 "$SAN" clean "$cfg"
+export ASAN_OPTIONS=detect_leaks=1:exitcode=99
+for f in text csv json markdown; do
+	check "asan+lsan: report --format $f" "$SAN" report "$SCRATCH/s.h5" --format "$f"
+done
+expect_status 1 "asan+lsan: report on a file that is not results" "$SAN" report "$cfg"
+check "asan+lsan: plan" "$SAN" plan configs/pvfs2-study.yaml --ranks 400 --nodes 100
+printf 'root: [unclosed\n' >"$SCRATCH/bad.yaml"
+expect_status 2 "asan+lsan: a YAML syntax error" "$SAN" plan "$SCRATCH/bad.yaml" --ranks 1 --nodes 1
+done_testing

@@ -1,0 +1,86 @@
+/* test_dataset: file naming, the content pattern (and that corruption is caught), manifests. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pfsread/dataset.h"
+#include "tap.h"
+
+static void test_paths(void)
+{
+	struct experiment x;
+	struct cfg_dataset d = {.name = "2MiB", .file_size = 2, .nfiles = 2500};
+	char buf[256];
+	memset(&x, 0, sizeof x);
+	strcpy(x.root, "/data");
+	x.files_per_dir = 1000;
+	dataset_file_path(&x, &d, 1234, buf, sizeof buf);
+	ok(strcmp(buf, "/data/2MiB/d000001/f0000001234") == 0, "file path: %s", buf);
+	ok(dataset_ndirs(&x, &d) == 3, "2500 files, 1000 per directory: 3 directories");
+	ok(dataset_file_path(&x, &d, 1, buf, 10) != 0, "a path that does not fit is refused");
+	dataset_file_path(&x, &d, 999, buf, sizeof buf);
+	char other[256];
+	dataset_file_path(&x, &d, 1000, other, sizeof other);
+	ok(strcmp(buf, other) < 0, "sorted names follow file indices across directories");
+}
+
+static void test_pattern(void)
+{
+	struct cfg_dataset a = {.name = "a"}, b = {.name = "b"};
+	uint64_t ka = dataset_key(&a), kb = dataset_key(&b);
+	unsigned char whole[4096], part[100], other[100];
+	dataset_fill(ka, 3, 0, whole, sizeof whole);
+	dataset_fill(ka, 3, 1001, part, sizeof part);
+	ok(memcmp(whole + 1001, part, sizeof part) == 0, "content at an unaligned offset matches");
+	ok(dataset_check(ka, 3, 0, whole, sizeof whole, NULL) == -1, "intact block passes");
+	ok(dataset_check(ka, 3, 1001, part, sizeof part, NULL) == -1, "intact unaligned block passes");
+	dataset_fill(ka, 4, 1001, other, sizeof other);
+	ok(memcmp(part, other, sizeof part) != 0, "another file has other content");
+	dataset_fill(kb, 3, 1001, other, sizeof other);
+	ok(memcmp(part, other, sizeof part) != 0, "another data set has other content");
+	srand(12345);
+	int caught = 0;
+	for (int i = 0; i < 200; i++) {
+		size_t at = (size_t)rand() % sizeof whole;
+		unsigned char expected = 0, was = whole[at];
+		whole[at] ^= (unsigned char)(1u << (rand() % 8));
+		caught += dataset_check(ka, 3, 0, whole, sizeof whole, &expected) == (int64_t)at &&
+			  expected == was;
+		whole[at] = was;
+	}
+	ok(caught == 200, "a flipped bit at a random offset is caught at that offset (%d/200)", caught);
+}
+
+static void test_manifest(void)
+{
+	char dir[] = "/tmp/pfsread-test-XXXXXX";
+	struct manifest m = {.pattern_version = 1, .name = "x", .file_size = 7, .nfiles = 9,
+			     .files_per_dir = 4, .complete = 1},
+			r;
+	struct pf_err e = {0};
+	if (mkdtemp(dir) == NULL)
+		return;
+	ok(manifest_read(dir, &r, &e) == 1, "no manifest: 1");
+	ok(manifest_write(dir, &m, &e) == 0, "manifest written");
+	ok(manifest_read(dir, &r, &e) == 0 && manifest_same_files(&m, &r) && r.complete == 1,
+	   "manifest read back the same");
+	r.file_size = 8;
+	ok(!manifest_same_files(&m, &r), "a different file size is another data set");
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, DATASET_MANIFEST);
+	FILE *f = fopen(path, "w");
+	fputs("not a manifest\n", f);
+	fclose(f);
+	ok(manifest_read(dir, &r, &e) == -1 && strstr(e.msg, DATASET_MANIFEST) != NULL,
+	   "a damaged manifest is named: %s", e.msg);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_paths();
+	test_pattern();
+	test_manifest();
+	return tap_done();
+}

@@ -1,0 +1,208 @@
+/* test_plan: block decomposition, reader numbering and orderings, without MPI. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfsread/plan.h"
+#include "tap.h"
+
+/* A map where node n has sizes[n] ranks, ranks numbered node by node. */
+static int make_map(struct topo_map *t, const int *sizes, int nnodes)
+{
+	int nranks = 0;
+	for (int n = 0; n < nnodes; n++)
+		nranks += sizes[n];
+	t->nranks = nranks;
+	t->nnodes = nnodes;
+	t->node_of_rank = malloc(sizeof(int) * (size_t)nranks);
+	t->local_rank = malloc(sizeof(int) * (size_t)nranks);
+	t->node_size = malloc(sizeof(int) * (size_t)nnodes);
+	if (!t->node_of_rank || !t->local_rank || !t->node_size)
+		return -1;
+	for (int n = 0, r = 0; n < nnodes; n++) {
+		t->node_size[n] = sizes[n];
+		for (int l = 0; l < sizes[n]; l++, r++) {
+			t->node_of_rank[r] = n;
+			t->local_rank[r] = l;
+		}
+	}
+	return 0;
+}
+
+/* Every file read exactly once, loads within one file, the right ranks active per node. */
+static int check_cover(const struct topo_map *t, uint64_t nfiles, int rpn, enum cfg_order order)
+{
+	unsigned char *seen = calloc(nfiles + 1, 1);
+	uint64_t least = UINT64_MAX, most = 0;
+	int bad = 0;
+	int *active = calloc((size_t)t->nnodes, sizeof(int));
+	for (int r = 0; r < t->nranks && !bad; r++) {
+		uint64_t *files, n;
+		if (plan_files(t, r, nfiles, rpn, order, 42, &files, &n) != 0)
+			return 0;
+		int is_reader = plan_reader_index(t, r, rpn) >= 0;
+		active[t->node_of_rank[r]] += is_reader;
+		if (is_reader) {
+			least = n < least ? n : least;
+			most = n > most ? n : most;
+		} else if (n != 0) {
+			bad = 1;
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			if (files[i] >= nfiles || seen[files[i]]++)
+				bad = 1;
+		}
+		free(files);
+	}
+	for (uint64_t f = 0; f < nfiles; f++)
+		if (seen[f] != 1)
+			bad = 1;
+	for (int n = 0; n < t->nnodes; n++)
+		if (active[n] != (t->node_size[n] < rpn ? t->node_size[n] : rpn))
+			bad = 1;
+	if (most - least > 1)
+		bad = 1;
+	free(seen);
+	free(active);
+	return !bad;
+}
+
+static void test_block(void)
+{
+	uint64_t first, count, sum = 0, next = 0;
+	int contiguous = 1;
+	for (uint64_t p = 0; p < 7; p++) {
+		plan_block(100, 7, p, &first, &count);
+		contiguous &= first == next;
+		next = first + count;
+		sum += count;
+	}
+	ok(contiguous && sum == 100, "plan_block: 100 over 7 contiguous and complete");
+	plan_block(100, 7, 0, &first, &count);
+	ok(first == 0 && count == 15, "plan_block: the first parts take the remainder");
+	plan_block(3, 10, 5, &first, &count);
+	ok(count == 0, "plan_block: more parts than items leaves some empty");
+}
+
+static void test_many_combinations(void)
+{
+	int combos = 0, good = 0;
+	static const uint64_t nfiles[] = {1, 2, 3, 7, 16, 100, 1001};
+	for (int nnodes = 1; nnodes <= 5; nnodes++)
+		for (int rpn = 1; rpn <= 4; rpn++)
+			for (int per = 1; per <= 4; per++)
+				for (size_t f = 0; f < sizeof nfiles / sizeof *nfiles; f++)
+					for (int o = 0; o < 3; o++) {
+						int sizes[5];
+						struct topo_map t;
+						for (int n = 0; n < nnodes; n++)
+							sizes[n] = per + (n % 2); /* uneven nodes too */
+						if (make_map(&t, sizes, nnodes) != 0)
+							continue;
+						combos++;
+						good += check_cover(&t, nfiles[f], rpn, (enum cfg_order)o);
+						topo_map_free(&t);
+					}
+	ok(combos > 1000 && good == combos,
+	   "decomposition: %d of %d (files, nodes, ranks per node, readers, order) combinations "
+	   "read each file once with loads within one",
+	   good, combos);
+}
+
+static void test_reader_numbering(void)
+{
+	int sizes[] = {4, 4, 4};
+	struct topo_map t;
+	if (make_map(&t, sizes, 3) != 0)
+		return;
+	ok(plan_reader_count(&t, 2) == 6, "2 readers on 3 nodes of 4 ranks: 6 readers");
+	ok(plan_reader_index(&t, 4, 2) == 2 && plan_reader_index(&t, 5, 2) == 3 &&
+	       plan_reader_index(&t, 6, 2) == -1,
+	   "readers numbered node by node; local rank 2 waits with 2 readers per node");
+	ok(plan_min_node_size(&t) == 4, "min node size");
+	topo_map_free(&t);
+}
+
+static void test_orders(void)
+{
+	int sizes[] = {1};
+	struct topo_map t;
+	uint64_t *a, *b, *c, na, nb, nc;
+	if (make_map(&t, sizes, 1) != 0)
+		return;
+	plan_files(&t, 0, 50, 1, CFG_ORDER_SORTED, 1, &a, &na);
+	ok(na == 50 && a[0] == 0 && a[49] == 49, "sorted order ascends");
+	free(a);
+	plan_files(&t, 0, 50, 1, CFG_ORDER_REVERSE, 1, &a, &na);
+	ok(na == 50 && a[0] == 49 && a[49] == 0, "reverse order descends");
+	free(a);
+	plan_files(&t, 0, 50, 1, CFG_ORDER_RANDOM, 7, &a, &na);
+	plan_files(&t, 0, 50, 1, CFG_ORDER_RANDOM, 7, &b, &nb);
+	plan_files(&t, 0, 50, 1, CFG_ORDER_RANDOM, 8, &c, &nc);
+	int perm = 1, moved = 0;
+	unsigned char seen[50] = {0};
+	for (int i = 0; i < 50; i++) {
+		perm &= a[i] < 50 && !seen[a[i]]++;
+		moved += a[i] != (uint64_t)i;
+	}
+	ok(perm && moved > 10, "random order is a real permutation");
+	ok(memcmp(a, b, sizeof(uint64_t) * 50) == 0, "random order reproducible from the seed");
+	ok(memcmp(a, c, sizeof(uint64_t) * 50) != 0, "another seed, another order");
+	free(a), free(b), free(c);
+	topo_map_free(&t);
+}
+
+static void test_even_map(void)
+{
+	struct topo_map t;
+	ok(plan_even_map(10, 4, &t) == 0, "even map built");
+	ok(t.node_size[0] == 3 && t.node_size[1] == 3 && t.node_size[2] == 2 && t.node_size[3] == 2,
+	   "10 ranks on 4 nodes: 3 3 2 2");
+	ok(t.node_of_rank[3] == 1 && t.local_rank[3] == 0 && t.node_of_rank[9] == 3,
+	   "ranks placed in blocks");
+	topo_map_free(&t);
+}
+
+static void test_phase_enumeration(void)
+{
+	struct experiment x;
+	memset(&x, 0, sizeof x);
+	struct cfg_dataset ds[2];
+	x.datasets = ds;
+	x.ndatasets = 2;
+	x.nreaders = 3;
+	x.readers_per_node[0] = 1, x.readers_per_node[1] = 2, x.readers_per_node[2] = 4;
+	x.nbackends = 1;
+	x.ntransfers = 2;
+	x.transfer_sizes[0] = 1, x.transfer_sizes[1] = 2;
+	x.norders = 1;
+	x.repetitions = 2;
+	uint64_t n = plan_phase_count(&x);
+	ok(n == 24, "2 reps x 2 data sets x 3 readers x 2 transfers = 24 phases");
+	int seen[2][2][3][2] = {{{{0}}}}, once = 1;
+	for (uint64_t i = 0; i < n; i++) {
+		struct plan_point p;
+		plan_phase_at(&x, i, &p);
+		int r = p.readers_per_node == 1 ? 0 : p.readers_per_node == 2 ? 1 : 2;
+		seen[p.repetition][p.dataset][r][p.transfer_size - 1]++;
+	}
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++)
+			for (int c = 0; c < 3; c++)
+				for (int d = 0; d < 2; d++)
+					once &= seen[a][b][c][d] == 1;
+	ok(once, "every sweep point appears exactly once");
+	struct plan_point last;
+	plan_phase_at(&x, 23, &last);
+	ok(last.repetition == 1 && last.dataset == 1, "repetition is the outermost loop");
+}
+
+int main(void)
+{
+	test_block();
+	test_many_combinations();
+	test_reader_numbering();
+	test_orders();
+	test_even_map();
+	test_phase_enumeration();
+	return tap_done();
+}
