@@ -1,0 +1,932 @@
+/* config: a YAML experiment file -> a validated struct experiment, through the libyaml document
+ * API. Each mapping is read by one generic walker driven by a table of key -> handler. */
+#include "pfsread/config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "pfsread/units.h"
+
+#define CFG_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define CFG_MEMBER_SIZE(type, m) sizeof(((type *)0)->m)
+#define CFG_FILE_MAX (16u << 20) /* configs are a few hundred bytes; refuse to slurp a device */
+#define CFG_KEY_MAX 256          /* longest key path a message names */
+#define CFG_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+
+/* What every handler needs: the document being read, where messages go, what is filled. */
+struct cfg_ctx {
+	const char *source;
+	yaml_document_t *doc;
+	struct experiment *x;
+	struct pf_err *e;
+};
+
+/* Read node v, named key in messages, into dst (size bytes when it is a string). */
+typedef int (*cfg_handler)(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			   size_t size);
+
+/* One allowed key of a mapping. */
+struct cfg_field {
+	const char *name;
+	cfg_handler fn;
+	size_t off;   /* of the destination inside the struct the mapping fills */
+	size_t size;  /* of the destination, for strings */
+	int required;
+};
+
+/* The key and value nodes met for each field of a table; NULL when the key is absent. */
+struct cfg_seen {
+	yaml_node_t *key;
+	yaml_node_t *val;
+};
+
+/* A sweep list: parse fills vals[i] (elem bytes each), *count says how many. */
+struct cfg_list {
+	cfg_handler parse;
+	void *vals;
+	size_t elem;
+	size_t *count;
+	struct cfg_pos *pos; /* per entry, or NULL when positions are not kept */
+};
+
+static const char *const cfg_cache_names[] = {
+	[CFG_CACHE_NONE] = "none",
+	[CFG_CACHE_DROP] = "drop",
+	[CFG_CACHE_FADVISE] = "fadvise",
+};
+
+static const char *const cfg_order_names[] = {
+	[CFG_ORDER_SORTED] = "sorted",
+	[CFG_ORDER_REVERSE] = "reverse",
+	[CFG_ORDER_RANDOM] = "random",
+};
+
+/* ---- messages ---- */
+
+static int cfg_vfail(struct pf_err *e, const char *source, struct cfg_pos pos, const char *key,
+		     const char *fmt, va_list ap)
+{
+	char what[1536];
+	if (vsnprintf(what, sizeof what, fmt, ap) < 0)
+		what[0] = '\0';
+	if (key == NULL || key[0] == '\0')
+		return pf_fail(e, PF_USAGE, "%s:%d:%d: %s", source, pos.line, pos.col, what);
+	return pf_fail(e, PF_USAGE, "%s:%d:%d: key '%s': %s", source, pos.line, pos.col, key, what);
+}
+
+static struct cfg_pos cfg_mark_pos(yaml_mark_t m)
+{
+	struct cfg_pos p = {
+		.line = m.line < INT_MAX ? (int)m.line + 1 : INT_MAX,
+		.col = m.column < INT_MAX ? (int)m.column + 1 : INT_MAX,
+	};
+	return p;
+}
+
+static struct cfg_pos cfg_pos_of(const yaml_node_t *n)
+{
+	return cfg_mark_pos(n->start_mark);
+}
+
+/* Fail at node n about key (NULL or "" for none). */
+__attribute__((format(printf, 4, 5))) static int cfg_fail(struct cfg_ctx *c, const yaml_node_t *n,
+							   const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cfg_vfail(c->e, c->source, cfg_pos_of(n), key, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Fail at pos with no key: syntax errors and the shape of the whole file. */
+__attribute__((format(printf, 4, 5))) static int cfg_fail_pos(struct pf_err *e,
+							       const char *source,
+							       struct cfg_pos pos,
+							       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cfg_vfail(e, source, pos, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int cfg_fail_at(struct pf_err *e, const struct experiment *x, struct cfg_pos pos, const char *key,
+		const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cfg_vfail(e, x->source, pos, key, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Key paths only label messages, so a path cut short is acceptable. */
+static void cfg_path(char *buf, size_t size, const char *prefix, const char *name)
+{
+	if (snprintf(buf, size, "%s%s%s", prefix, prefix[0] != '\0' ? "." : "", name) < 0)
+		buf[0] = '\0';
+}
+
+static void cfg_append(char *buf, size_t size, const char *sep, const char *s)
+{
+	size_t used = strlen(buf);
+	if (snprintf(buf + used, size - used, "%s%s", used > 0 ? sep : "", s) < 0)
+		buf[used] = '\0';
+}
+
+/* ---- nodes ---- */
+
+/* libyaml gives plain empty, ~ and null scalars for a key written without a value. */
+static int cfg_is_null(const yaml_node_t *n)
+{
+	static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	for (size_t i = 0; i < CFG_LEN(nulls); i++)
+		if (strcmp((const char *)n->data.scalar.value, nulls[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *cfg_kind(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		return cfg_is_null(n) ? "no value" : "a single value";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	default:
+		return "nothing";
+	}
+}
+
+static int cfg_expect(struct cfg_ctx *c, const char *key, const yaml_node_t *v, yaml_node_type_t t)
+{
+	static const char *const want[] = {
+		[YAML_SCALAR_NODE] = "a single value",
+		[YAML_SEQUENCE_NODE] = "a list",
+		[YAML_MAPPING_NODE] = "a mapping",
+	};
+	if (v->type == t)
+		return 0;
+	return cfg_fail(c, v, key, "expected %s, found %s", want[t], cfg_kind(v));
+}
+
+/* The text of a scalar that has a value; *s stays valid as long as the document. */
+static int cfg_scalar(struct cfg_ctx *c, const char *key, const yaml_node_t *v, const char **s)
+{
+	if (cfg_expect(c, key, v, YAML_SCALAR_NODE) != 0)
+		return -1;
+	if (cfg_is_null(v))
+		return cfg_fail(c, v, key, "has no value");
+	*s = (const char *)v->data.scalar.value;
+	if (strlen(*s) != v->data.scalar.length)
+		return cfg_fail(c, v, key, "contains a NUL character");
+	return 0;
+}
+
+static yaml_node_t *cfg_node(struct cfg_ctx *c, int index)
+{
+	yaml_node_t *n = yaml_document_get_node(c->doc, index);
+	if (n == NULL)
+		pf_fail(c->e, PF_USAGE, "%s: malformed YAML document (node %d missing)", c->source,
+			index);
+	return n;
+}
+
+/* ---- values ---- */
+
+/* Decimal digits only, exactly: no sign, no base prefix, no exponent. */
+static int cfg_digits(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (*s == '\0')
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int cfg_uint(struct cfg_ctx *c, const char *key, const yaml_node_t *v, uint64_t min,
+		    uint64_t max, uint64_t *out)
+{
+	const char *s;
+	if (cfg_scalar(c, key, v, &s) != 0)
+		return -1;
+	if (cfg_digits(s, out) == 0 && *out >= min && *out <= max)
+		return 0;
+	if (max == UINT64_MAX)
+		return cfg_fail(c, v, key, "expected an integer >= %" PRIu64 ", got '%s'", min, s);
+	return cfg_fail(c, v, key, "expected an integer from %" PRIu64 " to %" PRIu64 ", got '%s'",
+			min, max, s);
+}
+
+static int cfg_enum(struct cfg_ctx *c, const char *key, const yaml_node_t *v,
+		    const char *const *names, size_t n, int *out)
+{
+	char list[128] = "";
+	const char *s;
+	if (cfg_scalar(c, key, v, &s) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+		cfg_append(list, sizeof list, ", ", names[i]);
+	}
+	return cfg_fail(c, v, key, "unknown value '%s' (use %s)", s, list);
+}
+
+/* Names become directory and file names, so keep them to a portable set. */
+static int cfg_name_ok(const char *s)
+{
+	if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return 0;
+	return s[0] != '\0' && strspn(s, CFG_NAME_CHARS) == strlen(s);
+}
+
+/* ---- handlers: one per kind of value ---- */
+
+static int cfg_h_str(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	const char *s;
+	if (cfg_scalar(c, key, v, &s) != 0)
+		return -1;
+	size_t n = strlen(s);
+	if (n == 0)
+		return cfg_fail(c, v, key, "must not be empty");
+	if (n >= size)
+		return cfg_fail(c, v, key, "is too long (at most %zu characters)", size - 1);
+	memcpy(dst, s, n + 1);
+	return 0;
+}
+
+static int cfg_h_name(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	if (cfg_h_str(c, key, v, dst, size) != 0)
+		return -1;
+	if (!cfg_name_ok(dst))
+		return cfg_fail(c, v, key,
+				"invalid name '%s' (use letters, digits, '.', '_' and '-'; "
+				"not '.' or '..')",
+				(const char *)dst);
+	return 0;
+}
+
+/* root: a missing directory is for the caller to judge, anything else in the way is not. */
+static int cfg_h_root(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	struct stat st;
+	if (cfg_h_str(c, key, v, dst, size) != 0)
+		return -1;
+	c->x->root_pos = cfg_pos_of(v);
+	if (stat(dst, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		return cfg_fail(c, v, key, "cannot check '%s': %s", (const char *)dst,
+				strerror(errno));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return cfg_fail(c, v, key, "'%s' exists but is not a directory", (const char *)dst);
+	return 0;
+}
+
+static int cfg_is_placeholder(const char *p, size_t n)
+{
+	static const char *const ok[] = {"{name}", "{jobid}", "{time}"};
+	for (size_t i = 0; i < CFG_LEN(ok); i++)
+		if (strlen(ok[i]) == n && strncmp(ok[i], p, n) == 0)
+			return 1;
+	return 0;
+}
+
+static int cfg_h_results(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			 size_t size)
+{
+	if (cfg_h_str(c, key, v, dst, size) != 0)
+		return -1;
+	for (const char *p = strchr(dst, '{'); p != NULL; p = strchr(p + 1, '{')) {
+		const char *end = strchr(p, '}');
+		if (end == NULL)
+			return cfg_fail(c, v, key, "'{' without '}' in '%s'", (const char *)dst);
+		size_t n = (size_t)(end - p) + 1;
+		if (!cfg_is_placeholder(p, n))
+			return cfg_fail(c, v, key,
+					"unknown placeholder '%.*s' (use {name}, {jobid}, {time})",
+					(int)n, p);
+	}
+	return 0;
+}
+
+/* A count: integer > 0, into a uint64_t. */
+static int cfg_h_count(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	(void)size;
+	return cfg_uint(c, key, v, 1, UINT64_MAX, dst);
+}
+
+static int cfg_h_seed(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	(void)size;
+	return cfg_uint(c, key, v, 0, UINT64_MAX, dst);
+}
+
+/* An int >= 1 (repetitions, readers per node). */
+static int cfg_h_int(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	uint64_t u;
+	(void)size;
+	if (cfg_uint(c, key, v, 1, INT_MAX, &u) != 0)
+		return -1;
+	*(int *)dst = (int)u;
+	return 0;
+}
+
+/* A size with a unit, > 0, into a uint64_t. */
+static int cfg_h_size(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	const char *s, *why;
+	uint64_t *out = dst;
+	(void)size;
+	if (cfg_scalar(c, key, v, &s) != 0)
+		return -1;
+	if (units_parse_size(s, out, &why) != 0)
+		return cfg_fail(c, v, key, "invalid size '%s': %s", s, why);
+	if (*out == 0)
+		return cfg_fail(c, v, key, "must be greater than zero, got '%s'", s);
+	return 0;
+}
+
+static int cfg_h_cache(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, cfg_cache_names, CFG_LEN(cfg_cache_names), &i) != 0)
+		return -1;
+	*(enum cfg_cache *)dst = (enum cfg_cache)i;
+	c->x->cache_pos = cfg_pos_of(v);
+	return 0;
+}
+
+static int cfg_h_order(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, cfg_order_names, CFG_LEN(cfg_order_names), &i) != 0)
+		return -1;
+	*(enum cfg_order *)dst = (enum cfg_order)i;
+	return 0;
+}
+
+/* ---- the generic mapping walker ---- */
+
+static size_t cfg_find(const struct cfg_field *t, size_t nt, const yaml_node_t *k)
+{
+	for (size_t i = 0; i < nt; i++)
+		if (strlen(t[i].name) == k->data.scalar.length &&
+		    memcmp(t[i].name, k->data.scalar.value, k->data.scalar.length) == 0)
+			return i;
+	return nt;
+}
+
+static int cfg_unknown(struct cfg_ctx *c, const yaml_node_t *k, const char *key,
+		       const struct cfg_field *t, size_t nt)
+{
+	char allowed[256] = "";
+	for (size_t i = 0; i < nt; i++)
+		cfg_append(allowed, sizeof allowed, ", ", t[i].name);
+	return cfg_fail(c, k, key, "unknown key (allowed: %s)", allowed);
+}
+
+/* One key: value pair of a mapping read with table t into base. */
+static int cfg_pair(struct cfg_ctx *c, const char *prefix, const yaml_node_pair_t *p,
+		    const struct cfg_field *t, size_t nt, void *base, struct cfg_seen *seen)
+{
+	char key[CFG_KEY_MAX];
+	yaml_node_t *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
+	if (k == NULL || v == NULL)
+		return -1;
+	if (k->type != YAML_SCALAR_NODE)
+		return cfg_fail(c, k, prefix, "a key must be a name, found %s", cfg_kind(k));
+	cfg_path(key, sizeof key, prefix, (const char *)k->data.scalar.value);
+	size_t i = cfg_find(t, nt, k);
+	if (i == nt)
+		return cfg_unknown(c, k, key, t, nt);
+	if (seen[i].key != NULL)
+		return cfg_fail(c, k, key, "duplicate key (first given at line %d)",
+				cfg_pos_of(seen[i].key).line);
+	seen[i].key = k;
+	seen[i].val = v;
+	return t[i].fn(c, key, v, (char *)base + t[i].off, t[i].size);
+}
+
+/* Read mapping map, named prefix, with table t into base; seen[nt] says what was given. */
+static int cfg_walk(struct cfg_ctx *c, const char *prefix, yaml_node_t *map,
+		    const struct cfg_field *t, size_t nt, void *base, struct cfg_seen *seen)
+{
+	char key[CFG_KEY_MAX];
+	if (cfg_expect(c, prefix, map, YAML_MAPPING_NODE) != 0)
+		return -1;
+	memset(seen, 0, nt * sizeof *seen);
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++)
+		if (cfg_pair(c, prefix, p, t, nt, base, seen) != 0)
+			return -1;
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i].required && seen[i].key == NULL) {
+			cfg_path(key, sizeof key, prefix, t[i].name);
+			return cfg_fail(c, map, key, "is required but missing");
+		}
+	}
+	return 0;
+}
+
+/* ---- sweep lists ---- */
+
+static int cfg_list_item(struct cfg_ctx *c, const char *key, yaml_node_t *v,
+			 const struct cfg_list *l, size_t i)
+{
+	char *slot = (char *)l->vals + i * l->elem;
+	memset(slot, 0, l->elem); /* so that equal values compare equal byte for byte */
+	if (l->parse(c, key, v, slot, l->elem) != 0)
+		return -1;
+	for (size_t j = 0; j < i; j++)
+		if (memcmp(slot, (char *)l->vals + j * l->elem, l->elem) == 0)
+			return cfg_fail(c, v, key, "duplicate entry '%s' (same as entry %zu)",
+					(const char *)v->data.scalar.value, j);
+	if (l->pos != NULL)
+		l->pos[i] = cfg_pos_of(v);
+	*l->count = i + 1;
+	return 0;
+}
+
+/* A list of values, or one value standing for a list of one. */
+static int cfg_list(struct cfg_ctx *c, const char *key, yaml_node_t *v, const struct cfg_list *l)
+{
+	char item[CFG_KEY_MAX];
+	if (v->type == YAML_SCALAR_NODE)
+		return cfg_list_item(c, key, v, l, 0);
+	if (cfg_expect(c, key, v, YAML_SEQUENCE_NODE) != 0)
+		return -1;
+	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n == 0)
+		return cfg_fail(c, v, key, "must not be empty");
+	if (n > CFG_LIST_MAX)
+		return cfg_fail(c, v, key, "has %zu entries, at most %d allowed", n, CFG_LIST_MAX);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *it = cfg_node(c, v->data.sequence.items.start[i]);
+		if (snprintf(item, sizeof item, "%s[%zu]", key, i) < 0)
+			item[0] = '\0';
+		if (it == NULL || cfg_list_item(c, item, it, l, i) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The sweep handlers get the experiment itself as dst (their table offsets are 0). */
+static int cfg_h_readers(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			 size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_int, x->readers_per_node, sizeof x->readers_per_node[0],
+				   &x->nreaders, x->readers_pos};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_backends(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			  size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_str, x->backends, sizeof x->backends[0], &x->nbackends,
+				   x->backends_pos};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_transfers(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			   size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_size, x->transfer_sizes, sizeof x->transfer_sizes[0],
+				   &x->ntransfers, NULL};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_orders(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_order, x->orders, sizeof x->orders[0], &x->norders, NULL};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static const struct cfg_field cfg_sweep_fields[] = {
+	{"readers_per_node", cfg_h_readers, 0, 0, 0},
+	{"backend", cfg_h_backends, 0, 0, 0},
+	{"transfer_size", cfg_h_transfers, 0, 0, 0},
+	{"order", cfg_h_orders, 0, 0, 0},
+};
+
+static int cfg_h_sweep(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_sweep_fields)];
+	(void)dst;
+	(void)size;
+	return cfg_walk(c, key, v, cfg_sweep_fields, CFG_LEN(cfg_sweep_fields), c->x, seen);
+}
+
+static const struct cfg_field cfg_layout_fields[] = {
+	{"files_per_dir", cfg_h_count, offsetof(struct experiment, files_per_dir), 0, 0},
+};
+
+static int cfg_h_layout(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_layout_fields)];
+	(void)dst;
+	(void)size;
+	return cfg_walk(c, key, v, cfg_layout_fields, CFG_LEN(cfg_layout_fields), c->x, seen);
+}
+
+/* ---- data sets ---- */
+
+enum { DS_NAME, DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_NFIELDS };
+
+/* file_count is read into nfiles, total_size into total_size; cfg_dataset_count settles both. */
+static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
+	[DS_NAME] = {"name", cfg_h_name, offsetof(struct cfg_dataset, name),
+		     CFG_MEMBER_SIZE(struct cfg_dataset, name), 1},
+	[DS_FILE_SIZE] = {"file_size", cfg_h_size, offsetof(struct cfg_dataset, file_size), 0, 1},
+	[DS_TOTAL_SIZE] = {"total_size", cfg_h_size, offsetof(struct cfg_dataset, total_size), 0,
+			   0},
+	[DS_FILE_COUNT] = {"file_count", cfg_h_count, offsetof(struct cfg_dataset, nfiles), 0, 0},
+};
+
+/* Exactly one of total_size and file_count; then nfiles and the exact total_size. */
+static int cfg_dataset_count(struct cfg_ctx *c, const char *path, const yaml_node_t *entry,
+			     struct cfg_dataset *d, const struct cfg_seen *seen)
+{
+	char key[CFG_KEY_MAX];
+	const yaml_node_t *total = seen[DS_TOTAL_SIZE].val, *count = seen[DS_FILE_COUNT].val;
+	if (total != NULL && count != NULL) {
+		cfg_path(key, sizeof key, path, "file_count");
+		return cfg_fail(c, seen[DS_FILE_COUNT].key, key,
+				"give total_size or file_count, not both");
+	}
+	if (total == NULL && count == NULL)
+		return cfg_fail(c, entry, path, "needs total_size or file_count");
+	if (total != NULL) {
+		const yaml_node_t *fs = seen[DS_FILE_SIZE].val;
+		cfg_path(key, sizeof key, path, "file_size");
+		if (d->file_size > d->total_size)
+			return cfg_fail(c, fs, key, "file_size %s is larger than total_size %s",
+					(const char *)fs->data.scalar.value,
+					(const char *)total->data.scalar.value);
+		d->nfiles = d->total_size / d->file_size; /* a remainder is dropped on purpose */
+	}
+	if (d->nfiles > UINT64_MAX / d->file_size) { /* only with file_count: count != NULL */
+		cfg_path(key, sizeof key, path, "file_count");
+		return cfg_fail(c, count, key, "file_count x file_size does not fit in 64 bits");
+	}
+	d->total_size = d->nfiles * d->file_size;
+	return 0;
+}
+
+static int cfg_dataset_unique(struct cfg_ctx *c, size_t i, const char *path,
+			      const yaml_node_t *name)
+{
+	char key[CFG_KEY_MAX];
+	const struct cfg_dataset *d = c->x->datasets;
+	for (size_t j = 0; j < i; j++) {
+		if (strcmp(d[j].name, d[i].name) == 0) {
+			cfg_path(key, sizeof key, path, "name");
+			return cfg_fail(c, name, key,
+					"duplicate data set name '%s' (datasets[%zu], line %d)",
+					d[i].name, j, d[j].pos.line);
+		}
+	}
+	return 0;
+}
+
+static int cfg_dataset(struct cfg_ctx *c, size_t i, yaml_node_t *entry)
+{
+	char path[CFG_KEY_MAX];
+	struct cfg_seen seen[DS_NFIELDS];
+	struct cfg_dataset *d = &c->x->datasets[i];
+	if (snprintf(path, sizeof path, "datasets[%zu]", i) < 0)
+		path[0] = '\0';
+	d->pos = cfg_pos_of(entry);
+	if (cfg_walk(c, path, entry, cfg_dataset_fields, DS_NFIELDS, d, seen) != 0)
+		return -1;
+	if (cfg_dataset_count(c, path, entry, d, seen) != 0)
+		return -1;
+	return cfg_dataset_unique(c, i, path, seen[DS_NAME].val);
+}
+
+static int cfg_h_datasets(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			  size_t size)
+{
+	struct experiment *x = c->x;
+	(void)dst;
+	(void)size;
+	if (cfg_expect(c, key, v, YAML_SEQUENCE_NODE) != 0)
+		return -1;
+	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n == 0)
+		return cfg_fail(c, v, key, "must list at least one data set");
+	x->datasets = calloc(n, sizeof *x->datasets);
+	if (x->datasets == NULL)
+		return pf_fail(c->e, PF_RUNTIME, "%s: out of memory for %zu data sets", c->source,
+			       n);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *entry = cfg_node(c, v->data.sequence.items.start[i]);
+		if (entry == NULL || cfg_dataset(c, i, entry) != 0)
+			return -1;
+		x->ndatasets = i + 1;
+	}
+	return 0;
+}
+
+/* ---- the document ---- */
+
+static const struct cfg_field cfg_top_fields[] = {
+	{"name", cfg_h_name, offsetof(struct experiment, name),
+	 CFG_MEMBER_SIZE(struct experiment, name), 0},
+	{"root", cfg_h_root, offsetof(struct experiment, root),
+	 CFG_MEMBER_SIZE(struct experiment, root), 1},
+	{"results", cfg_h_results, offsetof(struct experiment, results),
+	 CFG_MEMBER_SIZE(struct experiment, results), 0},
+	{"layout", cfg_h_layout, 0, 0, 0},
+	{"datasets", cfg_h_datasets, 0, 0, 1},
+	{"sweep", cfg_h_sweep, 0, 0, 0},
+	{"repetitions", cfg_h_int, offsetof(struct experiment, repetitions), 0, 0},
+	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0},
+	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
+};
+
+/* The default name: the file's base name without .yaml or .yml. */
+static void cfg_default_name(char *name, size_t size, const char *source)
+{
+	const char *base = strrchr(source, '/');
+	base = base != NULL ? base + 1 : source;
+	size_t n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
+		n -= 5;
+	else if (n > 4 && strcmp(base + n - 4, ".yml") == 0)
+		n -= 4;
+	if (n == 0) {
+		base = "pfsread";
+		n = strlen(base);
+	}
+	if (n >= size)
+		n = size - 1;
+	memcpy(name, base, n);
+	name[n] = '\0';
+}
+
+/* Defaults that a key overwrites when given. */
+static void cfg_defaults(struct experiment *x, const char *source)
+{
+	static const char results[] = "results/{name}-{jobid}-{time}.h5";
+	cfg_default_name(x->name, sizeof x->name, source);
+	memcpy(x->results, results, sizeof results);
+	x->files_per_dir = 1000;
+	x->repetitions = 1;
+	x->cache = CFG_CACHE_DROP;
+	x->seed = 1;
+}
+
+/* Defaults of what was not given, placed at pos (the top of the file) for later messages. */
+static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
+{
+	static const char posix[] = "posix";
+	if (x->nreaders == 0) {
+		x->readers_per_node[0] = 1;
+		x->readers_pos[0] = pos;
+		x->nreaders = 1;
+	}
+	if (x->nbackends == 0) {
+		memcpy(x->backends[0], posix, sizeof posix);
+		x->backends_pos[0] = pos;
+		x->nbackends = 1;
+	}
+	if (x->ntransfers == 0) {
+		x->transfer_sizes[0] = 4ULL << 20;
+		x->ntransfers = 1;
+	}
+	if (x->norders == 0) {
+		x->orders[0] = CFG_ORDER_SORTED;
+		x->norders = 1;
+	}
+	if (x->cache_pos.line == 0)
+		x->cache_pos = pos;
+}
+
+static int cfg_document(struct cfg_ctx *c)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_top_fields)];
+	const struct cfg_pos start = {1, 1};
+	yaml_node_t *top = yaml_document_get_root_node(c->doc);
+	if (top == NULL)
+		return cfg_fail_pos(c->e, c->source, start, "the file is empty (expected a mapping "
+				    "with at least root and datasets)");
+	if (top->type != YAML_MAPPING_NODE)
+		return cfg_fail(c, top, NULL, "the top level must be a mapping of keys, found %s",
+				cfg_kind(top));
+	if (cfg_walk(c, "", top, cfg_top_fields, CFG_LEN(cfg_top_fields), c->x, seen) != 0)
+		return -1;
+	cfg_late_defaults(c->x, cfg_pos_of(top));
+	return 0;
+}
+
+/* Line and column of byte offset in text: reader errors (bad UTF-8) carry only an offset. */
+static struct cfg_pos cfg_offset_pos(const char *text, size_t len, size_t offset)
+{
+	struct cfg_pos pos = {1, 1};
+	for (size_t i = 0; i < offset && i < len; i++) {
+		if (text[i] == '\n') {
+			pos.line++;
+			pos.col = 1;
+		} else {
+			pos.col++;
+		}
+	}
+	return pos;
+}
+
+static int cfg_syntax_error(const yaml_parser_t *p, const char *source, const char *text,
+			    size_t len, struct pf_err *e)
+{
+	const char *problem = p->problem != NULL ? p->problem : "unknown problem";
+	struct cfg_pos pos = cfg_mark_pos(p->problem_mark);
+	if (p->error == YAML_MEMORY_ERROR)
+		return pf_fail(e, PF_RUNTIME, "%s: out of memory while parsing YAML", source);
+	if (p->error == YAML_READER_ERROR)
+		pos = cfg_offset_pos(text, len, p->problem_offset);
+	if (p->context == NULL)
+		return cfg_fail_pos(e, source, pos, "YAML syntax error: %s", problem);
+	return cfg_fail_pos(e, source, pos, "YAML syntax error: %s (%s at line %d)", problem,
+			    p->context, cfg_mark_pos(p->context_mark).line);
+}
+
+/* After the first document only the end of the stream may follow. */
+static int cfg_single_document(yaml_parser_t *p, const char *source, const char *text,
+			       size_t len, struct pf_err *e)
+{
+	yaml_document_t extra;
+	int rc = 0;
+	if (!yaml_parser_load(p, &extra))
+		return cfg_syntax_error(p, source, text, len, e);
+	yaml_node_t *top = yaml_document_get_root_node(&extra);
+	if (top != NULL)
+		rc = cfg_fail_pos(e, source, cfg_pos_of(top),
+				  "a second YAML document; the file must hold exactly one");
+	yaml_document_delete(&extra);
+	return rc;
+}
+
+static int cfg_parse_yaml(const char *source, const char *text, size_t len, struct experiment *x,
+			  struct pf_err *e)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct cfg_ctx c = {source, &doc, x, e};
+	int loaded = 0, rc = -1;
+
+	if (!yaml_parser_initialize(&parser))
+		return pf_fail(e, PF_RUNTIME, "%s: cannot initialize the YAML parser", source);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) { /* a failed load frees what it built */
+		cfg_syntax_error(&parser, source, text, len, e);
+		goto out;
+	}
+	loaded = 1;
+	if (cfg_single_document(&parser, source, text, len, e) != 0)
+		goto out;
+	rc = cfg_document(&c);
+out:
+	if (loaded)
+		yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int cfg_parse(const char *source, const char *text, size_t len, struct experiment *x,
+	      struct pf_err *e)
+{
+	size_t n = strlen(source);
+	memset(x, 0, sizeof *x);
+	if (len == 0)
+		text = ""; /* libyaml wants an input pointer even for no input */
+	if (len > CFG_FILE_MAX)
+		return pf_fail(e, PF_USAGE, "%s: larger than %u bytes, not a config", source,
+			       CFG_FILE_MAX);
+	/* A longer path is cut in x->source only; messages during the load use it whole. */
+	memcpy(x->source, source, n < sizeof x->source ? n : sizeof x->source - 1);
+	x->yaml_text = malloc(len + 1);
+	if (x->yaml_text == NULL)
+		return pf_fail(e, PF_RUNTIME, "%s: out of memory for %zu bytes of YAML", source,
+			       len);
+	memcpy(x->yaml_text, text, len);
+	x->yaml_text[len] = '\0';
+	x->yaml_len = len;
+	cfg_defaults(x, source);
+	if (cfg_parse_yaml(source, text, len, x, e) != 0) {
+		cfg_free(x);
+		return -1;
+	}
+	return 0;
+}
+
+/* The whole file into a malloc'ed buffer (*text, *len), up to CFG_FILE_MAX bytes. */
+static int cfg_read_file(const char *path, char **text, size_t *len, struct pf_err *e)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int rc = -1;
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return pf_fail(e, PF_USAGE, "%s: cannot read: %s", path, strerror(errno));
+	while (!feof(f)) {
+		if (n == cap) {
+			char *grown = realloc(buf, cap = cap > 0 ? cap * 2 : 4096);
+			if (grown == NULL) {
+				pf_fail(e, PF_RUNTIME, "%s: out of memory reading it", path);
+				goto out;
+			}
+			buf = grown;
+		}
+		n += fread(buf + n, 1, cap - n, f);
+		if (ferror(f)) {
+			pf_fail(e, PF_USAGE, "%s: cannot read: %s", path, strerror(errno));
+			goto out;
+		}
+		if (n > CFG_FILE_MAX) {
+			pf_fail(e, PF_USAGE, "%s: cannot read: larger than %u bytes, not a config",
+				path, CFG_FILE_MAX);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (fclose(f) != 0 && rc == 0) /* nothing to lose on a read stream, but say so */
+		rc = pf_fail(e, PF_USAGE, "%s: cannot read: %s", path, strerror(errno));
+	if (rc != 0) {
+		free(buf);
+		return -1;
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+int cfg_load(const char *path, struct experiment *x, struct pf_err *e)
+{
+	char *text = NULL;
+	size_t len = 0;
+	memset(x, 0, sizeof *x);
+	if (cfg_read_file(path, &text, &len, e) != 0)
+		return -1;
+	int rc = cfg_parse(path, text, len, x, e);
+	free(text);
+	return rc;
+}
+
+void cfg_free(struct experiment *x)
+{
+	if (x == NULL)
+		return;
+	free(x->yaml_text);
+	free(x->datasets);
+	memset(x, 0, sizeof *x);
+}
+
+const char *cfg_cache_name(enum cfg_cache c)
+{
+	return (size_t)c < CFG_LEN(cfg_cache_names) ? cfg_cache_names[c] : "unknown";
+}
+
+const char *cfg_order_name(enum cfg_order o)
+{
+	return (size_t)o < CFG_LEN(cfg_order_names) ? cfg_order_names[o] : "unknown";
+}

@@ -1,0 +1,543 @@
+/* test_config: load YAML files written to a temporary directory; check every field of a valid
+ * config and, for each kind of bad input, the status, FILE:LINE:COL and key of the message. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pfsread/config.h"
+#include "tap.h"
+
+#define MIB (1024ULL * 1024ULL)
+
+static char test_dir[64];
+
+/* The lines most bad configs share: 1 root, 2-3 datasets. */
+#define ROOT_LINE "root: /nonexistent-pfsread-root/data\n"
+#define DS_LINES "datasets:\n  - {name: a, file_size: 1MiB, file_count: 4}\n"
+
+static void path_in_dir(char *buf, size_t len, const char *name)
+{
+	if (snprintf(buf, len, "%s/%s", test_dir, name) >= (int)len) {
+		fprintf(stderr, "path too long\n");
+		exit(1);
+	}
+}
+
+/* Write text to test_dir/name; path gets the full path. */
+static int write_file(const char *name, const char *text, size_t len, char *path, size_t plen)
+{
+	path_in_dir(path, plen, name);
+	FILE *f = fopen(path, "wb");
+	if (f == NULL)
+		return -1;
+	size_t n = fwrite(text, 1, len, f);
+	if (fclose(f) != 0 || n != len)
+		return -1;
+	return 0;
+}
+
+static int is_freed(const struct experiment *x)
+{
+	return x->yaml_text == NULL && x->datasets == NULL && x->ndatasets == 0;
+}
+
+/* Load yaml from file name and expect a usage error at line:col (col 0: any) naming key
+ * (NULL: none) and containing part (NULL: nothing more). */
+static void expect_fail_len(const char *what, const char *name, const char *yaml, size_t len,
+			    int line, int col, const char *key, const char *part)
+{
+	char path[256], prefix[320], keytext[256];
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	if (write_file(name, yaml, len, path, sizeof path) != 0) {
+		ok(0, "%s: cannot write %s", what, path);
+		return;
+	}
+	int rc = cfg_load(path, &x, &e);
+	if (col > 0)
+		snprintf(prefix, sizeof prefix, "%s:%d:%d: ", path, line, col);
+	else
+		snprintf(prefix, sizeof prefix, "%s:%d:", path, line);
+	snprintf(keytext, sizeof keytext, "key '%s': ", key ? key : "");
+	int pass = rc == -1 && e.status == PF_USAGE && is_freed(&x) &&
+		   strncmp(e.msg, prefix, strlen(prefix)) == 0 &&
+		   (key == NULL || strstr(e.msg, keytext) != NULL) &&
+		   (key != NULL || strstr(e.msg, "key '") == NULL) &&
+		   (part == NULL || strstr(e.msg, part) != NULL);
+	ok(pass, "%s -> line %d%s%s", what, line, key ? ", key " : "", key ? key : "");
+	diag("%s", e.msg);
+}
+
+static void expect_fail(const char *what, const char *name, const char *yaml, int line, int col,
+			const char *key, const char *part)
+{
+	expect_fail_len(what, name, yaml, strlen(yaml), line, col, key, part);
+}
+
+static const char full_yaml_fmt[] =
+	"# pfsread test config: every key\n"                          /* 1 */
+	"name: full-test\n"                                            /* 2 */
+	"root: %s\n"                                                   /* 3 */
+	"results: out/{name}-{jobid}-{time}.h5\n"                      /* 4 */
+	"layout: {files_per_dir: 50}\n"                                /* 5 */
+	"datasets:\n"                                                  /* 6 */
+	"  - {name: 64MiB, file_size: 64MiB, total_size: 512MiB}\n"    /* 7 */
+	"  - name: small.2\n"                                          /* 8 */
+	"    file_size: 2MiB\n"                                        /* 9 */
+	"    file_count: 100\n"                                        /* 10 */
+	"  - {name: odd_1-x, file_size: 3MB, total_size: 10MB}\n"      /* 11 */
+	"sweep:\n"                                                     /* 12 */
+	"  readers_per_node: [1, 2, 4]\n"                              /* 13 */
+	"  backend: [posix, mmap]\n"                                   /* 14 */
+	"  transfer_size: [4MiB, 1MB]\n"                               /* 15 */
+	"  order: [sorted, reverse, random]\n"                         /* 16 */
+	"repetitions: 3\n"                                             /* 17 */
+	"cache: fadvise\n"                                             /* 18 */
+	"seed: 42\n";                                                  /* 19 */
+
+static int pos_is(struct cfg_pos p, int line, int col)
+{
+	return p.line == line && p.col == col;
+}
+
+static void check_full_datasets(const struct experiment *x)
+{
+	const struct cfg_dataset *d = x->datasets;
+	ok(x->ndatasets == 3, "full: 3 data sets");
+	if (x->ndatasets != 3)
+		return;
+	ok(strcmp(d[0].name, "64MiB") == 0 && d[0].file_size == 64 * MIB && d[0].nfiles == 8 &&
+		   d[0].total_size == 512 * MIB && pos_is(d[0].pos, 7, 5),
+	   "full: datasets[0] 64MiB x 8 at 7:5");
+	ok(strcmp(d[1].name, "small.2") == 0 && d[1].file_size == 2 * MIB && d[1].nfiles == 100 &&
+		   d[1].total_size == 200 * MIB && pos_is(d[1].pos, 8, 5),
+	   "full: datasets[1] 2MiB x 100 (file_count) at 8:5");
+	ok(strcmp(d[2].name, "odd_1-x") == 0 && d[2].file_size == 3000000 && d[2].nfiles == 3 &&
+		   d[2].total_size == 9000000 && pos_is(d[2].pos, 11, 5),
+	   "full: datasets[2] 10MB / 3MB rounds down to 3 files, total 9MB");
+}
+
+static void check_full_sweep(const struct experiment *x)
+{
+	ok(x->nreaders == 3 && x->readers_per_node[0] == 1 && x->readers_per_node[1] == 2 &&
+		   x->readers_per_node[2] == 4,
+	   "full: readers_per_node [1, 2, 4]");
+	ok(pos_is(x->readers_pos[0], 13, 22) && pos_is(x->readers_pos[1], 13, 25) &&
+		   pos_is(x->readers_pos[2], 13, 28),
+	   "full: readers_per_node positions");
+	ok(x->nbackends == 2 && strcmp(x->backends[0], "posix") == 0 &&
+		   strcmp(x->backends[1], "mmap") == 0 && pos_is(x->backends_pos[0], 14, 13) &&
+		   pos_is(x->backends_pos[1], 14, 20),
+	   "full: backend [posix, mmap] with positions");
+	ok(x->ntransfers == 2 && x->transfer_sizes[0] == 4 * MIB && x->transfer_sizes[1] == 1000000,
+	   "full: transfer_size [4MiB, 1MB]");
+	ok(x->norders == 3 && x->orders[0] == CFG_ORDER_SORTED &&
+		   x->orders[1] == CFG_ORDER_REVERSE && x->orders[2] == CFG_ORDER_RANDOM,
+	   "full: order [sorted, reverse, random]");
+}
+
+static void test_full(void)
+{
+	char yaml[2048], path[256];
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	snprintf(yaml, sizeof yaml, full_yaml_fmt, test_dir);
+	if (write_file("full.yaml", yaml, strlen(yaml), path, sizeof path) != 0)
+		ok(0, "write full.yaml");
+	int rc = cfg_load(path, &x, &e);
+	ok(rc == 0 && e.status == PF_OK, "full: loads (%s)", e.msg);
+	if (rc != 0)
+		return;
+	ok(strcmp(x.source, path) == 0, "full: source is the path as given");
+	ok(x.yaml_len == strlen(yaml) && strcmp(x.yaml_text, yaml) == 0,
+	   "full: yaml_text verbatim");
+	ok(strcmp(x.name, "full-test") == 0, "full: name");
+	ok(strcmp(x.root, test_dir) == 0 && pos_is(x.root_pos, 3, 7), "full: root at 3:7");
+	ok(strcmp(x.results, "out/{name}-{jobid}-{time}.h5") == 0, "full: results");
+	ok(x.files_per_dir == 50, "full: layout.files_per_dir");
+	check_full_datasets(&x);
+	check_full_sweep(&x);
+	ok(x.repetitions == 3, "full: repetitions");
+	ok(x.cache == CFG_CACHE_FADVISE && pos_is(x.cache_pos, 18, 8),
+	   "full: cache fadvise at 18:8");
+	ok(x.seed == 42, "full: seed");
+
+	pf_err_clear(&e);
+	ok(cfg_fail_at(&e, &x, x.readers_pos[2], "sweep.readers_per_node[2]",
+		       "%d readers per node, but nodes have %d cores", 4, 2) == -1 &&
+		   e.status == PF_USAGE,
+	   "cfg_fail_at returns -1 with PF_USAGE");
+	char want[512];
+	snprintf(want, sizeof want,
+		 "%s:13:28: key 'sweep.readers_per_node[2]': "
+		 "4 readers per node, but nodes have 2 cores",
+		 path);
+	ok(strcmp(e.msg, want) == 0, "cfg_fail_at message: %s", e.msg);
+	cfg_free(&x);
+	ok(is_freed(&x), "cfg_free clears");
+	cfg_free(&x);
+	cfg_free(NULL);
+	ok(1, "cfg_free twice and on NULL is harmless");
+}
+
+static void test_defaults(void)
+{
+	static const char yaml[] = ROOT_LINE DS_LINES;
+	char path[256];
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	if (write_file("minimal.yaml", yaml, strlen(yaml), path, sizeof path) != 0)
+		ok(0, "write minimal.yaml");
+	int rc = cfg_load(path, &x, &e);
+	ok(rc == 0, "minimal: loads with a missing root (%s)", e.msg);
+	if (rc != 0)
+		return;
+	ok(strcmp(x.name, "minimal") == 0, "default name: base name without .yaml");
+	ok(strcmp(x.results, "results/{name}-{jobid}-{time}.h5") == 0, "default results");
+	ok(x.files_per_dir == 1000, "default files_per_dir 1000");
+	ok(x.nreaders == 1 && x.readers_per_node[0] == 1, "default readers_per_node [1]");
+	ok(x.nbackends == 1 && strcmp(x.backends[0], "posix") == 0, "default backend [posix]");
+	ok(x.ntransfers == 1 && x.transfer_sizes[0] == 4 * MIB, "default transfer_size [4MiB]");
+	ok(x.norders == 1 && x.orders[0] == CFG_ORDER_SORTED, "default order [sorted]");
+	ok(x.repetitions == 1 && x.cache == CFG_CACHE_DROP && x.seed == 1,
+	   "default repetitions 1, cache drop, seed 1");
+	ok(x.ndatasets == 1 && x.datasets[0].nfiles == 4 && x.datasets[0].total_size == 4 * MIB,
+	   "file_count gives total_size");
+	ok(pos_is(x.readers_pos[0], 1, 1) && pos_is(x.cache_pos, 1, 1),
+	   "defaults point at the top of the file");
+	cfg_free(&x);
+}
+
+static void test_scalar_lists(void)
+{
+	static const char yaml[] = ROOT_LINE DS_LINES
+		"sweep:\n"
+		"  readers_per_node: 8   # one value for a list of one\n"
+		"  backend: mmap\n"
+		"  transfer_size: 1 MiB\n"
+		"  order: random\n"
+		"cache: none\n"
+		"seed: 0\n";
+	char path[256];
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	if (write_file("lists.yml", yaml, strlen(yaml), path, sizeof path) != 0)
+		ok(0, "write lists.yml");
+	int rc = cfg_load(path, &x, &e);
+	ok(rc == 0, "scalar lists: loads (%s)", e.msg);
+	if (rc != 0)
+		return;
+	ok(strcmp(x.name, "lists") == 0, "default name: base name without .yml");
+	ok(x.nreaders == 1 && x.readers_per_node[0] == 8 && pos_is(x.readers_pos[0], 5, 21),
+	   "a scalar readers_per_node is a list of one");
+	ok(x.nbackends == 1 && strcmp(x.backends[0], "mmap") == 0, "a scalar backend");
+	ok(x.ntransfers == 1 && x.transfer_sizes[0] == MIB, "a scalar transfer_size");
+	ok(x.norders == 1 && x.orders[0] == CFG_ORDER_RANDOM, "a scalar order");
+	ok(x.cache == CFG_CACHE_NONE && x.seed == 0, "cache none, seed 0");
+	cfg_free(&x);
+}
+
+/* cfg_parse must read exactly len bytes: the buffer here has no NUL after them. */
+static void test_parse_memory(void)
+{
+	static const char yaml[] = ROOT_LINE DS_LINES "repetitions: 2\n";
+	size_t len = strlen(yaml);
+	char *buf = malloc(len);
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	if (buf == NULL) {
+		ok(0, "malloc");
+		return;
+	}
+	memcpy(buf, yaml, len);
+	int rc = cfg_parse("mem/exp.yaml", buf, len, &x, &e);
+	ok(rc == 0 && x.repetitions == 2 && strcmp(x.name, "exp") == 0,
+	   "cfg_parse on text without a NUL terminator (%s)", e.msg);
+	ok(rc == 0 && x.yaml_len == len && x.yaml_text[len] == '\0' &&
+		   memcmp(x.yaml_text, yaml, len) == 0,
+	   "cfg_parse keeps a NUL-terminated copy");
+	cfg_free(&x);
+
+	/* Cut before "repetitions": the text after len must not be read. */
+	pf_err_clear(&e);
+	rc = cfg_parse("mem/exp.yaml", buf, len - strlen("repetitions: 2\n"), &x, &e);
+	ok(rc == 0 && x.repetitions == 1, "cfg_parse stops at len");
+	cfg_free(&x);
+
+	pf_err_clear(&e);
+	rc = cfg_parse("mem/cut.yaml", buf, strlen(ROOT_LINE), &x, &e);
+	ok(rc == -1 && e.status == PF_USAGE &&
+		   strcmp(e.msg, "mem/cut.yaml:1:1: key 'datasets': is required but missing") == 0,
+	   "cfg_parse cut after root: %s", e.msg);
+	ok(is_freed(&x), "failed cfg_parse leaves x freed");
+	free(buf);
+}
+
+static void test_names(void)
+{
+	ok(strcmp(cfg_cache_name(CFG_CACHE_DROP), "drop") == 0 &&
+		   strcmp(cfg_cache_name(CFG_CACHE_FADVISE), "fadvise") == 0 &&
+		   strcmp(cfg_cache_name(CFG_CACHE_NONE), "none") == 0,
+	   "cfg_cache_name");
+	ok(strcmp(cfg_order_name(CFG_ORDER_SORTED), "sorted") == 0 &&
+		   strcmp(cfg_order_name(CFG_ORDER_REVERSE), "reverse") == 0 &&
+		   strcmp(cfg_order_name(CFG_ORDER_RANDOM), "random") == 0,
+	   "cfg_order_name");
+}
+
+static void test_file_errors(void)
+{
+	char path[256], want[512];
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	path_in_dir(path, sizeof path, "missing.yaml");
+	int rc = cfg_load(path, &x, &e);
+	snprintf(want, sizeof want, "%s: cannot read: No such file or directory", path);
+	ok(rc == -1 && e.status == PF_USAGE && strcmp(e.msg, want) == 0 && is_freed(&x),
+	   "missing file: %s", e.msg);
+
+	pf_err_clear(&e);
+	rc = cfg_load(test_dir, &x, &e);
+	ok(rc == -1 && e.status == PF_USAGE && strstr(e.msg, ": cannot read: ") != NULL,
+	   "a directory as config: %s", e.msg);
+
+	expect_fail("empty file", "empty.yaml", "", 1, 1, NULL, "empty");
+	expect_fail("only comments", "comments.yaml", "# nothing\n\n", 1, 1, NULL, "empty");
+	expect_fail("top level a list", "list.yaml", "- a\n- b\n", 1, 1, NULL,
+		    "top level must be a mapping of keys, found a list");
+	expect_fail("top level a scalar", "scalar.yaml", "hello\n", 1, 1, NULL,
+		    "top level must be a mapping");
+	expect_fail("YAML syntax error", "syntax.yaml", "root: x\nname: a: b\n", 2, 8, NULL,
+		    "YAML syntax error: mapping values are not allowed");
+	expect_fail("YAML syntax error: unclosed flow list", "flow.yaml",
+		    ROOT_LINE "datasets: [{name: a\n", 3, 0, NULL, "YAML syntax error");
+	expect_fail("invalid UTF-8", "utf8.yaml", "root: x\nname: \xff\n", 2, 7, NULL,
+		    "YAML syntax error");
+	expect_fail("second document", "twodocs.yaml", ROOT_LINE DS_LINES "---\nseed: 3\n", 5, 1,
+		    NULL, "second YAML document");
+	expect_fail("missing root", "noroot.yaml", DS_LINES, 1, 1, "root", "required");
+	expect_fail("missing datasets", "nodatasets.yaml", ROOT_LINE, 1, 1, "datasets",
+		    "required");
+}
+
+static void test_key_errors(void)
+{
+	expect_fail("unknown top-level key", "unknown.yaml", ROOT_LINE DS_LINES "colour: blue\n", 4,
+		    1, "colour",
+		    "unknown key (allowed: name, root, results, layout, datasets, sweep, "
+		    "repetitions, cache, seed)");
+	expect_fail("unknown data set key", "unknownds.yaml",
+		    ROOT_LINE "datasets:\n  - name: a\n    file_size: 1MiB\n    filecount: 4\n",
+		    5, 5, "datasets[0].filecount",
+		    "allowed: name, file_size, total_size, file_count");
+	expect_fail("unknown layout key", "unknownlayout.yaml",
+		    ROOT_LINE DS_LINES "layout:\n  files_per_directory: 10\n", 5, 3,
+		    "layout.files_per_directory", "allowed: files_per_dir");
+	expect_fail("unknown sweep key", "unknownsweep.yaml",
+		    ROOT_LINE DS_LINES "sweep:\n  readers: [1]\n", 5, 3, "sweep.readers",
+		    "allowed: readers_per_node, backend, transfer_size, order");
+	expect_fail("duplicate top-level key", "dupkey.yaml",
+		    ROOT_LINE DS_LINES "root: /other\n", 4, 1, "root",
+		    "duplicate key (first given at line 1)");
+	expect_fail("duplicate data set key", "dupdskey.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, name: b, file_size: 1MiB, file_count: 1}\n",
+		    3, 15, "datasets[0].name", "duplicate key");
+	expect_fail("a list as a key", "listkey.yaml", ROOT_LINE DS_LINES "? [a]\n: 1\n", 4, 0,
+		    NULL, "a key must be a name");
+}
+
+static void test_type_errors(void)
+{
+	expect_fail("mapping for repetitions", "type1.yaml",
+		    ROOT_LINE DS_LINES "repetitions: {a: 1}\n", 4, 14, "repetitions",
+		    "expected a single value, found a mapping");
+	expect_fail("word for repetitions", "type2.yaml", ROOT_LINE DS_LINES "repetitions: two\n",
+		    4, 14, "repetitions", "expected an integer from 1 to 2147483647, got 'two'");
+	expect_fail("zero repetitions", "type3.yaml", ROOT_LINE DS_LINES "repetitions: 0\n", 4, 14,
+		    "repetitions", "got '0'");
+	expect_fail("mapping for datasets", "type4.yaml", ROOT_LINE "datasets: {name: a}\n", 2, 11,
+		    "datasets", "expected a list, found a mapping");
+	expect_fail("scalar for layout", "type5.yaml", ROOT_LINE DS_LINES "layout: 5\n", 4, 9,
+		    "layout", "expected a mapping, found a single value");
+	expect_fail("list inside a sweep list", "type6.yaml",
+		    ROOT_LINE DS_LINES "sweep:\n  readers_per_node: [1, [2]]\n", 5, 25,
+		    "sweep.readers_per_node[1]", "expected a single value, found a list");
+	expect_fail("list as a data set", "type7.yaml", ROOT_LINE "datasets:\n  - [a]\n", 3, 5,
+		    "datasets[0]", "expected a mapping, found a list");
+	expect_fail("negative seed", "type8.yaml", ROOT_LINE DS_LINES "seed: -1\n", 4, 7, "seed",
+		    "expected an integer >= 0, got '-1'");
+	expect_fail("fraction for file_count", "type9.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: 1MiB, file_count: 2.5}\n", 3, 0,
+		    "datasets[0].file_count", "expected an integer >= 1");
+	expect_fail("zero readers_per_node", "type10.yaml",
+		    ROOT_LINE DS_LINES "sweep:\n  readers_per_node: 0\n", 5, 21,
+		    "sweep.readers_per_node", "expected an integer from 1 to");
+	expect_fail("files_per_dir with a unit", "type11.yaml",
+		    ROOT_LINE DS_LINES "layout: {files_per_dir: 1K}\n", 4, 0,
+		    "layout.files_per_dir", "got '1K'");
+	expect_fail("null name", "type12.yaml", "name: ~\n" ROOT_LINE DS_LINES, 1, 7, "name",
+		    "has no value");
+	expect_fail_len("NUL inside a value", "type13.yaml", "name: \"a\\0b\"\n" ROOT_LINE DS_LINES,
+			strlen("name: \"a\\0b\"\n" ROOT_LINE DS_LINES), 1, 7, "name",
+			"NUL character");
+}
+
+static void test_size_errors(void)
+{
+	expect_fail("bad unit", "size1.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: 64XB, file_count: 1}\n", 3, 26,
+		    "datasets[0].file_size", "invalid size '64XB': unknown unit (use B, KB");
+	expect_fail("zero total_size", "size2.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: 1MiB, total_size: 0}\n", 3, 0,
+		    "datasets[0].total_size", "must be greater than zero");
+	expect_fail("zero file_size", "size3.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: 0B, file_count: 3}\n", 3, 26,
+		    "datasets[0].file_size", "must be greater than zero");
+	expect_fail("zero file_count", "size4.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: 1MiB, file_count: 0}\n", 3, 0,
+		    "datasets[0].file_count", "expected an integer >= 1, got '0'");
+	expect_fail("negative size", "size5.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: -1MB, file_count: 3}\n", 3, 26,
+		    "datasets[0].file_size", "invalid size '-1MB': negative size");
+	expect_fail("fraction of a byte", "size6.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: 1.5B, file_count: 3}\n", 3, 26,
+		    "datasets[0].file_size", "not a whole number of bytes");
+	expect_fail("file_size > total_size", "size7.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: 2GB, total_size: 1GB}\n", 3, 26,
+		    "datasets[0].file_size", "file_size 2GB is larger than total_size 1GB");
+	expect_fail("both total_size and file_count", "size8.yaml",
+		    ROOT_LINE "datasets:\n  - name: a\n    file_size: 1MiB\n    total_size: 1GiB\n"
+			      "    file_count: 3\n",
+		    6, 5, "datasets[0].file_count", "not both");
+	expect_fail("neither total_size nor file_count", "size9.yaml",
+		    ROOT_LINE "datasets:\n  - name: a\n    file_size: 1MiB\n", 3, 5, "datasets[0]",
+		    "needs total_size or file_count");
+	expect_fail("missing file_size", "size10.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_count: 3}\n", 3, 5,
+		    "datasets[0].file_size", "required");
+	expect_fail("file_count x file_size overflows", "size11.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a, file_size: 1PiB, file_count: 100000}\n",
+		    3, 0, "datasets[0].file_count", "does not fit in 64 bits");
+	expect_fail("zero transfer_size", "size12.yaml",
+		    ROOT_LINE DS_LINES "sweep:\n  transfer_size: [4MiB, 0]\n", 5, 25,
+		    "sweep.transfer_size[1]", "must be greater than zero");
+}
+
+static void test_value_errors(void)
+{
+	expect_fail("bad order", "val1.yaml",
+		    ROOT_LINE DS_LINES "sweep:\n  order: [sorted, shuffled]\n", 5, 19,
+		    "sweep.order[1]", "unknown value 'shuffled' (use sorted, reverse, random)");
+	expect_fail("bad cache", "val2.yaml", ROOT_LINE DS_LINES "cache: purge\n", 4, 8, "cache",
+		    "unknown value 'purge' (use none, drop, fadvise)");
+	expect_fail("empty root", "val3.yaml", "root: \"\"\n" DS_LINES, 1, 7, "root",
+		    "must not be empty");
+	expect_fail("data set name ../x", "val4.yaml",
+		    ROOT_LINE "datasets:\n  - {name: ../x, file_size: 1MiB, file_count: 1}\n",
+		    3, 12, "datasets[0].name", "invalid name '../x'");
+	expect_fail("data set name a/b", "val5.yaml",
+		    ROOT_LINE "datasets:\n  - {name: a/b, file_size: 1MiB, file_count: 1}\n", 3, 12,
+		    "datasets[0].name", "invalid name 'a/b'");
+	expect_fail("data set name ..", "val6.yaml",
+		    ROOT_LINE "datasets:\n  - {name: .., file_size: 1MiB, file_count: 1}\n", 3, 12,
+		    "datasets[0].name", "invalid name '..'");
+	expect_fail("duplicate data set names", "val7.yaml",
+		    ROOT_LINE DS_LINES "  - {name: a, file_size: 2MiB, file_count: 1}\n", 4, 12,
+		    "datasets[1].name", "duplicate data set name 'a'");
+	expect_fail("empty datasets", "val8.yaml", ROOT_LINE "datasets: []\n", 2, 11, "datasets",
+		    "at least one");
+	expect_fail("experiment name with a space", "val9.yaml",
+		    "name: my run\n" ROOT_LINE DS_LINES, 1, 7, "name", "invalid name 'my run'");
+	expect_fail("bad placeholder", "val10.yaml",
+		    ROOT_LINE DS_LINES "results: out/{name}-{user}.h5\n", 4, 10, "results",
+		    "unknown placeholder '{user}'");
+	expect_fail("unclosed placeholder", "val11.yaml", ROOT_LINE DS_LINES "results: out/{name\n",
+		    4, 10, "results", "'{' without '}'");
+}
+
+static void test_list_errors(void)
+{
+	char yaml[1024];
+	size_t n = (size_t)snprintf(yaml, sizeof yaml, "%s", ROOT_LINE DS_LINES "sweep:\n"
+							     "  readers_per_node: [");
+	for (int i = 1; i <= CFG_LIST_MAX + 1; i++)
+		n += (size_t)snprintf(yaml + n, sizeof yaml - n, "%s%d", i > 1 ? ", " : "", i);
+	snprintf(yaml + n, sizeof yaml - n, "]\n");
+	expect_fail("sweep list too long", "list1.yaml", yaml, 5, 21, "sweep.readers_per_node",
+		    "has 33 entries, at most 32 allowed");
+	expect_fail("duplicate readers_per_node", "list2.yaml",
+		    ROOT_LINE DS_LINES "sweep:\n  readers_per_node: [1, 2, 1]\n", 5, 28,
+		    "sweep.readers_per_node[2]", "duplicate entry '1'");
+	expect_fail("duplicate transfer_size in other units", "list3.yaml",
+		    ROOT_LINE DS_LINES "sweep:\n  transfer_size: [4MiB, 4194304]\n", 5, 25,
+		    "sweep.transfer_size[1]", "duplicate entry '4194304'");
+	expect_fail("duplicate backend", "list4.yaml",
+		    ROOT_LINE DS_LINES "sweep:\n  backend: [posix, posix]\n", 5, 20,
+		    "sweep.backend[1]", "duplicate entry 'posix'");
+	expect_fail("empty sweep list", "list5.yaml", ROOT_LINE DS_LINES "sweep:\n  backend: []\n",
+		    5, 12, "sweep.backend", "must not be empty");
+}
+
+static void test_root_file(void)
+{
+	char file[256], yaml[512], path[256];
+	path_in_dir(file, sizeof file, "plain.txt");
+	if (write_file("plain.txt", "x", 1, path, sizeof path) != 0)
+		ok(0, "write plain.txt");
+	snprintf(yaml, sizeof yaml, "root: %s\n" DS_LINES, file);
+	expect_fail("root is a regular file", "rootfile.yaml", yaml, 1, 7, "root",
+		    "exists but is not a directory");
+	snprintf(yaml, sizeof yaml, "root: %s/sub\n" DS_LINES, file);
+	expect_fail("root below a regular file", "rootsub.yaml", yaml, 1, 7, "root",
+		    "Not a directory");
+}
+
+/* Remove what the tests wrote: every file is a direct child of test_dir. */
+static void cleanup(void)
+{
+	char path[512];
+	DIR *d = opendir(test_dir);
+	struct dirent *ent;
+	if (d == NULL)
+		return;
+	while ((ent = readdir(d)) != NULL) {
+		if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+			continue;
+		path_in_dir(path, sizeof path, ent->d_name);
+		if (unlink(path) != 0)
+			diag("cannot remove %s", path);
+	}
+	if (closedir(d) != 0 || rmdir(test_dir) != 0)
+		diag("cannot remove %s", test_dir);
+}
+
+int main(void)
+{
+	snprintf(test_dir, sizeof test_dir, "/tmp/pfsread-test-config-XXXXXX");
+	if (mkdtemp(test_dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_full();
+	test_defaults();
+	test_scalar_lists();
+	test_parse_memory();
+	test_names();
+	test_file_errors();
+	test_key_errors();
+	test_type_errors();
+	test_size_errors();
+	test_value_errors();
+	test_list_errors();
+	test_root_file();
+	cleanup();
+	return tap_done();
+}
