@@ -83,6 +83,7 @@ check: deps-test
 	$(MAKE) check-build
 	$(MAKE) check-build SANITIZE=1
 	PFSREAD=$(CURDIR)/build/pfsread PFSREAD_SAN=$(CURDIR)/build-san/pfsread \
+	  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  prove --exec '' --timer $(UNIT_SRCS:tests/unit/%.c=build/tests/%) \
 	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t
 

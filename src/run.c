@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pfsread/backend.h"
 #include "pfsread/cache.h"
@@ -154,6 +155,8 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 			snprintf(path, RUN_PATH, "%s", o->output);
 		else if (run_expand_results_path(x->results, x->name, job, stamp, path, RUN_PATH) != 0)
 			rc = pf_fail(e, PF_USAGE, "results path too long");
+		if (rc == 0 && !o->force && access(path, F_OK) == 0)
+			rc = pf_fail(e, PF_USAGE, "%s exists (use --force to overwrite)", path);
 		if (rc == 0 && (rc = run_make_parent(path)) != 0)
 			rc = pf_fail_errno(e, rc, "%s: cannot create its directory", path);
 	}

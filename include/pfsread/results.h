@@ -82,6 +82,10 @@ hid_t results_compound(const struct results_field *f, size_t n, size_t size, int
 /* The variable-length UTF-8 string type of every string attribute. Caller closes it. */
 hid_t results_str_type(void);
 
+/* Close any HDF5 identifier (file, group, dataset, attribute, type, space, property list).
+ * Returns 0, also for a negative id (never opened), or -1 when the close fails. */
+int results_h5_close(hid_t id);
+
 /* The innermost message of HDF5's current error stack ("" when none), for failure messages. */
 void results_h5_detail(char *buf, size_t len);
 #endif
@@ -101,6 +105,7 @@ struct run_data {
 	char *pfsread_version, *config_yaml, *config_path, *command_line, *start_time;
 	char *mpi_version, *hdf5_version, *job_id, *status;
 	int nranks, nnodes;
+	/* The topology; all three NULL when the run stopped before writing it. */
 	int32_t *node_of_rank;            /* [nranks] */
 	char (*hostnames)[RESULTS_HOST_MAX]; /* [nnodes] */
 	double *clock_offset_s;           /* [nnodes] */

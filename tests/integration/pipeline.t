@@ -14,7 +14,7 @@ for np in 1 2 4; do
 		mkdir -p "$root"
 		expect_status 2 "np=$np: 4 readers per node on a node of $np ranks is refused" \
 			mpi "$np" "$PFSREAD" run "$cfg"
-		contains "sweep.readers_per_node[2]" "np=$np: the message names the key"
+		contains "sweep.readers_per_node[$np]" "np=$np: the message names the first entry above $np"
 		contains "$cfg:" "np=$np: the message names the config file"
 		want_readers=$(seq 1 "$np" | tr '\n' ',' | sed 's/,$//')
 		sed -i "s/readers_per_node: \[1, 2, 4\]/readers_per_node: [$want_readers]/" "$cfg"
@@ -67,7 +67,7 @@ expect_status 2 "report with an unknown format is a usage error" "$PFSREAD" repo
 # an existing results file is never overwritten without --force
 cfg="$SCRATCH/np1.yaml"
 before=$(cksum <"$SCRATCH/np1.h5")
-expect_status 1 "run refuses to overwrite an existing results file" \
+expect_status 2 "run refuses to overwrite an existing results file" \
 	mpi 1 "$PFSREAD" run "$cfg" -o "$SCRATCH/np1.h5"
 contains "--force" "the message says how to overwrite"
 after=$(cksum <"$SCRATCH/np1.h5")

@@ -1,0 +1,396 @@
+/* results: the collective writer of a run's HDF5 file (schema: README "Results file").
+ * Every rank calls every function with the same arguments but its own records; metadata
+ * (groups, attributes) is identical everywhere and only the data selections differ by rank. */
+#include <hdf5.h>
+#include <mpi.h>
+
+#include "pfsread/results.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct results {
+	char *path;
+	MPI_Comm comm;             /* the caller's; it must outlive the writer */
+	int rank, nranks, nnodes;
+	hid_t file, phases;        /* the file and its /phases group */
+	hid_t rank_mem, rank_disk; /* struct rank_rec: native layout, packed little-endian */
+	hid_t file_mem, file_disk; /* struct file_rec */
+	hid_t str;                 /* variable-length UTF-8 string of every string attribute */
+	hid_t dxpl;                /* collective data transfer */
+	hid_t dcpl;                /* no fill values: every row is written */
+};
+
+/* The one failure path: "FILE: OBJECT: what failed: HDF5's innermost message". */
+static int res_fail(const struct results *r, const char *obj, const char *what, struct pf_err *e)
+{
+	char detail[512];
+	results_h5_detail(detail, sizeof detail);
+	return pf_fail(e, PF_RUNTIME, "%s: %s: %s failed%s%s", r->path, obj, what,
+		       detail[0] ? ": " : "", detail);
+}
+
+/* Run an HDF5 (or MPI, with RES_MPI) call; on failure record it against obj and jump to the
+ * function's out: label with rc = -1. */
+#define RES_TRY(call, r, obj, what, e)                        \
+	do {                                                  \
+		if ((call) < 0) {                             \
+			rc = res_fail((r), (obj), (what), (e)); \
+			goto out;                             \
+		}                                             \
+	} while (0)
+
+#define RES_MPI(call, r, obj, what, e)                        \
+	do {                                                  \
+		if ((call) != MPI_SUCCESS) {                  \
+			rc = res_fail((r), (obj), (what), (e)); \
+			goto out;                             \
+		}                                             \
+	} while (0)
+
+/* ---- attributes ---- */
+
+/* Open attribute name of loc, creating it with type t on a scalar space when it is new. */
+static hid_t res_attr(hid_t loc, const char *name, hid_t t)
+{
+	htri_t has = H5Aexists(loc, name);
+	if (has != 0)
+		return has > 0 ? H5Aopen(loc, name, H5P_DEFAULT) : -1;
+	hid_t s = H5Screate(H5S_SCALAR);
+	hid_t a = s < 0 ? -1 : H5Acreate2(loc, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+	if (results_h5_close(s) < 0 && a >= 0) {
+		(void)results_h5_close(a); /* already failing */
+		return -1;
+	}
+	return a;
+}
+
+static int res_attr_str(struct results *r, hid_t loc, const char *obj, const char *name,
+			const char *value, struct pf_err *e)
+{
+	int rc = 0;
+	const char *v = value ? value : "";
+	char what[160];
+	hid_t a = -1;
+	snprintf(what, sizeof what, "writing attribute %s", name);
+	RES_TRY(a = res_attr(loc, name, r->str), r, obj, what, e);
+	RES_TRY(H5Awrite(a, r->str, &v), r, obj, what, e);
+out:
+	if (results_h5_close(a) < 0 && rc == 0)
+		rc = res_fail(r, obj, what, e);
+	return rc;
+}
+
+static int res_attr_num(struct results *r, hid_t loc, const char *obj, const char *name,
+			enum results_kind kind, const void *value, struct pf_err *e)
+{
+	int rc = 0;
+	char what[160];
+	hid_t a = -1;
+	snprintf(what, sizeof what, "writing attribute %s", name);
+	RES_TRY(a = res_attr(loc, name, results_h5_type(kind, 1)), r, obj, what, e);
+	RES_TRY(H5Awrite(a, results_h5_type(kind, 0), value), r, obj, what, e);
+out:
+	if (results_h5_close(a) < 0 && rc == 0)
+		rc = res_fail(r, obj, what, e);
+	return rc;
+}
+
+static int res_root_attrs(struct results *r, const struct run_meta *m, struct pf_err *e)
+{
+	unsigned maj = 0, min = 0, rel = 0;
+	char hdf5[64];
+	int32_t schema = RESULTS_SCHEMA_VERSION, nranks = m->nranks, nnodes = m->nnodes;
+	if (H5get_libversion(&maj, &min, &rel) < 0)
+		return res_fail(r, "/", "H5get_libversion", e);
+	snprintf(hdf5, sizeof hdf5, "%u.%u.%u", maj, min, rel);
+	if (res_attr_str(r, r->file, "/", "pfsread_version", m->pfsread_version, e) < 0 ||
+	    res_attr_num(r, r->file, "/", "schema_version", RESULTS_I32, &schema, e) < 0 ||
+	    res_attr_str(r, r->file, "/", "config_yaml", m->config_yaml, e) < 0 ||
+	    res_attr_str(r, r->file, "/", "config_path", m->config_path, e) < 0 ||
+	    res_attr_str(r, r->file, "/", "command_line", m->command_line, e) < 0 ||
+	    res_attr_str(r, r->file, "/", "start_time", m->start_time, e) < 0 ||
+	    res_attr_str(r, r->file, "/", "mpi_version", m->mpi_version, e) < 0 ||
+	    res_attr_str(r, r->file, "/", "hdf5_version", hdf5, e) < 0 ||
+	    res_attr_str(r, r->file, "/", "job_id", m->job_id, e) < 0 ||
+	    res_attr_str(r, r->file, "/", "status", "running", e) < 0 ||
+	    res_attr_num(r, r->file, "/", "nranks", RESULTS_I32, &nranks, e) < 0 ||
+	    res_attr_num(r, r->file, "/", "nnodes", RESULTS_I32, &nnodes, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- datasets ---- */
+
+/* One dataset's worth of rows: total over all ranks; this rank's count rows go at offset. */
+struct res_rows {
+	const char *name;
+	hid_t disk, mem;  /* file and memory types */
+	uint64_t total, offset, count;
+	const void *buf;  /* count rows of mem; may be NULL when count is 0 */
+};
+
+/* A space of n rows with offset..offset+count selected (nothing when count is 0). */
+static hid_t res_space(uint64_t n, uint64_t offset, uint64_t count)
+{
+	hsize_t dims[1] = {n}, start[1] = {offset}, cnt[1] = {count};
+	hid_t s = H5Screate_simple(1, dims, NULL);
+	if (s < 0)
+		return -1;
+	herr_t rc = count ? H5Sselect_hyperslab(s, H5S_SELECT_SET, start, NULL, cnt, NULL)
+			  : H5Sselect_none(s);
+	if (rc < 0) {
+		(void)results_h5_close(s); /* already failing */
+		return -1;
+	}
+	return s;
+}
+
+/* Create loc/rows->name collectively and write every rank's rows in one collective call. */
+static int res_write_rows(struct results *r, hid_t loc, const char *obj,
+			  const struct res_rows *rows, struct pf_err *e)
+{
+	int rc = 0;
+	char where[160];
+	static const char none = 0; /* HDF5 wants a buffer even for an empty selection */
+	hid_t fs = -1, ms = -1, d = -1;
+	snprintf(where, sizeof where, "%s/%s", obj, rows->name);
+	RES_TRY(fs = res_space(rows->total, rows->offset, rows->count), r, where, "dataspace", e);
+	RES_TRY(ms = res_space(rows->count ? rows->count : 1, 0, rows->count), r, where,
+		"dataspace", e);
+	RES_TRY(d = H5Dcreate2(loc, rows->name, rows->disk, fs, H5P_DEFAULT, r->dcpl, H5P_DEFAULT),
+		r, where, "H5Dcreate2", e);
+	if (rows->total > 0)
+		RES_TRY(H5Dwrite(d, rows->mem, ms, fs, r->dxpl, rows->buf ? rows->buf : &none), r,
+			where, "H5Dwrite", e);
+out:
+	if ((results_h5_close(d) | results_h5_close(ms) | results_h5_close(fs)) < 0 && rc == 0)
+		rc = res_fail(r, where, "closing", e);
+	return rc;
+}
+
+/* The fixed-length, NUL-terminated string type of /topology/hostname. */
+static hid_t res_host_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t >= 0 &&
+	    (H5Tset_size(t, RESULTS_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+		(void)results_h5_close(t); /* already failing */
+		return -1;
+	}
+	return t;
+}
+
+int results_write_topology(struct results *r, const int *node_of_rank,
+			   const char (*hostnames)[RESULTS_HOST_MAX], const double *clock_offset_s,
+			   struct pf_err *e)
+{
+	int rc = 0, root = r->rank == 0;
+	uint64_t nr = (uint64_t)r->nranks, nn = (uint64_t)r->nnodes;
+	hid_t g = -1, host = -1;
+	RES_TRY(host = res_host_type(), r, "/topology/hostname", "string type", e);
+	RES_TRY(g = H5Gcreate2(r->file, "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), r,
+		"/topology", "H5Gcreate2", e);
+	struct res_rows rows[] = {
+		{"node_of_rank", H5T_STD_I32LE, H5T_NATIVE_INT, nr, 0, root ? nr : 0, node_of_rank},
+		{"hostname", host, host, nn, 0, root ? nn : 0, hostnames},
+		{"clock_offset_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nn, 0, root ? nn : 0,
+		 clock_offset_s},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if ((rc = res_write_rows(r, g, "/topology", &rows[i], e)) < 0)
+			goto out;
+	RES_TRY(H5Fflush(r->file, H5F_SCOPE_GLOBAL), r, "/", "H5Fflush", e);
+out:
+	if ((results_h5_close(g) | results_h5_close(host)) < 0 && rc == 0)
+		rc = res_fail(r, "/topology", "closing", e);
+	return rc;
+}
+
+/* ---- phases ---- */
+
+static int res_phase_attrs(struct results *r, hid_t g, const char *obj, const struct phase_info *p,
+			   struct pf_err *e)
+{
+	for (size_t i = 0; i < results_nphase_attrs; i++) {
+		const struct results_field *f = &results_phase_attrs[i];
+		const char *v = (const char *)p + f->offset;
+		char s[sizeof p->dataset];
+		if (f->kind == RESULTS_STR)
+			snprintf(s, sizeof s, "%.*s", (int)strnlen(v, f->size), v);
+		if ((f->kind == RESULTS_STR ? res_attr_str(r, g, obj, f->name, s, e)
+					    : res_attr_num(r, g, obj, f->name, f->kind, v, e)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* This rank's offset among all ranks' file rows, and their total. No data moves to rank 0. */
+static int res_file_offset(struct results *r, const char *obj, uint64_t n, uint64_t *offset,
+			   uint64_t *total, struct pf_err *e)
+{
+	int rc = 0;
+	*offset = 0;
+	RES_MPI(MPI_Exscan(&n, offset, 1, MPI_UINT64_T, MPI_SUM, r->comm), r, obj, "MPI_Exscan", e);
+	if (r->rank == 0)
+		*offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
+	RES_MPI(MPI_Allreduce(&n, total, 1, MPI_UINT64_T, MPI_SUM, r->comm), r, obj,
+		"MPI_Allreduce", e);
+out:
+	return rc;
+}
+
+int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
+			const struct file_rec *files, uint64_t nfiles, struct pf_err *e)
+{
+	char name[16], obj[32];
+	int rc = 0;
+	uint64_t offset = 0, total = 0, nr = (uint64_t)r->nranks;
+	hid_t g = -1;
+	snprintf(name, sizeof name, "%04u", (unsigned)p->index);
+	snprintf(obj, sizeof obj, "/phases/%s", name);
+	if (res_file_offset(r, obj, nfiles, &offset, &total, e) < 0)
+		return -1;
+	uint64_t me = (uint64_t)r->rank;
+	struct res_rows ranks = {"ranks", r->rank_disk, r->rank_mem, nr, me, 1, mine};
+	struct res_rows rows = {"files", r->file_disk, r->file_mem, total, offset, nfiles, files};
+	RES_TRY(g = H5Gcreate2(r->phases, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), r, obj,
+		"H5Gcreate2", e);
+	if ((rc = res_phase_attrs(r, g, obj, p, e)) < 0 ||
+	    (rc = res_write_rows(r, g, obj, &ranks, e)) < 0 ||
+	    (rc = res_write_rows(r, g, obj, &rows, e)) < 0)
+		goto out;
+	RES_TRY(results_h5_close(g), r, obj, "H5Gclose", e);
+	g = -1;
+	RES_TRY(H5Fflush(r->file, H5F_SCOPE_GLOBAL), r, "/", "H5Fflush", e);
+out:
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = res_fail(r, obj, "H5Gclose", e);
+	return rc;
+}
+
+/* ---- create and close ---- */
+
+/* Rank 0 looks at path and tells everyone: 0 to go on, -1 it exists (and no force), or the
+ * errno of a parent directory that is missing or not writable. So all ranks fail alike, with
+ * a clean message instead of HDF5's. */
+static int res_precheck(struct results *r, int force, struct pf_err *e)
+{
+	int rc = 0, verdict = 0;
+	if (r->rank == 0) {
+		char *copy = strdup(r->path);
+		if (copy == NULL)
+			verdict = ENOMEM;
+		else if (access(r->path, F_OK) == 0)
+			verdict = force ? 0 : -1;
+		else if (access(dirname(copy), W_OK | X_OK) != 0)
+			verdict = errno;
+		free(copy);
+	}
+	RES_MPI(MPI_Bcast(&verdict, 1, MPI_INT, 0, r->comm), r, "/", "MPI_Bcast", e);
+	if (verdict < 0)
+		return pf_fail(e, PF_USAGE, "%s exists (use --force to overwrite)", r->path);
+	if (verdict > 0)
+		return pf_fail_errno(e, verdict, "%s: cannot create a file in its directory",
+				     r->path);
+out:
+	return rc;
+}
+
+/* The file, the types and property lists every later call uses. */
+static int res_open(struct results *r, int force, struct pf_err *e)
+{
+	int rc = 0;
+	hid_t fapl = -1;
+	RES_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), r, "/", "H5Pcreate", e);
+	RES_TRY(H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL), r, "/", "H5Pset_fapl_mpio", e);
+	RES_TRY(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST), r, "/",
+		"H5Pset_libver_bounds", e);
+	RES_TRY(r->file =
+			H5Fcreate(r->path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl),
+		r, "/", "H5Fcreate", e);
+	RES_TRY(r->dxpl = H5Pcreate(H5P_DATASET_XFER), r, "/", "H5Pcreate", e);
+	RES_TRY(H5Pset_dxpl_mpio(r->dxpl, H5FD_MPIO_COLLECTIVE), r, "/", "H5Pset_dxpl_mpio", e);
+	RES_TRY(r->dcpl = H5Pcreate(H5P_DATASET_CREATE), r, "/", "H5Pcreate", e);
+	RES_TRY(H5Pset_fill_time(r->dcpl, H5D_FILL_TIME_NEVER), r, "/", "H5Pset_fill_time", e);
+	RES_TRY(r->str = results_str_type(), r, "/", "string type", e);
+	RES_TRY(r->rank_mem = results_compound(results_rank_fields, results_nrank_fields,
+					       sizeof(struct rank_rec), 0), r, "/", "rank type", e);
+	RES_TRY(r->rank_disk = results_compound(results_rank_fields, results_nrank_fields,
+						sizeof(struct rank_rec), 1),
+		r, "/", "rank type", e);
+	RES_TRY(r->file_mem = results_compound(results_file_fields, results_nfile_fields,
+					       sizeof(struct file_rec), 0), r, "/", "file type", e);
+	RES_TRY(r->file_disk = results_compound(results_file_fields, results_nfile_fields,
+						sizeof(struct file_rec), 1),
+		r, "/", "file type", e);
+out:
+	if (results_h5_close(fapl) < 0 && rc == 0)
+		rc = res_fail(r, "/", "H5Pclose", e);
+	return rc;
+}
+
+static struct results *res_new(const char *path, MPI_Comm comm, int nnodes)
+{
+	struct results *r = calloc(1, sizeof *r);
+	if (r == NULL || (r->path = strdup(path)) == NULL) {
+		free(r);
+		return NULL;
+	}
+	r->comm = comm;
+	r->nnodes = nnodes;
+	r->file = r->phases = r->rank_mem = r->rank_disk = r->file_mem = r->file_disk = -1;
+	r->str = r->dxpl = r->dcpl = -1;
+	return r;
+}
+
+int results_create(const char *path, int force, MPI_Comm comm, const struct run_meta *m,
+		   struct results **out, struct pf_err *e)
+{
+	struct results *r = res_new(path, comm, m->nnodes);
+	int rc = 0;
+	*out = NULL;
+	if (r == NULL)
+		return pf_fail_errno(e, ENOMEM, "%s: cannot create", path);
+	RES_MPI(MPI_Comm_rank(comm, &r->rank), r, "/", "MPI_Comm_rank", e);
+	RES_MPI(MPI_Comm_size(comm, &r->nranks), r, "/", "MPI_Comm_size", e);
+	if (m->nranks != r->nranks || m->nnodes < 1 || m->nnodes > r->nranks) {
+		rc = pf_fail(e, PF_RUNTIME,
+			     "%s: %d ranks and %d nodes do not fit a communicator of %d", path,
+			     m->nranks, m->nnodes, r->nranks);
+		goto out;
+	}
+	if ((rc = res_precheck(r, force, e)) < 0 || (rc = res_open(r, force, e)) < 0 ||
+	    (rc = res_root_attrs(r, m, e)) < 0)
+		goto out;
+	RES_TRY(r->phases = H5Gcreate2(r->file, "/phases", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+		r, "/phases", "H5Gcreate2", e);
+	RES_TRY(H5Fflush(r->file, H5F_SCOPE_GLOBAL), r, "/", "H5Fflush", e);
+	*out = r;
+	r = NULL;
+out:
+	(void)results_close(r, NULL, NULL); /* NULL after success; else already failing */
+	return rc;
+}
+
+int results_close(struct results *r, const char *status, struct pf_err *e)
+{
+	int rc = 0, bad = 0;
+	if (r == NULL)
+		return 0;
+	if (status != NULL && r->file >= 0)
+		rc = res_attr_str(r, r->file, "/", "status", status, e);
+	const hid_t ids[] = {r->phases,    r->rank_mem, r->rank_disk, r->file_mem, r->file_disk,
+			     r->str,       r->dxpl,     r->dcpl,      r->file};
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		bad |= results_h5_close(ids[i]);
+	if (bad && rc == 0)
+		rc = res_fail(r, "/", "closing", e);
+	free(r->path);
+	free(r);
+	return rc;
+}

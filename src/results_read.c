@@ -1,0 +1,582 @@
+/* results_read: the schema tables shared with the writer (results.c), and the reader of a
+ * results file into struct run_data for the report. Plain HDF5 (sec2 driver), no MPI. */
+#include <hdf5.h>
+
+#include "pfsread/results.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* ---- the schema: one entry per struct member, named as the member ---- */
+
+#define RES_FIELD(type, member, kind) \
+	{ #member, offsetof(struct type, member), sizeof(((struct type *)0)->member), kind }
+
+const struct results_field results_phase_attrs[] = {
+	RES_FIELD(phase_info, index, RESULTS_U32),
+	RES_FIELD(phase_info, dataset, RESULTS_STR),
+	RES_FIELD(phase_info, file_size, RESULTS_U64),
+	RES_FIELD(phase_info, nfiles, RESULTS_U64),
+	RES_FIELD(phase_info, readers_per_node, RESULTS_I32),
+	RES_FIELD(phase_info, active_readers, RESULTS_I32),
+	RES_FIELD(phase_info, backend, RESULTS_STR),
+	RES_FIELD(phase_info, transfer_size, RESULTS_U64),
+	RES_FIELD(phase_info, order, RESULTS_STR),
+	RES_FIELD(phase_info, cache, RESULTS_STR),
+	RES_FIELD(phase_info, repetition, RESULTS_I32),
+	RES_FIELD(phase_info, seed, RESULTS_U64),
+	RES_FIELD(phase_info, bytes, RESULTS_U64),
+	RES_FIELD(phase_info, elapsed_s, RESULTS_F64),
+	RES_FIELD(phase_info, bandwidth_MBps, RESULTS_F64),
+	RES_FIELD(phase_info, status, RESULTS_STR),
+};
+const size_t results_nphase_attrs = sizeof results_phase_attrs / sizeof results_phase_attrs[0];
+
+const struct results_field results_rank_fields[] = {
+	RES_FIELD(rank_rec, rank, RESULTS_I32),
+	RES_FIELD(rank_rec, node, RESULTS_I32),
+	RES_FIELD(rank_rec, active, RESULTS_I32),
+	RES_FIELD(rank_rec, start, RESULTS_F64),
+	RES_FIELD(rank_rec, end, RESULTS_F64),
+	RES_FIELD(rank_rec, bytes, RESULTS_U64),
+	RES_FIELD(rank_rec, files, RESULTS_U64),
+	RES_FIELD(rank_rec, open_s, RESULTS_F64),
+	RES_FIELD(rank_rec, read_s, RESULTS_F64),
+	RES_FIELD(rank_rec, close_s, RESULTS_F64),
+};
+const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
+
+const struct results_field results_file_fields[] = {
+	RES_FIELD(file_rec, file, RESULTS_U64),
+	RES_FIELD(file_rec, rank, RESULTS_I32),
+	RES_FIELD(file_rec, open_start, RESULTS_F64),
+	RES_FIELD(file_rec, read_end, RESULTS_F64),
+	RES_FIELD(file_rec, close_end, RESULTS_F64),
+	RES_FIELD(file_rec, bytes, RESULTS_U64),
+};
+const size_t results_nfile_fields = sizeof results_file_fields / sizeof results_file_fields[0];
+
+hid_t results_h5_type(enum results_kind k, int file)
+{
+	switch (k) {
+	case RESULTS_I32:
+		return file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+	case RESULTS_U32:
+		return file ? H5T_STD_U32LE : H5T_NATIVE_UINT32;
+	case RESULTS_U64:
+		return file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+	case RESULTS_F64:
+		return file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+	case RESULTS_STR:
+		break;
+	}
+	return -1;
+}
+
+hid_t results_compound(const struct results_field *f, size_t n, size_t size, int file)
+{
+	size_t packed = 0;
+	for (size_t i = 0; i < n; i++)
+		packed += f[i].size;
+	hid_t t = H5Tcreate(H5T_COMPOUND, file ? packed : size);
+	if (t < 0)
+		return -1;
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		hid_t member = results_h5_type(f[i].kind, file);
+		if (member < 0 || H5Tinsert(t, f[i].name, file ? at : f[i].offset, member) < 0) {
+			(void)results_h5_close(t); /* already failing */
+			return -1;
+		}
+		at += f[i].size;
+	}
+	return t;
+}
+
+hid_t results_str_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t < 0)
+		return -1;
+	if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+		(void)results_h5_close(t); /* already failing */
+		return -1;
+	}
+	return t;
+}
+
+int results_h5_close(hid_t id)
+{
+	if (id < 0)
+		return 0;
+	switch (H5Iget_type(id)) {
+	case H5I_FILE:
+		return H5Fclose(id) < 0 ? -1 : 0;
+	case H5I_GROUP:
+		return H5Gclose(id) < 0 ? -1 : 0;
+	case H5I_DATASET:
+		return H5Dclose(id) < 0 ? -1 : 0;
+	case H5I_ATTR:
+		return H5Aclose(id) < 0 ? -1 : 0;
+	case H5I_DATATYPE:
+		return H5Tclose(id) < 0 ? -1 : 0;
+	case H5I_DATASPACE:
+		return H5Sclose(id) < 0 ? -1 : 0;
+	case H5I_GENPROP_LST:
+		return H5Pclose(id) < 0 ? -1 : 0;
+	default:
+		return -1;
+	}
+}
+
+struct detail_buf {
+	char *buf;
+	size_t len;
+};
+
+static herr_t detail_take(unsigned n, const H5E_error2_t *err, void *data)
+{
+	struct detail_buf *d = data;
+	if (n == 0 && err->desc != NULL)
+		snprintf(d->buf, d->len, "%s", err->desc);
+	return 0;
+}
+
+void results_h5_detail(char *buf, size_t len)
+{
+	struct detail_buf d = {buf, len};
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, detail_take, &d) < 0)
+		buf[0] = '\0';
+}
+
+/* ---- the reader ---- */
+
+struct rd {
+	const char *path;
+	struct pf_err *e;
+	struct run_data *run;
+	hid_t rank_mem, file_mem; /* compound memory types of the records */
+};
+
+/* The one failure path of the reader once the file opened as HDF5. */
+static int rd_fail(const struct rd *c, const char *obj, const char *what)
+{
+	char detail[512];
+	results_h5_detail(detail, sizeof detail);
+	return pf_fail(c->e, PF_RUNTIME, "%s: truncated or damaged: %s: %s%s%s", c->path, obj, what,
+		       detail[0] ? ": " : "", detail);
+}
+
+/* 1 when f carries the HDF5 signature at 0, 512, 1024, ... (where a user block may put it). */
+static int rd_signature(FILE *f)
+{
+	static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+	unsigned char buf[8];
+	for (off_t at = 0;; at = at ? at * 2 : 512) {
+		if (fseeko(f, at, SEEK_SET) != 0 || fread(buf, 1, sizeof buf, f) != sizeof buf)
+			return 0;
+		if (memcmp(buf, sig, sizeof sig) == 0)
+			return 1;
+	}
+}
+
+static int rd_open(const struct rd *c, hid_t *file)
+{
+	FILE *f = fopen(c->path, "rb");
+	if (f == NULL)
+		return pf_fail_errno(c->e, errno, "%s: cannot open", c->path);
+	int sig = rd_signature(f);
+	if (fclose(f) != 0)
+		return pf_fail_errno(c->e, errno, "%s: cannot read", c->path);
+	if (!sig)
+		return pf_fail(c->e, PF_RUNTIME, "%s: not an HDF5 file", c->path);
+	*file = H5Fopen(c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (*file < 0)
+		return rd_fail(c, "/", "HDF5 cannot open it");
+	return 0;
+}
+
+/* Open attribute name of loc and check it holds one value. */
+static hid_t rd_attr_open(const struct rd *c, hid_t loc, const char *obj, const char *name)
+{
+	char what[192];
+	snprintf(what, sizeof what, "attribute %s", name);
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+	if (a < 0)
+		return rd_fail(c, obj, what);
+	hid_t s = H5Aget_space(a);
+	hssize_t n = s < 0 ? -1 : H5Sget_simple_extent_npoints(s);
+	if (results_h5_close(s) < 0)
+		n = -1;
+	if (n != 1) {
+		(void)results_h5_close(a); /* already failing */
+		snprintf(what, sizeof what, "attribute %s is not a single value", name);
+		return rd_fail(c, obj, what);
+	}
+	return a;
+}
+
+/* A string attribute, fixed or variable length, into *out (malloc'ed, set only on success). */
+static int rd_attr_str(const struct rd *c, hid_t loc, const char *obj, const char *name,
+		       char **out)
+{
+	int rc = -1;
+	char *vl = NULL, *s = NULL, what[192];
+	hid_t t = -1, a = rd_attr_open(c, loc, obj, name);
+	if (a < 0)
+		return -1;
+	snprintf(what, sizeof what, "attribute %s", name);
+	t = H5Aget_type(a);
+	htri_t var = t < 0 || H5Tget_class(t) != H5T_STRING ? -1 : H5Tis_variable_str(t);
+	size_t size = var == 0 ? H5Tget_size(t) : 0;
+	if (var < 0 || (var == 0 && size == 0)) {
+		snprintf(what, sizeof what, "attribute %s is not a string", name);
+		rd_fail(c, obj, what);
+		goto out;
+	}
+	if (var == 0 && (s = calloc(size + 1, 1)) == NULL) {
+		pf_fail_errno(c->e, ENOMEM, "%s: reading %s %s", c->path, obj, what);
+		goto out;
+	}
+	if (H5Aread(a, t, var ? (void *)&vl : (void *)s) < 0) {
+		rd_fail(c, obj, what);
+		goto out;
+	}
+	if (var && (s = strdup(vl ? vl : "")) == NULL) {
+		pf_fail_errno(c->e, ENOMEM, "%s: reading %s %s", c->path, obj, what);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (((vl != NULL && H5free_memory(vl) < 0) | results_h5_close(t) | results_h5_close(a)) &&
+	    rc == 0)
+		rc = rd_fail(c, obj, what);
+	if (rc == 0)
+		*out = s;
+	else
+		free(s);
+	return rc;
+}
+
+/* A numeric attribute into dst, converted by HDF5 to the native type of kind. */
+static int rd_attr_num(const struct rd *c, hid_t loc, const char *obj, const char *name,
+		       enum results_kind kind, void *dst)
+{
+	char what[192];
+	hid_t a = rd_attr_open(c, loc, obj, name);
+	if (a < 0)
+		return -1;
+	snprintf(what, sizeof what, "attribute %s", name);
+	int rc = H5Aread(a, results_h5_type(kind, 0), dst) < 0 ? rd_fail(c, obj, what) : 0;
+	if (results_h5_close(a) < 0 && rc == 0)
+		rc = rd_fail(c, obj, what);
+	return rc;
+}
+
+static int rd_version(const struct rd *c, hid_t file)
+{
+	htri_t has = H5Aexists(file, "schema_version");
+	if (has < 0)
+		return rd_fail(c, "/", "attribute schema_version");
+	if (has == 0)
+		return pf_fail(c->e, PF_RUNTIME,
+			       "%s: not a pfsread results file (no schema_version attribute)",
+			       c->path);
+	int32_t v = 0;
+	if (rd_attr_num(c, file, "/", "schema_version", RESULTS_I32, &v) < 0)
+		return -1;
+	c->run->schema_version = v;
+	if (v != RESULTS_SCHEMA_VERSION)
+		return pf_fail(
+			c->e, PF_RUNTIME,
+			"%s: schema version %d not supported (this pfsread reads version %d)",
+			c->path, (int)v, RESULTS_SCHEMA_VERSION);
+	return 0;
+}
+
+static int rd_root(const struct rd *c, hid_t file)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} strs[] = {
+		{"pfsread_version", offsetof(struct run_data, pfsread_version)},
+		{"config_yaml", offsetof(struct run_data, config_yaml)},
+		{"config_path", offsetof(struct run_data, config_path)},
+		{"command_line", offsetof(struct run_data, command_line)},
+		{"start_time", offsetof(struct run_data, start_time)},
+		{"mpi_version", offsetof(struct run_data, mpi_version)},
+		{"hdf5_version", offsetof(struct run_data, hdf5_version)},
+		{"job_id", offsetof(struct run_data, job_id)},
+		{"status", offsetof(struct run_data, status)},
+	};
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+		if (rd_attr_str(c, file, "/", strs[i].name,
+				(char **)((char *)c->run + strs[i].offset)) < 0)
+			return -1;
+	int32_t nranks = 0, nnodes = 0;
+	if (rd_attr_num(c, file, "/", "nranks", RESULTS_I32, &nranks) < 0 ||
+	    rd_attr_num(c, file, "/", "nnodes", RESULTS_I32, &nnodes) < 0)
+		return -1;
+	if (nranks < 1 || nnodes < 1 || nnodes > nranks)
+		return rd_fail(c, "/", "nranks or nnodes out of range");
+	c->run->nranks = nranks;
+	c->run->nnodes = nnodes;
+	return 0;
+}
+
+/* Read the 1-D dataset name of loc whole into *buf (malloc'ed; NULL when empty), converted to
+ * memtype of elem bytes. expect is the row count it must have, or SIZE_MAX for any. */
+static int rd_rows(const struct rd *c, hid_t loc, const char *obj, const char *name,
+		   hid_t memtype, size_t elem, size_t expect, void **buf, size_t *n)
+{
+	int rc = -1;
+	char where[192];
+	hsize_t dims[1] = {0};
+	hid_t s = -1, d = H5Dopen2(loc, name, H5P_DEFAULT);
+	snprintf(where, sizeof where, "%s/%s", obj, name);
+	if (d < 0 || (s = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(s) != 1 ||
+	    H5Sget_simple_extent_dims(s, dims, NULL) != 1) {
+		rd_fail(c, where, "missing or not a 1-D dataset");
+		goto out;
+	}
+	if ((expect != SIZE_MAX && dims[0] != expect) || dims[0] >= SIZE_MAX / elem) {
+		rd_fail(c, where, "unexpected number of rows");
+		goto out;
+	}
+	*n = (size_t)dims[0];
+	*buf = *n ? calloc(*n, elem) : NULL;
+	if (*n && *buf == NULL) {
+		pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, where);
+		goto out;
+	}
+	if (*n && H5Dread(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *buf) < 0) {
+		rd_fail(c, where, "cannot read");
+		goto out;
+	}
+	rc = 0;
+out:
+	if ((results_h5_close(s) | results_h5_close(d)) < 0 && rc == 0)
+		rc = rd_fail(c, where, "cannot close");
+	return rc;
+}
+
+/* The fixed-length string type of /topology/hostname. */
+static hid_t rd_host_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t >= 0 &&
+	    (H5Tset_size(t, RESULTS_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+		(void)results_h5_close(t); /* already failing */
+		return -1;
+	}
+	return t;
+}
+
+/* /topology, when the run got as far as writing it (else the arrays stay NULL). */
+static int rd_topology(const struct rd *c, hid_t file)
+{
+	struct run_data *run = c->run;
+	size_t nr = (size_t)run->nranks, nn = (size_t)run->nnodes, n = 0;
+	int rc = -1;
+	htri_t has = H5Lexists(file, "topology", H5P_DEFAULT);
+	if (has <= 0)
+		return has < 0 ? rd_fail(c, "/topology", "cannot look it up") : 0;
+	hid_t host = rd_host_type(), g = H5Gopen2(file, "/topology", H5P_DEFAULT);
+	if (host < 0 || g < 0) {
+		rd_fail(c, "/topology",
+			host < 0 ? "cannot build the hostname type" : "cannot open");
+		goto out;
+	}
+	if (rd_rows(c, g, "/topology", "node_of_rank", H5T_NATIVE_INT32, sizeof(int32_t), nr,
+		    (void **)&run->node_of_rank, &n) < 0 ||
+	    rd_rows(c, g, "/topology", "hostname", host, RESULTS_HOST_MAX, nn,
+		    (void **)&run->hostnames, &n) < 0 ||
+	    rd_rows(c, g, "/topology", "clock_offset_s", H5T_NATIVE_DOUBLE, sizeof(double), nn,
+		    (void **)&run->clock_offset_s, &n) < 0)
+		goto out;
+	for (size_t i = 0; i < nn; i++)
+		run->hostnames[i][RESULTS_HOST_MAX - 1] = '\0';
+	rc = 0;
+out:
+	if ((results_h5_close(g) | results_h5_close(host)) < 0 && rc == 0)
+		rc = rd_fail(c, "/topology", "cannot close");
+	return rc;
+}
+
+/* One attribute of a phase group into its member of *info, through the schema table. */
+static int rd_phase_attr(const struct rd *c, hid_t g, const char *obj,
+			 const struct results_field *f, struct phase_info *info)
+{
+	char *dst = (char *)info + f->offset, *s = NULL, what[192];
+	int rc = 0;
+	if (f->kind != RESULTS_STR)
+		return rd_attr_num(c, g, obj, f->name, f->kind, dst);
+	if (rd_attr_str(c, g, obj, f->name, &s) < 0)
+		return -1;
+	if (strlen(s) < f->size) {
+		strcpy(dst, s);
+	} else {
+		snprintf(what, sizeof what, "attribute %s is too long", f->name);
+		rc = rd_fail(c, obj, what);
+	}
+	free(s);
+	return rc;
+}
+
+static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct phase_data *pd)
+{
+	char obj[64];
+	int rc = -1;
+	snprintf(obj, sizeof obj, "/phases/%s", name);
+	hid_t g = H5Gopen2(phases, name, H5P_DEFAULT);
+	if (g < 0)
+		return rd_fail(c, obj, "cannot open");
+	for (size_t i = 0; i < results_nphase_attrs; i++)
+		if (rd_phase_attr(c, g, obj, &results_phase_attrs[i], &pd->info) < 0)
+			goto out;
+	if (rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
+		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0 ||
+	    rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), SIZE_MAX,
+		    (void **)&pd->files, &pd->nfiles) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = rd_fail(c, obj, "cannot close");
+	return rc;
+}
+
+struct rd_name {
+	unsigned long index;
+	char name[32];
+};
+
+static int rd_name_cmp(const void *a, const void *b)
+{
+	const struct rd_name *x = a, *y = b;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The names of /phases's members, checked to be numbers, in numeric order. */
+static int rd_phase_names(const struct rd *c, hid_t g, struct rd_name **names, size_t *n)
+{
+	H5G_info_t gi;
+	if (H5Gget_info(g, &gi) < 0)
+		return rd_fail(c, "/phases", "cannot list");
+	*n = (size_t)gi.nlinks;
+	*names = *n ? calloc(*n, sizeof **names) : NULL;
+	if (*n && *names == NULL)
+		return pf_fail_errno(c->e, ENOMEM, "%s: listing /phases", c->path);
+	for (size_t i = 0; i < *n; i++) {
+		struct rd_name *nm = &(*names)[i];
+		char *end = NULL;
+		ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i,
+						 nm->name, sizeof nm->name, H5P_DEFAULT);
+		if (len < 0)
+			return rd_fail(c, "/phases", "cannot list");
+		nm->index = strtoul(nm->name, &end, 10);
+		if (len == 0 || (size_t)len >= sizeof nm->name || *end != '\0' ||
+		    nm->name[0] == '-')
+			return rd_fail(c, "/phases", "a member's name is not a phase number");
+	}
+	if (*n)
+		qsort(*names, *n, sizeof **names, rd_name_cmp);
+	return 0;
+}
+
+static int rd_phases(const struct rd *c, hid_t file)
+{
+	struct run_data *run = c->run;
+	struct rd_name *names = NULL;
+	size_t n = 0;
+	int rc = -1;
+	hid_t g = H5Gopen2(file, "/phases", H5P_DEFAULT);
+	if (g < 0)
+		return rd_fail(c, "/phases", "cannot open");
+	if (rd_phase_names(c, g, &names, &n) < 0)
+		goto out;
+	run->phases = n ? calloc(n, sizeof *run->phases) : NULL;
+	if (n && run->phases == NULL) {
+		pf_fail_errno(c->e, ENOMEM, "%s: reading /phases", c->path);
+		goto out;
+	}
+	run->nphases = n; /* zeroed: results_free copes with the ones not read yet */
+	for (size_t i = 0; i < n; i++)
+		if (rd_phase(c, g, names[i].name, &run->phases[i]) < 0)
+			goto out;
+	rc = 0;
+out:
+	free(names);
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = rd_fail(c, "/phases", "cannot close");
+	return rc;
+}
+
+static int rd_all(struct rd *c, hid_t file)
+{
+	c->rank_mem = results_compound(results_rank_fields, results_nrank_fields,
+				       sizeof(struct rank_rec), 0);
+	c->file_mem = results_compound(results_file_fields, results_nfile_fields,
+				       sizeof(struct file_rec), 0);
+	if (c->rank_mem < 0 || c->file_mem < 0)
+		return rd_fail(c, "/", "cannot build the record types");
+	if (rd_version(c, file) < 0 || rd_root(c, file) < 0 || rd_topology(c, file) < 0 ||
+	    rd_phases(c, file) < 0)
+		return -1;
+	return 0;
+}
+
+int results_read(const char *path, struct run_data *run, struct pf_err *e)
+{
+	struct rd c = {path, e, run, -1, -1};
+	hid_t file = -1;
+	int rc = -1;
+	memset(run, 0, sizeof *run);
+	if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+		return pf_fail(e, PF_RUNTIME, "%s: cannot configure HDF5 error reporting", path);
+	run->path = strdup(path);
+	if (run->path == NULL) {
+		pf_fail_errno(e, ENOMEM, "%s: reading", path);
+		goto out;
+	}
+	if (rd_open(&c, &file) < 0 || rd_all(&c, file) < 0)
+		goto out;
+	rc = 0;
+out:
+	if ((results_h5_close(c.rank_mem) | results_h5_close(c.file_mem) | results_h5_close(file)) <
+		    0 &&
+	    rc == 0)
+		rc = rd_fail(&c, "/", "cannot close");
+	if (rc < 0)
+		results_free(run);
+	return rc;
+}
+
+void results_free(struct run_data *run)
+{
+	if (run == NULL)
+		return;
+	char **strs[] = {&run->path,        &run->pfsread_version, &run->config_yaml,
+			 &run->config_path, &run->command_line,    &run->start_time,
+			 &run->mpi_version, &run->hdf5_version,    &run->job_id,
+			 &run->status};
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+		free(*strs[i]);
+	free(run->node_of_rank);
+	free(run->hostnames);
+	free(run->clock_offset_s);
+	for (size_t i = 0; i < run->nphases; i++) {
+		free(run->phases[i].ranks);
+		free(run->phases[i].files);
+	}
+	free(run->phases);
+	memset(run, 0, sizeof *run);
+}

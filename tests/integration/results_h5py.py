@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""results_h5py: check a pfsread results file with h5py alone, independently of pfsread's reader.
+
+usage: results_h5py.py FILE EXPECT_JSON
+
+EXPECT_JSON is a JSON object; every key is optional:
+  {"phases": N, "nranks": R, "nnodes": M, "status": "complete",
+   "datasets": {"NAME": {"nfiles": F, "bytes": B}}}
+"datasets" gives, per data set name, the file count and the bytes a complete phase reads.
+
+Checks the root attributes and topology, then every phase: its attributes are all present
+(strings read back as str); and for a complete phase: bytes == nfiles * file_size == the sum of
+files[].bytes; every file index 0..nfiles-1 appears exactly once; per node the active ranks are
+min(readers_per_node, ranks on the node) and add up to active_readers; each rank's files and
+bytes match its file rows; open_start <= read_end <= close_end for every file row; start <= end
+for every active rank; bandwidth_MBps == bytes / elapsed_s / 1e6.
+
+Exit status: 0 when everything holds (one summary line on stdout); 1 at the first failure, with
+one line on stderr naming the file, the object and what is wrong; 2 on a usage error.
+Needs python3 with h5py and numpy (Debian: python3-h5py).
+"""
+import json
+import sys
+
+import h5py
+import numpy as np
+
+ROOT_ATTRS = {"pfsread_version": str, "schema_version": int, "config_yaml": str,
+              "config_path": str, "command_line": str, "start_time": str, "mpi_version": str,
+              "hdf5_version": str, "job_id": str, "status": str, "nranks": int, "nnodes": int}
+PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
+               "readers_per_node": int, "active_readers": int, "backend": str,
+               "transfer_size": int, "order": str, "cache": str, "repetition": int, "seed": int,
+               "bytes": int, "elapsed_s": float, "bandwidth_MBps": float, "status": str}
+RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
+               "close_s")
+FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, where, what):
+    if not cond:
+        raise Failure("%s: %s" % (where, what))
+
+
+def attrs_of(obj, where, spec):
+    """The attributes named in spec as Python values, each of the expected kind."""
+    out = {}
+    for name, kind in spec.items():
+        check(name in obj.attrs, where, "attribute %s missing" % name)
+        value = obj.attrs[name]
+        if kind is str:
+            check(isinstance(value, str), where,
+                  "attribute %s is %s, not str" % (name, type(value).__name__))
+        elif kind is int:
+            check(np.issubdtype(np.asarray(value).dtype, np.integer), where,
+                  "attribute %s is not an integer" % name)
+            value = int(value)
+        else:
+            value = float(value)
+        out[name] = value
+    return out
+
+
+def check_root(f, expect):
+    root = attrs_of(f, "/", ROOT_ATTRS)
+    check(root["schema_version"] == 1, "/", "schema_version %d" % root["schema_version"])
+    for key in ("nranks", "nnodes", "status"):
+        if key in expect:
+            check(root[key] == expect[key], "/", "%s is %r, expected %r" % (key, root[key], expect[key]))
+    node_of_rank = f["topology/node_of_rank"][()]
+    hostnames = f["topology/hostname"][()]
+    offsets = f["topology/clock_offset_s"][()]
+    check(node_of_rank.shape == (root["nranks"],), "/topology/node_of_rank", "wrong length")
+    check(hostnames.shape == (root["nnodes"],) and offsets.shape == (root["nnodes"],),
+          "/topology", "hostname or clock_offset_s has the wrong length")
+    check(((node_of_rank >= 0) & (node_of_rank < root["nnodes"])).all(),
+          "/topology/node_of_rank", "a node out of range")
+    check(all(len(h) > 0 for h in hostnames), "/topology/hostname", "an empty hostname")
+    return root, node_of_rank
+
+
+def check_rows(g, where, name, fields, nrows=None):
+    check(name in g, where, "dataset %s missing" % name)
+    rows = g[name][()]
+    check(rows.dtype.names is not None and set(fields) <= set(rows.dtype.names),
+          "%s/%s" % (where, name), "fields %s, expected %s" % (rows.dtype.names, fields))
+    if nrows is not None:
+        check(rows.shape == (nrows,), "%s/%s" % (where, name),
+              "%d rows, expected %d" % (rows.shape[0], nrows))
+    return rows
+
+
+def check_files(where, a, files):
+    n = a["nfiles"]
+    check(a["bytes"] == n * a["file_size"], where,
+          "bytes %d != nfiles %d x file_size %d" % (a["bytes"], n, a["file_size"]))
+    check(int(files["bytes"].sum()) == a["bytes"], where,
+          "files[].bytes add up to %d, not bytes %d" % (int(files["bytes"].sum()), a["bytes"]))
+    idx = files["file"]
+    check(len(idx) == n and (idx < n).all(), where + "/files",
+          "%d rows for %d files, or an index out of range" % (len(idx), n))
+    check(n == 0 or (np.bincount(idx.astype(np.int64), minlength=n) == 1).all(),
+          where + "/files", "a file read twice or never")
+    check((files["open_start"] <= files["read_end"]).all() and
+          (files["read_end"] <= files["close_end"]).all(), where + "/files",
+          "a row breaks open_start <= read_end <= close_end")
+
+
+def check_ranks(where, a, ranks, files, node_of_rank):
+    nranks = len(node_of_rank)
+    check((ranks["rank"] == np.arange(nranks)).all(), where + "/ranks", "rank column is not 0..n-1")
+    check((ranks["node"] == node_of_rank).all(), where + "/ranks", "node differs from topology")
+    active = ranks["active"] != 0
+    check(int(active.sum()) == a["active_readers"], where,
+          "%d active ranks, active_readers %d" % (int(active.sum()), a["active_readers"]))
+    for node in np.unique(node_of_rank):
+        on_node = node_of_rank == node
+        want = min(a["readers_per_node"], int(on_node.sum()))
+        got = int((active & on_node).sum())
+        check(got == want, where, "node %d has %d active ranks, expected %d" % (node, got, want))
+    check((ranks["start"][active] <= ranks["end"][active]).all(), where + "/ranks",
+          "an active rank with start > end")
+    per_rank_files = np.bincount(files["rank"], minlength=nranks)[:nranks]
+    per_rank_bytes = np.bincount(files["rank"], weights=files["bytes"], minlength=nranks)[:nranks]
+    check(len(files) == 0 or (files["rank"] < nranks).all(), where + "/files", "a rank out of range")
+    check((ranks["files"] == per_rank_files).all(), where + "/ranks",
+          "files per rank differ from the file rows")
+    check((ranks["bytes"] == per_rank_bytes).all(), where + "/ranks",
+          "bytes per rank differ from the file rows")
+    check(not (per_rank_files[~active] > 0).any(), where, "an inactive rank read files")
+
+
+def check_phase(g, where, node_of_rank, expect):
+    a = attrs_of(g, where, PHASE_ATTRS)
+    check("%04d" % a["index"] == where.rsplit("/", 1)[1], where, "index %d" % a["index"])
+    ranks = check_rows(g, where, "ranks", RANK_FIELDS, len(node_of_rank))
+    files = check_rows(g, where, "files", FILE_FIELDS)
+    if a["status"] != "complete":
+        return a
+    want = expect.get("datasets", {}).get(a["dataset"])
+    if want is not None:
+        for key in ("nfiles", "bytes"):
+            if key in want:
+                check(a[key] == want[key], where, "%s %d, expected %d" % (key, a[key], want[key]))
+    check_files(where, a, files)
+    check_ranks(where, a, ranks, files, node_of_rank)
+    check(a["elapsed_s"] > 0, where, "elapsed_s %g" % a["elapsed_s"])
+    bw = a["bytes"] / a["elapsed_s"] / 1e6
+    check(abs(a["bandwidth_MBps"] - bw) <= 1e-6 * max(bw, 1.0), where,
+          "bandwidth_MBps %g, bytes / elapsed_s gives %g" % (a["bandwidth_MBps"], bw))
+    return a
+
+
+def check_file(path, expect):
+    with h5py.File(path, "r") as f:
+        root, node_of_rank = check_root(f, expect)
+        check("phases" in f, "/", "group phases missing")
+        names = sorted(f["phases"], key=int)
+        if "phases" in expect:
+            check(len(names) == expect["phases"], "/phases",
+                  "%d phases, expected %d" % (len(names), expect["phases"]))
+        for name in names:
+            check_phase(f["phases"][name], "/phases/" + name, node_of_rank, expect)
+    return len(names)
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: results_h5py.py FILE EXPECT_JSON\n")
+        return 2
+    try:
+        expect = json.loads(argv[2])
+    except ValueError as err:
+        sys.stderr.write("results_h5py: EXPECT_JSON: %s\n" % err)
+        return 2
+    try:
+        n = check_file(argv[1], expect)
+    except (Failure, OSError, KeyError, ValueError) as err:
+        sys.stderr.write("results_h5py: %s: %s\n" % (argv[1], err))
+        return 1
+    print("results_h5py: %s: %d phases checked" % (argv[1], n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
