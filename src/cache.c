@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define CACHE_DROP_PATH "/proc/sys/vm/drop_caches"
@@ -51,5 +53,41 @@ int cache_fadvise_file(const char *path, struct pf_err *e)
 	close(fd);
 	if (rc != 0)
 		return pf_fail_errno(e, rc, "%s: posix_fadvise(DONTNEED)", path);
+	return 0;
+}
+
+static int cache_count_pages(int fd, uint64_t start, uint64_t len, uint64_t *pages)
+{
+	void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)start);
+	if (map == MAP_FAILED)
+		return -errno;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t npages = (len + (uint64_t)page - 1) / (uint64_t)page;
+	unsigned char *vec = malloc(npages);
+	int rc = vec == NULL ? -ENOMEM : mincore(map, len, vec) == 0 ? 0 : -errno;
+	*pages = 0;
+	for (size_t i = 0; rc == 0 && i < npages; i++)
+		*pages += vec[i] & 1;
+	free(vec);
+	munmap(map, len);
+	return rc;
+}
+
+int cache_resident(const char *path, uint64_t offset, uint64_t len, uint64_t *resident,
+		   struct pf_err *e)
+{
+	*resident = 0;
+	if (len == 0)
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* the timed read will name what is wrong with it */
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), pages = 0;
+	uint64_t start = offset / page * page, end = offset + len;
+	int rc = cache_count_pages(fd, start, end - start, &pages);
+	close(fd);
+	if (rc != 0)
+		return pf_fail_errno(e, rc, "%s: mincore", path);
+	*resident = pages * page > len ? len : pages * page;
 	return 0;
 }

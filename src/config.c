@@ -61,7 +61,21 @@ static const char *const cfg_cache_names[] = {
 	[CFG_CACHE_NONE] = "none",
 	[CFG_CACHE_DROP] = "drop",
 	[CFG_CACHE_FADVISE] = "fadvise",
+	[CFG_CACHE_SHIFT] = "shift",
+	[CFG_CACHE_DIRECT] = "direct",
 };
+
+static const char *const cfg_pattern_names[] = {
+	[CFG_PATTERN_PER_READER] = "per-reader",
+	[CFG_PATTERN_SHARED] = "shared",
+};
+
+static const char *const cfg_decomp_names[] = {
+	[CFG_DECOMP_BLOCK] = "block",
+	[CFG_DECOMP_CYCLIC] = "cyclic",
+};
+
+static const char *const cfg_bool_names[] = {"false", "true"};
 
 static const char *const cfg_order_names[] = {
 	[CFG_ORDER_SORTED] = "sorted",
@@ -395,6 +409,35 @@ static int cfg_h_order(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 	return 0;
 }
 
+static int cfg_h_pattern(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			 size_t size)
+{
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, cfg_pattern_names, CFG_LEN(cfg_pattern_names), &i) != 0)
+		return -1;
+	*(enum cfg_pattern *)dst = (enum cfg_pattern)i;
+	return 0;
+}
+
+static int cfg_h_decomp(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			size_t size)
+{
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, cfg_decomp_names, CFG_LEN(cfg_decomp_names), &i) != 0)
+		return -1;
+	*(enum cfg_decomp *)dst = (enum cfg_decomp)i;
+	return 0;
+}
+
+/* true or false, into an int. */
+static int cfg_h_bool(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	(void)size;
+	return cfg_enum(c, key, v, cfg_bool_names, CFG_LEN(cfg_bool_names), dst);
+}
+
 /* ---- the generic mapping walker ---- */
 
 static size_t cfg_find(const struct cfg_field *t, size_t nt, const yaml_node_t *k)
@@ -540,11 +583,33 @@ static int cfg_h_orders(struct cfg_ctx *c, const char *key, yaml_node_t *v, void
 	return cfg_list(c, key, v, &l);
 }
 
+static int cfg_h_patterns(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			  size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_pattern, x->patterns, sizeof x->patterns[0], &x->npatterns,
+				   NULL};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_decomps(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			 size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_decomp, x->decomps, sizeof x->decomps[0], &x->ndecomps,
+				   NULL};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
 static const struct cfg_field cfg_sweep_fields[] = {
 	{"readers_per_node", cfg_h_readers, 0, 0, 0},
 	{"backend", cfg_h_backends, 0, 0, 0},
 	{"transfer_size", cfg_h_transfers, 0, 0, 0},
 	{"order", cfg_h_orders, 0, 0, 0},
+	{"pattern", cfg_h_patterns, 0, 0, 0},
+	{"decomposition", cfg_h_decomps, 0, 0, 0},
 };
 
 static int cfg_h_sweep(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
@@ -566,6 +631,80 @@ static int cfg_h_layout(struct cfg_ctx *c, const char *key, yaml_node_t *v, void
 	(void)dst;
 	(void)size;
 	return cfg_walk(c, key, v, cfg_layout_fields, CFG_LEN(cfg_layout_fields), c->x, seen);
+}
+
+/* ---- backend options ---- */
+
+/* A queue depth: an int from 1 to 4096 (io_uring's largest ring). */
+static int cfg_h_depth(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	uint64_t u;
+	(void)size;
+	if (cfg_uint(c, key, v, 1, 4096, &u) != 0)
+		return -1;
+	*(int *)dst = (int)u;
+	return 0;
+}
+
+static const struct cfg_field cfg_uring_fields[] = {
+	{"queue_depth", cfg_h_depth, offsetof(struct experiment, uring_queue_depth), 0, 0},
+	{"max_inflight", cfg_h_size, offsetof(struct experiment, uring_max_inflight), 0, 0},
+};
+
+static int cfg_h_uring(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_uring_fields)];
+	(void)dst;
+	(void)size;
+	return cfg_walk(c, key, v, cfg_uring_fields, CFG_LEN(cfg_uring_fields), c->x, seen);
+}
+
+static const struct cfg_field cfg_mpiio_fields[] = {
+	{"collective", cfg_h_bool, offsetof(struct experiment, mpiio_collective), 0, 0},
+};
+
+static int cfg_h_mpiio(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_mpiio_fields)];
+	(void)dst;
+	(void)size;
+	return cfg_walk(c, key, v, cfg_mpiio_fields, CFG_LEN(cfg_mpiio_fields), c->x, seen);
+}
+
+/* mpiio_hints: any keys (MPI_Info passes them through), scalar values kept as written. */
+static int cfg_hint(struct cfg_ctx *c, const char *prefix, const yaml_node_pair_t *p)
+{
+	char key[CFG_KEY_MAX];
+	struct experiment *x = c->x;
+	yaml_node_t *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
+	if (k == NULL || v == NULL)
+		return -1;
+	if (k->type != YAML_SCALAR_NODE)
+		return cfg_fail(c, k, prefix, "a hint name must be a scalar, found %s", cfg_kind(k));
+	cfg_path(key, sizeof key, prefix, (const char *)k->data.scalar.value);
+	if (x->nhints == CFG_HINTS_MAX)
+		return cfg_fail(c, k, key, "too many hints (at most %d)", CFG_HINTS_MAX);
+	struct cfg_hint *h = &x->mpiio_hints[x->nhints];
+	for (size_t i = 0; i < x->nhints; i++)
+		if (strcmp(x->mpiio_hints[i].key, (const char *)k->data.scalar.value) == 0)
+			return cfg_fail(c, k, key, "duplicate key");
+	if (cfg_h_str(c, key, k, h->key, sizeof h->key) != 0 ||
+	    cfg_h_str(c, key, v, h->value, sizeof h->value) != 0)
+		return -1;
+	x->nhints++;
+	return 0;
+}
+
+static int cfg_h_hints(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	(void)dst;
+	(void)size;
+	if (cfg_expect(c, key, v, YAML_MAPPING_NODE) != 0)
+		return -1;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++)
+		if (cfg_hint(c, key, p) != 0)
+			return -1;
+	return 0;
 }
 
 /* ---- data sets ---- */
@@ -682,6 +821,10 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"repetitions", cfg_h_int, offsetof(struct experiment, repetitions), 0, 0},
 	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0},
 	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
+	{"noatime", cfg_h_bool, offsetof(struct experiment, noatime), 0, 0},
+	{"uring", cfg_h_uring, 0, 0, 0},
+	{"mpiio", cfg_h_mpiio, 0, 0, 0},
+	{"mpiio_hints", cfg_h_hints, 0, 0, 0},
 };
 
 /* The default name: the file's base name without .yaml or .yml. */
@@ -714,6 +857,9 @@ static void cfg_defaults(struct experiment *x, const char *source)
 	x->repetitions = 1;
 	x->cache = CFG_CACHE_DROP;
 	x->seed = 1;
+	x->mpiio_collective = 1;
+	x->uring_queue_depth = 16;
+	x->uring_max_inflight = 64ULL << 20;
 }
 
 /* Defaults of what was not given, placed at pos (the top of the file) for later messages. */
@@ -737,6 +883,14 @@ static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
 	if (x->norders == 0) {
 		x->orders[0] = CFG_ORDER_SORTED;
 		x->norders = 1;
+	}
+	if (x->npatterns == 0) {
+		x->patterns[0] = CFG_PATTERN_PER_READER;
+		x->npatterns = 1;
+	}
+	if (x->ndecomps == 0) {
+		x->decomps[0] = CFG_DECOMP_BLOCK;
+		x->ndecomps = 1;
 	}
 	if (x->cache_pos.line == 0)
 		x->cache_pos = pos;
@@ -929,4 +1083,14 @@ const char *cfg_cache_name(enum cfg_cache c)
 const char *cfg_order_name(enum cfg_order o)
 {
 	return (size_t)o < CFG_LEN(cfg_order_names) ? cfg_order_names[o] : "unknown";
+}
+
+const char *cfg_pattern_name(enum cfg_pattern p)
+{
+	return (size_t)p < CFG_LEN(cfg_pattern_names) ? cfg_pattern_names[p] : "unknown";
+}
+
+const char *cfg_decomp_name(enum cfg_decomp d)
+{
+	return (size_t)d < CFG_LEN(cfg_decomp_names) ? cfg_decomp_names[d] : "unknown";
 }

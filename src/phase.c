@@ -1,5 +1,6 @@
 /* phase: one timed phase. Everything that is not the measured reads (planning, allocation,
- * cache preparation, agreeing on the outcome) happens outside the two barriers. */
+ * cache preparation, residency, backend setup, agreeing on the outcome) happens outside the
+ * two barriers. */
 #include "pfsread/phase.h"
 
 #include <stdio.h>
@@ -9,6 +10,9 @@
 #include "pfsread/cache.h"
 #include "pfsread/dataset.h"
 #include "pfsread/plan.h"
+
+#define PHASE_PATH (CFG_PATH_MAX + 64)
+#define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
 
 #define PHASE_MPI(call)                                                                 \
 	do {                                                                            \
@@ -20,135 +24,374 @@
 		}                                                                       \
 	} while (0)
 
-static void phase_fill_info(const struct phase_spec *s, struct phase_info *p)
+/* This rank's share: item i is [offset[i], offset[i] + length[i]) of file[i]. */
+struct phase_work {
+	uint64_t n;
+	uint64_t *file;
+	uint64_t *offset;
+	uint64_t *length;
+	int64_t reader;           /* -1 when this rank waits */
+	uint64_t readers;
+	MPI_Comm comm;            /* the readers, for collective backends with pattern shared */
+	int collective;
+	void *backend_state;
+};
+
+static void phase_fill_info(const struct phase_spec *s, const struct topology *t,
+			    struct phase_info *p)
 {
+	const struct experiment *x = s->x;
 	memset(p, 0, sizeof *p);
 	p->index = s->index;
 	snprintf(p->dataset, sizeof p->dataset, "%s", s->ds->name);
 	p->file_size = s->ds->file_size;
 	p->nfiles = s->ds->nfiles;
 	p->readers_per_node = s->readers_per_node;
+	p->active_readers = (int32_t)plan_reader_count(&t->map, s->readers_per_node);
 	snprintf(p->backend, sizeof p->backend, "%s", s->be->name);
 	p->transfer_size = s->transfer_size;
 	snprintf(p->order, sizeof p->order, "%s", cfg_order_name(s->order));
-	snprintf(p->cache, sizeof p->cache, "%s", cfg_cache_name(s->x->cache));
+	snprintf(p->cache, sizeof p->cache, "%s", cfg_cache_name(x->cache));
+	snprintf(p->pattern, sizeof p->pattern, "%s", cfg_pattern_name(s->pattern));
+	snprintf(p->decomposition, sizeof p->decomposition, "%s", cfg_decomp_name(s->decomp));
+	snprintf(p->atime_mode, sizeof p->atime_mode, "%s", s->atime_mode ? s->atime_mode : "");
 	p->repetition = s->repetition;
-	p->seed = s->x->seed;
+	p->seed = x->seed;
+	p->queue_depth = s->be->read_share != NULL && s->pattern == CFG_PATTERN_PER_READER
+				 ? x->uring_queue_depth : 1;
+	for (size_t i = 0, used = 0; i < x->nhints; i++)
+		used += (size_t)snprintf(p->mpiio_hints + used, sizeof p->mpiio_hints - used, "%s%s=%s",
+					 i ? "," : "", x->mpiio_hints[i].key, x->mpiio_hints[i].value);
 }
 
-/* Before the opening barrier: empty the cache the way the experiment asks. */
-static int phase_prepare_cache(const struct phase_spec *s, const struct topology *t,
-			       const uint64_t *files, uint64_t nfiles, struct pf_err *e)
+static int phase_alloc_work(struct phase_work *w, uint64_t n)
 {
-	char path[CFG_PATH_MAX + 64];
-	if (s->x->cache == CFG_CACHE_DROP && t->local_rank == 0)
-		return cache_drop_node(e);
-	if (s->x->cache != CFG_CACHE_FADVISE)
+	w->n = n;
+	if (n == 0)
 		return 0;
-	for (uint64_t i = 0; i < nfiles; i++) {
-		if (dataset_file_path(s->x, s->ds, files[i], path, sizeof path) != 0)
-			return pf_fail(e, PF_RUNTIME, "%s: path too long", s->x->root);
-		if (cache_fadvise_file(path, e) != 0)
+	w->offset = calloc(n, sizeof *w->offset);
+	w->length = calloc(n, sizeof *w->length);
+	return w->offset && w->length ? 0 : -1;
+}
+
+/* pattern per-reader: this reader's files, whole. */
+static int phase_plan_per_reader(const struct phase_spec *s, const struct topology *t,
+				 struct phase_work *w)
+{
+	const struct plan_rule rule = {s->readers_per_node, s->decomp, s->order, s->x->seed,
+				       s->shift_use};
+	uint64_t n;
+	if (plan_files(&t->map, t->rank, s->ds->nfiles, &rule, &w->file, &n) != 0 ||
+	    phase_alloc_work(w, n) != 0)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		w->length[i] = s->ds->file_size;
+	return 0;
+}
+
+/* pattern shared: every file, in the phase's order, and this reader's slice of each. */
+static int phase_plan_shared(const struct phase_spec *s, struct phase_work *w)
+{
+	uint64_t n = s->ds->nfiles, first, len;
+	if (w->reader < 0)
+		return 0;
+	if (phase_alloc_work(w, n) != 0 || (w->file = malloc(n * sizeof *w->file)) == NULL)
+		return -1;
+	plan_block(s->ds->file_size, w->readers, (uint64_t)w->reader, &first, &len);
+	for (uint64_t i = 0; i < n; i++) {
+		w->file[i] = s->order == CFG_ORDER_REVERSE ? n - 1 - i : i;
+		w->offset[i] = first;
+		w->length[i] = len;
+	}
+	if (s->order == CFG_ORDER_RANDOM) {
+		/* the same shuffle on every reader: all read the same file at the same time */
+		struct topo_map one = {1, 1, (int[]){0}, (int[]){0}, (int[]){1}};
+		const struct plan_rule rule = {1, CFG_DECOMP_BLOCK, CFG_ORDER_RANDOM, s->x->seed, 0};
+		uint64_t *order = NULL, m;
+		if (plan_files(&one, 0, n, &rule, &order, &m) != 0)
 			return -1;
+		memcpy(w->file, order, n * sizeof *order);
+		free(order);
 	}
 	return 0;
 }
 
-/* Open, read the whole file with the transfer size, close; times on the common clock. */
-static int phase_read_file(const struct phase_spec *s, const struct topology *t, uint64_t file,
-			   void *buf, struct file_rec *r, double *open_s, double *read_s,
-			   struct pf_err *e)
+static void phase_free_work(struct phase_work *w)
 {
-	char path[CFG_PATH_MAX + 64];
-	struct bfile f = {.fd = -1, .priv = NULL, .path = path};
-	uint64_t size = s->ds->file_size, off = 0;
-	int rc;
-	if (dataset_file_path(s->x, s->ds, file, path, sizeof path) != 0)
+	free(w->file);
+	free(w->offset);
+	free(w->length);
+	if (w->comm != MPI_COMM_NULL)
+		MPI_Comm_free(&w->comm);
+}
+
+/* Collective: the share of this rank, and the readers' communicator where a collective
+ * backend reads shared files. */
+static int phase_plan(const struct phase_spec *s, const struct topology *t, struct phase_work *w,
+		      struct pf_err *e)
+{
+	int rc = 0;
+	memset(w, 0, sizeof *w);
+	w->comm = MPI_COMM_NULL;
+	w->reader = plan_reader_index(&t->map, t->rank, s->readers_per_node);
+	w->readers = plan_reader_count(&t->map, s->readers_per_node);
+	w->collective = s->pattern == CFG_PATTERN_SHARED && (s->be->flags & BACKEND_COLLECTIVE) &&
+			s->x->mpiio_collective;
+	if (w->collective)
+		PHASE_MPI(MPI_Comm_split(MPI_COMM_WORLD, w->reader >= 0 ? 0 : MPI_UNDEFINED, t->rank,
+					 &w->comm));
+	if ((s->pattern == CFG_PATTERN_SHARED ? phase_plan_shared(s, w)
+					      : phase_plan_per_reader(s, t, w)) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+out:
+	return rc;
+}
+
+static int phase_path(const struct phase_spec *s, uint64_t file, char *buf, size_t len,
+		      struct pf_err *e)
+{
+	if (dataset_file_path(s->x, s->ds, file, buf, len) != 0)
 		return pf_fail(e, PF_RUNTIME, "%s: path too long", s->x->root);
-	r->file = file;
+	return 0;
+}
+
+/* Before the opening barrier: empty the cache the way the experiment asks. */
+static int phase_prepare_cache(const struct phase_spec *s, const struct topology *t,
+			       const struct phase_work *w, struct pf_err *e)
+{
+	char path[PHASE_PATH];
+	if (s->x->cache == CFG_CACHE_DROP && t->local_rank == 0)
+		return cache_drop_node(e);
+	if (s->x->cache != CFG_CACHE_FADVISE)
+		return 0;
+	for (uint64_t i = 0; i < w->n; i++)
+		if (phase_path(s, w->file[i], path, sizeof path, e) != 0 ||
+		    cache_fadvise_file(path, e) != 0)
+			return -1;
+	return 0;
+}
+
+/* How much of this rank's share is in the page cache now; many files are sampled. */
+static int phase_residency(const struct phase_spec *s, const struct phase_work *w,
+			   double *fraction, struct pf_err *e)
+{
+	char path[PHASE_PATH];
+	uint64_t step = w->n > PHASE_RESIDENCY_SAMPLES ? w->n / PHASE_RESIDENCY_SAMPLES : 1;
+	uint64_t probed = 0, resident = 0;
+	for (uint64_t i = 0; i < w->n; i += step) {
+		uint64_t r;
+		if (phase_path(s, w->file[i], path, sizeof path, e) != 0 ||
+		    cache_resident(path, w->offset[i], w->length[i], &r, e) != 0)
+			return -1;
+		probed += w->length[i];
+		resident += r;
+	}
+	*fraction = probed ? (double)resident / (double)probed : 0;
+	return 0;
+}
+
+/* Read [off, off + len) of an open file with the transfer size. A collective backend makes
+ * the same number of calls on every reader (nreads), some of them empty. */
+static int phase_read_range(const struct phase_spec *s, struct bfile *f, void *buf, uint64_t off,
+			    uint64_t len, uint64_t nreads, uint64_t *done)
+{
+	uint64_t end = off + len;
+	*done = 0;
+	for (uint64_t k = 0; nreads ? k < nreads : off < end; k++) {
+		size_t want = end - off < s->transfer_size ? (size_t)(end - off) : s->transfer_size;
+		size_t got = 0;
+		int rc = s->be->read(f, buf, want, off, &got);
+		if (rc != 0)
+			return rc;
+		if (got == 0 && want > 0)
+			return 0; /* end of file: the caller names the short file */
+		off += got;
+		*done += got;
+	}
+	return 0;
+}
+
+/* Open, read the item with the transfer size, close; times on the common clock. */
+static int phase_read_item(const struct phase_spec *s, const struct topology *t,
+			   const struct phase_work *w, uint64_t i, void *buf, struct file_rec *r,
+			   struct bopen *o, int *noatime, struct pf_err *e)
+{
+	char path[PHASE_PATH];
+	struct bfile f = {.fd = -1, .priv = NULL, .path = path, .noatime_used = 0};
+	uint64_t nreads = 0, done = 0;
+	if (phase_path(s, w->file[i], path, sizeof path, e) != 0)
+		return -1;
+	if (w->collective) {
+		uint64_t slice = (s->ds->file_size + w->readers - 1) / w->readers;
+		nreads = (slice + s->transfer_size - 1) / s->transfer_size;
+	}
+	r->file = w->file[i];
 	r->rank = t->rank;
 	r->open_start = topology_now(t);
-	rc = s->be->open(path, &f);
+	int rc = s->be->open(path, o, &f);
+	r->open_end = topology_now(t);
 	if (rc != 0) {
-		r->read_end = r->close_end = r->open_start;
+		r->read_end = r->close_end = r->open_end;
 		return pf_fail_errno(e, rc, "%s: cannot open", path);
 	}
-	double opened = topology_now(t);
-	while (off < size) {
-		size_t want = size - off < s->transfer_size ? (size_t)(size - off) : s->transfer_size;
-		size_t got = 0;
-		rc = s->be->read(&f, buf, want, off, &got);
-		if (rc != 0 || got == 0)
-			break;
-		off += got;
-	}
+	rc = phase_read_range(s, &f, buf, w->offset[i], w->length[i], nreads, &done);
 	r->read_end = topology_now(t);
 	int crc = s->be->close(&f);
 	r->close_end = topology_now(t);
-	r->bytes = off;
-	*open_s += opened - r->open_start;
-	*read_s += r->read_end - opened;
+	r->bytes = done;
+	*noatime &= f.noatime_used;
 	if (rc != 0)
-		return pf_fail_errno(e, rc, "%s: read failed at offset %llu", path,
-				     (unsigned long long)off);
-	if (off != size)
-		return pf_fail(e, PF_RUNTIME, "%s: short file: %llu bytes, expected %llu", path,
-			       (unsigned long long)off, (unsigned long long)size);
+		return pf_fail_errno(e, rc, "%s: read failed after %llu bytes", path,
+				     (unsigned long long)done);
 	if (crc != 0)
 		return pf_fail_errno(e, crc, "%s: close failed", path);
 	return 0;
 }
 
-/* The timed part: this rank's files, in plan order. Stops at the first failure so that the
- * rank still reaches the closing barrier. */
-static int phase_read_share(const struct phase_spec *s, const struct topology *t,
-			    const uint64_t *files, void *buf, struct phase_output *o,
-			    struct pf_err *e)
+/* The core's loop: one item at a time. */
+static int phase_read_items(const struct phase_spec *s, const struct topology *t,
+			    const struct phase_work *w, void *buf, struct phase_output *o,
+			    struct bopen *bo, int *noatime, struct pf_err *e)
 {
-	double open_s = 0, read_s = 0;
 	int rc = 0;
-	for (uint64_t i = 0; i < o->nfiles && rc == 0; i++) {
-		struct file_rec *r = &o->files[i];
-		rc = phase_read_file(s, t, files[i], buf, r, &open_s, &read_s, e);
-		o->me.bytes += r->bytes;
+	for (uint64_t i = 0; i < w->n && rc == 0; i++) {
+		rc = phase_read_item(s, t, w, i, buf, &o->files[i], bo, noatime, e);
 		o->me.files++;
-		o->me.close_s += r->close_end - r->read_end;
 	}
-	o->me.open_s = open_s;
-	o->me.read_s = read_s;
-	if (o->me.files > 0) {
-		o->me.start = o->files[0].open_start;
-		o->me.end = o->files[o->me.files - 1].close_end;
-	}
-	o->nfiles = o->me.files;
 	return rc;
 }
 
+struct phase_clock {
+	const struct phase_spec *s;
+	const struct topology *t;
+	const struct phase_work *w;
+};
+
+static int phase_share_path(const void *core, uint64_t i, char *buf, size_t len)
+{
+	const struct phase_clock *c = core;
+	return dataset_file_path(c->s->x, c->s->ds, c->w->file[i], buf, len);
+}
+
+static double phase_share_now(const void *core)
+{
+	const struct phase_clock *c = core;
+	return topology_now(c->t);
+}
+
+/* A pipelining backend reads the whole share itself; the core only names the failure. */
+static int phase_read_pipelined(const struct phase_spec *s, const struct topology *t,
+				const struct phase_work *w, struct phase_output *o,
+				const struct bopen *bo, struct pf_err *e)
+{
+	char path[PHASE_PATH];
+	struct phase_clock clock = {s, t, w};
+	struct bshare sh = {
+		.nitems = w->n, .offset = w->offset, .length = w->length,
+		.path = phase_share_path, .now = phase_share_now, .core = &clock,
+		.open = bo, .transfer = s->transfer_size, .recs = o->files, .failed = 0,
+	};
+	int rc = s->be->read_share(w->backend_state, &sh);
+	o->me.files = w->n;
+	if (rc == 0)
+		return 0;
+	if (sh.failed < w->n && phase_share_path(&clock, sh.failed, path, sizeof path) == 0)
+		return pf_fail_errno(e, rc, "%s: read failed (%s backend)", path, s->be->name);
+	return pf_fail_errno(e, rc, "phase %u: %s backend failed", s->index, s->be->name);
+}
+
+/* Bytes read short of what the item should hold: the first such file is named. */
+static int phase_check_bytes(const struct phase_spec *s, const struct phase_work *w,
+			     const struct phase_output *o, struct pf_err *e)
+{
+	char path[PHASE_PATH];
+	for (uint64_t i = 0; i < o->me.files; i++) {
+		if (o->files[i].bytes == w->length[i])
+			continue;
+		if (phase_path(s, w->file[i], path, sizeof path, e) != 0)
+			return -1;
+		return pf_fail(e, PF_RUNTIME, "%s: short file: %llu bytes at offset %llu, expected %llu",
+			       path, (unsigned long long)(w->offset[i] + o->files[i].bytes),
+			       (unsigned long long)w->offset[i],
+			       (unsigned long long)(w->offset[i] + w->length[i]));
+	}
+	return 0;
+}
+
+/* A backend that keeps several files in flight reads whole files itself. */
+static int phase_pipelined(const struct phase_spec *s)
+{
+	return s->be->read_share != NULL && s->pattern == CFG_PATTERN_PER_READER;
+}
+
+/* The timed part: this rank's items, in plan order. Stops at the first failure so that the
+ * rank still reaches the closing barrier. */
+static int phase_read_share(const struct phase_spec *s, const struct topology *t,
+			    const struct phase_work *w, void *buf, struct phase_output *o,
+			    int *noatime, struct pf_err *e)
+{
+	struct bopen bo = {s->ds->file_size, s->x->noatime,
+			   w->collective ? w->comm : MPI_COMM_SELF, s->x};
+	if (!phase_pipelined(s))
+		return phase_read_items(s, t, w, buf, o, &bo, noatime, e);
+	/* the pipeline says nothing per file about O_NOATIME: it drops it only on EPERM */
+	return phase_read_pipelined(s, t, w, o, &bo, e);
+}
+
+/* After the timed part, still on this rank: sums and first/last times of its own records. */
+static void phase_sum_rank(struct phase_output *o)
+{
+	o->nfiles = o->me.files;
+	for (uint64_t i = 0; i < o->nfiles; i++) {
+		const struct file_rec *r = &o->files[i];
+		o->me.bytes += r->bytes;
+		o->me.open_s += r->open_end - r->open_start;
+		o->me.read_s += r->read_end - r->open_end;
+		o->me.close_s += r->close_end - r->read_end;
+	}
+	if (o->nfiles > 0) {
+		o->me.start = o->files[0].open_start;
+		o->me.end = o->files[0].close_end;
+		for (uint64_t i = 1; i < o->nfiles; i++) {
+			if (o->files[i].open_start < o->me.start)
+				o->me.start = o->files[i].open_start;
+			if (o->files[i].close_end > o->me.end)
+				o->me.end = o->files[i].close_end;
+		}
+	}
+}
+
 /* After the closing barrier: times relative to the earliest barrier exit, and the phase's
- * outcome (bytes, first start, last end, failure) agreed by all ranks. */
-static int phase_agree(const struct phase_spec *s, double opened, int failed,
+ * outcome (bytes, first start, last end, residency, failure) agreed by all ranks. */
+static int phase_agree(const struct phase_spec *s, double opened, int failed, int noatime,
 		       struct phase_output *o, struct pf_err *e)
 {
-	int rc = 0, any_failed = 0;
-	double base, first = o->me.files ? o->me.start : 1e300, last = o->me.files ? o->me.end : -1e300;
+	int rc = 0, any_failed = 0, all_noatime = 0;
+	double base, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
+	double resident[2] = {o->me.resident_fraction * (double)o->me.bytes, (double)o->me.bytes};
 	uint64_t bytes = 0;
 	PHASE_MPI(MPI_Allreduce(&opened, &base, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	PHASE_MPI(MPI_Allreduce(&noatime, &all_noatime, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, resident, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
 	for (uint64_t i = 0; i < o->nfiles; i++) {
 		o->files[i].open_start -= base;
+		o->files[i].open_end -= base;
 		o->files[i].read_end -= base;
 		o->files[i].close_end -= base;
 	}
-	if (o->me.files > 0) {
+	if (o->nfiles > 0) {
 		o->me.start -= base;
 		o->me.end -= base;
 	}
 	o->info.bytes = bytes;
+	o->info.noatime = all_noatime;
+	o->info.resident_fraction = resident[1] > 0 ? resident[0] / resident[1] : 0;
 	o->info.elapsed_s = last > first ? last - first : 0;
-	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? bytes / o->info.elapsed_s / 1e6 : 0;
+	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? (double)bytes / o->info.elapsed_s / 1e6 : 0;
 	snprintf(o->info.status, sizeof o->info.status, "%s", any_failed ? "failed" : "complete");
 	if (any_failed && !failed)
 		rc = -1; /* another rank failed: that rank says why */
@@ -156,38 +399,58 @@ out:
 	return rc;
 }
 
+/* Outside the timed region: plan, allocate, prepare the cache, probe it, set the backend up. */
+static int phase_prepare(const struct phase_spec *s, const struct topology *t,
+			 struct phase_work *w, struct phase_output *o, struct pf_err *e)
+{
+	if (phase_plan(s, t, w, e) != 0)
+		return -1;
+	if (w->n > 0 && (o->files = calloc(w->n, sizeof *o->files)) == NULL)
+		return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+	for (uint64_t i = 0; i < w->n; i++)
+		o->files[i].file = w->file[i];
+	if (phase_prepare_cache(s, t, w, e) != 0 ||
+	    phase_residency(s, w, &o->me.resident_fraction, e) != 0)
+		return -1;
+	if (phase_pipelined(s) && s->be->setup != NULL && w->n > 0) {
+		int rc = s->be->setup(s->x, s->transfer_size, &w->backend_state);
+		if (rc != 0)
+			return pf_fail_errno(e, rc, "phase %u: %s backend setup", s->index, s->be->name);
+	}
+	return 0;
+}
+
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
 	      struct phase_output *o, struct pf_err *e)
 {
-	int rc = 0, failed = 0;
-	uint64_t *files = NULL, nfiles = 0;
+	int rc = 0, failed = 0, noatime = s->x->noatime;
+	struct phase_work w = {.comm = MPI_COMM_NULL};
 	memset(o, 0, sizeof *o);
-	phase_fill_info(s, &o->info);
+	phase_fill_info(s, t, &o->info);
 	o->me.rank = t->rank;
 	o->me.node = t->node;
-	o->info.active_readers = (int32_t)plan_reader_count(&t->map, s->readers_per_node);
+	o->me.active = plan_reader_index(&t->map, t->rank, s->readers_per_node) >= 0;
 	if (buflen < s->transfer_size)
 		failed = pf_fail(e, PF_RUNTIME, "phase %u: buffer smaller than transfer size", s->index);
-	else if (plan_files(&t->map, t->rank, s->ds->nfiles, s->readers_per_node, s->order,
-			    s->x->seed, &files, &nfiles) != 0 ||
-		 (nfiles > 0 && (o->files = calloc(nfiles, sizeof *o->files)) == NULL))
-		failed = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
-	o->me.active = plan_reader_index(&t->map, t->rank, s->readers_per_node) >= 0;
-	o->nfiles = failed ? 0 : nfiles;
-	if (!failed && phase_prepare_cache(s, t, files, nfiles, e) != 0)
+	else if (phase_prepare(s, t, &w, o, e) != 0)
 		failed = -1;
 
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	double opened = topology_now(t);
-	if (!failed && phase_read_share(s, t, files, buf, o, e) != 0)
+	if (!failed && phase_read_share(s, t, &w, buf, o, &noatime, e) != 0)
 		failed = -1;
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
-	rc = phase_agree(s, opened, failed != 0, o, e);
+	if (w.backend_state != NULL)
+		s->be->teardown(w.backend_state);
+	phase_sum_rank(o);
+	if (!failed && phase_check_bytes(s, &w, o, e) != 0)
+		failed = -1;
+	rc = phase_agree(s, opened, failed != 0, noatime, o, e);
 	if (failed)
 		rc = -1;
 out:
-	free(files);
+	phase_free_work(&w);
 	return rc;
 }
 

@@ -65,27 +65,110 @@ static void plan_shuffle(uint64_t *v, uint64_t n, uint64_t seed)
 	}
 }
 
-int plan_files(const struct topo_map *t, int rank, uint64_t nfiles, int readers_per_node,
-	       enum cfg_order order, uint64_t seed, uint64_t **files, uint64_t *count)
+void plan_cyclic(uint64_t nitems, uint64_t nparts, uint64_t part, uint64_t *count)
+{
+	*count = nitems / nparts + (part < nitems % nparts ? 1 : 0);
+}
+
+int plan_generator_rank(uint64_t nfiles, int nranks, uint64_t f)
+{
+	uint64_t base = nfiles / (uint64_t)nranks, extra = nfiles % (uint64_t)nranks;
+	if (f < extra * (base + 1))
+		return (int)(f / (base + 1));
+	return (int)(extra + (f - extra * (base + 1)) / base);
+}
+
+uint64_t plan_dataset_use(const struct experiment *x, uint64_t index)
+{
+	struct plan_point me, p;
+	uint64_t use = 0;
+	plan_phase_at(x, index, &me);
+	for (uint64_t i = 0; i <= index; i++) {
+		plan_phase_at(x, i, &p);
+		use += p.dataset == me.dataset;
+	}
+	return use;
+}
+
+/* The node that reads file f in the use-th shifted phase of its data set. */
+static int plan_shift_node(const struct topo_map *t, uint64_t nfiles, uint64_t use, uint64_t f)
+{
+	int gen = t->node_of_rank[plan_generator_rank(nfiles, t->nranks, f)];
+	return (int)(((uint64_t)gen + use) % (uint64_t)t->nnodes);
+}
+
+/* The files this rank's node gets in a shifted phase, in index order; the rank takes its block
+ * of them. Every rank scans all file indices (cheap arithmetic) but keeps only its own share. */
+static int plan_shifted(const struct topo_map *t, int rank, uint64_t nfiles,
+			const struct plan_rule *r, uint64_t **files, uint64_t *count)
+{
+	int node = t->node_of_rank[rank];
+	uint64_t on_node = 0, first, n, j = 0, k = 0;
+	for (uint64_t f = 0; f < nfiles; f++)
+		on_node += plan_shift_node(t, nfiles, r->shift_use, f) == node;
+	plan_block(on_node, (uint64_t)readers_on_node(t, node, r->readers_per_node),
+		   (uint64_t)t->local_rank[rank], &first, &n);
+	*count = n;
+	if (n == 0)
+		return 0;
+	if ((*files = malloc(n * sizeof **files)) == NULL)
+		return -1;
+	for (uint64_t f = 0; f < nfiles && k < n; f++) {
+		if (plan_shift_node(t, nfiles, r->shift_use, f) != node)
+			continue;
+		if (j >= first)
+			(*files)[k++] = f;
+		j++;
+	}
+	return 0;
+}
+
+/* The files of a plain (unshifted) phase: this reader's block or cycle. */
+static int plan_unshifted(uint64_t nfiles, uint64_t readers, uint64_t part, enum cfg_decomp d,
+			  uint64_t **files, uint64_t *count)
+{
+	uint64_t first = 0, n;
+	if (d == CFG_DECOMP_CYCLIC)
+		plan_cyclic(nfiles, readers, part, &n);
+	else
+		plan_block(nfiles, readers, part, &first, &n);
+	*count = n;
+	if (n == 0)
+		return 0;
+	if ((*files = malloc(n * sizeof **files)) == NULL)
+		return -1;
+	for (uint64_t k = 0; k < n; k++)
+		(*files)[k] = d == CFG_DECOMP_CYCLIC ? part + k * readers : first + k;
+	return 0;
+}
+
+static void plan_reverse(uint64_t *v, uint64_t n)
+{
+	for (uint64_t i = 0; i < n / 2; i++) {
+		uint64_t tmp = v[i];
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = tmp;
+	}
+}
+
+int plan_files(const struct topo_map *t, int rank, uint64_t nfiles, const struct plan_rule *r,
+	       uint64_t **files, uint64_t *count)
 {
 	*files = NULL;
 	*count = 0;
-	int64_t reader = plan_reader_index(t, rank, readers_per_node);
+	int64_t reader = plan_reader_index(t, rank, r->readers_per_node);
 	if (reader < 0)
 		return 0;
-	uint64_t first, n;
-	plan_block(nfiles, plan_reader_count(t, readers_per_node), (uint64_t)reader, &first, &n);
-	if (n == 0)
-		return 0;
-	uint64_t *v = malloc(n * sizeof *v);
-	if (v == NULL)
-		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		v[i] = order == CFG_ORDER_REVERSE ? first + n - 1 - i : first + i;
-	if (order == CFG_ORDER_RANDOM)
-		plan_shuffle(v, n, seed ^ ((uint64_t)reader * 0x2545f4914f6cdd1dull));
-	*files = v;
-	*count = n;
+	int rc = r->shift_use > 0
+			 ? plan_shifted(t, rank, nfiles, r, files, count)
+			 : plan_unshifted(nfiles, plan_reader_count(t, r->readers_per_node),
+					  (uint64_t)reader, r->decomp, files, count);
+	if (rc != 0 || *count == 0)
+		return rc;
+	if (r->order == CFG_ORDER_REVERSE)
+		plan_reverse(*files, *count);
+	if (r->order == CFG_ORDER_RANDOM)
+		plan_shuffle(*files, *count, r->seed ^ ((uint64_t)reader * 0x2545f4914f6cdd1dull));
 	return 0;
 }
 
@@ -126,12 +209,16 @@ void topo_map_free(struct topo_map *t)
 uint64_t plan_phase_count(const struct experiment *x)
 {
 	return (uint64_t)x->repetitions * x->ndatasets * x->nreaders * x->nbackends * x->ntransfers *
-	       x->norders;
+	       x->norders * x->npatterns * x->ndecomps;
 }
 
 /* Mixed-radix digits of index, the last list varying fastest. */
 void plan_phase_at(const struct experiment *x, uint64_t index, struct plan_point *p)
 {
+	p->decomp = x->decomps[index % x->ndecomps];
+	index /= x->ndecomps;
+	p->pattern = x->patterns[index % x->npatterns];
+	index /= x->npatterns;
 	p->order = x->orders[index % x->norders];
 	index /= x->norders;
 	p->transfer_size = x->transfer_sizes[index % x->ntransfers];

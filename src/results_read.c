@@ -29,6 +29,13 @@ const struct results_field results_phase_attrs[] = {
 	RES_FIELD(phase_info, cache, RESULTS_STR),
 	RES_FIELD(phase_info, repetition, RESULTS_I32),
 	RES_FIELD(phase_info, seed, RESULTS_U64),
+	RES_FIELD(phase_info, pattern, RESULTS_STR),
+	RES_FIELD(phase_info, decomposition, RESULTS_STR),
+	RES_FIELD(phase_info, queue_depth, RESULTS_I32),
+	RES_FIELD(phase_info, noatime, RESULTS_I32),
+	RES_FIELD(phase_info, atime_mode, RESULTS_STR),
+	RES_FIELD(phase_info, mpiio_hints, RESULTS_STR),
+	RES_FIELD(phase_info, resident_fraction, RESULTS_F64),
 	RES_FIELD(phase_info, bytes, RESULTS_U64),
 	RES_FIELD(phase_info, elapsed_s, RESULTS_F64),
 	RES_FIELD(phase_info, bandwidth_MBps, RESULTS_F64),
@@ -47,6 +54,7 @@ const struct results_field results_rank_fields[] = {
 	RES_FIELD(rank_rec, open_s, RESULTS_F64),
 	RES_FIELD(rank_rec, read_s, RESULTS_F64),
 	RES_FIELD(rank_rec, close_s, RESULTS_F64),
+	RES_FIELD(rank_rec, resident_fraction, RESULTS_F64),
 };
 const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
 
@@ -54,6 +62,7 @@ const struct results_field results_file_fields[] = {
 	RES_FIELD(file_rec, file, RESULTS_U64),
 	RES_FIELD(file_rec, rank, RESULTS_I32),
 	RES_FIELD(file_rec, open_start, RESULTS_F64),
+	RES_FIELD(file_rec, open_end, RESULTS_F64),
 	RES_FIELD(file_rec, read_end, RESULTS_F64),
 	RES_FIELD(file_rec, close_end, RESULTS_F64),
 	RES_FIELD(file_rec, bytes, RESULTS_U64),

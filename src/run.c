@@ -14,6 +14,7 @@
 #include "pfsread/backend.h"
 #include "pfsread/cache.h"
 #include "pfsread/dataset.h"
+#include "pfsread/envinfo.h"
 #include "pfsread/phase.h"
 #include "pfsread/report.h"
 #include "pfsread/results.h"
@@ -74,6 +75,15 @@ static int run_check_experiment(const struct experiment *x, const struct topolog
 		return cfg_fail_at(e, x, x->backends_pos[i], key, "unknown backend '%s' (known: %s)",
 				   x->backends[i], backend_names());
 	}
+	for (size_t i = 0; x->cache == CFG_CACHE_DIRECT && i < x->nbackends; i++)
+		if (!(backend_find(x->backends[i])->flags & BACKEND_BYPASSES_CACHE))
+			return cfg_fail_at(e, x, x->cache_pos, "cache",
+					   "'direct' needs backends that bypass the page cache, and "
+					   "'%s' does not (use backend: [direct])",
+					   x->backends[i]);
+	if (x->cache == CFG_CACHE_SHIFT && t->nnodes < 2)
+		return cfg_fail_at(e, x, x->cache_pos, "cache",
+				   "'shift' reads each file on another node, and this job has one node");
 	if (cache_check_allowed(x->cache, e) != 0) {
 		char why[sizeof e->msg];
 		snprintf(why, sizeof why, "%s", e->msg);
@@ -167,10 +177,15 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 	return rc;
 }
 
-static void run_phase_spec(const struct experiment *x, uint64_t index, struct phase_spec *s)
+static void run_phase_spec(const struct experiment *x, uint64_t index, const char *atime_mode,
+			   struct phase_spec *s)
 {
 	struct plan_point p;
 	plan_phase_at(x, index, &p);
+	s->pattern = p.pattern;
+	s->decomp = p.decomp;
+	s->shift_use = x->cache == CFG_CACHE_SHIFT ? plan_dataset_use(x, index) : 0;
+	s->atime_mode = atime_mode;
 	s->x = x;
 	s->ds = &x->datasets[p.dataset];
 	s->be = backend_find(x->backends[p.backend]);
@@ -190,32 +205,62 @@ static uint64_t run_max_transfer(const struct experiment *x)
 	return most;
 }
 
+/* The atime mode of the mount holding the data sets, as rank 0 sees it, for every rank. */
+static int run_atime_mode(const struct experiment *x, const struct topology *t, char *mode,
+			  struct pf_err *e)
+{
+	struct mount_info m;
+	struct pf_err ignored = {0};
+	snprintf(mode, 16, "unknown");
+	if (t->rank == 0 && envinfo_mount(x->root, &m, &ignored) == 0)
+		snprintf(mode, 16, "%s", m.atime_mode);
+	if (MPI_Bcast(mode, 16, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
+	return 0;
+}
+
+/* Rank 0, after each phase: one line, and a warning when the cache served the reads. */
+static void run_print_phase(const struct experiment *x, const struct phase_info *p, uint64_t i,
+			    uint64_t n)
+{
+	printf("[%llu/%llu] ", (unsigned long long)i + 1, (unsigned long long)n);
+	report_phase_line(stdout, p);
+	if (x->cache != CFG_CACHE_NONE && p->resident_fraction > 0.05)
+		printf("  warning: %.0f%% of the phase's bytes were in the page cache before it "
+		       "started: this measures memory, not storage\n",
+		       p->resident_fraction * 100);
+	fflush(stdout);
+}
+
 /* The phases, in plan order. Stops after the first failed phase: the results file keeps it,
  * marked failed, and the ones before it. */
 static int run_phases(const struct experiment *x, const struct topology *t, struct results *r,
 		      struct pf_err *e)
 {
 	void *buf = NULL;
+	char atime_mode[16];
+	/* room for an O_DIRECT tail read rounded up: see BACKEND_BUF_ALIGN */
 	size_t buflen = (size_t)run_max_transfer(x);
-	int rc = posix_memalign(&buf, 4096, buflen);
+	size_t alloc = (buflen + BACKEND_BUF_ALIGN - 1) / BACKEND_BUF_ALIGN * BACKEND_BUF_ALIGN +
+		       BACKEND_BUF_ALIGN;
+	if (run_atime_mode(x, t, atime_mode, e) != 0)
+		return -1;
+	int rc = posix_memalign(&buf, BACKEND_BUF_ALIGN, alloc);
 	if (rc != 0)
 		return pf_fail_errno(e, rc, "run: cannot allocate a %zu-byte buffer", buflen);
 	uint64_t n = plan_phase_count(x);
 	for (uint64_t i = 0; i < n && rc == 0; i++) {
 		struct phase_spec s;
 		struct phase_output out;
-		run_phase_spec(x, i, &s);
+		run_phase_spec(x, i, atime_mode, &s);
 		rc = phase_run(&s, t, buf, buflen, &out, e);
 		struct pf_err werr = {0};
 		if (results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr) != 0) {
 			pf_fail(e, werr.status, "%s", werr.msg);
 			rc = -1;
 		}
-		if (t->rank == 0) {
-			printf("[%llu/%llu] ", (unsigned long long)i + 1, (unsigned long long)n);
-			report_phase_line(stdout, &out.info);
-			fflush(stdout);
-		}
+		if (t->rank == 0)
+			run_print_phase(x, &out.info, i, n);
 		phase_output_free(&out);
 	}
 	free(buf);

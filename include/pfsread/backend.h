@@ -4,31 +4,73 @@
 #ifndef PFSREAD_BACKEND_H
 #define PFSREAD_BACKEND_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pfsread/config.h"
 #include "pfsread/err.h"
+#include "pfsread/record.h"
 
 /* Capability flags: the core branches on these, never on a backend's name. */
-#define BACKEND_ALIGNED_BUF 0x1u /* wants buffers aligned to the file system's block size */
+#define BACKEND_BYPASSES_CACHE 0x1u /* reads never go through the page cache (O_DIRECT) */
+#define BACKEND_COLLECTIVE 0x2u     /* with pattern shared, opens and reads are collective */
+
+/* The buffer the core passes to read: aligned to BACKEND_BUF_ALIGN, with room for len rounded
+ * up to BACKEND_BUF_ALIGN (so an O_DIRECT tail read may ask for a whole aligned block). */
+#define BACKEND_BUF_ALIGN ((size_t)2 << 20)
+
+/* What the core tells a backend about the file it opens. */
+struct bopen {
+	uint64_t size;                /* the file's expected size in bytes */
+	int noatime;                  /* open with O_NOATIME where permitted */
+	MPI_Comm comm;                /* the ranks opening this file together: MPI_COMM_SELF for
+				       * pattern per-reader, the phase's readers for shared */
+	const struct experiment *x;   /* backend options (mpiio hints, uring queue depth ...) */
+};
 
 /* One open file, as a backend keeps it. */
 struct bfile {
 	int fd;
 	void *priv;          /* backend-specific, owned by the backend */
 	const char *path;    /* for messages; owned by the caller */
+	int noatime_used;    /* set by open when O_NOATIME took effect */
+};
+
+/* A reader's share of a phase, for backends that keep several files in flight (read_share).
+ * Item i is [offset[i], offset[i] + length[i]) of the file the core names with path(). */
+struct bshare {
+	uint64_t nitems;
+	const uint64_t *offset;
+	const uint64_t *length;
+	int (*path)(const void *core, uint64_t i, char *buf, size_t len); /* 0 or -1 */
+	double (*now)(const void *core); /* the phase's clock: use it for every time stamp */
+	const void *core;
+	const struct bopen *open;     /* size = the whole file's size of the item; comm SELF */
+	size_t transfer;              /* bytes per read request */
+	struct file_rec *recs;        /* [nitems]: fill open_start, read_end, close_end, bytes */
+	uint64_t failed;              /* on error: the item that failed */
 };
 
 struct backend {
 	const char *name;
 	unsigned flags;
-	/* Open path for reading. Returns 0 or -errno. */
-	int (*open)(const char *path, struct bfile *f);
-	/* Read up to len bytes at offset into buf; *got is what arrived (0 at end of file).
-	 * Short reads and EINTR are the backend's business. Returns 0 or -errno. */
+	/* Open path for reading. Collective over o->comm when the backend is BACKEND_COLLECTIVE
+	 * and o->comm is not MPI_COMM_SELF. Returns 0 or -errno. */
+	int (*open)(const char *path, const struct bopen *o, struct bfile *f);
+	/* Read up to len bytes at offset into buf; *got is what arrived (0 at end of file, never
+	 * more than len). Short reads and EINTR are the backend's business. Returns 0 or -errno. */
 	int (*read)(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *got);
 	/* Close; also called after a failed read. Returns 0 or -errno. */
 	int (*close)(struct bfile *f);
+
+	/* Optional: everything a backend needs for a phase (rings, buffer pools), made before the
+	 * opening barrier and released after the closing one. */
+	int (*setup)(const struct experiment *x, size_t transfer, void **state);
+	void (*teardown)(void *state);
+	/* Optional: read a whole share with several files in flight; replaces the core's
+	 * open/read/close loop for pattern per-reader. Returns 0 or -errno (s->failed set). */
+	int (*read_share)(void *state, struct bshare *s);
 };
 
 /* The backend called name, or NULL. */

@@ -16,4 +16,9 @@ int cache_drop_node(struct pf_err *e);
 /* POSIX_FADV_DONTNEED on the whole of path. */
 int cache_fadvise_file(const char *path, struct pf_err *e);
 
+/* Bytes of [offset, offset + len) of path that are in the page cache now (mincore on a
+ * mapping; reads nothing). A file that cannot be opened counts as not resident. */
+int cache_resident(const char *path, uint64_t offset, uint64_t len, uint64_t *resident,
+		   struct pf_err *e);
+
 #endif

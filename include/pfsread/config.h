@@ -22,7 +22,27 @@ struct cfg_pos {
 enum cfg_cache {
 	CFG_CACHE_NONE,    /* leave the page cache alone: measures cache speed on purpose */
 	CFG_CACHE_DROP,    /* root: sync and drop_caches once per node before each phase */
-	CFG_CACHE_FADVISE  /* POSIX_FADV_DONTNEED on each file by its reader before the phase */
+	CFG_CACHE_FADVISE, /* POSIX_FADV_DONTNEED on each file by its reader before the phase */
+	CFG_CACHE_SHIFT,   /* each file read by a node other than the one that wrote or last read it */
+	CFG_CACHE_DIRECT   /* nothing to do: the backend bypasses the cache (O_DIRECT) */
+};
+
+enum cfg_pattern {
+	CFG_PATTERN_PER_READER, /* each file read whole by one reader */
+	CFG_PATTERN_SHARED      /* each file read by all active readers, a contiguous slice each */
+};
+
+enum cfg_decomp {
+	CFG_DECOMP_BLOCK,  /* contiguous blocks of files per reader */
+	CFG_DECOMP_CYCLIC  /* file i to reader i mod readers */
+};
+
+#define CFG_HINTS_MAX 16
+
+/* One MPI_Info hint for the mpiio backend, as written in the config. */
+struct cfg_hint {
+	char key[64];
+	char value[128];
 };
 
 enum cfg_order {
@@ -63,12 +83,23 @@ struct experiment {
 	size_t ntransfers;
 	enum cfg_order orders[CFG_LIST_MAX];   /* default [sorted] */
 	size_t norders;
+	enum cfg_pattern patterns[CFG_LIST_MAX]; /* default [per-reader] */
+	size_t npatterns;
+	enum cfg_decomp decomps[CFG_LIST_MAX];   /* sweep.decomposition, default [block] */
+	size_t ndecomps;
 
 	int repetitions;              /* default 1, >= 1 */
 	enum cfg_cache cache;         /* default drop */
 	struct cfg_pos cache_pos;
 	uint64_t seed;                /* for random order; default 1 */
 	struct cfg_pos root_pos;
+
+	int noatime;                  /* open with O_NOATIME where permitted; default false */
+	struct cfg_hint mpiio_hints[CFG_HINTS_MAX]; /* mpiio_hints: {key: value, ...} */
+	size_t nhints;
+	int mpiio_collective;         /* mpiio.collective, default true */
+	int uring_queue_depth;        /* uring.queue_depth, default 16 */
+	uint64_t uring_max_inflight;  /* uring.max_inflight, bytes in flight per rank, default 64MiB */
 };
 
 /* Load and validate path. On success *x is filled and owns its memory (cfg_free).
@@ -92,5 +123,7 @@ int cfg_fail_at(struct pf_err *e, const struct experiment *x, struct cfg_pos pos
 
 const char *cfg_cache_name(enum cfg_cache c);
 const char *cfg_order_name(enum cfg_order o);
+const char *cfg_pattern_name(enum cfg_pattern p);
+const char *cfg_decomp_name(enum cfg_decomp d);
 
 #endif

@@ -19,8 +19,12 @@ struct phase_spec {
 	int readers_per_node;
 	uint64_t transfer_size;
 	enum cfg_order order;
+	enum cfg_pattern pattern;
+	enum cfg_decomp decomp;
 	int repetition;
 	uint32_t index;
+	uint64_t shift_use;       /* cache: shift: the u-th phase on this data set; else 0 */
+	const char *atime_mode;   /* of the data set's mount, for the record */
 };
 
 /* What one rank holds after a phase. files is malloc'ed; phase_output_free releases it. */

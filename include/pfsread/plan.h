@@ -31,10 +31,31 @@ int64_t plan_reader_index(const struct topo_map *t, int rank, int readers_per_no
 /* Smallest node_size: the most readers per node every node can supply. */
 int plan_min_node_size(const struct topo_map *t);
 
+/* Cyclic decomposition: part p gets items p, p + nparts, p + 2 nparts, ... */
+void plan_cyclic(uint64_t nitems, uint64_t nparts, uint64_t part, uint64_t *count);
+
+/* How a reader's files are chosen and ordered. */
+struct plan_rule {
+	int readers_per_node;
+	enum cfg_decomp decomp;
+	enum cfg_order order;
+	uint64_t seed;
+	/* cache: shift. 0: off. u >= 1: this is the u-th phase to read the data set, and file f
+	 * goes to node (node that generated f + u) mod nnodes, so no node reads a file it wrote or
+	 * read last. Generation is taken to have run on the same ranks (block over all ranks). */
+	uint64_t shift_use;
+};
+
 /* The file indices this rank reads, in reading order. *files is malloc'ed (NULL when none);
  * the caller frees it. Returns 0, or -1 on allocation failure. */
-int plan_files(const struct topo_map *t, int rank, uint64_t nfiles, int readers_per_node,
-	       enum cfg_order order, uint64_t seed, uint64_t **files, uint64_t *count);
+int plan_files(const struct topo_map *t, int rank, uint64_t nfiles, const struct plan_rule *r,
+	       uint64_t **files, uint64_t *count);
+
+/* The rank that generate gives file f: block decomposition of nfiles over nranks. */
+int plan_generator_rank(uint64_t nfiles, int nranks, uint64_t f);
+
+/* For cache: shift: how many phases up to and including index read the same data set. */
+uint64_t plan_dataset_use(const struct experiment *x, uint64_t index);
 
 /* Fill an even map: nranks over nnodes, ranks spread in blocks (as mpirun --map-by node:
  * first nodes get one more when uneven). Arrays are malloc'ed; topo_map_free releases them. */
@@ -44,7 +65,7 @@ void topo_map_free(struct topo_map *t);
 
 
 /* The phases of an experiment: the product of repetitions x data sets x readers per node x
- * backends x transfer sizes x orders, repetition outermost so that the repetitions of one
+ * backends x transfer sizes x orders x patterns x decompositions, repetition outermost so that the repetitions of one
  * cell are spread over the run rather than back to back. */
 struct plan_point {
 	size_t dataset;        /* index into x->datasets */
@@ -52,6 +73,8 @@ struct plan_point {
 	size_t backend;        /* index into x->backends */
 	uint64_t transfer_size;
 	enum cfg_order order;
+	enum cfg_pattern pattern;
+	enum cfg_decomp decomp;
 	int repetition;
 };
 

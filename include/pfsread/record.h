@@ -20,6 +20,13 @@ struct phase_info {
 	char cache[16];            /* drop | fadvise | none */
 	int32_t repetition;        /* 0-based */
 	uint64_t seed;             /* of the random order */
+	char pattern[16];          /* per-reader | shared */
+	char decomposition[16];    /* block | cyclic */
+	int32_t queue_depth;       /* requests in flight per reader (1 for synchronous backends) */
+	int32_t noatime;           /* 1 when every file was opened with O_NOATIME */
+	char atime_mode[16];       /* of the data set's mount: noatime | relatime | strictatime | ... */
+	char mpiio_hints[512];     /* "key=value,..." passed to MPI_File_open ("" for none) */
+	double resident_fraction;  /* of the phase's bytes in the page cache just before it */
 	/* outcome, identical on every rank after phase_run */
 	uint64_t bytes;            /* read by all ranks */
 	double elapsed_s;          /* last reader's end - first reader's start */
@@ -40,6 +47,7 @@ struct rank_rec {
 	double open_s;             /* summed over the rank's files */
 	double read_s;
 	double close_s;
+	double resident_fraction;  /* of this rank's bytes in the page cache just before the phase */
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */
@@ -47,7 +55,8 @@ struct file_rec {
 	uint64_t file;             /* index in the data set */
 	int32_t rank;
 	double open_start;
-	double read_end;           /* open done + all reads done */
+	double open_end;           /* the file is open: open_end - open_start is metadata time */
+	double read_end;           /* all reads done */
 	double close_end;
 	uint64_t bytes;
 };

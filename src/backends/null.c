@@ -2,9 +2,9 @@
  * chain (config, phases, HDF5, report) run anywhere, and measures the harness's own cost. */
 #include "pfsread/backend.h"
 
-static int null_open(const char *path, struct bfile *f)
+static int null_open(const char *path, const struct bopen *o, struct bfile *f)
 {
-	(void)path;
+	(void)path, (void)o;
 	f->fd = -1;
 	return 0;
 }

@@ -1,18 +1,35 @@
 /* posix backend: open, a pread loop, close. The reference read path. */
-#include "pfsread/backend.h"
+#include "pfsread/backend_posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
-static int posix_open(const char *path, struct bfile *f)
+/* O_NOATIME is refused (EPERM) unless we own the file or are root: then fall back, and
+ * say so through noatime_used. Shared with the direct backend. */
+int posix_open_flags(const char *path, int flags, const struct bopen *o, struct bfile *f)
 {
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->noatime_used = 0;
+	if (o->noatime) {
+		f->fd = open(path, flags | O_NOATIME);
+		if (f->fd >= 0) {
+			f->noatime_used = 1;
+			return 0;
+		}
+		if (errno != EPERM)
+			return -errno;
+	}
+	f->fd = open(path, flags);
 	return f->fd < 0 ? -errno : 0;
 }
 
+static int posix_open(const char *path, const struct bopen *o, struct bfile *f)
+{
+	return posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
+}
+
 /* Fill as much of buf as the file has: pread may return less than asked without EOF. */
-static int posix_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *got)
+int posix_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *got)
 {
 	size_t done = 0;
 	while (done < len) {
@@ -29,7 +46,7 @@ static int posix_read(struct bfile *f, void *buf, size_t len, uint64_t offset, s
 	return 0;
 }
 
-static int posix_close(struct bfile *f)
+int posix_close(struct bfile *f)
 {
 	int rc = close(f->fd);
 	f->fd = -1;

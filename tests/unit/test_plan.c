@@ -29,15 +29,16 @@ static int make_map(struct topo_map *t, const int *sizes, int nnodes)
 }
 
 /* Every file read exactly once, loads within one file, the right ranks active per node. */
-static int check_cover(const struct topo_map *t, uint64_t nfiles, int rpn, enum cfg_order order)
+static int check_cover(const struct topo_map *t, uint64_t nfiles, const struct plan_rule *rule)
 {
+	int rpn = rule->readers_per_node;
 	unsigned char *seen = calloc(nfiles + 1, 1);
 	uint64_t least = UINT64_MAX, most = 0;
 	int bad = 0;
 	int *active = calloc((size_t)t->nnodes, sizeof(int));
 	for (int r = 0; r < t->nranks && !bad; r++) {
 		uint64_t *files, n;
-		if (plan_files(t, r, nfiles, rpn, order, 42, &files, &n) != 0)
+		if (plan_files(t, r, nfiles, rule, &files, &n) != 0)
 			return 0;
 		int is_reader = plan_reader_index(t, r, rpn) >= 0;
 		active[t->node_of_rank[r]] += is_reader;
@@ -59,8 +60,8 @@ static int check_cover(const struct topo_map *t, uint64_t nfiles, int rpn, enum 
 	for (int n = 0; n < t->nnodes; n++)
 		if (active[n] != (t->node_size[n] < rpn ? t->node_size[n] : rpn))
 			bad = 1;
-	if (most - least > 1)
-		bad = 1;
+	if (most - least > 1 && rule->shift_use == 0)
+		bad = 1; /* shifted phases balance within a node, not across nodes */
 	free(seen);
 	free(active);
 	return !bad;
@@ -91,7 +92,7 @@ static void test_many_combinations(void)
 		for (int rpn = 1; rpn <= 4; rpn++)
 			for (int per = 1; per <= 4; per++)
 				for (size_t f = 0; f < sizeof nfiles / sizeof *nfiles; f++)
-					for (int o = 0; o < 3; o++) {
+					for (int o = 0; o < 6; o++) {
 						int sizes[5];
 						struct topo_map t;
 						for (int n = 0; n < nnodes; n++)
@@ -99,11 +100,17 @@ static void test_many_combinations(void)
 						if (make_map(&t, sizes, nnodes) != 0)
 							continue;
 						combos++;
-						good += check_cover(&t, nfiles[f], rpn, (enum cfg_order)o);
+						struct plan_rule rule = {rpn, (enum cfg_decomp)(o / 3),
+									 (enum cfg_order)(o % 3), 42, 0};
+						good += check_cover(&t, nfiles[f], &rule);
+						rule.shift_use = 1 + (uint64_t)o;
+						combos++;
+						good += check_cover(&t, nfiles[f], &rule);
 						topo_map_free(&t);
 					}
 	ok(combos > 1000 && good == combos,
-	   "decomposition: %d of %d (files, nodes, ranks per node, readers, order) combinations "
+	   "decomposition: %d of %d (files, nodes, ranks per node, readers, order, block|cyclic) "
+	   "combinations "
 	   "read each file once with loads within one",
 	   good, combos);
 }
@@ -129,15 +136,20 @@ static void test_orders(void)
 	uint64_t *a, *b, *c, na, nb, nc;
 	if (make_map(&t, sizes, 1) != 0)
 		return;
-	plan_files(&t, 0, 50, 1, CFG_ORDER_SORTED, 1, &a, &na);
+	struct plan_rule rule = {1, CFG_DECOMP_BLOCK, CFG_ORDER_SORTED, 1, 0};
+	plan_files(&t, 0, 50, &rule, &a, &na);
 	ok(na == 50 && a[0] == 0 && a[49] == 49, "sorted order ascends");
 	free(a);
-	plan_files(&t, 0, 50, 1, CFG_ORDER_REVERSE, 1, &a, &na);
+	rule.order = CFG_ORDER_REVERSE;
+	plan_files(&t, 0, 50, &rule, &a, &na);
 	ok(na == 50 && a[0] == 49 && a[49] == 0, "reverse order descends");
 	free(a);
-	plan_files(&t, 0, 50, 1, CFG_ORDER_RANDOM, 7, &a, &na);
-	plan_files(&t, 0, 50, 1, CFG_ORDER_RANDOM, 7, &b, &nb);
-	plan_files(&t, 0, 50, 1, CFG_ORDER_RANDOM, 8, &c, &nc);
+	rule.order = CFG_ORDER_RANDOM;
+	rule.seed = 7;
+	plan_files(&t, 0, 50, &rule, &a, &na);
+	plan_files(&t, 0, 50, &rule, &b, &nb);
+	rule.seed = 8;
+	plan_files(&t, 0, 50, &rule, &c, &nc);
 	int perm = 1, moved = 0;
 	unsigned char seen[50] = {0};
 	for (int i = 0; i < 50; i++) {
@@ -175,6 +187,8 @@ static void test_phase_enumeration(void)
 	x.ntransfers = 2;
 	x.transfer_sizes[0] = 1, x.transfer_sizes[1] = 2;
 	x.norders = 1;
+	x.npatterns = 1;
+	x.ndecomps = 1;
 	x.repetitions = 2;
 	uint64_t n = plan_phase_count(&x);
 	ok(n == 24, "2 reps x 2 data sets x 3 readers x 2 transfers = 24 phases");
@@ -196,8 +210,61 @@ static void test_phase_enumeration(void)
 	ok(last.repetition == 1 && last.dataset == 1, "repetition is the outermost loop");
 }
 
+static void test_cyclic(void)
+{
+	int sizes[] = {2, 2};
+	struct topo_map t;
+	uint64_t *a, n;
+	if (make_map(&t, sizes, 2) != 0)
+		return;
+	struct plan_rule rule = {2, CFG_DECOMP_CYCLIC, CFG_ORDER_SORTED, 1, 0};
+	plan_files(&t, 1, 10, &rule, &a, &n);
+	ok(n == 3 && a[0] == 1 && a[1] == 5 && a[2] == 9, "cyclic: reader 1 of 4 takes 1, 5, 9");
+	free(a);
+	topo_map_free(&t);
+}
+
+/* cache: shift: in the u-th phase on a data set, no file is read on the node that generated
+ * it (u = 1) or read it in the phase before (u - 1). */
+static void test_shift(void)
+{
+	int sizes[] = {3, 2, 3};
+	struct topo_map t;
+	if (make_map(&t, sizes, 3) != 0)
+		return;
+	const uint64_t nfiles = 101;
+	int *last = malloc(nfiles * sizeof *last), good = 1;
+	for (uint64_t f = 0; f < nfiles; f++)
+		last[f] = t.node_of_rank[plan_generator_rank(nfiles, t.nranks, f)];
+	for (uint64_t use = 1; use <= 4; use++) {
+		struct plan_rule rule = {2, CFG_DECOMP_BLOCK, CFG_ORDER_SORTED, 1, use};
+		int *now = malloc(nfiles * sizeof *now);
+		for (uint64_t f = 0; f < nfiles; f++)
+			now[f] = -1;
+		for (int r = 0; r < t.nranks; r++) {
+			uint64_t *a, n;
+			plan_files(&t, r, nfiles, &rule, &a, &n);
+			for (uint64_t i = 0; i < n; i++)
+				now[a[i]] = t.node_of_rank[r];
+			free(a);
+		}
+		for (uint64_t f = 0; f < nfiles; f++)
+			good &= now[f] >= 0 && now[f] != last[f];
+		free(last);
+		last = now;
+	}
+	free(last);
+	ok(good, "shift: 4 phases in a row, every file read on another node than the one before");
+	ok(plan_generator_rank(10, 4, 0) == 0 && plan_generator_rank(10, 4, 2) == 0 &&
+	       plan_generator_rank(10, 4, 3) == 1 && plan_generator_rank(10, 4, 9) == 3,
+	   "generator rank inverts the block decomposition (10 files over 4 ranks: 3 3 2 2)");
+	topo_map_free(&t);
+}
+
 int main(void)
 {
+	test_cyclic();
+	test_shift();
 	test_block();
 	test_many_combinations();
 	test_reader_numbering();

@@ -1,0 +1,16 @@
+/* backend_posix: the POSIX helpers other file-descriptor backends (direct) build on. */
+#ifndef PFSREAD_BACKEND_POSIX_H
+#define PFSREAD_BACKEND_POSIX_H
+
+#include "pfsread/backend.h"
+
+/* open(path, flags), adding O_NOATIME when o asks and it is permitted. 0 or -errno. */
+int posix_open_flags(const char *path, int flags, const struct bopen *o, struct bfile *f);
+
+/* A pread loop that fills buf unless the file ends first. 0 or -errno. */
+int posix_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *got);
+
+/* close(f->fd). 0 or -errno. */
+int posix_close(struct bfile *f);
+
+#endif
