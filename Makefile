@@ -12,6 +12,10 @@ HDF5_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags hdf5-openmpi 2>/dev/null)
 HDF5_LIBS   ?= $(shell $(PKG_CONFIG) --libs hdf5-openmpi 2>/dev/null)
 YAML_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags yaml-0.1 2>/dev/null)
 YAML_LIBS   ?= $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
+# liburing is optional: without it the uring backend is left out and the rest still builds.
+URING_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags liburing 2>/dev/null)
+URING_LIBS   ?= $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null)
+URING_DEFS   ?= $(shell $(PKG_CONFIG) --exists liburing 2>/dev/null && echo -DHAVE_LIBURING)
 PREFIX      ?= /usr/local
 MPIRUN      ?= mpirun
 
@@ -31,9 +35,9 @@ BUILD   ?= build
 SANFLAGS =
 endif
 
-ALL_CFLAGS  = $(WARN) $(DEFS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
+ALL_CFLAGS  = $(WARN) $(DEFS) $(URING_DEFS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) $(URING_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
-LIBS        = $(HDF5_LIBS) $(YAML_LIBS) -lm
+LIBS        = $(HDF5_LIBS) $(YAML_LIBS) $(URING_LIBS) -lm
 
 SRCS      := $(wildcard src/*.c src/backends/*.c)
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
@@ -65,7 +69,7 @@ check-build: $(BUILD)/pfsread $(UNIT_BINS)
 # Debian packages the build, the demo and the suite need. deps installs the missing ones
 # as root, or names them and stops when not root. Skipped where there is no dpkg.
 DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
-               hdf5-tools libyaml-dev
+               hdf5-tools libyaml-dev liburing-dev
 DEB_TEST_PACKAGES = python3 python3-h5py perl
 deps:
 	@tests/install-deps.sh $(DEB_PACKAGES)

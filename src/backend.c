@@ -5,10 +5,22 @@
 #include <string.h>
 
 extern const struct backend posix_backend;
+extern const struct backend direct_backend;
+extern const struct backend mmap_backend;
+extern const struct backend mpiio_backend;
 extern const struct backend null_backend;
+#ifdef HAVE_LIBURING
+extern const struct backend uring_backend;
+#endif
 
 static const struct backend *const backend_registry[] = {
 	&posix_backend,
+	&direct_backend,
+	&mmap_backend,
+	&mpiio_backend,
+#ifdef HAVE_LIBURING
+	&uring_backend,
+#endif
 	&null_backend,
 	NULL,
 };

@@ -822,6 +822,7 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0},
 	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
 	{"noatime", cfg_h_bool, offsetof(struct experiment, noatime), 0, 0},
+	{"verify", cfg_h_bool, offsetof(struct experiment, verify), 0, 0},
 	{"uring", cfg_h_uring, 0, 0, 0},
 	{"mpiio", cfg_h_mpiio, 0, 0, 0},
 	{"mpiio_hints", cfg_h_hints, 0, 0, 0},

@@ -12,6 +12,7 @@
 #include "pfsread/plan.h"
 
 #define PHASE_PATH (CFG_PATH_MAX + 64)
+#define PHASE_SLICE_ALIGN 4096     /* pattern shared cuts files at multiples of this */
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
 
 #define PHASE_MPI(call)                                                                 \
@@ -89,15 +90,20 @@ static int phase_plan_per_reader(const struct phase_spec *s, const struct topolo
 	return 0;
 }
 
-/* pattern shared: every file, in the phase's order, and this reader's slice of each. */
+/* pattern shared: every file, in the phase's order, and this reader's slice of each. Slices
+ * are cut at PHASE_SLICE_ALIGN so that O_DIRECT readers get aligned offsets. */
 static int phase_plan_shared(const struct phase_spec *s, struct phase_work *w)
 {
-	uint64_t n = s->ds->nfiles, first, len;
+	uint64_t n = s->ds->nfiles, size = s->ds->file_size, first, len;
 	if (w->reader < 0)
 		return 0;
 	if (phase_alloc_work(w, n) != 0 || (w->file = malloc(n * sizeof *w->file)) == NULL)
 		return -1;
-	plan_block(s->ds->file_size, w->readers, (uint64_t)w->reader, &first, &len);
+	plan_block((size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN, w->readers,
+		   (uint64_t)w->reader, &first, &len);
+	first *= PHASE_SLICE_ALIGN;
+	len = first >= size ? 0 : first + len * PHASE_SLICE_ALIGN > size ? size - first
+									 : len * PHASE_SLICE_ALIGN;
 	for (uint64_t i = 0; i < n; i++) {
 		w->file[i] = s->order == CFG_ORDER_REVERSE ? n - 1 - i : i;
 		w->offset[i] = first;
@@ -190,114 +196,138 @@ static int phase_residency(const struct phase_spec *s, const struct phase_work *
 	return 0;
 }
 
-/* Read [off, off + len) of an open file with the transfer size. A collective backend makes
- * the same number of calls on every reader (nreads), some of them empty. */
-static int phase_read_range(const struct phase_spec *s, struct bfile *f, void *buf, uint64_t off,
-			    uint64_t len, uint64_t nreads, uint64_t *done)
+/* What the timed part works with. The clock pauses while verify checks content, so that the
+ * checking time stays out of every time stamp (and is counted on its own). */
+struct phase_run_ctx {
+	const struct phase_spec *s;
+	const struct topology *t;
+	const struct phase_work *w;
+	void *buf;
+	struct bopen bo;
+	uint64_t key;             /* the data set's content key, for verify */
+	double paused;            /* seconds spent verifying so far */
+	int noatime;              /* every open so far used O_NOATIME */
+	struct pf_err *e;
+};
+
+static double phase_now(const struct phase_run_ctx *c)
 {
-	uint64_t end = off + len;
+	return topology_now(c->t) - c->paused;
+}
+
+/* verify: true: the block just read against the content pattern, off the clock. */
+static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off, size_t got,
+			      const char *path)
+{
+	double t0 = topology_now(c->t);
+	unsigned char want = 0;
+	int64_t bad = dataset_check(c->key, c->w->file[i], off, c->buf, got, &want);
+	c->paused += topology_now(c->t) - t0;
+	if (bad < 0)
+		return 0;
+	return pf_fail(c->e, PF_RUNTIME, "data set %s: %s: offset %llu: expected byte 0x%02x, found 0x%02x",
+		       c->s->ds->name, path, (unsigned long long)(off + (uint64_t)bad), want,
+		       ((unsigned char *)c->buf)[bad]);
+}
+
+/* Read item i of an open file with the transfer size. A collective backend makes the same
+ * number of calls on every reader (nreads), some of them empty, even past a short file's end. */
+static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i,
+			    uint64_t nreads, uint64_t *done)
+{
+	const struct phase_spec *s = c->s;
+	uint64_t off = c->w->offset[i], end = off + c->w->length[i];
 	*done = 0;
 	for (uint64_t k = 0; nreads ? k < nreads : off < end; k++) {
 		size_t want = end - off < s->transfer_size ? (size_t)(end - off) : s->transfer_size;
 		size_t got = 0;
-		int rc = s->be->read(f, buf, want, off, &got);
+		int rc = s->be->read(f, c->buf, want, off, &got);
 		if (rc != 0)
-			return rc;
-		if (got == 0 && want > 0)
-			return 0; /* end of file: the caller names the short file */
+			return pf_fail_errno(c->e, rc, "%s: read failed after %llu bytes", f->path,
+					     (unsigned long long)*done);
+		if (got == 0 && want > 0 && nreads == 0)
+			return 0; /* end of file: phase_check_bytes names the short file */
+		if (s->x->verify && phase_verify_block(c, i, off, got, f->path) != 0)
+			return -1;
 		off += got;
 		*done += got;
 	}
 	return 0;
 }
 
-/* Open, read the item with the transfer size, close; times on the common clock. */
-static int phase_read_item(const struct phase_spec *s, const struct topology *t,
-			   const struct phase_work *w, uint64_t i, void *buf, struct file_rec *r,
-			   struct bopen *o, int *noatime, struct pf_err *e)
+/* Open, read item i with the transfer size, close; times on the common clock. */
+static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec *r)
 {
 	char path[PHASE_PATH];
+	const struct phase_spec *s = c->s;
 	struct bfile f = {.fd = -1, .priv = NULL, .path = path, .noatime_used = 0};
 	uint64_t nreads = 0, done = 0;
-	if (phase_path(s, w->file[i], path, sizeof path, e) != 0)
+	if (phase_path(s, c->w->file[i], path, sizeof path, c->e) != 0)
 		return -1;
-	if (w->collective) {
-		uint64_t slice = (s->ds->file_size + w->readers - 1) / w->readers;
+	if (c->w->collective) {
+		uint64_t blocks = (s->ds->file_size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN;
+		uint64_t slice = (blocks + c->w->readers - 1) / c->w->readers * PHASE_SLICE_ALIGN;
 		nreads = (slice + s->transfer_size - 1) / s->transfer_size;
 	}
-	r->file = w->file[i];
-	r->rank = t->rank;
-	r->open_start = topology_now(t);
-	int rc = s->be->open(path, o, &f);
-	r->open_end = topology_now(t);
+	r->rank = c->t->rank;
+	r->open_start = phase_now(c);
+	int rc = s->be->open(path, &c->bo, &f);
+	r->open_end = phase_now(c);
 	if (rc != 0) {
 		r->read_end = r->close_end = r->open_end;
-		return pf_fail_errno(e, rc, "%s: cannot open", path);
+		return pf_fail_errno(c->e, rc, "%s: cannot open", path);
 	}
-	rc = phase_read_range(s, &f, buf, w->offset[i], w->length[i], nreads, &done);
-	r->read_end = topology_now(t);
+	rc = phase_read_range(c, &f, i, nreads, &done);
+	r->read_end = phase_now(c);
 	int crc = s->be->close(&f);
-	r->close_end = topology_now(t);
+	r->close_end = phase_now(c);
 	r->bytes = done;
-	*noatime &= f.noatime_used;
-	if (rc != 0)
-		return pf_fail_errno(e, rc, "%s: read failed after %llu bytes", path,
-				     (unsigned long long)done);
-	if (crc != 0)
-		return pf_fail_errno(e, crc, "%s: close failed", path);
-	return 0;
+	c->noatime &= f.noatime_used;
+	if (rc == 0 && crc != 0)
+		return pf_fail_errno(c->e, crc, "%s: close failed", path);
+	return rc;
 }
 
-/* The core's loop: one item at a time. */
-static int phase_read_items(const struct phase_spec *s, const struct topology *t,
-			    const struct phase_work *w, void *buf, struct phase_output *o,
-			    struct bopen *bo, int *noatime, struct pf_err *e)
+/* The core's loop: one item at a time, stopping at the first failure. */
+static int phase_read_items(struct phase_run_ctx *c, struct phase_output *o)
 {
 	int rc = 0;
-	for (uint64_t i = 0; i < w->n && rc == 0; i++) {
-		rc = phase_read_item(s, t, w, i, buf, &o->files[i], bo, noatime, e);
+	for (uint64_t i = 0; i < c->w->n && rc == 0; i++) {
+		rc = phase_read_item(c, i, &o->files[i]);
 		o->me.files++;
 	}
 	return rc;
 }
 
-struct phase_clock {
-	const struct phase_spec *s;
-	const struct topology *t;
-	const struct phase_work *w;
-};
-
 static int phase_share_path(const void *core, uint64_t i, char *buf, size_t len)
 {
-	const struct phase_clock *c = core;
+	const struct phase_run_ctx *c = core;
 	return dataset_file_path(c->s->x, c->s->ds, c->w->file[i], buf, len);
 }
 
 static double phase_share_now(const void *core)
 {
-	const struct phase_clock *c = core;
-	return topology_now(c->t);
+	return phase_now(core);
 }
 
 /* A pipelining backend reads the whole share itself; the core only names the failure. */
-static int phase_read_pipelined(const struct phase_spec *s, const struct topology *t,
-				const struct phase_work *w, struct phase_output *o,
-				const struct bopen *bo, struct pf_err *e)
+static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 {
 	char path[PHASE_PATH];
-	struct phase_clock clock = {s, t, w};
+	const struct phase_work *w = c->w;
 	struct bshare sh = {
 		.nitems = w->n, .offset = w->offset, .length = w->length,
-		.path = phase_share_path, .now = phase_share_now, .core = &clock,
-		.open = bo, .transfer = s->transfer_size, .recs = o->files, .failed = 0,
+		.path = phase_share_path, .now = phase_share_now, .core = c,
+		.open = &c->bo, .transfer = c->s->transfer_size, .recs = o->files, .failed = 0,
 	};
-	int rc = s->be->read_share(w->backend_state, &sh);
+	int rc = c->s->be->read_share(w->backend_state, &sh);
 	o->me.files = w->n;
+	/* the pipeline says nothing per file about O_NOATIME: it drops it only on EPERM */
 	if (rc == 0)
 		return 0;
-	if (sh.failed < w->n && phase_share_path(&clock, sh.failed, path, sizeof path) == 0)
-		return pf_fail_errno(e, rc, "%s: read failed (%s backend)", path, s->be->name);
-	return pf_fail_errno(e, rc, "phase %u: %s backend failed", s->index, s->be->name);
+	if (sh.failed < w->n && phase_share_path(c, sh.failed, path, sizeof path) == 0)
+		return pf_fail_errno(c->e, rc, "%s: read failed (%s backend)", path, c->s->be->name);
+	return pf_fail_errno(c->e, rc, "phase %u: %s backend failed", c->s->index, c->s->be->name);
 }
 
 /* Bytes read short of what the item should hold: the first such file is named. */
@@ -326,16 +356,9 @@ static int phase_pipelined(const struct phase_spec *s)
 
 /* The timed part: this rank's items, in plan order. Stops at the first failure so that the
  * rank still reaches the closing barrier. */
-static int phase_read_share(const struct phase_spec *s, const struct topology *t,
-			    const struct phase_work *w, void *buf, struct phase_output *o,
-			    int *noatime, struct pf_err *e)
+static int phase_read_share(struct phase_run_ctx *c, struct phase_output *o)
 {
-	struct bopen bo = {s->ds->file_size, s->x->noatime,
-			   w->collective ? w->comm : MPI_COMM_SELF, s->x};
-	if (!phase_pipelined(s))
-		return phase_read_items(s, t, w, buf, o, &bo, noatime, e);
-	/* the pipeline says nothing per file about O_NOATIME: it drops it only on EPERM */
-	return phase_read_pipelined(s, t, w, o, &bo, e);
+	return phase_pipelined(c->s) ? phase_read_pipelined(c, o) : phase_read_items(c, o);
 }
 
 /* After the timed part, still on this rank: sums and first/last times of its own records. */
@@ -423,8 +446,10 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
 	      struct phase_output *o, struct pf_err *e)
 {
-	int rc = 0, failed = 0, noatime = s->x->noatime;
+	int rc = 0, failed = 0;
 	struct phase_work w = {.comm = MPI_COMM_NULL};
+	struct phase_run_ctx c = {.s = s, .t = t, .w = &w, .buf = buf, .key = dataset_key(s->ds),
+				  .paused = 0, .noatime = s->x->noatime, .e = e};
 	memset(o, 0, sizeof *o);
 	phase_fill_info(s, t, &o->info);
 	o->me.rank = t->rank;
@@ -435,18 +460,23 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	else if (phase_prepare(s, t, &w, o, e) != 0)
 		failed = -1;
 
+	c.bo = (struct bopen){s->ds->file_size, s->x->noatime,
+			      w.collective ? w.comm : MPI_COMM_SELF, s->x};
+
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
-	double opened = topology_now(t);
-	if (!failed && phase_read_share(s, t, &w, buf, o, &noatime, e) != 0)
+	double opened = phase_now(&c);
+	if (!failed && phase_read_share(&c, o) != 0)
 		failed = -1;
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
+
+	o->me.verify_s = c.paused;
 
 	if (w.backend_state != NULL)
 		s->be->teardown(w.backend_state);
 	phase_sum_rank(o);
 	if (!failed && phase_check_bytes(s, &w, o, e) != 0)
 		failed = -1;
-	rc = phase_agree(s, opened, failed != 0, noatime, o, e);
+	rc = phase_agree(s, opened, failed != 0, c.noatime, o, e);
 	if (failed)
 		rc = -1;
 out:

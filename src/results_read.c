@@ -55,6 +55,7 @@ const struct results_field results_rank_fields[] = {
 	RES_FIELD(rank_rec, read_s, RESULTS_F64),
 	RES_FIELD(rank_rec, close_s, RESULTS_F64),
 	RES_FIELD(rank_rec, resident_fraction, RESULTS_F64),
+	RES_FIELD(rank_rec, verify_s, RESULTS_F64),
 };
 const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
 

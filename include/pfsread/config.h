@@ -95,6 +95,7 @@ struct experiment {
 	struct cfg_pos root_pos;
 
 	int noatime;                  /* open with O_NOATIME where permitted; default false */
+	int verify;                   /* check every block read against the content pattern */
 	struct cfg_hint mpiio_hints[CFG_HINTS_MAX]; /* mpiio_hints: {key: value, ...} */
 	size_t nhints;
 	int mpiio_collective;         /* mpiio.collective, default true */

@@ -48,6 +48,7 @@ struct rank_rec {
 	double read_s;
 	double close_s;
 	double resident_fraction;  /* of this rank's bytes in the page cache just before the phase */
+	double verify_s;           /* checking content (verify: true), kept out of every time above */
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */

@@ -31,9 +31,11 @@ ROOT_ATTRS = {"pfsread_version": str, "schema_version": int, "config_yaml": str,
 PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
                "readers_per_node": int, "active_readers": int, "backend": str,
                "transfer_size": int, "order": str, "cache": str, "repetition": int, "seed": int,
-               "bytes": int, "elapsed_s": float, "bandwidth_MBps": float, "status": str}
+               "bytes": int, "elapsed_s": float, "bandwidth_MBps": float, "status": str,
+               "pattern": str, "decomposition": str, "queue_depth": int, "noatime": int,
+               "atime_mode": str, "mpiio_hints": str, "resident_fraction": float}
 RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
-               "close_s")
+               "close_s", "resident_fraction", "verify_s")
 FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes")
 
 
@@ -95,17 +97,26 @@ def check_rows(g, where, name, fields, nrows=None):
 
 
 def check_files(where, a, files):
+    """Per reader: each file once, whole. Shared: each file once per active reader, slices
+    adding up to the whole file."""
     n = a["nfiles"]
+    per_file = a["active_readers"] if a.get("pattern", "per-reader") == "shared" else 1
     check(a["bytes"] == n * a["file_size"], where,
           "bytes %d != nfiles %d x file_size %d" % (a["bytes"], n, a["file_size"]))
     check(int(files["bytes"].sum()) == a["bytes"], where,
           "files[].bytes add up to %d, not bytes %d" % (int(files["bytes"].sum()), a["bytes"]))
     idx = files["file"]
-    check(len(idx) == n and (idx < n).all(), where + "/files",
-          "%d rows for %d files, or an index out of range" % (len(idx), n))
-    check(n == 0 or (np.bincount(idx.astype(np.int64), minlength=n) == 1).all(),
-          where + "/files", "a file read twice or never")
-    check((files["open_start"] <= files["read_end"]).all() and
+    check(len(idx) == n * per_file and (idx < n).all(), where + "/files",
+          "%d rows for %d files x %d readers each, or an index out of range"
+          % (len(idx), n, per_file))
+    check(n == 0 or (np.bincount(idx.astype(np.int64), minlength=n) == per_file).all(),
+          where + "/files", "a file read too often or never")
+    per_file_bytes = np.bincount(idx.astype(np.int64), weights=files["bytes"], minlength=n)
+    check(n == 0 or (per_file_bytes == a["file_size"]).all(), where + "/files",
+          "a file's bytes do not add up to file_size")
+    check(("open_end" not in files.dtype.names or
+           ((files["open_start"] <= files["open_end"]).all() and
+            (files["open_end"] <= files["read_end"]).all())) and
           (files["read_end"] <= files["close_end"]).all(), where + "/files",
           "a row breaks open_start <= read_end <= close_end")
 

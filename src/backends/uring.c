@@ -1,0 +1,596 @@
+/* uring backend: io_uring with several files in flight per reader (open, reads and close as
+ * batched requests), a bounded queue depth and a bound on bytes in flight. */
+#ifdef HAVE_LIBURING
+
+#include "pfsread/backend_posix.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#define URING_PATH_MAX 4352     /* CFG_PATH_MAX plus the data set's directories and name */
+#define URING_BATCH 32          /* completions reaped per peek, sharing one time stamp */
+#define URING_MAX_DEPTH 16384   /* entries = 2 * depth must stay within IORING_MAX_ENTRIES */
+#define URING_MAX_FIXED ((size_t)1 << 30) /* the kernel's limit on one registered buffer */
+#define URING_PAGE ((size_t)4096)
+#define URING_KIND_SHIFT 56
+
+/* What a request's user_data names: the kind in the top byte, a slot or buffer index below. */
+enum uring_kind { URING_OPEN = 1, URING_READ = 2, URING_CLOSE = 3 };
+
+enum uring_stage {
+	SLOT_FREE,
+	SLOT_OPENING,    /* the openat is in flight */
+	SLOT_READING,    /* fd open; reads queued as buffers allow */
+	SLOT_CLOSE_WAIT, /* reads over; the close waits for room in the queue */
+	SLOT_CLOSING     /* the close is in flight */
+};
+
+/* One file in flight. */
+struct uring_slot {
+	uint64_t item;
+	uint64_t next;   /* next file offset to ask for */
+	uint64_t end;    /* the item's end offset */
+	uint64_t bytes;  /* bytes arrived so far */
+	int fd;
+	int noatime;     /* the open asks for O_NOATIME */
+	int eof;         /* a read met the end of the file: ask for no more */
+	unsigned reads;  /* reads in flight */
+	enum uring_stage stage;
+	char *path;      /* must live until the openat is submitted: the kernel copies it then */
+};
+
+/* One read in flight. Its index is the index of the pool buffer it owns. */
+struct uring_read {
+	uint32_t slot;
+	uint32_t len;    /* bytes still asked */
+	size_t boff;     /* where they land in the buffer: a short read continues behind itself */
+	uint64_t off;    /* file offset */
+};
+
+/* Everything a phase needs, made by setup before the timed region and owned by the backend. */
+struct uring_state {
+	struct io_uring ring;
+	int ring_up;              /* ring initialised: teardown must exit it */
+	int fixed;                /* buffers registered: reads are READ_FIXED */
+	int broken;               /* the ring failed mid-call: refuse further calls */
+	unsigned depth;           /* requests in flight at most; also the number of slots */
+	unsigned nbufs;           /* buffers in the pool: the bound on bytes in flight */
+	size_t transfer;          /* capacity of each buffer */
+	size_t stride;            /* buffer spacing in the pool, a page multiple */
+	char *pool;               /* nbufs * stride bytes */
+	struct uring_slot *slots; /* [depth] */
+	struct uring_read *reqs;  /* [nbufs] */
+	unsigned *free_bufs;      /* stack of free buffer indices */
+	unsigned nfree_bufs;
+	unsigned *free_slots;     /* stack of free slot indices */
+	unsigned nfree_slots;
+	unsigned *act;            /* busy slots in item order, so earlier files get buffers first */
+	unsigned nact;
+	char *paths;              /* [depth][URING_PATH_MAX] */
+	/* per read_share call */
+	struct bshare *s;
+	unsigned inflight;        /* requests queued or in flight */
+	uint64_t next_item;       /* the next item to open */
+	int err;                  /* the call's first error */
+	double t;                 /* time stamp of the batch being reaped */
+};
+
+static uint64_t uring_tag(enum uring_kind kind, unsigned index)
+{
+	return (uint64_t)kind << URING_KIND_SHIFT | index;
+}
+
+static unsigned uring_pow2(unsigned n)
+{
+	unsigned p = 1;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* The first error of a call wins; from then on nothing new starts and the rest drains. */
+static void uring_fail(struct uring_state *st, uint64_t item, int err)
+{
+	if (st->err != 0)
+		return;
+	st->err = err;
+	st->s->failed = item;
+}
+
+/* The lightest mode the kernel accepts: DEFER_TASKRUN runs completions only when we wait,
+ * in our own thread (so setup, read_share and teardown must share one thread); COOP_TASKRUN
+ * avoids interrupting us for them; SUBMIT_ALL keeps a batch going past one bad SQE.
+ * Older kernels refuse unknown flags with -EINVAL, so step down. */
+static int uring_ring_init(struct io_uring *ring, unsigned entries)
+{
+	static const unsigned tries[] = {
+		IORING_SETUP_SUBMIT_ALL | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN,
+		0,
+	};
+	int rc = -EINVAL;
+	for (size_t i = 0; i < sizeof tries / sizeof tries[0] && rc == -EINVAL; i++) {
+		struct io_uring_params p;
+		memset(&p, 0, sizeof p);
+		p.flags = tries[i];
+		rc = io_uring_queue_init_params(entries, ring, &p);
+	}
+	return rc;
+}
+
+/* Registered buffers spare the kernel pinning pages on every read. Registration counts
+ * against RLIMIT_MEMLOCK for users without CAP_IPC_LOCK; when refused, plain reads do. */
+static void uring_register(struct uring_state *st)
+{
+	struct iovec *iov;
+	if (st->transfer > URING_MAX_FIXED || (iov = calloc(st->nbufs, sizeof *iov)) == NULL)
+		return;
+	for (unsigned b = 0; b < st->nbufs; b++) {
+		iov[b].iov_base = st->pool + (size_t)b * st->stride;
+		iov[b].iov_len = st->transfer;
+	}
+	st->fixed = io_uring_register_buffers(&st->ring, iov, st->nbufs) == 0;
+	free(iov);
+}
+
+/* The pool is one allocation, touched here so no page fault lands in the timed region;
+ * aligned to 2 MiB when that large, so transparent huge pages can back it. */
+static int uring_alloc(struct uring_state *st)
+{
+	size_t pool = (size_t)st->nbufs * st->stride;
+	size_t align = pool >= BACKEND_BUF_ALIGN ? BACKEND_BUF_ALIGN : URING_PAGE;
+	void *p = NULL;
+	if (posix_memalign(&p, align, pool) != 0)
+		return -ENOMEM;
+	st->pool = p;
+	memset(st->pool, 0, pool);
+	st->slots = calloc(st->depth, sizeof *st->slots);
+	st->reqs = calloc(st->nbufs, sizeof *st->reqs);
+	st->free_bufs = calloc(st->nbufs, sizeof *st->free_bufs);
+	st->free_slots = calloc(st->depth, sizeof *st->free_slots);
+	st->act = calloc(st->depth, sizeof *st->act);
+	st->paths = calloc(st->depth, URING_PATH_MAX);
+	if (!st->slots || !st->reqs || !st->free_bufs || !st->free_slots || !st->act || !st->paths)
+		return -ENOMEM;
+	for (unsigned k = 0; k < st->depth; k++)
+		st->slots[k].path = st->paths + (size_t)k * URING_PATH_MAX;
+	return 0;
+}
+
+static void uring_teardown(void *state)
+{
+	struct uring_state *st = state;
+	if (st == NULL)
+		return;
+	/* exit first: it waits for anything still in the kernel before the buffers go */
+	if (st->ring_up)
+		io_uring_queue_exit(&st->ring);
+	free(st->pool);
+	free(st->slots);
+	free(st->reqs);
+	free(st->free_bufs);
+	free(st->free_slots);
+	free(st->act);
+	free(st->paths);
+	free(st);
+}
+
+/* nbufs = min(queue depth, max(1, max_inflight / transfer)); the ring has 2 * depth entries
+ * so that requeued short reads and retried opens always find an SQE. *state is the caller's
+ * until teardown. Returns 0 or -errno (-EINVAL for a bad depth or transfer). */
+static int uring_setup(const struct experiment *x, size_t transfer, void **state)
+{
+	struct uring_state *st;
+	uint64_t nbufs;
+	int rc;
+	*state = NULL;
+	if (x->uring_queue_depth < 1 || x->uring_queue_depth > URING_MAX_DEPTH || transfer == 0 ||
+	    transfer > UINT32_MAX)
+		return -EINVAL;
+	if ((st = calloc(1, sizeof *st)) == NULL)
+		return -ENOMEM;
+	st->depth = (unsigned)x->uring_queue_depth;
+	st->transfer = transfer;
+	st->stride = (transfer + URING_PAGE - 1) / URING_PAGE * URING_PAGE;
+	nbufs = x->uring_max_inflight / transfer;
+	st->nbufs = nbufs < 1 ? 1 : nbufs > st->depth ? st->depth : (unsigned)nbufs;
+	rc = uring_alloc(st);
+	if (rc == 0)
+		rc = uring_ring_init(&st->ring, uring_pow2(2 * st->depth));
+	if (rc != 0) {
+		uring_teardown(st);
+		return rc;
+	}
+	st->ring_up = 1;
+	uring_register(st);
+	*state = st;
+	return 0;
+}
+
+/* An SQE, or NULL with the call failed. Cannot run out while at most depth requests are
+ * queued in a ring of 2 * depth entries; checked all the same. */
+static struct io_uring_sqe *uring_sqe(struct uring_state *st, uint64_t item)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&st->ring);
+	if (sqe == NULL)
+		uring_fail(st, item, -EBUSY);
+	return sqe;
+}
+
+static int uring_prep_open(struct uring_state *st, unsigned k)
+{
+	struct uring_slot *sl = &st->slots[k];
+	struct io_uring_sqe *sqe = uring_sqe(st, sl->item);
+	if (sqe == NULL)
+		return -EBUSY;
+	io_uring_prep_openat(sqe, AT_FDCWD, sl->path,
+			     O_RDONLY | O_CLOEXEC | (sl->noatime ? O_NOATIME : 0), 0);
+	io_uring_sqe_set_data64(sqe, uring_tag(URING_OPEN, k));
+	return 0;
+}
+
+static int uring_prep_read(struct uring_state *st, unsigned b)
+{
+	struct uring_read *r = &st->reqs[b];
+	struct uring_slot *sl = &st->slots[r->slot];
+	struct io_uring_sqe *sqe = uring_sqe(st, sl->item);
+	char *buf = st->pool + (size_t)b * st->stride + r->boff;
+	if (sqe == NULL)
+		return -EBUSY;
+	if (st->fixed)
+		io_uring_prep_read_fixed(sqe, sl->fd, buf, r->len, r->off, (int)b);
+	else
+		io_uring_prep_read(sqe, sl->fd, buf, r->len, r->off);
+	io_uring_sqe_set_data64(sqe, uring_tag(URING_READ, b));
+	return 0;
+}
+
+static void uring_queue_close(struct uring_state *st, unsigned k)
+{
+	struct uring_slot *sl = &st->slots[k];
+	struct io_uring_sqe *sqe = uring_sqe(st, sl->item);
+	if (sqe == NULL)
+		return;
+	io_uring_prep_close(sqe, sl->fd);
+	io_uring_sqe_set_data64(sqe, uring_tag(URING_CLOSE, k));
+	sl->stage = SLOT_CLOSING;
+	st->inflight++;
+}
+
+/* Take a free slot for the next item and queue its open. A path that does not fit fails the
+ * item before anything is queued. */
+static void uring_queue_open(struct uring_state *st, double now)
+{
+	const struct bshare *s = st->s;
+	uint64_t i = st->next_item++;
+	unsigned k = st->free_slots[--st->nfree_slots];
+	struct uring_slot *sl = &st->slots[k];
+	s->recs[i].open_start = now;
+	s->recs[i].bytes = 0;
+	if (s->path(s->core, i, sl->path, URING_PATH_MAX) != 0) {
+		s->recs[i].read_end = s->recs[i].close_end = now;
+		st->free_slots[st->nfree_slots++] = k;
+		uring_fail(st, i, -ENAMETOOLONG);
+		return;
+	}
+	sl->item = i;
+	sl->next = s->offset[i];
+	sl->end = s->offset[i] + s->length[i];
+	sl->bytes = 0;
+	sl->fd = -1;
+	sl->noatime = s->open != NULL && s->open->noatime;
+	sl->eof = 0;
+	sl->reads = 0;
+	if (uring_prep_open(st, k) != 0) {
+		s->recs[i].read_end = s->recs[i].close_end = now;
+		st->free_slots[st->nfree_slots++] = k;
+		return;
+	}
+	sl->stage = SLOT_OPENING;
+	st->act[st->nact++] = k;
+	st->inflight++;
+}
+
+/* Queue the slot's next read into a free buffer. */
+static void uring_queue_read(struct uring_state *st, unsigned k)
+{
+	struct uring_slot *sl = &st->slots[k];
+	unsigned b = st->free_bufs[--st->nfree_bufs];
+	struct uring_read *r = &st->reqs[b];
+	uint64_t left = sl->end - sl->next;
+	r->slot = k;
+	r->len = (uint32_t)(left < st->s->transfer ? left : st->s->transfer);
+	r->boff = 0;
+	r->off = sl->next;
+	if (uring_prep_read(st, b) != 0) {
+		st->free_bufs[st->nfree_bufs++] = b;
+		return;
+	}
+	sl->next += r->len;
+	sl->reads++;
+	st->inflight++;
+}
+
+/* Reads are over when none is in flight and there is nothing left to ask (the item is
+ * covered, the file ended, or the call failed): stamp read_end and let the close queue. */
+static void uring_settle(struct uring_state *st, unsigned k)
+{
+	struct uring_slot *sl = &st->slots[k];
+	if (sl->stage != SLOT_READING || sl->reads > 0)
+		return;
+	if (sl->next < sl->end && !sl->eof && st->err == 0)
+		return;
+	st->s->recs[sl->item].read_end = st->t;
+	sl->stage = SLOT_CLOSE_WAIT;
+}
+
+/* Buffers the slot still needs to cover its item, capped so sums cannot overflow. */
+static uint64_t uring_demand(const struct uring_state *st, const struct uring_slot *sl)
+{
+	uint64_t left, t = st->s->transfer;
+	if (sl->stage != SLOT_OPENING && sl->stage != SLOT_READING)
+		return 0;
+	if (sl->eof || sl->next >= sl->end)
+		return 0;
+	left = sl->end - sl->next;
+	return left / t + (left % t != 0);
+}
+
+/* One pass over the busy slots in item order (earlier files first: closes, then reads as
+ * buffers and queue room allow), then open new files while the open ones cannot use all
+ * the buffers, so opens overlap the reads of the files before them. */
+static void uring_fill(struct uring_state *st)
+{
+	uint64_t demand = 0;
+	double now = 0;
+	int stamped = 0;
+	for (unsigned j = 0; j < st->nact; j++) {
+		unsigned k = st->act[j];
+		struct uring_slot *sl = &st->slots[k];
+		if (sl->stage == SLOT_READING && st->err == 0)
+			while (st->nfree_bufs > 0 && st->inflight < st->depth && sl->next < sl->end &&
+			       !sl->eof && st->err == 0)
+				uring_queue_read(st, k);
+		uring_settle(st, k);
+		if (sl->stage == SLOT_CLOSE_WAIT && st->inflight < st->depth)
+			uring_queue_close(st, k);
+		if (demand < st->nbufs)
+			demand += uring_demand(st, sl);
+	}
+	while (st->err == 0 && st->next_item < st->s->nitems && st->nfree_slots > 0 &&
+	       st->inflight < st->depth && demand < st->nbufs) {
+		uint64_t i = st->next_item, len = st->s->length[i], t = st->s->transfer;
+		if (!stamped) {
+			now = st->s->now(st->s->core);
+			stamped = 1;
+		}
+		uring_queue_open(st, now);
+		demand += len / t + (len % t != 0);
+	}
+}
+
+static void uring_release_slot(struct uring_state *st, unsigned k)
+{
+	unsigned j = 0;
+	while (j < st->nact && st->act[j] != k)
+		j++;
+	if (j < st->nact)
+		memmove(&st->act[j], &st->act[j + 1], (st->nact - j - 1) * sizeof *st->act);
+	st->nact--;
+	st->slots[k].stage = SLOT_FREE;
+	st->free_slots[st->nfree_slots++] = k;
+}
+
+/* O_NOATIME is refused (EPERM) on files we do not own unless privileged: open again
+ * without it, reusing the request's place in the queue. */
+static void uring_opened(struct uring_state *st, unsigned k, int res)
+{
+	struct uring_slot *sl = &st->slots[k];
+	struct file_rec *r = &st->s->recs[sl->item];
+	if (res == -EPERM && sl->noatime) {
+		sl->noatime = 0;
+		if (uring_prep_open(st, k) == 0)
+			return;
+		res = -EBUSY;
+	}
+	st->inflight--;
+	if (res < 0) {
+		uring_fail(st, sl->item, res);
+		r->read_end = r->close_end = st->t;
+		uring_release_slot(st, k);
+		return;
+	}
+	sl->fd = res;
+	sl->stage = SLOT_READING;
+	uring_settle(st, k);
+}
+
+/* A read's result: more bytes, end of file (0), or an error. A short read continues at the
+ * new offset in the same buffer (network file systems return them); -EAGAIN and -EINTR are
+ * retried as they stand. */
+static void uring_read_done(struct uring_state *st, unsigned b, int res)
+{
+	struct uring_read *r = &st->reqs[b];
+	struct uring_slot *sl = &st->slots[r->slot];
+	if ((res == -EAGAIN || res == -EINTR) && st->err == 0 && uring_prep_read(st, b) == 0)
+		return;
+	if (res > 0) {
+		sl->bytes += (uint64_t)res;
+		if ((uint32_t)res < r->len && st->err == 0) {
+			r->off += (uint64_t)res;
+			r->boff += (size_t)res;
+			r->len -= (uint32_t)res;
+			if (uring_prep_read(st, b) == 0)
+				return;
+		}
+	} else if (res == 0) {
+		sl->eof = 1; /* a short file: the core compares bytes with the length */
+	} else {
+		uring_fail(st, sl->item, res);
+	}
+	st->free_bufs[st->nfree_bufs++] = b;
+	st->inflight--;
+	sl->reads--;
+	uring_settle(st, r->slot);
+}
+
+static void uring_closed(struct uring_state *st, unsigned k, int res)
+{
+	struct uring_slot *sl = &st->slots[k];
+	struct file_rec *r = &st->s->recs[sl->item];
+	st->inflight--;
+	sl->fd = -1;
+	r->close_end = st->t;
+	r->bytes = sl->bytes;
+	if (res < 0)
+		uring_fail(st, sl->item, res);
+	uring_release_slot(st, k);
+}
+
+static void uring_complete(struct uring_state *st, uint64_t tag, int res)
+{
+	unsigned index = (unsigned)(tag & (((uint64_t)1 << URING_KIND_SHIFT) - 1));
+	switch ((enum uring_kind)(tag >> URING_KIND_SHIFT)) {
+	case URING_OPEN:
+		uring_opened(st, index, res);
+		break;
+	case URING_READ:
+		uring_read_done(st, index, res);
+		break;
+	case URING_CLOSE:
+		uring_closed(st, index, res);
+		break;
+	}
+}
+
+/* Reap whatever has completed, a batch at a time with one time stamp per batch. */
+static void uring_reap(struct uring_state *st)
+{
+	struct io_uring_cqe *cqes[URING_BATCH];
+	unsigned n;
+	while ((n = io_uring_peek_batch_cqe(&st->ring, cqes, URING_BATCH)) > 0) {
+		st->t = st->s->now(st->s->core);
+		for (unsigned i = 0; i < n; i++)
+			uring_complete(st, cqes[i]->user_data, cqes[i]->res);
+		io_uring_cq_advance(&st->ring, n);
+	}
+}
+
+/* One system call per turn: submit what fill queued and, unless completions already wait,
+ * sleep until at least one arrives. -EAGAIN/-EBUSY (the kernel short of memory, or
+ * completions backed up) wait for a completion when something is in the kernel. */
+static int uring_submit(struct uring_state *st)
+{
+	for (;;) {
+		int rc = io_uring_cq_ready(&st->ring) > 0 ? io_uring_submit(&st->ring)
+							  : io_uring_submit_and_wait(&st->ring, 1);
+		if (rc >= 0)
+			return 0;
+		if (rc == -EINTR)
+			continue;
+		if ((rc == -EAGAIN || rc == -EBUSY) && st->inflight > io_uring_sq_ready(&st->ring)) {
+			struct io_uring_cqe *cqe;
+			rc = io_uring_wait_cqe(&st->ring, &cqe);
+			if (rc == 0 || rc == -EINTR)
+				return 0;
+		}
+		return rc;
+	}
+}
+
+/* The ring itself failed, so what is in flight cannot be waited for: close the open files
+ * directly, stamp the busy items, and refuse further calls (teardown's queue exit then waits
+ * for the kernel before the buffers are freed). */
+static void uring_abandon(struct uring_state *st, int err)
+{
+	struct bshare *s = st->s;
+	double now = s->now(s->core);
+	uring_fail(st, st->nact > 0 ? st->slots[st->act[0]].item : st->next_item, err);
+	for (unsigned j = 0; j < st->nact; j++) {
+		struct uring_slot *sl = &st->slots[st->act[j]];
+		struct file_rec *r = &s->recs[sl->item];
+		if (sl->fd >= 0)
+			close(sl->fd); /* the error reported is the ring's */
+		if (sl->stage <= SLOT_READING)
+			r->read_end = now;
+		r->close_end = now;
+		r->bytes = sl->bytes;
+	}
+	st->nact = 0;
+	st->broken = 1;
+}
+
+static void uring_begin(struct uring_state *st, struct bshare *s)
+{
+	st->s = s;
+	st->inflight = 0;
+	st->next_item = 0;
+	st->err = 0;
+	st->nact = 0;
+	st->nfree_bufs = st->nbufs;
+	for (unsigned b = 0; b < st->nbufs; b++)
+		st->free_bufs[b] = st->nbufs - 1 - b;
+	st->nfree_slots = st->depth;
+	for (unsigned k = 0; k < st->depth; k++) {
+		st->free_slots[k] = st->depth - 1 - k;
+		st->slots[k].stage = SLOT_FREE;
+		st->slots[k].fd = -1;
+	}
+	st->t = s->now(s->core);
+}
+
+/* Read items 0..nitems-1 with up to depth requests and nbufs buffers in flight; the data is
+ * discarded. Fills every started item's record (open_start, read_end, close_end, bytes);
+ * items never started are left as they were. A file shorter than its item is not an error
+ * here: its bytes say so. On error returns -errno with s->failed set, after every request
+ * has completed and every file opened has been closed. s->transfer may not exceed setup's. */
+static int uring_read_share(void *state, struct bshare *s)
+{
+	struct uring_state *st = state;
+	if (st->broken || s->transfer == 0 || s->transfer > st->transfer) {
+		s->failed = 0;
+		return st->broken ? -EIO : -EINVAL;
+	}
+	uring_begin(st, s);
+	for (;;) {
+		uring_fill(st);
+		if (st->nact == 0)
+			break; /* every item done, or the call failed and everything drained */
+		if (st->inflight == 0) {
+			uring_abandon(st, -EIO); /* cannot happen: fill always queues something */
+			break;
+		}
+		int rc = uring_submit(st);
+		if (rc < 0) {
+			uring_abandon(st, rc);
+			break;
+		}
+		uring_reap(st);
+	}
+	return st->err;
+}
+
+/* The per-file hooks (pattern shared, and the registry's required three) are the posix
+ * ones: one synchronous request gains nothing from a ring. The pipelining is read_share. */
+static int uring_open(const char *path, const struct bopen *o, struct bfile *f)
+{
+	return posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
+}
+
+const struct backend uring_backend = {
+	.name = "uring",
+	.flags = 0,
+	.open = uring_open,
+	.read = posix_read,
+	.close = posix_close,
+	.setup = uring_setup,
+	.teardown = uring_teardown,
+	.read_share = uring_read_share,
+};
+
+#endif

@@ -1,0 +1,115 @@
+#!/bin/sh
+# backends: every read path moves every byte of every file, checked block by block against
+# the content pattern (verify: true), per reader and shared; O_DIRECT on a file whose size is
+# not a multiple of the alignment; io_uring at queue depth 1 and 64; MPI-IO collective.
+. "$(dirname "$0")/lib.sh"
+
+root="$SCRATCH/data"
+small_config "$SCRATCH/gen.yaml" "$root"
+check "generate" mpi 2 "$PFSREAD" generate "$SCRATCH/gen.yaml"
+direct_ok=1
+[ "$(stat -f -c %T "$SCRATCH")" = tmpfs ] && direct_ok=0
+
+backends="posix mmap mpiio"
+[ "$direct_ok" -eq 1 ] && backends="$backends direct"
+if "$PFSREAD" plan "$SCRATCH/gen.yaml" --ranks 1 --nodes 1 >/dev/null 2>&1 &&
+	printf 'root: %s\ndatasets: [{name: big, file_size: 1MiB, file_count: 6}]\nsweep: {backend: [uring]}\n' \
+		"$root" >"$SCRATCH/probe.yaml" &&
+	mpi 1 "$PFSREAD" run "$SCRATCH/probe.yaml" -o "$SCRATCH/probe.h5" >/dev/null 2>&1; then
+	backends="$backends uring"
+else
+	echo "# uring: not built in or not permitted here; skipped"
+fi
+
+for be in $backends; do
+	cfg="$SCRATCH/$be.yaml"
+	cache=fadvise
+	[ "$be" = direct ] && cache=direct
+	small_config "$cfg" "$root" \
+		"sweep: {backend: [$be], readers_per_node: [1, 2], pattern: [per-reader, shared], transfer_size: [64KiB, 1MiB], order: [sorted, random]}" \
+		"cache: $cache" "verify: true" "uring: {queue_depth: 4}"
+	check "$be: run with every block verified" mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/$be.h5"
+	check "$be: h5py: bytes, every file covered once, times ordered" \
+		"$PYTHON" "$CHECK_H5" "$SCRATCH/$be.h5" '{"phases": 32, "nranks": 2, "status": "complete"}'
+done
+
+if echo "$backends" | grep -q uring; then
+	for qd in 1 64; do
+		small_config "$SCRATCH/qd$qd.yaml" "$root" "sweep: {backend: [uring], readers_per_node: [1, 2]}" \
+			"cache: none" "uring: {queue_depth: $qd, max_inflight: 256KiB}"
+		check "uring queue depth $qd" mpi 2 "$PFSREAD" run "$SCRATCH/qd$qd.yaml" -o "$SCRATCH/qd$qd.h5"
+		check "uring queue depth $qd: results check out, queue depth recorded" "$PYTHON" -c '
+import h5py, subprocess, sys
+f = h5py.File(sys.argv[1], "r")
+assert all(p.attrs["queue_depth"] == int(sys.argv[2]) for p in f["phases"].values())
+' "$SCRATCH/qd$qd.h5" "$qd"
+	done
+fi
+
+# verify: true catches a corrupted byte inside the timed read, naming file and offset
+bad="$root/big/d000001/f0000000004"
+cp "$bad" "$SCRATCH/saved"
+printf '\001' | dd of="$bad" bs=1 seek=777777 conv=notrunc status=none
+expect_status 1 "verify during run catches a flipped byte" mpi 2 "$PFSREAD" run "$SCRATCH/posix.yaml" -o "$SCRATCH/bad.h5"
+contains "$bad: offset 777777" "the message names the file and the offset"
+cp "$SCRATCH/saved" "$bad"
+
+# page-cache residency is measured before each phase and proven
+small_config "$SCRATCH/warm.yaml" "$root" "sweep: {readers_per_node: [1]}" "cache: none" "repetitions: 2"
+check "cache none, twice" mpi 1 "$PFSREAD" run "$SCRATCH/warm.yaml" -o "$SCRATCH/warm.h5"
+small_config "$SCRATCH/fadv.yaml" "$root" "sweep: {readers_per_node: [1]}" "cache: fadvise" "repetitions: 2"
+check "cache fadvise, twice" mpi 1 "$PFSREAD" run "$SCRATCH/fadv.yaml" -o "$SCRATCH/fadv.h5"
+check "residency: near 1 after a warm read with cache none, near 0 after fadvise" "$PYTHON" -c '
+import h5py, sys
+warm = h5py.File(sys.argv[1], "r")["phases"]
+cold = h5py.File(sys.argv[2], "r")["phases"]
+second = [p for p in warm.values() if p.attrs["repetition"] == 1]
+assert all(p.attrs["resident_fraction"] > 0.9 for p in second), [p.attrs["resident_fraction"] for p in second]
+assert all(p.attrs["resident_fraction"] < 0.05 for p in cold.values()), [p.attrs["resident_fraction"] for p in cold.values()]
+' "$SCRATCH/warm.h5" "$SCRATCH/fadv.h5"
+if [ "$(id -u)" -eq 0 ]; then
+	small_config "$SCRATCH/drop.yaml" "$root" "sweep: {readers_per_node: [1]}" "cache: drop"
+	check "cache drop (root)" mpi 1 "$PFSREAD" run "$SCRATCH/drop.yaml" -o "$SCRATCH/drop.h5"
+	check "residency near 0 after drop" "$PYTHON" -c '
+import h5py, sys
+ph = h5py.File(sys.argv[1], "r")["phases"]
+assert all(p.attrs["resident_fraction"] < 0.05 for p in ph.values())
+' "$SCRATCH/drop.h5"
+fi
+
+# noatime and the mount's atime mode are recorded
+small_config "$SCRATCH/na.yaml" "$root" "sweep: {readers_per_node: [1]}" "cache: none" "noatime: true"
+check "noatime: true" mpi 1 "$PFSREAD" run "$SCRATCH/na.yaml" -o "$SCRATCH/na.h5"
+check "noatime recorded (root may always use O_NOATIME) with the mount's atime mode" "$PYTHON" -c '
+import h5py, sys
+for p in h5py.File(sys.argv[1], "r")["phases"].values():
+    assert p.attrs["noatime"] == 1, p.attrs["noatime"]
+    assert p.attrs["atime_mode"] in ("noatime", "relatime", "strictatime"), p.attrs["atime_mode"]
+' "$SCRATCH/na.h5"
+
+# cache: shift on two nodes: no file is read on the node that wrote it or read it last
+fake_nodes 2 2
+small_config "$SCRATCH/shift.yaml" "$root" "sweep: {readers_per_node: [1, 2]}" "cache: shift" "repetitions: 2"
+rm -rf "$root"
+check "generate on 2 nodes x 2 ranks" mpi_nodes 2 "$PFSREAD" generate "$SCRATCH/shift.yaml"
+check "run with cache shift" mpi_nodes 2 "$PFSREAD" run "$SCRATCH/shift.yaml" -o "$SCRATCH/shift.h5"
+check "shift: every file read on another node than the one that generated or last read it" "$PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+node = list(f["topology/node_of_rank"][:])
+nranks = len(node)
+def generator(nfiles, i):
+    base, extra = divmod(nfiles, nranks)
+    return i // (base + 1) if i < extra * (base + 1) else extra + (i - extra * (base + 1)) // base
+last = {}
+for name in sorted(f["phases"]):
+    p = f["phases"][name]
+    ds, n = p.attrs["dataset"], int(p.attrs["nfiles"])
+    if ds not in last:
+        last[ds] = {i: node[generator(n, i)] for i in range(n)}
+    now = {int(r["file"]): node[int(r["rank"])] for r in p["files"][:]}
+    assert sorted(now) == list(range(n))
+    assert all(now[i] != last[ds][i] for i in range(n)), (name, ds)
+    last[ds] = now
+' "$SCRATCH/shift.h5"
+done_testing
