@@ -46,7 +46,7 @@ MAIN_OBJ  := $(BUILD)/src/main.o
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps demo check check-build install clean
+.PHONY: all deps demo check check-build install clean fuzz fuzz-build
 all: $(BUILD)/pfsread
 
 $(BUILD)/%.o: %.c
@@ -71,15 +71,35 @@ check-build: $(BUILD)/pfsread $(UNIT_BINS)
 DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
                hdf5-tools libyaml-dev liburing-dev
 DEB_TEST_PACKAGES = python3 python3-h5py perl
+# The fuzz targets (clang + libFuzzer) and the valgrind run of the suite; the tests skip without.
+DEB_FUZZ_PACKAGES = clang libclang-rt-14-dev valgrind
 deps:
 	@tests/install-deps.sh $(DEB_PACKAGES)
 
 deps-test:
-	@tests/install-deps.sh $(DEB_PACKAGES) $(DEB_TEST_PACKAGES)
+	@tests/install-deps.sh $(DEB_PACKAGES) $(DEB_TEST_PACKAGES) $(DEB_FUZZ_PACKAGES)
 
 demo: deps
 	$(MAKE) all
 	jobscripts/local/pfsread-local.sh configs/local.yaml
+
+# The performance benchmark (not a test: it prints what it measured, passes or fails nothing):
+# pfsread beside fio on the same files, cold and warm, ratio and fraction of the ceilings.
+#   make bench        4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions
+#   make bench-quick  2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB, one repetition (~2 minutes)
+# BENCH_DIR must be on the file system to measure (not tmpfs); cold rows need root.
+DEB_BENCH_PACKAGES = fio python3-h5py
+BENCH_DIR ?= /var/tmp/pfsread-bench
+.PHONY: bench bench-quick
+bench:
+	@tests/install-deps.sh $(DEB_PACKAGES) $(DEB_BENCH_PACKAGES)
+	$(MAKE) all
+	tests/bench/bench.sh $(BENCH_DIR)
+
+bench-quick:
+	@tests/install-deps.sh $(DEB_PACKAGES) $(DEB_BENCH_PACKAGES)
+	$(MAKE) all
+	tests/bench/bench.sh --quick $(BENCH_DIR)
 
 # The whole suite: unit tests and integration tests on the normal build, then the unit
 # tests and an end-to-end run again under ASan+UBSan. One prove run, one closing line.
@@ -98,7 +118,46 @@ install: $(BUILD)/pfsread
 	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/pfsread/configs/
 	cp -R jobscripts/. $(DESTDIR)$(PREFIX)/share/pfsread/jobscripts/
 
-clean:
-	rm -rf build build-san
+# Fuzzing: the config loader and the results reader (+ report) under libFuzzer, built with
+# clang from the sources they need (not the mpicc library) into build-fuzz.
+#   make fuzz-build                 build build-fuzz/fuzz_config and build-fuzz/fuzz_results
+#   make fuzz [FUZZ_SECONDS=60]     fuzz each for FUZZ_SECONDS on build-fuzz/corpus (a copy of
+#                                   tests/fuzz/corpus + regress); crashes land in build-fuzz/crashes.
+# Keep every crash found as tests/fuzz/regress/{config,results}/NAME: make check replays them.
+CLANG        ?= clang
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SAN      = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                -fno-sanitize-recover=undefined
+FUZZ_CFLAGS   = $(WARN) -D_GNU_SOURCE -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) $(FUZZ_SAN) -MMD -MP
+FUZZ_TARGETS  = config results
+FUZZ_config_SRCS  = tests/fuzz/fuzz_config.c src/config.c src/units.c src/err.c
+FUZZ_results_SRCS = tests/fuzz/fuzz_results.c src/results_read.c src/report.c src/units.c src/err.c
+FUZZ_OPTS     = -timeout=20 -rss_limit_mb=2048 -print_final_stats=1
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_config: $(FUZZ_config_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
+	$(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(YAML_LIBS) -lm
+
+$(FUZZ_BUILD)/fuzz_results: $(FUZZ_results_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
+	$(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(HDF5_LIBS) -lm
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes/$$t || exit 1; \
+	  cp tests/fuzz/corpus/$$t/* tests/fuzz/regress/$$t/* $(FUZZ_BUILD)/corpus/$$t/ 2>/dev/null; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s on $(FUZZ_BUILD)/corpus/$$t"; \
+	  $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+	    -dict=tests/fuzz/$$t.dict -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t/ \
+	    $(FUZZ_BUILD)/corpus/$$t || exit 1; \
+	done
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

@@ -431,6 +431,21 @@ static int cfg_h_decomp(struct cfg_ctx *c, const char *key, yaml_node_t *v, void
 	return 0;
 }
 
+/* A duration > 0 ("90s", "10min", "2h", a bare number of seconds), into a double. */
+static int cfg_h_duration(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			  size_t size)
+{
+	const char *s, *why;
+	(void)size;
+	if (cfg_scalar(c, key, v, &s) != 0)
+		return -1;
+	if (units_parse_duration(s, dst, &why) != 0)
+		return cfg_fail(c, v, key, "invalid duration '%s': %s", s, why);
+	if (*(double *)dst <= 0)
+		return cfg_fail(c, v, key, "must be greater than zero, got '%s'", s);
+	return 0;
+}
+
 /* true or false, into an int. */
 static int cfg_h_bool(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
 {
@@ -823,6 +838,7 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
 	{"noatime", cfg_h_bool, offsetof(struct experiment, noatime), 0, 0},
 	{"verify", cfg_h_bool, offsetof(struct experiment, verify), 0, 0},
+	{"phase_timeout", cfg_h_duration, offsetof(struct experiment, phase_timeout), 0, 0},
 	{"uring", cfg_h_uring, 0, 0, 0},
 	{"mpiio", cfg_h_mpiio, 0, 0, 0},
 	{"mpiio_hints", cfg_h_hints, 0, 0, 0},

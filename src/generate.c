@@ -18,6 +18,7 @@
 
 #include "pfsread/dataset.h"
 #include "pfsread/plan.h"
+#include "pfsread/stop.h"
 #include "pfsread/units.h"
 
 #define GEN_BLOCK (4u << 20) /* write and verify in 4 MiB blocks */
@@ -148,7 +149,7 @@ static int gen_write_all(int fd, const unsigned char *buf, size_t len, uint64_t 
 {
 	while (len > 0) {
 		ssize_t n = pwrite(fd, buf, len, (off_t)offset);
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR && !stop_now())
 			continue;
 		if (n < 0)
 			return -errno;
@@ -170,7 +171,7 @@ static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp)
 		size_t len = g->d->file_size - off < GEN_BLOCK ? (size_t)(g->d->file_size - off)
 							       : GEN_BLOCK;
 		dataset_fill(g->key, file, off, g->buf, len);
-		rc = gen_write_all(fd, g->buf, len, off);
+		rc = stop_now() ? -EINTR : gen_write_all(fd, g->buf, len, off);
 	}
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
@@ -192,7 +193,10 @@ static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = -errno;
 	if (rc != 0) {
-		unlink(tmp);
+		unlink(tmp); /* never leave a partial file behind */
+		if (rc == -EINTR && stop_signal() != 0)
+			return pf_fail(e, 128 + stop_signal(), "generate: interrupted by signal %d; "
+				       "run generate again to finish", stop_signal());
 		return pf_fail_errno(e, rc, "%s: cannot write", path);
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include "pfsread/report.h"
 #include "pfsread/results.h"
 #include "pfsread/run.h"
+#include "pfsread/stop.h"
 #include "pfsread/units.h"
 
 static const char usage_text[] =
@@ -226,6 +227,11 @@ static int run_mpi_command(const char *cmd, int argc, char **argv, int rank, cha
  * exit status (the worst). */
 static int finish_mpi(int rank, int nranks, struct pf_err *e)
 {
+	if (e->status == PF_HUNG) {
+		fprintf(stderr, "pfsread: rank %d: %s\n", rank, e->msg);
+		MPI_Abort(MPI_COMM_WORLD, PF_RUNTIME);
+		return PF_RUNTIME;
+	}
 	struct pf_err first = *e;
 	int status = e->status, worst = status;
 	if (MPI_Bcast(&first, sizeof first, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
@@ -256,6 +262,8 @@ static int main_mpi(const char *cmd, int argc, char **argv, int full_argc, char 
 	    MPI_Comm_size(MPI_COMM_WORLD, &nranks) != MPI_SUCCESS)
 		pf_fail(&e, PF_RUNTIME, "MPI setup failed");
 	join_command_line(full_argc, full_argv, cmdline, sizeof cmdline);
+	if (e.status == PF_OK && stop_install() != 0)
+		pf_fail(&e, PF_RUNTIME, "cannot install signal handlers");
 	if (e.status == PF_OK && backend_check_registry(&e) == 0)
 		run_mpi_command(cmd, argc, argv, rank, cmdline, &e);
 	return finish_mpi(rank, nranks, &e);

@@ -3,13 +3,16 @@
  * two barriers. */
 #include "pfsread/phase.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "pfsread/cache.h"
 #include "pfsread/dataset.h"
 #include "pfsread/plan.h"
+#include "pfsread/stop.h"
 
 #define PHASE_PATH (CFG_PATH_MAX + 64)
 #define PHASE_SLICE_ALIGN 4096     /* pattern shared cuts files at multiples of this */
@@ -24,6 +27,11 @@
 			goto out;                                                       \
 		}                                                                       \
 	} while (0)
+
+/* How a phase ended, worst last: the phase's status is the worst of its ranks'. */
+enum phase_status { PHASE_COMPLETE, PHASE_FAILED, PHASE_TIMEOUT, PHASE_INTERRUPTED };
+
+static const char *const phase_status_names[] = {"complete", "failed", "timeout", "interrupted"};
 
 /* This rank's share: item i is [offset[i], offset[i] + length[i]) of file[i]. */
 struct phase_work {
@@ -207,6 +215,7 @@ struct phase_run_ctx {
 	uint64_t key;             /* the data set's content key, for verify */
 	double paused;            /* seconds spent verifying so far */
 	int noatime;              /* every open so far used O_NOATIME */
+	int status;               /* enum phase_status of this rank */
 	struct pf_err *e;
 };
 
@@ -230,8 +239,25 @@ static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off,
 		       ((unsigned char *)c->buf)[bad]);
 }
 
+/* A read or open came back with EINTR and the run must stop: say where this rank was. */
+static int phase_stopped(struct phase_run_ctx *c, const char *path, uint64_t done)
+{
+	if (stop_timed_out()) {
+		c->status = PHASE_TIMEOUT;
+		return pf_fail(c->e, PF_RUNTIME,
+			       "phase %u: time limit of %g s reached; rank %d on %s had not finished "
+			       "%s (%llu bytes read)",
+			       c->s->index, c->s->x->phase_timeout, c->t->rank,
+			       c->t->hostnames[c->t->node], path, (unsigned long long)done);
+	}
+	c->status = PHASE_INTERRUPTED;
+	return pf_fail(c->e, PF_RUNTIME, "phase %u: interrupted by signal %d while reading %s",
+		       c->s->index, stop_signal(), path);
+}
+
 /* Read item i of an open file with the transfer size. A collective backend makes the same
- * number of calls on every reader (nreads), some of them empty, even past a short file's end. */
+ * number of calls on every reader (nreads), some of them empty, even past a short file's end.
+ * Returns 0 or -errno (the message is in c->e). */
 static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i,
 			    uint64_t nreads, uint64_t *done)
 {
@@ -242,20 +268,42 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 		size_t want = end - off < s->transfer_size ? (size_t)(end - off) : s->transfer_size;
 		size_t got = 0;
 		int rc = s->be->read(f, c->buf, want, off, &got);
-		if (rc != 0)
-			return pf_fail_errno(c->e, rc, "%s: read failed after %llu bytes", f->path,
-					     (unsigned long long)*done);
-		if (got == 0 && want > 0 && nreads == 0)
-			return 0; /* end of file: phase_check_bytes names the short file */
-		if (s->x->verify && phase_verify_block(c, i, off, got, f->path) != 0)
-			return -1;
+		if (rc != 0 && rc != -EINTR) {
+			pf_fail_errno(c->e, rc, "%s: read failed at offset %llu", f->path,
+				      (unsigned long long)off);
+			return rc;
+		}
+		if (s->x->verify && got > 0 && phase_verify_block(c, i, off, got, f->path) != 0)
+			return -EILSEQ;
 		off += got;
 		*done += got;
+		if (rc == -EINTR) {
+			if (stop_now())
+				return phase_stopped(c, f->path, *done) == 0 ? 0 : -EINTR;
+			k--; /* not a call of its own: the same read goes on */
+			continue;
+		}
+		if (got == 0 && want > 0 && nreads == 0)
+			return 0; /* end of file: phase_check_bytes names the short file */
 	}
 	return 0;
 }
 
-/* Open, read item i with the transfer size, close; times on the common clock. */
+/* open, again after an EINTR unless the run is stopping. */
+static int phase_open(struct phase_run_ctx *c, const char *path, struct bfile *f)
+{
+	int rc;
+	while ((rc = c->s->be->open(path, &c->bo, f)) == -EINTR && !stop_now())
+		;
+	if (rc == -EINTR)
+		phase_stopped(c, path, 0);
+	else if (rc != 0)
+		pf_fail_errno(c->e, rc, "%s: cannot open", path);
+	return rc;
+}
+
+/* Open, read item i with the transfer size, close; times on the common clock. A failure is
+ * recorded in r->error; the message of the rank's first failure is kept in c->e. */
 static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec *r)
 {
 	char path[PHASE_PATH];
@@ -263,7 +311,7 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 	struct bfile f = {.fd = -1, .priv = NULL, .path = path, .noatime_used = 0};
 	uint64_t nreads = 0, done = 0;
 	if (phase_path(s, c->w->file[i], path, sizeof path, c->e) != 0)
-		return -1;
+		return r->error = ENAMETOOLONG;
 	if (c->w->collective) {
 		uint64_t blocks = (s->ds->file_size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN;
 		uint64_t slice = (blocks + c->w->readers - 1) / c->w->readers * PHASE_SLICE_ALIGN;
@@ -271,11 +319,11 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 	}
 	r->rank = c->t->rank;
 	r->open_start = phase_now(c);
-	int rc = s->be->open(path, &c->bo, &f);
+	int rc = phase_open(c, path, &f);
 	r->open_end = phase_now(c);
 	if (rc != 0) {
 		r->read_end = r->close_end = r->open_end;
-		return pf_fail_errno(c->e, rc, "%s: cannot open", path);
+		return r->error = -rc;
 	}
 	rc = phase_read_range(c, &f, i, nreads, &done);
 	r->read_end = phase_now(c);
@@ -283,20 +331,26 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 	r->close_end = phase_now(c);
 	r->bytes = done;
 	c->noatime &= f.noatime_used;
-	if (rc == 0 && crc != 0)
-		return pf_fail_errno(c->e, crc, "%s: close failed", path);
-	return rc;
+	if (rc == 0 && crc != 0) {
+		pf_fail_errno(c->e, crc, "%s: close failed", path);
+		rc = crc;
+	}
+	r->error = -rc;
+	return r->error;
 }
 
-/* The core's loop: one item at a time, stopping at the first failure. */
+/* The core's loop: one item at a time. A file that fails is recorded and the rest are still
+ * read (the user learns about every bad file); a stop request ends the loop. */
 static int phase_read_items(struct phase_run_ctx *c, struct phase_output *o)
 {
-	int rc = 0;
-	for (uint64_t i = 0; i < c->w->n && rc == 0; i++) {
-		rc = phase_read_item(c, i, &o->files[i]);
+	int failed = 0;
+	for (uint64_t i = 0; i < c->w->n && !stop_now(); i++) {
+		failed |= phase_read_item(c, i, &o->files[i]) != 0;
 		o->me.files++;
 	}
-	return rc;
+	if (stop_now() && c->status < PHASE_TIMEOUT)
+		phase_stopped(c, "the next file", 0);
+	return failed || c->status != PHASE_COMPLETE ? -1 : 0;
 }
 
 static int phase_share_path(const void *core, uint64_t i, char *buf, size_t len)
@@ -321,7 +375,10 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 		.open = &c->bo, .transfer = c->s->transfer_size, .recs = o->files, .failed = 0,
 	};
 	int rc = c->s->be->read_share(w->backend_state, &sh);
+	/* started items are a prefix; the rest were never opened and keep zero times */
 	o->me.files = w->n;
+	while (rc != 0 && o->me.files > 0 && o->files[o->me.files - 1].open_start == 0)
+		o->me.files--;
 	/* the pipeline says nothing per file about O_NOATIME: it drops it only on EPERM */
 	if (rc == 0)
 		return 0;
@@ -386,10 +443,10 @@ static void phase_sum_rank(struct phase_output *o)
 
 /* After the closing barrier: times relative to the earliest barrier exit, and the phase's
  * outcome (bytes, first start, last end, residency, failure) agreed by all ranks. */
-static int phase_agree(const struct phase_spec *s, double opened, int failed, int noatime,
+static int phase_agree(const struct phase_spec *s, double opened, int status, int noatime,
 		       struct phase_output *o, struct pf_err *e)
 {
-	int rc = 0, any_failed = 0, all_noatime = 0;
+	int rc = 0, worst = 0, all_noatime = 0;
 	double base, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
 	double resident[2] = {o->me.resident_fraction * (double)o->me.bytes, (double)o->me.bytes};
 	uint64_t bytes = 0;
@@ -397,7 +454,7 @@ static int phase_agree(const struct phase_spec *s, double opened, int failed, in
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
-	PHASE_MPI(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	PHASE_MPI(MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(&noatime, &all_noatime, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, resident, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
 	for (uint64_t i = 0; i < o->nfiles; i++) {
@@ -415,9 +472,9 @@ static int phase_agree(const struct phase_spec *s, double opened, int failed, in
 	o->info.resident_fraction = resident[1] > 0 ? resident[0] / resident[1] : 0;
 	o->info.elapsed_s = last > first ? last - first : 0;
 	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? (double)bytes / o->info.elapsed_s / 1e6 : 0;
-	snprintf(o->info.status, sizeof o->info.status, "%s", any_failed ? "failed" : "complete");
-	if (any_failed && !failed)
-		rc = -1; /* another rank failed: that rank says why */
+	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[worst]);
+	if (worst != PHASE_COMPLETE)
+		rc = -1; /* the ranks that failed say why */
 out:
 	return rc;
 }
@@ -443,42 +500,71 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	return 0;
 }
 
+/* The closing barrier. With a time limit, ranks that are done wait for the others at most
+ * twice the limit (the stuck ones were woken by SIGALRM at the limit and should have come):
+ * past that a rank is stuck where no signal reaches it, and the run must be aborted. */
+static int phase_close_barrier(const struct phase_spec *s, struct pf_err *e)
+{
+	int rc = 0, done = 0;
+	MPI_Request req;
+	if (s->x->phase_timeout <= 0) {
+		PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
+		return 0;
+	}
+	double deadline = MPI_Wtime() + 2 * s->x->phase_timeout + 5;
+	const struct timespec nap = {0, 200000}; /* 0.2 ms: idle ranks leave the CPU to readers */
+	PHASE_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+	while (!done && MPI_Wtime() < deadline) {
+		PHASE_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+		if (!done)
+			nanosleep(&nap, NULL);
+	}
+	if (!done)
+		rc = pf_fail(e, PF_HUNG,
+			     "phase %u: some rank is still stuck %g s after the time limit of %g s "
+			     "(the ranks that said why are above); aborting the run",
+			     s->index, s->x->phase_timeout + 5, s->x->phase_timeout);
+out:
+	return rc;
+}
+
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
 	      struct phase_output *o, struct pf_err *e)
 {
-	int rc = 0, failed = 0;
+	int rc = 0;
 	struct phase_work w = {.comm = MPI_COMM_NULL};
 	struct phase_run_ctx c = {.s = s, .t = t, .w = &w, .buf = buf, .key = dataset_key(s->ds),
-				  .paused = 0, .noatime = s->x->noatime, .e = e};
+				  .paused = 0, .noatime = s->x->noatime, .status = PHASE_COMPLETE,
+				  .e = e};
 	memset(o, 0, sizeof *o);
 	phase_fill_info(s, t, &o->info);
 	o->me.rank = t->rank;
 	o->me.node = t->node;
 	o->me.active = plan_reader_index(&t->map, t->rank, s->readers_per_node) >= 0;
-	if (buflen < s->transfer_size)
-		failed = pf_fail(e, PF_RUNTIME, "phase %u: buffer smaller than transfer size", s->index);
-	else if (phase_prepare(s, t, &w, o, e) != 0)
-		failed = -1;
-
+	if (buflen < s->transfer_size) {
+		pf_fail(e, PF_RUNTIME, "phase %u: buffer smaller than transfer size", s->index);
+		c.status = PHASE_FAILED;
+	} else if (phase_prepare(s, t, &w, o, e) != 0)
+		c.status = PHASE_FAILED;
 	c.bo = (struct bopen){s->ds->file_size, s->x->noatime,
 			      w.collective ? w.comm : MPI_COMM_SELF, s->x};
 
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	double opened = phase_now(&c);
-	if (!failed && phase_read_share(&c, o) != 0)
-		failed = -1;
-	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	stop_arm(s->x->phase_timeout);
+	if (c.status == PHASE_COMPLETE && phase_read_share(&c, o) != 0 && c.status == PHASE_COMPLETE)
+		c.status = PHASE_FAILED;
+	stop_arm(0);
+	if (phase_close_barrier(s, e) != 0)
+		return -1; /* PF_HUNG: no collective call can complete any more */
 
 	o->me.verify_s = c.paused;
-
 	if (w.backend_state != NULL)
 		s->be->teardown(w.backend_state);
 	phase_sum_rank(o);
-	if (!failed && phase_check_bytes(s, &w, o, e) != 0)
-		failed = -1;
-	rc = phase_agree(s, opened, failed != 0, c.noatime, o, e);
-	if (failed)
-		rc = -1;
+	if (c.status == PHASE_COMPLETE && phase_check_bytes(s, &w, o, e) != 0)
+		c.status = PHASE_FAILED;
+	rc = phase_agree(s, opened, c.status, c.noatime, o, e);
 out:
 	phase_free_work(&w);
 	return rc;

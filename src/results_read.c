@@ -67,6 +67,7 @@ const struct results_field results_file_fields[] = {
 	RES_FIELD(file_rec, read_end, RESULTS_F64),
 	RES_FIELD(file_rec, close_end, RESULTS_F64),
 	RES_FIELD(file_rec, bytes, RESULTS_U64),
+	RES_FIELD(file_rec, error, RESULTS_I32),
 };
 const size_t results_nfile_fields = sizeof results_file_fields / sizeof results_file_fields[0];
 

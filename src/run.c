@@ -18,6 +18,7 @@
 #include "pfsread/phase.h"
 #include "pfsread/report.h"
 #include "pfsread/results.h"
+#include "pfsread/stop.h"
 #include "pfsread/topology.h"
 
 #define RUN_PATH (CFG_PATH_MAX + 64)
@@ -232,10 +233,11 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
 	fflush(stdout);
 }
 
-/* The phases, in plan order. Stops after the first failed phase: the results file keeps it,
- * marked failed, and the ones before it. */
+/* The phases, in plan order. A failed phase (an I/O error, a short file) is kept, marked, and
+ * the run goes on: the other phases are unaffected. A time limit or a signal ends the run
+ * after the phase in progress is written. *status gets the run's status for the file. */
 static int run_phases(const struct experiment *x, const struct topology *t, struct results *r,
-		      struct pf_err *e)
+		      const char **status, struct pf_err *e)
 {
 	void *buf = NULL;
 	char atime_mode[16];
@@ -243,27 +245,71 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 	size_t buflen = (size_t)run_max_transfer(x);
 	size_t alloc = (buflen + BACKEND_BUF_ALIGN - 1) / BACKEND_BUF_ALIGN * BACKEND_BUF_ALIGN +
 		       BACKEND_BUF_ALIGN;
+	*status = "failed";
 	if (run_atime_mode(x, t, atime_mode, e) != 0)
 		return -1;
-	int rc = posix_memalign(&buf, BACKEND_BUF_ALIGN, alloc);
+	int rc = posix_memalign(&buf, BACKEND_BUF_ALIGN, alloc), failed = 0;
 	if (rc != 0)
 		return pf_fail_errno(e, rc, "run: cannot allocate a %zu-byte buffer", buflen);
+	*status = "complete";
 	uint64_t n = plan_phase_count(x);
-	for (uint64_t i = 0; i < n && rc == 0; i++) {
+	for (uint64_t i = 0; i < n; i++) {
 		struct phase_spec s;
 		struct phase_output out;
+		struct pf_err werr = {0};
 		run_phase_spec(x, i, atime_mode, &s);
 		rc = phase_run(&s, t, buf, buflen, &out, e);
-		struct pf_err werr = {0};
+		if (e->status == PF_HUNG)
+			break; /* nothing collective can be done any more */
 		if (results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr) != 0) {
 			pf_fail(e, werr.status, "%s", werr.msg);
 			rc = -1;
 		}
 		if (t->rank == 0)
 			run_print_phase(x, &out.info, i, n);
+		int stop = strcmp(out.info.status, "timeout") == 0 ||
+			   strcmp(out.info.status, "interrupted") == 0 || werr.status != PF_OK;
+		if (rc != 0)
+			*status = stop && werr.status == PF_OK ? (strcmp(out.info.status, "timeout") == 0
+									 ? "timeout" : "interrupted")
+								  : "failed";
+		failed |= rc != 0;
 		phase_output_free(&out);
+		if (stop)
+			break;
 	}
 	free(buf);
+	return failed || rc != 0 ? -1 : 0;
+}
+
+/* Before any timing: each rank checks the files generate gave it (a block of every data set
+ * over all ranks) are there with their sizes, so that a missing, short or long file is named
+ * up front rather than found in the middle of a timed phase. */
+static int run_check_files(const struct experiment *x, const struct topology *t, struct pf_err *e)
+{
+	char path[RUN_PATH];
+	int rc = 0, any = 0;
+	for (size_t d = 0; d < x->ndatasets && rc == 0; d++) {
+		const struct cfg_dataset *ds = &x->datasets[d];
+		uint64_t first, count;
+		plan_block(ds->nfiles, (uint64_t)t->nranks, (uint64_t)t->rank, &first, &count);
+		for (uint64_t f = first; f < first + count && rc == 0; f++) {
+			struct stat st;
+			if (dataset_file_path(x, ds, f, path, sizeof path) != 0)
+				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
+			else if (stat(path, &st) != 0)
+				rc = pf_fail_errno(e, errno, "data set %s: %s", ds->name, path);
+			else if ((uint64_t)st.st_size != ds->file_size)
+				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: %lld bytes, the manifest says %llu "
+					     "(run 'pfsread generate' to remake it)",
+					     ds->name, path, (long long)st.st_size,
+					     (unsigned long long)ds->file_size);
+		}
+	}
+	if (MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Allreduce failed");
+	if (any != 0 && rc == 0)
+		return pf_fail(e, PF_RUNTIME, "run: files are missing or of the wrong size (see above)");
 	return rc;
 }
 
@@ -316,6 +362,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (rc == 0)
 		rc = run_share(t.rank == 0 ? run_check_datasets(x, e) : 0, e);
 	if (rc == 0)
+		rc = run_check_files(x, &t, e);
+	if (rc == 0)
 		rc = run_results_path(x, o, &t, path, start, e);
 	if (rc != 0)
 		goto out;
@@ -328,15 +376,20 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		rc = results_write_topology(r, t.map.node_of_rank,
 					    (const char(*)[RESULTS_HOST_MAX])t.hostnames,
 					    t.clock_offset_s, e);
+	const char *status = "failed";
 	if (rc == 0)
-		rc = run_phases(x, &t, r, e);
+		rc = run_phases(x, &t, r, &status, e);
+	if (e->status == PF_HUNG)
+		goto out; /* main aborts: a collective close would wait for the stuck rank */
 	if (r != NULL) {
 		struct pf_err cerr = {0};
-		if (results_close(r, rc == 0 ? "complete" : "failed", &cerr) != 0) {
+		if (results_close(r, status, &cerr) != 0) {
 			pf_fail(e, cerr.status, "%s", cerr.msg);
 			rc = -1;
 		}
 	}
+	if (strcmp(status, "interrupted") == 0 && stop_signal() != 0 && e->status != PF_OK)
+		e->status = 128 + stop_signal(); /* the exit status a shell gives a killed job */
 	if (r != NULL && t.rank == 0) {
 		struct pf_err perr = {0};
 		if (run_print_summary(path, &perr) != 0) {

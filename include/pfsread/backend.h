@@ -56,10 +56,12 @@ struct backend {
 	const char *name;
 	unsigned flags;
 	/* Open path for reading. Collective over o->comm when the backend is BACKEND_COLLECTIVE
-	 * and o->comm is not MPI_COMM_SELF. Returns 0 or -errno. */
+	 * and o->comm is not MPI_COMM_SELF. Returns 0 or -errno (-EINTR as for read). */
 	int (*open)(const char *path, const struct bopen *o, struct bfile *f);
 	/* Read up to len bytes at offset into buf; *got is what arrived (0 at end of file, never
-	 * more than len). Short reads and EINTR are the backend's business. Returns 0 or -errno. */
+	 * more than len). Short reads are the backend's business. Returns 0 or -errno; on EINTR
+	 * returns -EINTR with *got set: the core retries unless the run is stopping (a signal,
+	 * the phase's time limit), so a read blocked forever can be given up. */
 	int (*read)(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *got);
 	/* Close; also called after a failed read. Returns 0 or -errno. */
 	int (*close)(struct bfile *f);

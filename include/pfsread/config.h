@@ -96,6 +96,7 @@ struct experiment {
 
 	int noatime;                  /* open with O_NOATIME where permitted; default false */
 	int verify;                   /* check every block read against the content pattern */
+	double phase_timeout;         /* seconds a phase may take before it is given up; 0: none */
 	struct cfg_hint mpiio_hints[CFG_HINTS_MAX]; /* mpiio_hints: {key: value, ...} */
 	size_t nhints;
 	int mpiio_collective;         /* mpiio.collective, default true */

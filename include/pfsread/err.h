@@ -8,7 +8,8 @@
 enum pf_status {
 	PF_OK = 0,
 	PF_RUNTIME = 1, /* I/O error, short file, verification mismatch */
-	PF_USAGE = 2    /* bad command line or configuration, found before any file is touched */
+	PF_USAGE = 2,   /* bad command line or configuration, found before any file is touched */
+	PF_HUNG = 3     /* a rank is stuck where no signal reaches it: only MPI_Abort is left */
 };
 
 struct pf_err {

@@ -31,7 +31,7 @@ struct phase_info {
 	uint64_t bytes;            /* read by all ranks */
 	double elapsed_s;          /* last reader's end - first reader's start */
 	double bandwidth_MBps;     /* bytes / elapsed_s / 1e6 */
-	char status[16];           /* "complete" or "failed" */
+	char status[16];           /* complete | failed (I/O error, short file) | timeout | interrupted */
 };
 
 /* One row of /phases/NNNN/ranks. Times in seconds since the phase's opening barrier,
@@ -60,6 +60,7 @@ struct file_rec {
 	double read_end;           /* all reads done */
 	double close_end;
 	uint64_t bytes;
+	int32_t error;             /* errno of the failure on this file, 0 when it was read whole */
 };
 
 #endif

@@ -154,8 +154,12 @@ static int direct_read(struct bfile *f, void *buf, size_t len, uint64_t offset, 
 	want = (len + p->off_align - 1) / p->off_align * p->off_align;
 	while (done < want) {
 		ssize_t n = pread(f->fd, (char *)buf + done, want - done, (off_t)(offset + done));
-		if (n < 0 && errno == EINTR)
-			continue;
+		if (n < 0 && errno == EINTR) {
+			/* the core decides whether to go on, from an aligned offset */
+			done = done / p->off_align * p->off_align;
+			*got = done < len ? done : len;
+			return -EINTR;
+		}
 		if (n < 0)
 			return -errno;
 		done += (size_t)n;

@@ -34,8 +34,10 @@ int posix_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *
 	size_t done = 0;
 	while (done < len) {
 		ssize_t n = pread(f->fd, (char *)buf + done, len - done, (off_t)(offset + done));
-		if (n < 0 && errno == EINTR)
-			continue;
+		if (n < 0 && errno == EINTR) {
+			*got = done; /* the core decides whether to go on */
+			return -EINTR;
+		}
 		if (n < 0)
 			return -errno;
 		if (n == 0)

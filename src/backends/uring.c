@@ -93,9 +93,12 @@ static unsigned uring_pow2(unsigned n)
 	return p;
 }
 
-/* The first error of a call wins; from then on nothing new starts and the rest drains. */
+/* The item's record keeps its own first errno; the call's first error wins, and from then
+ * on nothing new starts and the rest drains. */
 static void uring_fail(struct uring_state *st, uint64_t item, int err)
 {
+	if (st->s->recs[item].error == 0)
+		st->s->recs[item].error = -err;
 	if (st->err != 0)
 		return;
 	st->err = err;
@@ -272,8 +275,9 @@ static void uring_queue_open(struct uring_state *st, double now)
 	struct uring_slot *sl = &st->slots[k];
 	s->recs[i].open_start = now;
 	s->recs[i].bytes = 0;
+	s->recs[i].error = 0;
 	if (s->path(s->core, i, sl->path, URING_PATH_MAX) != 0) {
-		s->recs[i].read_end = s->recs[i].close_end = now;
+		s->recs[i].open_end = s->recs[i].read_end = s->recs[i].close_end = now;
 		st->free_slots[st->nfree_slots++] = k;
 		uring_fail(st, i, -ENAMETOOLONG);
 		return;
@@ -287,7 +291,7 @@ static void uring_queue_open(struct uring_state *st, double now)
 	sl->eof = 0;
 	sl->reads = 0;
 	if (uring_prep_open(st, k) != 0) {
-		s->recs[i].read_end = s->recs[i].close_end = now;
+		s->recs[i].open_end = s->recs[i].read_end = s->recs[i].close_end = now;
 		st->free_slots[st->nfree_slots++] = k;
 		return;
 	}
@@ -399,6 +403,7 @@ static void uring_opened(struct uring_state *st, unsigned k, int res)
 		res = -EBUSY;
 	}
 	st->inflight--;
+	r->open_end = st->t;
 	if (res < 0) {
 		uring_fail(st, sl->item, res);
 		r->read_end = r->close_end = st->t;
@@ -516,6 +521,8 @@ static void uring_abandon(struct uring_state *st, int err)
 		struct file_rec *r = &s->recs[sl->item];
 		if (sl->fd >= 0)
 			close(sl->fd); /* the error reported is the ring's */
+		if (sl->stage == SLOT_OPENING)
+			r->open_end = now;
 		if (sl->stage <= SLOT_READING)
 			r->read_end = now;
 		r->close_end = now;
@@ -545,10 +552,12 @@ static void uring_begin(struct uring_state *st, struct bshare *s)
 }
 
 /* Read items 0..nitems-1 with up to depth requests and nbufs buffers in flight; the data is
- * discarded. Fills every started item's record (open_start, read_end, close_end, bytes);
- * items never started are left as they were. A file shorter than its item is not an error
- * here: its bytes say so. On error returns -errno with s->failed set, after every request
- * has completed and every file opened has been closed. s->transfer may not exceed setup's. */
+ * discarded. Items start in index order, so the started ones are a prefix; each started
+ * item's record gets open_start, open_end, read_end, close_end, bytes and error (the errno
+ * of its own failure, else 0); items never started are left as they were. A file shorter
+ * than its item is not an error here: its bytes say so. On error returns -errno with
+ * s->failed set, after every request has completed and every file opened has been closed.
+ * s->transfer may not exceed setup's. Call from the thread that ran setup. */
 static int uring_read_share(void *state, struct bshare *s)
 {
 	struct uring_state *st = state;

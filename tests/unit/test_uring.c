@@ -196,10 +196,15 @@ static int share_good(const struct share *sh, char *why, size_t whylen)
 				 (unsigned long long)r->bytes, (unsigned long long)want);
 			return 0;
 		}
-		if (!(r->open_start > 0 && r->open_start <= r->read_end &&
-		      r->read_end <= r->close_end)) {
-			snprintf(why, whylen, "item %llu: times %.9f %.9f %.9f", (unsigned long long)i,
-				 r->open_start, r->read_end, r->close_end);
+		if (!(r->open_start > 0 && r->open_start <= r->open_end &&
+		      r->open_end <= r->read_end && r->read_end <= r->close_end)) {
+			snprintf(why, whylen, "item %llu: times %.9f %.9f %.9f %.9f",
+				 (unsigned long long)i, r->open_start, r->open_end, r->read_end,
+				 r->close_end);
+			return 0;
+		}
+		if (r->error != 0) {
+			snprintf(why, whylen, "item %llu: error %d", (unsigned long long)i, r->error);
 			return 0;
 		}
 	}
@@ -252,9 +257,11 @@ static void test_failure(int depth, uint64_t bad_file, uint64_t bad_item, int wa
 	if (rc == 0)
 		rc = share_read(st, &sh, 128 << 10, 0);
 	uring->teardown(st);
-	ok(rc == want && sh.failed == bad_item && count_fds() == fds,
-	   "depth %d: item %llu unreadable -> %d (want %d), failed %llu, no fd leaked", depth,
-	   (unsigned long long)bad_item, rc, want, (unsigned long long)sh.failed);
+	ok(rc == want && sh.failed == bad_item && sh.recs[bad_item].error == -want &&
+	   sh.recs[bad_item].open_start <= sh.recs[bad_item].close_end && count_fds() == fds,
+	   "depth %d: item %llu unreadable -> %d (want %d), failed %llu, its error %d, no fd leaked",
+	   depth, (unsigned long long)bad_item, rc, want, (unsigned long long)sh.failed,
+	   sh.recs[bad_item].error);
 }
 
 /* A file shorter than its item is not an error: bytes tell the core what arrived. */

@@ -1,0 +1,117 @@
+/* fuzz_config: libFuzzer target for the config loader. Any bytes go through cfg_parse as if
+ * they were a config file; it must return 0 or -1 with a message, never crash or leak, and a
+ * config it accepts must keep the promises of config.h (checked here, abort on a breach). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfsread/config.h"
+
+#define FZ_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* abort with a reason: libFuzzer reports it as a crash and keeps the input. */
+#define FZ_CHECK(cond)                                                                     \
+	do {                                                                               \
+		if (!(cond)) {                                                             \
+			fprintf(stderr, "fuzz_config: broken promise: %s (%s:%d)\n", #cond, \
+				__FILE__, __LINE__);                                       \
+			abort();                                                           \
+		}                                                                          \
+	} while (0)
+
+static int fz_terminated(const char *s, size_t size)
+{
+	return memchr(s, '\0', size) != NULL;
+}
+
+static void fz_check_dataset(const struct cfg_dataset *d)
+{
+	FZ_CHECK(fz_terminated(d->name, sizeof d->name));
+	FZ_CHECK(d->name[0] != '\0' && strcmp(d->name, ".") != 0 && strcmp(d->name, "..") != 0);
+	FZ_CHECK(strchr(d->name, '/') == NULL);
+	FZ_CHECK(d->file_size > 0 && d->nfiles > 0);
+	FZ_CHECK(d->nfiles <= UINT64_MAX / d->file_size);
+	FZ_CHECK(d->total_size == d->nfiles * d->file_size);
+	FZ_CHECK(d->pos.line >= 1 && d->pos.col >= 1);
+}
+
+/* What a loaded experiment promises its users (plan, run, generate). */
+static void fz_check(const struct experiment *x, const char *text, size_t len)
+{
+	FZ_CHECK(x->yaml_text != NULL && x->yaml_len == len);
+	FZ_CHECK(memcmp(x->yaml_text, text, len) == 0 && x->yaml_text[len] == '\0');
+	FZ_CHECK(fz_terminated(x->name, sizeof x->name) && x->name[0] != '\0');
+	FZ_CHECK(fz_terminated(x->root, sizeof x->root) && x->root[0] != '\0');
+	FZ_CHECK(fz_terminated(x->results, sizeof x->results) && x->results[0] != '\0');
+	FZ_CHECK(x->files_per_dir > 0);
+	FZ_CHECK(x->datasets != NULL && x->ndatasets >= 1);
+	for (size_t i = 0; i < x->ndatasets; i++)
+		fz_check_dataset(&x->datasets[i]);
+	FZ_CHECK(x->nreaders >= 1 && x->nreaders <= CFG_LIST_MAX);
+	for (size_t i = 0; i < x->nreaders; i++)
+		FZ_CHECK(x->readers_per_node[i] >= 1 && x->readers_pos[i].line >= 1);
+	FZ_CHECK(x->nbackends >= 1 && x->nbackends <= CFG_LIST_MAX);
+	for (size_t i = 0; i < x->nbackends; i++)
+		FZ_CHECK(fz_terminated(x->backends[i], sizeof x->backends[i]) &&
+			 x->backends[i][0] != '\0');
+	FZ_CHECK(x->ntransfers >= 1 && x->ntransfers <= CFG_LIST_MAX);
+	for (size_t i = 0; i < x->ntransfers; i++)
+		FZ_CHECK(x->transfer_sizes[i] > 0);
+	FZ_CHECK(x->norders >= 1 && x->norders <= CFG_LIST_MAX);
+	for (size_t i = 0; i < x->norders; i++)
+		FZ_CHECK(strcmp(cfg_order_name(x->orders[i]), "unknown") != 0);
+	FZ_CHECK(x->npatterns >= 1 && x->npatterns <= CFG_LIST_MAX);
+	for (size_t i = 0; i < x->npatterns; i++)
+		FZ_CHECK(strcmp(cfg_pattern_name(x->patterns[i]), "unknown") != 0);
+	FZ_CHECK(x->ndecomps >= 1 && x->ndecomps <= CFG_LIST_MAX);
+	for (size_t i = 0; i < x->ndecomps; i++)
+		FZ_CHECK(strcmp(cfg_decomp_name(x->decomps[i]), "unknown") != 0);
+	FZ_CHECK(x->repetitions >= 1);
+	FZ_CHECK(strcmp(cfg_cache_name(x->cache), "unknown") != 0);
+	FZ_CHECK(x->noatime == 0 || x->noatime == 1);
+	FZ_CHECK(x->verify == 0 || x->verify == 1);
+	FZ_CHECK(x->mpiio_collective == 0 || x->mpiio_collective == 1);
+	FZ_CHECK(isfinite(x->phase_timeout) && x->phase_timeout >= 0);
+	FZ_CHECK(x->nhints <= CFG_HINTS_MAX);
+	for (size_t i = 0; i < x->nhints; i++)
+		FZ_CHECK(fz_terminated(x->mpiio_hints[i].key, sizeof x->mpiio_hints[i].key) &&
+			 fz_terminated(x->mpiio_hints[i].value, sizeof x->mpiio_hints[i].value) &&
+			 x->mpiio_hints[i].key[0] != '\0');
+	FZ_CHECK(x->uring_queue_depth >= 1 && x->uring_queue_depth <= 4096);
+	FZ_CHECK(x->uring_max_inflight > 0);
+}
+
+/* A failure is one line that names where: "fuzz.yaml:LINE:COL: ..." or "fuzz.yaml: ...". */
+static void fz_check_error(const struct experiment *x, const struct pf_err *e)
+{
+	static const struct experiment zero;
+	FZ_CHECK(memcmp(x, &zero, sizeof zero) == 0); /* "*x is left freed" */
+	FZ_CHECK(e->status == PF_USAGE || e->status == PF_RUNTIME);
+	FZ_CHECK(fz_terminated(e->msg, sizeof e->msg));
+	FZ_CHECK(strncmp(e->msg, "fuzz.yaml:", 10) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct experiment x;
+	struct pf_err e = {0};
+	/* An exact-size copy: ASan catches a read one past the end (text is not NUL-terminated). */
+	char *text = malloc(size > 0 ? size : 1);
+	if (text == NULL)
+		return 0;
+	if (size > 0)
+		memcpy(text, data, size);
+	if (cfg_parse("fuzz.yaml", text, size, &x, &e) == 0) {
+		FZ_CHECK(e.status == PF_OK);
+		fz_check(&x, text, size);
+		cfg_free(&x);
+	} else {
+		fz_check_error(&x, &e);
+	}
+	free(text);
+	return 0;
+}
