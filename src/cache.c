@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CACHE_DROP_PATH "/proc/sys/vm/drop_caches"
@@ -40,7 +41,7 @@ int cache_drop_node(struct pf_err *e)
 
 int cache_fadvise_file(const char *path, struct pf_err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "%s: cannot open", path);
 	/* DONTNEED skips dirty pages: write them back first (a file just generated is dirty). */
@@ -79,9 +80,15 @@ int cache_resident(const char *path, uint64_t offset, uint64_t len, uint64_t *re
 	*resident = 0;
 	if (len == 0)
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a named pipe must not stall the probe; the timed read will meet it */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	if (fd < 0)
 		return 0; /* the timed read will name what is wrong with it */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), pages = 0;
 	uint64_t start = offset / page * page, end = offset + len;
 	int rc = cache_count_pages(fd, start, end - start, &pages);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pfsread/backend.h"
+#include "pfsread/calibrate.h"
 #include "pfsread/config.h"
 #include "pfsread/err.h"
 #include "pfsread/generate.h"
@@ -21,7 +22,10 @@ static const char usage_text[] =
 	"usage: pfsread COMMAND ...\n"
 	"  generate CONFIG                 create the data sets (resumable; under mpirun)\n"
 	"  run CONFIG [-o FILE] [--force]  run every phase, write FILE (HDF5), print the table\n"
-	"  report FILE... [--format text|markdown|csv|json]   no MPI needed\n"
+	"  report FILE... [--format text|markdown|csv|json] [--plot DIR] [--html FILE]\n"
+	"                                  no MPI needed; FILEs: results, at most one calibration\n"
+	"  calibrate CONFIG [-o FILE] [--force] [--disk-size S] [--mem-size S] [--msg-size S]\n"
+	"                                  measure disk, memory copy, MPI links (under mpirun)\n"
 	"  verify CONFIG                   check every file's size and content (under mpirun)\n"
 	"  clean CONFIG                    remove the data sets generate made, nothing else\n"
 	"  plan CONFIG --ranks N --nodes M dry run: phases, bytes, files per reader\n"
@@ -38,34 +42,7 @@ static int usage_error(struct pf_err *e, const char *fmt, const char *arg)
 
 static int cmd_report(int argc, char **argv, struct pf_err *e)
 {
-	enum report_format fmt = REPORT_TEXT;
-	const char *files[256];
-	size_t nfiles = 0;
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-			if (report_parse_format(argv[++i], &fmt) != 0)
-				return usage_error(e, "report: unknown format '%s' (text, markdown, csv, json)",
-						   argv[i]);
-		} else if (argv[i][0] == '-') {
-			return usage_error(e, "report: unknown option '%s'", argv[i]);
-		} else if (nfiles < sizeof files / sizeof files[0]) {
-			files[nfiles++] = argv[i];
-		}
-	}
-	if (nfiles == 0)
-		return usage_error(e, "report: name at least one results file%s", "");
-	struct run_data *runs = calloc(nfiles, sizeof *runs);
-	if (runs == NULL)
-		return pf_fail(e, PF_RUNTIME, "report: out of memory");
-	int rc = 0;
-	for (size_t i = 0; i < nfiles && rc == 0; i++)
-		rc = results_read(files[i], &runs[i], e);
-	if (rc == 0)
-		rc = report_write(stdout, runs, nfiles, fmt, e);
-	for (size_t i = 0; i < nfiles; i++)
-		results_free(&runs[i]);
-	free(runs);
-	return rc;
+	return report_command(argc, argv, e);
 }
 
 static int parse_count(const char *text, const char *what, int *out, struct pf_err *e)
@@ -264,7 +241,9 @@ static int main_mpi(const char *cmd, int argc, char **argv, int full_argc, char 
 	join_command_line(full_argc, full_argv, cmdline, sizeof cmdline);
 	if (e.status == PF_OK && stop_install() != 0)
 		pf_fail(&e, PF_RUNTIME, "cannot install signal handlers");
-	if (e.status == PF_OK && backend_check_registry(&e) == 0)
+	if (e.status == PF_OK && backend_check_registry(&e) == 0 && strcmp(cmd, "calibrate") == 0)
+		calibrate_command(argc, argv, cmdline, &e);
+	else if (e.status == PF_OK)
 		run_mpi_command(cmd, argc, argv, rank, cmdline, &e);
 	return finish_mpi(rank, nranks, &e);
 }
@@ -286,6 +265,7 @@ int main(int argc, char **argv)
 	else if (strcmp(cmd, "plan") == 0)
 		cmd_plan(argc - 2, argv + 2, &e);
 	else if (strcmp(cmd, "run") == 0 || strcmp(cmd, "generate") == 0 ||
+		 strcmp(cmd, "calibrate") == 0 ||
 		 strcmp(cmd, "verify") == 0 || strcmp(cmd, "clean") == 0)
 		return main_mpi(cmd, argc - 2, argv + 2, argc, argv);
 	else

@@ -551,10 +551,16 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	double opened = phase_now(&c);
-	stop_arm(s->x->phase_timeout);
+	if (stop_arm(s->x->phase_timeout) != 0 && c.status == PHASE_COMPLETE) {
+		pf_fail_errno(e, errno, "phase %u: cannot start the phase timer", s->index);
+		c.status = PHASE_FAILED;
+	}
 	if (c.status == PHASE_COMPLETE && phase_read_share(&c, o) != 0 && c.status == PHASE_COMPLETE)
 		c.status = PHASE_FAILED;
-	stop_arm(0);
+	if (stop_arm(0) != 0 && c.status == PHASE_COMPLETE) {
+		pf_fail_errno(e, errno, "phase %u: cannot stop the phase timer", s->index);
+		c.status = PHASE_FAILED;
+	}
 	if (phase_close_barrier(s, e) != 0)
 		return -1; /* PF_HUNG: no collective call can complete any more */
 

@@ -1,10 +1,12 @@
-/* stop: signal flags. These are the only globals of the program: a signal handler can reach
- * nothing else. */
+/* stop: signal flags and the phase timer. These are the only globals of the program: a
+ * signal handler can reach nothing else, and the timer lives as long as the process. */
 #include "pfsread/stop.h"
 
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t stop_alarm;
@@ -34,20 +36,42 @@ int stop_signal(void)
 	return stop_sig;
 }
 
+/* The timer signals the thread that armed it (the one reading), not whichever of the MPI
+ * library's threads the kernel would pick for a process-wide SIGALRM: only a signal to the
+ * reading thread interrupts its blocked open or read. */
+static int stop_timer_create(timer_t *timer)
+{
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGALRM;
+	sev._sigev_un._tid = gettid(); /* glibc 2.36 lacks the sigev_notify_thread_id name */
+	return timer_create(CLOCK_MONOTONIC, &sev, timer);
+}
+
 int stop_arm(double seconds)
 {
-	struct itimerval it;
+	static timer_t timer;
+	static int have_timer;
+	struct itimerspec it;
 	memset(&it, 0, sizeof it);
 	stop_alarm = 0;
+	if (!have_timer) {
+		if (seconds <= 0)
+			return 0;
+		if (stop_timer_create(&timer) != 0)
+			return -1;
+		have_timer = 1;
+	}
 	if (seconds > 0) {
 		it.it_value.tv_sec = (time_t)seconds;
-		it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
-		if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
-			it.it_value.tv_usec = 1;
+		it.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+		if (it.it_value.tv_sec == 0 && it.it_value.tv_nsec == 0)
+			it.it_value.tv_nsec = 1;
 		/* again every second: a read that retried after the first EINTR is woken again */
 		it.it_interval.tv_sec = 1;
 	}
-	return setitimer(ITIMER_REAL, &it, NULL) == 0 ? 0 : -1;
+	return timer_settime(timer, 0, &it, NULL) == 0 ? 0 : -1;
 }
 
 int stop_timed_out(void)
