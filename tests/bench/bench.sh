@@ -10,15 +10,16 @@
 #   environment: PFSREAD (default build/pfsread), MPIRUN (default mpirun),
 #                PYTHON (default /usr/bin/python3, which must have h5py and numpy)
 #
-# In order:
-#   1. the memory-copy ceiling (numpy copies 1 GiB through one reused buffer, best of 5)
-#   2. for each class of file size:
-#      a. generation: 'pfsread generate' against a fio sequential write of the same number of
-#         files of the same size, same block size, same file system, neither side fsyncs
-#      b. the device ceiling (largest class only): fio O_DIRECT, io_uring, queue depth 16
-#      c. reads: for each repetition, read path and cache state, pfsread then fio or fio then
-#         pfsread (alternating), each reading every file of the class once, whole, in order
-#   3. the table: medians over repetitions, ratio pfsread/fio, fraction of the ceiling
+# In order, for each class of file size (largest first):
+#   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
+#      of the same size, same block size, same file system; neither side fsyncs
+#   2. for each repetition:
+#      a. the ceilings: memory copy (numpy copies 1 GiB through one reused 4 MiB buffer, best
+#         of 5) and the device (fio, one O_DIRECT sequential read of the largest class's first
+#         file, psync and io_uring at queue depth 16)
+#      b. for each read path and cache state: pfsread then fio, or fio then pfsread
+#         (alternating), each reading every file of the class once, whole, in order
+# then the table: medians over repetitions, ratio pfsread/fio, fraction of the best ceiling.
 # Every measurement is also in DIR/work/raw.tsv; every command run is in DIR/work/commands.log.
 # The data files are removed at the end; DIR/work (configs, results, logs) is kept.
 set -Eeu -o pipefail
@@ -260,35 +261,54 @@ fio_file_list() {
 	echo "$list"
 }
 
-# fio_engine PATH: fio's counterpart of a pfsread read path.
+# fixedbufs_allowed BLOCK: whether QUEUE_DEPTH buffers of BLOCK bytes can be registered with
+# io_uring: root, or a locked-memory limit that holds them. pfsread's uring path registers its
+# buffers when it can and reads without them when it cannot; fio fails instead, so it is
+# given --fixedbufs=1 only where pfsread gets them too.
+fixedbufs_allowed() {
+	local limit
+	[ "$IS_ROOT" -eq 1 ] && return 0
+	limit=$(ulimit -l)
+	[ "$limit" = unlimited ] || [ "$limit" -ge $((QUEUE_DEPTH * $1 / 1024 + 64)) ]
+}
+
+# fio_engine PATH BLOCK: fio's counterpart of a pfsread read path.
 fio_engine() {
 	case "$1" in
 	posix) echo "--ioengine=psync" ;;
 	direct) echo "--ioengine=psync --direct=1" ;;
 	mmap) echo "--ioengine=mmap" ;;
-	uring) echo "--ioengine=io_uring --iodepth=$QUEUE_DEPTH --fixedbufs=1" ;;
+	uring)
+		echo "--ioengine=io_uring --iodepth=$QUEUE_DEPTH"
+		if fixedbufs_allowed "$2"; then echo "--fixedbufs=1"; fi
+		;;
 	esac
 }
 
 # fio_read_args CLASS_INDEX PATH: into FIO_ARGS. One job reads each file once, whole, in
 # pfsread's order, one file open at a time (as pfsread's posix path), without fio's default
-# invalidation of the page cache (warm must stay warm; cold rows drop the cache themselves).
+# invalidation of the page cache (warm must stay warm; cold rows drop the cache themselves),
+# into a buffer aligned as pfsread's (BACKEND_BUF_ALIGN, 2 MiB): fio's default buffer is not
+# page-aligned, and copies from the page cache into it ran at half speed here.
 fio_read_args() {
-	local i=$1
+	local i=$1 block
+	block=$(block_of "${CLASS_SIZES[i]}")
 	# shellcheck disable=SC2207
 	FIO_ARGS=(--name=read --directory="$NAMES/${CLASS_NAMES[i]}" --filename="$(fio_file_list "$i")"
-		--rw=read --bs="$(block_of "${CLASS_SIZES[i]}")" $(fio_engine "$2") --invalidate=0
+		--rw=read --bs="$block" $(fio_engine "$2" "$block") --invalidate=0
+		--iomem_align=2097152
 		--openfiles=1 --file_service_type=sequential --output-format=json)
 }
 
 # fio_write_args CLASS_INDEX: into FIO_ARGS. As generate: N files of SIZE made one after the
-# other with writes of min(4 MiB, SIZE), created on open, no preallocation, no fsync at the end.
+# other with writes of min(4 MiB, SIZE) from a 4 KiB-aligned buffer, created on open, no
+# preallocation, no fsync at the end.
 fio_write_args() {
 	local i=$1
 	FIO_ARGS=(--name=gen --directory="$FIOW" --rw=write --bs="$(block_of "${CLASS_SIZES[i]}")"
 		--nrfiles="${CLASS_COUNTS[i]}" --filesize="${CLASS_SIZES[i]}"
 		--size=$((CLASS_SIZES[i] * CLASS_COUNTS[i])) --openfiles=1 --file_service_type=sequential
-		--create_on_open=1 --fallocate=none --end_fsync=0 --output-format=json)
+		--iomem_align=4096 --create_on_open=1 --fallocate=none --end_fsync=0 --output-format=json)
 }
 
 # fio_figures JSON read|write BYTES WALL_S: prints "MB/s wall_MB/s". MB/s is fio's own
@@ -306,13 +326,30 @@ print(f"{j[rw]['bw_bytes'] / 1e6:.1f} {want / wall / 1e6:.1f}")
 PY
 }
 
-# fio_run JSON_TAG BYTES read|write ARGS...: prints fio_figures.
+# fio_job_errors JSON: each job's error number and what it means.
+fio_job_errors() {
+	"$PYTHON" - "$1" <<'PY'
+import json, os, sys
+for j in json.load(open(sys.argv[1]))["jobs"]:
+    print(f"  | fio job {j['jobname']}: error {j['error']} ({os.strerror(j['error'])})")
+PY
+}
+
+# fio_run JSON_TAG BYTES read|write ARGS...: prints fio_figures. fio puts its job errors in
+# the JSON output only: on failure, say what they were.
 fio_run() {
-	local tag=$1 bytes=$2 rw=$3 json t0 t1
+	local tag=$1 bytes=$2 rw=$3 json log t0 t1
 	shift 3
 	json=$WORK/logs/fio-$tag.json
+	log=$WORK/logs/fio-$tag.log
+	echo "fio $* --output=$json" >>"$CMDLOG"
 	t0=$(now)
-	run_logged "$WORK/logs/fio-$tag.log" fio "$@" --output="$json"
+	if ! fio "$@" --output="$json" >"$log" 2>&1; then
+		echo "bench.sh: failed: fio $* --output=$json" >&2
+		sed 's/^/  | /' "$log" >&2
+		fio_job_errors "$json" >&2 || true
+		exit 1
+	fi
 	t1=$(now)
 	fio_figures "$json" "$rw" "$bytes" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
 }
@@ -359,11 +396,15 @@ print(f"{best:.1f}")
 PY
 }
 
-# device_ceiling_args CLASS_INDEX: into FIO_ARGS: the class's first file, O_DIRECT, sequential,
-# 4 MiB blocks, io_uring at queue depth 16 (at least what one synchronous O_DIRECT reader gets).
+# device_ceiling_args ENGINE: into FIO_ARGS: one large sequential O_DIRECT read of the first
+# file of the first (largest) class, 4 MiB blocks, synchronous (psync) or at queue depth 16
+# (io_uring): the device's figure is the best of both, over every time it is measured.
 device_ceiling_args() {
-	FIO_ARGS=(--name=device --filename="$NAMES/${CLASS_NAMES[$1]}/0" --rw=read --bs="$MAX_BLOCK"
-		--direct=1 --ioengine=io_uring --iodepth="$QUEUE_DEPTH" --output-format=json)
+	local engine="--ioengine=psync"
+	[ "$1" = io_uring ] && engine="--ioengine=io_uring --iodepth=$QUEUE_DEPTH"
+	# shellcheck disable=SC2206
+	FIO_ARGS=(--name=device --filename="$NAMES/${CLASS_NAMES[0]}/0" --rw=read --bs="$MAX_BLOCK"
+		--direct=1 $engine --output-format=json)
 }
 
 # ---- the steps ----------------------------------------------------------------------------------
@@ -397,9 +438,13 @@ print_commands() {
 	echo "     fio's start-up and file set-up; 'fio wall' is bytes / the fio process's wall time)"
 	echo "  cold: sync; echo 3 > /proc/sys/vm/drop_caches before fio;" \
 		"warm: cat every file > /dev/null first"
-	device_ceiling_args 0
-	echo "  device ceiling: fio ${FIO_ARGS[*]} --output=JSON (best of $REPS)"
+	device_ceiling_args psync
+	echo "  device ceiling: fio ${FIO_ARGS[*]} --output=JSON"
+	device_ceiling_args io_uring
+	echo "              and fio ${FIO_ARGS[*]} --output=JSON"
 	echo "  memory-copy ceiling: numpy.copyto of 1 GiB through one 4 MiB buffer, one thread, best of 5"
+	echo "    (both ceilings measured at the start of every repetition of every class; the table"
+	echo "     uses the highest figure seen, and shows the range: the machine is noisy)"
 	echo "  order: pfsread first and fio first alternate over repetitions and rows"
 	echo
 }
@@ -424,14 +469,21 @@ generation() {
 	rm -rf "$FIOW"
 }
 
-device_ceiling() {
-	local rep f
-	for rep in $(seq 1 "$REPS"); do
-		device_ceiling_args 0
-		f=$(fio_run "device-$rep" "${CLASS_SIZES[0]}" read "${FIO_ARGS[@]}")
-		record ceiling - device - "$rep" - fio "${f% *}" "${f#* }" -
-		printf '  device ceiling rep %d: %s MB/s\n' "$rep" "${f% *}"
-	done
+# ceilings TAG: memory copy, and the device (both engines) where O_DIRECT works.
+ceilings() {
+	local m f engine line
+	m=$(memory_copy_ceiling)
+	record ceiling - mem - "$1" - numpy "$m" - -
+	line="memory copy $m MB/s"
+	if [ "$DIRECT_OK" -eq 1 ]; then
+		for engine in psync io_uring; do
+			device_ceiling_args "$engine"
+			f=$(fio_run "device-$engine-$1" "${CLASS_SIZES[0]}" read "${FIO_ARGS[@]}")
+			record ceiling - dev - "$1" - "$engine" "${f% *}" "${f#* }" -
+			line="$line, device $engine ${f% *} MB/s"
+		done
+	fi
+	echo "  ceilings: $line"
 }
 
 warm_up() {
@@ -442,6 +494,7 @@ warm_up() {
 reads() {
 	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k=0 first p f
 	for rep in $(seq 1 "$REPS"); do
+		ceilings "$name-$rep"
 		for path in "${PATHS[@]}"; do
 			for cache in "${CACHES[@]}"; do
 				k=$((k + 1))
@@ -471,14 +524,14 @@ reads() {
 
 # table: medians per row, ratio of the medians, fraction of the row's ceiling.
 table() {
-	"$PYTHON" - "$RAW" "$MEMCPY" "$IS_ROOT" <<'PY'
+	"$PYTHON" - "$RAW" "$IS_ROOT" <<'PY'
 import statistics as st, sys
-raw, memcpy, is_root = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1"
-rows, vals, notes, device = [], {}, {}, []
+raw, is_root = sys.argv[1], sys.argv[2] == "1"
+rows, vals, notes, ceil = [], {}, {}, {"mem": [], "dev": []}
 for line in open(raw):
     kind, cls, path, cache, rep, first, tool, mbps, wall, note = line.rstrip("\n").split("\t")
     if kind == "ceiling":
-        device.append(float(mbps))
+        ceil[path].append(float(mbps))
         continue
     key = (cls, path, cache)
     if key not in rows:
@@ -491,14 +544,23 @@ for line in open(raw):
         vals[key].setdefault("wall", []).append(float(wall))
     if note.startswith("resident="):
         vals[key].setdefault("resident", []).append(float(note[9:]))
-dev = max(device) if device else None
-print(f"Ceilings: memory copy {memcpy:.0f} MB/s (mem); device O_DIRECT read "
-      + (f"{dev:.0f} MB/s (dev)" if dev else "n/a") + "\n")
+def ceiling(tag, what):
+    c = ceil[tag]
+    if not c:
+        print(f"{what} ({tag}): n/a")
+        return None
+    print(f"{what} ({tag}): {max(c):.0f} MB/s, the best of {len(c)} "
+          f"(range {min(c):.0f}-{max(c):.0f})")
+    return max(c)
+print("Ceilings")
+memcpy = ceiling("mem", "  memory copy, numpy, one thread, 4 MiB buffer")
+dev = ceiling("dev", "  device, fio O_DIRECT sequential read, psync and io_uring QD16")
+print()
 hdr = f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'fio MB/s':>10} {'ratio':>6} " \
       f"{'of ceiling':>10}  {'fio wall MB/s':>13}"
 print(hdr)
 print("-" * len(hdr))
-odd = []
+odd, above = [], False
 gens = [r for r in rows if r[1] == "generate"]
 for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     if key is None:
@@ -515,8 +577,9 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     if path == "generate":
         frac = "-"
     else:
-        ceil, tag = (dev, "dev") if (cache == "cold" or path == "direct") else (memcpy, "mem")
-        frac = f"{p / ceil:.2f} {tag}" if ceil else "n/a"
+        top, tag = (dev, "dev") if (cache == "cold" or path == "direct") else (memcpy, "mem")
+        frac = f"{p / top:.2f} {tag}" if top else "n/a"
+        above = above or bool(top and p > top)
     print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {p / f:6.3f} {frac:>10}  {wall}")
     res = v.get("resident")
     if res and ((cache == "cold" and max(res) > 0.05) or
@@ -530,6 +593,9 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "generate prints (bytes / its own\ntime, no MPI start-up) against fio --rw=write; neither "
       "fsyncs. ratio = pfsread / fio (medians).\nof ceiling = pfsread / mem (warm) or dev "
       "(cold, and O_DIRECT warm or cold).")
+if above:
+    print("A fraction above 1: pfsread beat the best ceiling measured; the ceiling figures are "
+          "noisy\nhere (the virtual disk is cached by its host), so read those fractions as rough.")
 if not is_root:
     print("Not root: cold rows (drop_caches) skipped.")
 for o in odd:
@@ -553,6 +619,8 @@ remove_data() {
 
 main() {
 	check_tools
+	rm -rf "$WORK/logs" "$WORK/results"
+	rm -f "$WORK"/config-*.yaml "$WORK"/probe-*.yaml "$WORK/probe.h5"
 	mkdir -p "$WORK/logs" "$WORK/results"
 	: >"$RAW"
 	: >"$CMDLOG"
@@ -568,20 +636,17 @@ main() {
 		AVAILABLE[$path]=yes
 		backend_available "$path" || AVAILABLE[$path]="backend $path not in this pfsread"
 	done
-	direct_supported || AVAILABLE[direct]="no O_DIRECT on $DIR"
+	DIRECT_OK=1
+	direct_supported || DIRECT_OK=0
+	[ "$DIRECT_OK" -eq 1 ] || AVAILABLE[direct]="no O_DIRECT on $DIR"
 	print_commands
 	if [ "$IS_ROOT" -eq 0 ]; then echo "Not root: no drop_caches, so cold rows are skipped."; fi
 	trap remove_data EXIT
 
-	echo "Memory-copy ceiling..."
-	MEMCPY=$(memory_copy_ceiling)
 	for i in "${!CLASS_NAMES[@]}"; do
 		echo "Class ${CLASS_NAMES[i]}: generation"
 		generation "$i"
 		make_fio_names "$i"
-		if [ "$i" -eq 0 ]; then
-			if [ "${AVAILABLE[direct]}" = yes ]; then device_ceiling; fi
-		fi
 		echo "Class ${CLASS_NAMES[i]}: reads"
 		reads "$i"
 	done
