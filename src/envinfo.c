@@ -1,12 +1,18 @@
-/* envinfo: the mount that holds the data sets, from /proc/self/mountinfo: its type, options and
- * atime mode. "strictatime" matters: every read then also writes an inode. */
+/* envinfo: what the run ran on. The mount that holds the data sets (statfs magic and
+ * /proc/self/mountinfo: type, options, atime mode; "strictatime" matters: every read then also
+ * writes an inode), the batch job, the kernel, the CPU, the memory. */
 #include "pfsread/envinfo.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <sys/xattr.h>
+#include <stdint.h>
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void envinfo_unescape(char *s)
@@ -95,4 +101,168 @@ int envinfo_mount(const char *path, struct mount_info *m, struct pf_err *e)
 	if (best == 0)
 		return pf_fail(e, PF_RUNTIME, "%s: no mount in /proc/self/mountinfo holds it", real);
 	return 0;
+}
+
+void envinfo_add(struct environment *env, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	if (env->n >= ENV_MAX)
+		return;
+	struct env_entry *en = &env->e[env->n++];
+	snprintf(en->key, sizeof en->key, "%s", key);
+	va_start(ap, fmt);
+	vsnprintf(en->value, sizeof en->value, fmt, ap);
+	va_end(ap);
+}
+
+const char *envinfo_fs_name(unsigned long magic)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} known[] = {
+		{0x0BD00BD0, "lustre"},  {0x20030528, "pvfs2/orangefs"}, {0x47504653, "gpfs"},
+		{0x19830326, "beegfs"},  {0x6969, "nfs"},                {0x00C36400, "cephfs"},
+		{0x65735546, "fuse"},    {0xEF53, "ext2/3/4"},           {0x58465342, "xfs"},
+		{0x01021994, "tmpfs"},   {0x9123683E, "btrfs"},          {0x2FC12FC1, "zfs"},
+		{0x794C7630, "overlayfs"}, {0x5346414F, "afs"},          {0xFF534D42, "cifs"},
+		{0x73717368, "squashfs"}, {0x517B, "smb"},               {0xAAD7AAEA, "panfs"},
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (known[i].magic == magic)
+			return known[i].name;
+	return NULL;
+}
+
+/* The first line of file that starts with prefix, after the prefix; "" when none. */
+static void envinfo_grep(const char *file, const char *prefix, char *out, size_t len)
+{
+	char line[512];
+	FILE *f = fopen(file, "re");
+	out[0] = '\0';
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (strncmp(line, prefix, strlen(prefix)) != 0)
+			continue;
+		const char *v = line + strlen(prefix);
+		v += strspn(v, " \t:");
+		snprintf(out, len, "%.*s", (int)strcspn(v, "\n"), v);
+		break;
+	}
+	fclose(f);
+}
+
+/* struct lov_user_md_v1/v3: u32 magic, u32 pattern, u64 object id, u64 object seq,
+ * u32 stripe_size, u16 stripe_count, ... (little-endian on the wire of getxattr) */
+int envinfo_parse_lov(const unsigned char *buf, size_t len, unsigned *count, unsigned *size)
+{
+	if (len < 32)
+		return -1;
+	uint32_t magic = (uint32_t)buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16 |
+			 (uint32_t)buf[3] << 24;
+	if (magic != 0x0BD10BD0 && magic != 0x0BD30BD0)
+		return -1; /* composite (PFL) layouts: their first component is deeper; not parsed */
+	*size = (unsigned)buf[24] | (unsigned)buf[25] << 8 | (unsigned)buf[26] << 16 |
+		(unsigned)buf[27] << 24;
+	*count = (unsigned)buf[28] | (unsigned)buf[29] << 8;
+	return 0;
+}
+
+/* The root directory's default striping, where the file system is Lustre. */
+static void envinfo_lustre(const char *root, struct environment *env)
+{
+	unsigned char buf[512];
+	unsigned count = 0, size = 0;
+	ssize_t n = getxattr(root, "lustre.lov", buf, sizeof buf);
+	if (n < 0) {
+		envinfo_add(env, "lustre_stripe", "unknown (%s)", strerror(errno));
+		return;
+	}
+	if (envinfo_parse_lov(buf, (size_t)n, &count, &size) != 0) {
+		envinfo_add(env, "lustre_stripe", "composite or unknown layout");
+		return;
+	}
+	/* a stripe count of 0 means the file system's default, 65535 (-1) all OSTs */
+	envinfo_add(env, "lustre_stripe_count", "%u", count);
+	envinfo_add(env, "lustre_stripe_size", "%u", size);
+}
+
+/* The name a user knows a file system by: the statfs magic, refined by the mount's type
+ * where the magic is shared (ext2/3/4) or generic (fuse.glusterfs, fuse.mfs). Pure. */
+void envinfo_fs_label(unsigned long magic, const char *mount_type, char *out, size_t len)
+{
+	const char *name = envinfo_fs_name(magic);
+	if (name != NULL && strcmp(name, "fuse") == 0 && strncmp(mount_type, "fuse.", 5) == 0)
+		snprintf(out, len, "%s (fuse)", mount_type + 5);
+	else if (name != NULL && strcmp(name, "ext2/3/4") == 0 && strncmp(mount_type, "ext", 3) == 0)
+		snprintf(out, len, "%s", mount_type);
+	else
+		snprintf(out, len, "%s", name != NULL ? name : mount_type[0] ? mount_type : "unknown");
+}
+
+static void envinfo_filesystem(const char *root, struct environment *env)
+{
+	struct statfs sf;
+	struct mount_info m;
+	struct pf_err ignored = {0};
+	char label[128];
+	int have_mount = envinfo_mount(root, &m, &ignored) == 0;
+	if (statfs(root, &sf) == 0) {
+		envinfo_fs_label((unsigned long)sf.f_type, have_mount ? m.fstype : "", label,
+				 sizeof label);
+		envinfo_add(env, "fs_type", "%s", label);
+		envinfo_add(env, "fs_magic", "0x%lx", (unsigned long)sf.f_type);
+		envinfo_add(env, "fs_block_size", "%ld", (long)sf.f_bsize);
+		if (strcmp(label, "lustre") == 0)
+			envinfo_lustre(root, env);
+	}
+	if (have_mount) {
+		envinfo_add(env, "fs_mount_type", "%s", m.fstype);
+		envinfo_add(env, "fs_mount_point", "%s", m.mount_point);
+		envinfo_add(env, "fs_mount_options", "%s", m.options);
+		envinfo_add(env, "fs_atime_mode", "%s", m.atime_mode);
+	}
+}
+
+static void envinfo_job(struct environment *env)
+{
+	static const char *const vars[] = {
+		"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_NTASKS",
+		"SLURM_TASKS_PER_NODE", "SLURM_CLUSTER_NAME", "PBS_JOBID", "PBS_NODEFILE",
+		"PBS_NUM_NODES", "PBS_NUM_PPN", "PBS_QUEUE",
+	};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v != NULL && *v != '\0')
+			envinfo_add(env, vars[i], "%s", v);
+	}
+}
+
+static void envinfo_machine(struct environment *env)
+{
+	struct utsname u;
+	char buf[256];
+	if (uname(&u) == 0)
+		envinfo_add(env, "kernel", "%s %s %s", u.sysname, u.release, u.machine);
+	envinfo_grep("/proc/cpuinfo", "model name", buf, sizeof buf);
+	if (buf[0] != '\0')
+		envinfo_add(env, "cpu_model", "%s", buf);
+	envinfo_grep("/proc/meminfo", "MemTotal", buf, sizeof buf);
+	if (buf[0] != '\0')
+		envinfo_add(env, "mem_total", "%s", buf);
+}
+
+void envinfo_collect(const char *root, struct environment *env)
+{
+	memset(env, 0, sizeof *env);
+#ifdef PFSREAD_VERSION
+	envinfo_add(env, "pfsread_version", "%s", PFSREAD_VERSION);
+#endif
+#ifdef PFSREAD_GIT
+	envinfo_add(env, "pfsread_git_commit", "%s", PFSREAD_GIT);
+#endif
+	envinfo_filesystem(root, env);
+	envinfo_job(env);
+	envinfo_machine(env);
 }

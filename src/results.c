@@ -124,6 +124,25 @@ static int res_root_attrs(struct results *r, const struct run_meta *m, struct pf
 	return 0;
 }
 
+/* /environment: one string attribute per fact, in the order they were gathered. */
+static int res_environment(struct results *r, const struct environment *env, struct pf_err *e)
+{
+	hid_t g = -1, gcpl = -1;
+	int rc = 0;
+	RES_TRY(gcpl = H5Pcreate(H5P_GROUP_CREATE), r, "/environment", "H5Pcreate", e);
+	RES_TRY(H5Pset_attr_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), r,
+		"/environment", "H5Pset_attr_creation_order", e);
+	RES_TRY(g = H5Gcreate2(r->file, "/environment", H5P_DEFAULT, gcpl, H5P_DEFAULT), r,
+		"/environment", "H5Gcreate2", e);
+	for (size_t i = 0; env != NULL && i < env->n && rc == 0; i++)
+		if (res_attr_str(r, g, "/environment", env->e[i].key, env->e[i].value, e) < 0)
+			rc = -1;
+out:
+	if ((results_h5_close(g) < 0 || results_h5_close(gcpl) < 0) && rc == 0)
+		rc = res_fail(r, "/environment", "H5Gclose", e);
+	return rc;
+}
+
 /* ---- datasets ---- */
 
 /* One dataset's worth of rows: total over all ranks; this rank's count rows go at offset. */
@@ -365,7 +384,7 @@ int results_create(const char *path, int force, MPI_Comm comm, const struct run_
 		goto out;
 	}
 	if ((rc = res_precheck(r, force, e)) < 0 || (rc = res_open(r, force, e)) < 0 ||
-	    (rc = res_root_attrs(r, m, e)) < 0)
+	    (rc = res_root_attrs(r, m, e)) < 0 || (rc = res_environment(r, m->env, e)) < 0)
 		goto out;
 	RES_TRY(r->phases = H5Gcreate2(r->file, "/phases", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
 		r, "/phases", "H5Gcreate2", e);

@@ -312,6 +312,49 @@ static int rd_version(const struct rd *c, hid_t file)
 	return 0;
 }
 
+/* One attribute of /environment into run->env (strings only; others are skipped). */
+static herr_t rd_env_attr(hid_t g, const char *name, const H5A_info_t *info, void *data)
+{
+	const struct rd *c = data;
+	struct environment *env = &c->run->env;
+	char *value = NULL;
+	(void)info;
+	if (env->n >= ENV_MAX)
+		return 1; /* stop: more than this version keeps */
+	if (rd_attr_str(c, g, "/environment", name, &value) < 0)
+		return -1;
+	snprintf(env->e[env->n].key, sizeof env->e[env->n].key, "%s", name);
+	snprintf(env->e[env->n].value, sizeof env->e[env->n].value, "%s", value);
+	env->n++;
+	free(value);
+	return 0;
+}
+
+/* /environment is optional: files from runs that stopped early may lack it. */
+static int rd_environment(const struct rd *c, hid_t file)
+{
+	hid_t g = -1;
+	int rc = 0;
+	htri_t has = H5Lexists(file, "environment", H5P_DEFAULT);
+	if (has < 0)
+		return rd_fail(c, "/environment", "H5Lexists");
+	if (has == 0)
+		return 0;
+	if ((g = H5Gopen2(file, "environment", H5P_DEFAULT)) < 0)
+		return rd_fail(c, "/environment", "H5Gopen2");
+	/* in the order written where the file tracks it, else by name */
+	hsize_t idx = 0;
+	if (H5Aiterate2(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, rd_env_attr, (void *)c) < 0) {
+		c->run->env.n = 0;
+		idx = 0;
+		if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, rd_env_attr, (void *)c) < 0)
+			rc = rd_fail(c, "/environment", "H5Aiterate2");
+	}
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = rd_fail(c, "/environment", "H5Gclose");
+	return rc;
+}
+
 static int rd_root(const struct rd *c, hid_t file)
 {
 	static const struct {
@@ -539,7 +582,8 @@ static int rd_all(struct rd *c, hid_t file)
 				       sizeof(struct file_rec), 0);
 	if (c->rank_mem < 0 || c->file_mem < 0)
 		return rd_fail(c, "/", "cannot build the record types");
-	if (rd_version(c, file) < 0 || rd_root(c, file) < 0 || rd_topology(c, file) < 0 ||
+	if (rd_version(c, file) < 0 || rd_root(c, file) < 0 || rd_environment(c, file) < 0 ||
+	    rd_topology(c, file) < 0 ||
 	    rd_phases(c, file) < 0)
 		return -1;
 	return 0;

@@ -313,6 +313,18 @@ static int run_check_files(const struct experiment *x, const struct topology *t,
 	return rc;
 }
 
+/* Rank 0's view of the environment, the same on every rank (the attributes are collective). */
+static int run_environment(const struct experiment *x, const struct topology *t,
+			   struct environment *env, struct pf_err *e)
+{
+	memset(env, 0, sizeof *env);
+	if (t->rank == 0)
+		envinfo_collect(x->root, env);
+	if (MPI_Bcast(env, sizeof *env, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
+	return 0;
+}
+
 static void run_fill_meta(const struct experiment *x, const struct run_opts *o,
 			  const struct topology *t, const char *start, char *mpi_version,
 			  struct run_meta *m)
@@ -356,6 +368,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	struct results *r = NULL;
 	char path[RUN_PATH] = "", start[32] = "", mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
 	struct run_meta meta;
+	struct environment *env = malloc(sizeof *env);
 	int rc = topology_discover(&t, e);
 	if (rc == 0)
 		rc = run_check_experiment(x, &t, e);
@@ -365,9 +378,12 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		rc = run_check_files(x, &t, e);
 	if (rc == 0)
 		rc = run_results_path(x, o, &t, path, start, e);
+	if (rc == 0)
+		rc = env != NULL ? run_environment(x, &t, env, e) : pf_fail(e, PF_RUNTIME, "out of memory");
 	if (rc != 0)
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
+	meta.env = env;
 	if (t.rank == 0)
 		printf("pfsread %s: %s, %d ranks on %d nodes, %llu phases -> %s\n", PFSREAD_VERSION,
 		       x->name, t.nranks, t.nnodes, (unsigned long long)plan_phase_count(x), path);
@@ -398,6 +414,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		}
 	}
 out:
+	free(env);
 	topology_free(&t);
 	return rc;
 }

@@ -14,6 +14,42 @@ struct mount_info {
 	char atime_mode[16];  /* noatime | relatime | strictatime (reads update atime: reads write) */
 };
 
+/* What the run ran on, as key/value strings: written to the results file's /environment group
+ * and shown by the report. Fixed size, so that rank 0 can broadcast it as it is. */
+#define ENV_MAX 40
+
+struct env_entry {
+	char key[48];
+	char value[1024];
+};
+
+struct environment {
+	size_t n;
+	struct env_entry e[ENV_MAX];
+};
+
+/* Add key = printf(fmt, ...) (dropped silently when full: the environment is a courtesy). */
+void envinfo_add(struct environment *env, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* This process's view: the file system holding root (type from statfs, mount point,
+ * options, atime mode, Lustre striping where the file system is Lustre), the batch job
+ * (Slurm, PBS), the kernel, CPU model, memory, pfsread's version and git commit. */
+void envinfo_collect(const char *root, struct environment *env);
+
+/* The name of a file system from its statfs magic number ("lustre", "gpfs", "ext4", ...), or
+ * NULL when unknown. For FUSE the mount's subtype says more (fuse.glusterfs). Pure. */
+const char *envinfo_fs_name(unsigned long magic);
+
+/* The name a user knows a file system by: magic refined by the mount type ("ext4",
+ * "glusterfs (fuse)", "lustre"). Pure. */
+void envinfo_fs_label(unsigned long magic, const char *mount_type, char *out, size_t len);
+
+/* Lustre's striping from the bytes of a "lustre.lov" extended attribute (struct
+ * lov_user_md v1/v3, read by offset so that no Lustre headers are needed). Returns 0 and
+ * fills count and size, or -1 for bytes that are not a plain layout. Pure. */
+int envinfo_parse_lov(const unsigned char *buf, size_t len, unsigned *count, unsigned *size);
+
 /* Describe the mount holding path (which must exist). Returns 0 or -1 with e set. */
 int envinfo_mount(const char *path, struct mount_info *m, struct pf_err *e);
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pfsread/envinfo.h"
 #include "pfsread/err.h"
 #include "pfsread/record.h"
 
@@ -22,6 +23,7 @@ struct run_meta {
 	const char *start_time;    /* ISO 8601 UTC */
 	const char *mpi_version;
 	const char *job_id;        /* "" outside a batch job */
+	const struct environment *env; /* written as string attributes of /environment */
 	int nranks;
 	int nnodes;
 };
@@ -109,6 +111,7 @@ struct run_data {
 	int32_t *node_of_rank;            /* [nranks] */
 	char (*hostnames)[RESULTS_HOST_MAX]; /* [nnodes] */
 	double *clock_offset_s;           /* [nnodes] */
+	struct environment env;           /* /environment; empty when the file has none */
 	struct phase_data *phases;
 	size_t nphases;
 };

@@ -1,0 +1,79 @@
+/* test_envinfo: file system names from statfs magic and mount types, mountinfo lines (atime
+ * modes, escapes), Lustre layouts from raw xattr bytes. */
+#include <string.h>
+
+#include "pfsread/envinfo.h"
+#include "tap.h"
+
+static void test_names(void)
+{
+	char label[128];
+	ok(strcmp(envinfo_fs_name(0x0BD00BD0), "lustre") == 0, "lustre magic");
+	ok(strcmp(envinfo_fs_name(0x20030528), "pvfs2/orangefs") == 0, "pvfs2 magic");
+	ok(strcmp(envinfo_fs_name(0x47504653), "gpfs") == 0, "gpfs magic");
+	ok(strcmp(envinfo_fs_name(0x19830326), "beegfs") == 0, "beegfs magic");
+	ok(envinfo_fs_name(0x12345678) == NULL, "an unknown magic is NULL");
+	envinfo_fs_label(0x65735546, "fuse.glusterfs", label, sizeof label);
+	ok(strcmp(label, "glusterfs (fuse)") == 0, "fuse.glusterfs -> %s", label);
+	envinfo_fs_label(0x65735546, "fuse.mfs", label, sizeof label);
+	ok(strcmp(label, "mfs (fuse)") == 0, "fuse.mfs -> %s", label);
+	envinfo_fs_label(0xEF53, "ext4", label, sizeof label);
+	ok(strcmp(label, "ext4") == 0, "ext2/3/4 magic with an ext4 mount -> %s", label);
+	envinfo_fs_label(0x58465342, "xfs", label, sizeof label);
+	ok(strcmp(label, "xfs") == 0, "xfs");
+	envinfo_fs_label(0x1, "weirdfs", label, sizeof label);
+	ok(strcmp(label, "weirdfs") == 0, "unknown magic falls back to the mount type");
+}
+
+static void test_mountinfo(void)
+{
+	struct mount_info m;
+	ok(envinfo_parse_mountinfo_line("36 35 98:0 / /mnt/my\\040data rw,noatime master:1 - ext4 "
+					"/dev/sda1 rw,errors=continue\n", &m) == 0,
+	   "a mountinfo line parses");
+	ok(strcmp(m.mount_point, "/mnt/my data") == 0, "escaped space in the mount point");
+	ok(strcmp(m.fstype, "ext4") == 0 && strcmp(m.atime_mode, "noatime") == 0, "noatime mount");
+	envinfo_parse_mountinfo_line("1 2 3:4 / /x rw,relatime - xfs /dev/b rw\n", &m);
+	ok(strcmp(m.atime_mode, "relatime") == 0, "relatime mount");
+	envinfo_parse_mountinfo_line("1 2 3:4 / /y rw - fuse.glusterfs h:/gv0 rw,user_id=0\n", &m);
+	ok(strcmp(m.atime_mode, "strictatime") == 0 && strcmp(m.fstype, "fuse.glusterfs") == 0,
+	   "neither noatime nor relatime: strictatime (every read writes an inode)");
+	ok(envinfo_parse_mountinfo_line("garbage\n", &m) == -1, "a malformed line is refused");
+}
+
+static void test_lov(void)
+{
+	unsigned char buf[32] = {0};
+	unsigned count = 0, size = 0;
+	buf[0] = 0xD0, buf[1] = 0x0B, buf[2] = 0xD1, buf[3] = 0x0B; /* LOV_USER_MAGIC_V1 */
+	buf[24] = 0x00, buf[25] = 0x00, buf[26] = 0x10, buf[27] = 0x00; /* 1 MiB */
+	buf[28] = 4;
+	ok(envinfo_parse_lov(buf, sizeof buf, &count, &size) == 0 && count == 4 && size == 1048576,
+	   "lov v1: 4 stripes of 1 MiB (%u x %u)", count, size);
+	buf[2] = 0xD3; /* v3 */
+	ok(envinfo_parse_lov(buf, sizeof buf, &count, &size) == 0, "lov v3 parses");
+	buf[2] = 0xD6; /* composite */
+	ok(envinfo_parse_lov(buf, sizeof buf, &count, &size) == -1, "a composite layout is refused");
+	ok(envinfo_parse_lov(buf, 10, &count, &size) == -1, "short bytes are refused");
+}
+
+static void test_collect(void)
+{
+	struct environment env;
+	envinfo_collect("/", &env);
+	int have_fs = 0, have_kernel = 0;
+	for (size_t i = 0; i < env.n; i++) {
+		have_fs |= strcmp(env.e[i].key, "fs_type") == 0 && env.e[i].value[0] != '\0';
+		have_kernel |= strcmp(env.e[i].key, "kernel") == 0;
+	}
+	ok(have_fs && have_kernel, "collect on / names the file system type and the kernel");
+}
+
+int main(void)
+{
+	test_names();
+	test_mountinfo();
+	test_lov();
+	test_collect();
+	return tap_done();
+}
