@@ -85,15 +85,27 @@ static const char *const cfg_order_names[] = {
 
 /* ---- messages ---- */
 
+/* Keys and values quoted from the file may hold control characters ("\n", an escape
+ * sequence): '?' for each keeps a message on one line and off the terminal's controls. */
+static void cfg_printable(char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 static int cfg_vfail(struct pf_err *e, const char *source, struct cfg_pos pos, const char *key,
 		     const char *fmt, va_list ap)
 {
-	char what[1536];
+	char what[1536], k[CFG_KEY_MAX];
 	if (vsnprintf(what, sizeof what, fmt, ap) < 0)
 		what[0] = '\0';
+	cfg_printable(what);
 	if (key == NULL || key[0] == '\0')
 		return pf_fail(e, PF_USAGE, "%s:%d:%d: %s", source, pos.line, pos.col, what);
-	return pf_fail(e, PF_USAGE, "%s:%d:%d: key '%s': %s", source, pos.line, pos.col, key, what);
+	snprintf(k, sizeof k, "%s", key);
+	cfg_printable(k);
+	return pf_fail(e, PF_USAGE, "%s:%d:%d: key '%s': %s", source, pos.line, pos.col, k, what);
 }
 
 static struct cfg_pos cfg_mark_pos(yaml_mark_t m)
@@ -467,7 +479,7 @@ static size_t cfg_find(const struct cfg_field *t, size_t nt, const yaml_node_t *
 static int cfg_unknown(struct cfg_ctx *c, const yaml_node_t *k, const char *key,
 		       const struct cfg_field *t, size_t nt)
 {
-	char allowed[256] = "";
+	char allowed[512] = "";
 	for (size_t i = 0; i < nt; i++)
 		cfg_append(allowed, sizeof allowed, ", ", t[i].name);
 	return cfg_fail(c, k, key, "unknown key (allowed: %s)", allowed);
@@ -686,6 +698,48 @@ static int cfg_h_mpiio(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 	return cfg_walk(c, key, v, cfg_mpiio_fields, CFG_LEN(cfg_mpiio_fields), c->x, seen);
 }
 
+/* A rate in MB/s: a decimal number > 0 ("117", "117.5"), into a double. */
+static int cfg_h_rate(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	const char *s;
+	char *end = NULL;
+	(void)size;
+	if (cfg_scalar(c, key, v, &s) != 0)
+		return -1;
+	errno = 0;
+	double r = strtod(s, &end);
+	if (strspn(s, "0123456789.") != strlen(s) || end == s || *end != '\0' || errno != 0 ||
+	    !(r > 0) || r > 1e12)
+		return cfg_fail(c, v, key, "expected a rate in MB/s greater than zero, got '%s'", s);
+	*(double *)dst = r;
+	return 0;
+}
+
+static const struct cfg_field cfg_hardware_fields[] = {
+	{"node_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_disk_MBps), 0, 0},
+	{"node_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_link_MBps), 0, 0},
+	{"node_memcpy_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_memcpy_MBps), 0, 0},
+	{"reader_MBps", cfg_h_rate, offsetof(struct cfg_hardware, reader_MBps), 0, 0},
+	{"storage_servers", cfg_h_count, offsetof(struct cfg_hardware, storage_servers), 0, 0},
+	{"server_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_disk_MBps), 0, 0},
+	{"server_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_link_MBps), 0, 0},
+	{"data_on_compute_nodes", cfg_h_bool,
+	 offsetof(struct cfg_hardware, data_on_compute_nodes), 0, 0},
+	{"racks", cfg_h_count, offsetof(struct cfg_hardware, racks), 0, 0},
+	{"rack_uplink_MBps", cfg_h_rate, offsetof(struct cfg_hardware, rack_uplink_MBps), 0, 0},
+};
+
+static int cfg_h_hardware(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			  size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_hardware_fields)];
+	(void)dst;
+	(void)size;
+	c->x->hw.given = 1;
+	return cfg_walk(c, key, v, cfg_hardware_fields, CFG_LEN(cfg_hardware_fields), &c->x->hw,
+			seen);
+}
+
 /* mpiio_hints: any keys (MPI_Info passes them through), scalar values kept as written. */
 static int cfg_hint(struct cfg_ctx *c, const char *prefix, const yaml_node_pair_t *p)
 {
@@ -842,6 +896,7 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"uring", cfg_h_uring, 0, 0, 0},
 	{"mpiio", cfg_h_mpiio, 0, 0, 0},
 	{"mpiio_hints", cfg_h_hints, 0, 0, 0},
+	{"hardware", cfg_h_hardware, 0, 0, 0},
 };
 
 /* The default name: the file's base name without .yaml or .yml. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,8 +397,13 @@ static int clean_unlink(int dirfd, const char *name, int flags, const char *wher
 {
 	if (unlinkat(dirfd, name, flags) == 0 || errno == ENOENT)
 		return 0;
-	if (flags == AT_REMOVEDIR && errno == ENOTEMPTY) {
+	if (flags == AT_REMOVEDIR && (errno == ENOTEMPTY || errno == EEXIST)) {
 		fprintf(stderr, "pfsread: clean: %s/%s holds files pfsread did not make; kept\n",
+			where, name);
+		return 0;
+	}
+	if (flags == AT_REMOVEDIR && errno == ENOTDIR) {
+		fprintf(stderr, "pfsread: clean: %s/%s is not a directory pfsread made; kept\n",
 			where, name);
 		return 0;
 	}
@@ -411,6 +417,11 @@ static int clean_subdir(const struct gen_ctx *g, int dsfd, const char *dsdir, ui
 	char name[64], sub[32];
 	snprintf(sub, sizeof sub, "d%06" PRIu64, dir);
 	int fd = openat(dsfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+		fprintf(stderr, "pfsread: clean: %s/%s is a symbolic link or not a directory; "
+			"not followed\n", dsdir, sub);
+		return 0;
+	}
 	if (fd < 0)
 		return errno == ENOENT ? 0 : pf_fail_errno(e, errno, "clean: %s/%s", dsdir, sub);
 	uint64_t first = dir * g->x->files_per_dir, last = first + g->x->files_per_dir;
@@ -438,8 +449,13 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
 	if (g->rank == 0) {
 		int found = manifest_read(dsdir, &have, e);
-		if (found == 1)
-			verdict = GEN_SKIP;
+		struct stat st;
+		if (found == 1 && lstat(dsdir, &st) != 0)
+			verdict = GEN_SKIP; /* nothing there */
+		else if (found == 1)
+			rc = pf_fail(e, PF_USAGE,
+				     "clean: %s holds no pfsread manifest; refusing to remove anything",
+				     dsdir);
 		else if (found < 0 || !manifest_same_files(&want, &have))
 			rc = found < 0 ? -1 : pf_fail(e, PF_USAGE,
 						      "%s: the manifest describes other files than the config; "
@@ -449,7 +465,7 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 		return -1;
 	if (verdict == GEN_SKIP) {
 		if (g->rank == 0)
-			printf("clean %s: no pfsread manifest in %s, nothing removed\n", g->d->name, dsdir);
+			printf("clean %s: %s does not exist, nothing to remove\n", g->d->name, dsdir);
 		return 0;
 	}
 	int dsfd = open(dsdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -480,10 +496,43 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 	return gen_share_verdict(rc, &verdict, e);
 }
 
+/* A root that is a system directory, a home directory or a mount point itself is refused:
+ * a typo there must not put anything of value one manifest away from deletion. */
+static int clean_check_root(const struct experiment *x, struct pf_err *e)
+{
+	char real[PATH_MAX], parent[PATH_MAX + 4];
+	static const char *const refused[] = {"/", "/home", "/root", "/tmp", "/var", "/usr",
+					      "/etc", "/mnt", "/scratch", "/lustre"};
+	struct stat st, up;
+	const char *home = getenv("HOME");
+	if (realpath(x->root, real) == NULL)
+		return errno == ENOENT ? 0 : pf_fail_errno(e, errno, "clean: %s", x->root);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		if (strcmp(real, refused[i]) == 0)
+			return pf_fail(e, PF_USAGE, "clean: refusing root %s: a system directory", real);
+	if (home != NULL && *home != '\0') {
+		char rhome[PATH_MAX];
+		if (realpath(home, rhome) != NULL && strcmp(rhome, real) == 0)
+			return pf_fail(e, PF_USAGE, "clean: refusing root %s: your home directory", real);
+	}
+	snprintf(parent, sizeof parent, "%s/..", real);
+	if (stat(real, &st) != 0 || stat(parent, &up) != 0)
+		return pf_fail_errno(e, errno, "clean: %s", real);
+	if (st.st_dev != up.st_dev)
+		return pf_fail(e, PF_USAGE,
+			       "clean: refusing root %s: it is a mount point; give a directory inside it",
+			       real);
+	return 0;
+}
+
 int clean_all(const struct experiment *x, struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e);
+	if (rc == 0 && g.rank == 0)
+		rc = clean_check_root(x, e);
+	int verdict = 0;
+	rc = gen_share_verdict(rc, &verdict, e);
 	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {
 		g.d = &x->datasets[i];
 		rc = clean_dataset(&g, e);

@@ -1,6 +1,6 @@
-/* report: tables from results already in memory (struct run_data). The cells (bandwidth of
- * every sweep point over its repetitions) are pure; the rest renders them and the per-phase
- * details as text, markdown, csv or json. Output errors are checked once, with ferror. */
+/* report: the entry points of the report and what its output files share: tables of strings
+ * printed as text, markdown or HTML, escaping, a run analysed once (cells, time split,
+ * stragglers) for every output. Output errors are checked once, with ferror. */
 #include "pfsread/report.h"
 
 #include <errno.h>
@@ -11,12 +11,13 @@
 #include <string.h>
 
 #include "pfsread/units.h"
+#include "report_int.h"
 
 int report_parse_format(const char *name, enum report_format *f)
 {
-	static const char *const names[] = {"text", "markdown", "csv", "json"};
+	static const char *const names[] = {"text", "markdown", "csv", "json", "html"};
 	static const enum report_format formats[] = {REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV,
-						     REPORT_JSON};
+						     REPORT_JSON, REPORT_HTML};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(name, names[i]) == 0) {
 			*f = formats[i];
@@ -25,70 +26,9 @@ int report_parse_format(const char *name, enum report_format *f)
 	return -1;
 }
 
-/* ---- cells ---- */
+/* ---- tables ---- */
 
-static int cell_of(const struct report_cell *c, const struct phase_info *p)
-{
-	return strcmp(c->dataset, p->dataset) == 0 && c->file_size == p->file_size &&
-	       c->readers_per_node == p->readers_per_node && strcmp(c->backend, p->backend) == 0 &&
-	       c->transfer_size == p->transfer_size && strcmp(c->order, p->order) == 0 &&
-	       strcmp(c->cache, p->cache) == 0;
-}
-
-static void cell_start(struct report_cell *c, const struct phase_info *p)
-{
-	memset(c, 0, sizeof *c);
-	snprintf(c->dataset, sizeof c->dataset, "%s", p->dataset);
-	c->file_size = p->file_size;
-	c->readers_per_node = p->readers_per_node;
-	snprintf(c->backend, sizeof c->backend, "%s", p->backend);
-	c->transfer_size = p->transfer_size;
-	snprintf(c->order, sizeof c->order, "%s", p->order);
-	snprintf(c->cache, sizeof c->cache, "%s", p->cache);
-	c->min_MBps = INFINITY;
-	c->max_MBps = -INFINITY;
-}
-
-long report_cells(const struct run_data *run, struct report_cell **cells)
-{
-	struct report_cell *c = run->nphases ? calloc(run->nphases, sizeof *c) : NULL;
-	long n = 0;
-	*cells = NULL;
-	if (run->nphases && c == NULL)
-		return -1;
-	for (size_t i = 0; i < run->nphases; i++) {
-		const struct phase_info *p = &run->phases[i].info;
-		long k = 0;
-		if (strcmp(p->status, "complete") != 0)
-			continue;
-		while (k < n && !cell_of(&c[k], p))
-			k++;
-		if (k == n)
-			cell_start(&c[n++], p);
-		c[k].n++;
-		c[k].mean_MBps += p->bandwidth_MBps; /* the sum until the loop below */
-		c[k].min_MBps = fmin(c[k].min_MBps, p->bandwidth_MBps);
-		c[k].max_MBps = fmax(c[k].max_MBps, p->bandwidth_MBps);
-	}
-	for (long k = 0; k < n; k++)
-		c[k].mean_MBps /= c[k].n;
-	if (n == 0)
-		free(c);
-	else
-		*cells = c;
-	return n;
-}
-
-/* ---- a table of strings, printed aligned (text) or with pipes (markdown) ---- */
-
-struct tbl {
-	size_t ncols, n, cap; /* n cells so far; the first ncols are the header */
-	char **cell;
-	const char *align;    /* 'l' or 'r' per column; columns past its end are 'r' */
-	int bad;              /* an allocation failed: tbl_print refuses */
-};
-
-__attribute__((format(printf, 2, 3))) static void tbl_add(struct tbl *t, const char *fmt, ...)
+void tbl_add(struct tbl *t, const char *fmt, ...)
 {
 	char *s = NULL;
 	va_list ap;
@@ -112,8 +52,7 @@ __attribute__((format(printf, 2, 3))) static void tbl_add(struct tbl *t, const c
 	va_end(ap);
 }
 
-/* A figure with the given decimals, or "-" when it is not finite (a failed phase). */
-static void tbl_num(struct tbl *t, int decimals, double v)
+void tbl_num(struct tbl *t, int decimals, double v)
 {
 	if (isfinite(v))
 		tbl_add(t, "%.*f", decimals, v);
@@ -131,7 +70,7 @@ static void tbl_free(struct tbl *t)
 
 static int tbl_right(const struct tbl *t, size_t col)
 {
-	return col >= strlen(t->align) || t->align[col] == 'r';
+	return t->align == NULL || col >= strlen(t->align) || t->align[col] == 'r';
 }
 
 static void tbl_text_row(FILE *out, const struct tbl *t, char *const *row, const size_t *w)
@@ -160,7 +99,7 @@ static void tbl_text(FILE *out, const struct tbl *t, size_t *w)
 	for (size_t i = 0; i < total; i++)
 		fputc('-', out);
 	fputc('\n', out);
-	for (size_t i = t->ncols; i < t->n; i += t->ncols)
+	for (size_t i = t->ncols; i + t->ncols <= t->n; i += t->ncols)
 		tbl_text_row(out, t, t->cell + i, w);
 }
 
@@ -189,19 +128,41 @@ static void tbl_markdown(FILE *out, const struct tbl *t)
 	for (size_t c = 0; c < t->ncols; c++)
 		fputs(tbl_right(t, c) ? "| ---: " : "| --- ", out);
 	fputs("|\n", out);
-	for (size_t i = t->ncols; i < t->n; i += t->ncols)
+	for (size_t i = t->ncols; i + t->ncols <= t->n; i += t->ncols)
 		tbl_markdown_row(out, t, t->cell + i);
 }
 
-/* Print t (text or markdown) and free it. Fails only when building it ran out of memory. */
-static int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_err *e)
+static void tbl_html_row(FILE *out, const struct tbl *t, char *const *row, const char *tag)
+{
+	fputs("<tr>", out);
+	for (size_t c = 0; c < t->ncols; c++) {
+		fprintf(out, "<%s class=\"%s\">", tag, tbl_right(t, c) ? "r" : "l");
+		rp_html_text(out, row[c]);
+		fprintf(out, "</%s>", tag);
+	}
+	fputs("</tr>\n", out);
+}
+
+static void tbl_html(FILE *out, const struct tbl *t)
+{
+	fputs("<table>\n<thead>", out);
+	tbl_html_row(out, t, t->cell, "th");
+	fputs("</thead>\n<tbody>\n", out);
+	for (size_t i = t->ncols; i + t->ncols <= t->n; i += t->ncols)
+		tbl_html_row(out, t, t->cell + i, "td");
+	fputs("</tbody>\n</table>\n", out);
+}
+
+int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_err *e)
 {
 	size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof *w);
 	int rc = 0;
-	if (t->bad || w == NULL)
+	if (t->bad || w == NULL || t->n < t->ncols)
 		rc = pf_fail(e, PF_RUNTIME, "report: out of memory");
 	else if (f == REPORT_MARKDOWN)
 		tbl_markdown(out, t);
+	else if (f == REPORT_HTML)
+		tbl_html(out, t);
 	else
 		tbl_text(out, t, w);
 	free(w);
@@ -209,453 +170,149 @@ static int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_e
 	return rc;
 }
 
-/* ---- the summary: rows data sets, columns readers per node, one table per other key ---- */
+/* ---- prose ---- */
 
-static int same_combo(const struct report_cell *a, const struct report_cell *b)
+void rp_html_text(FILE *out, const char *s)
 {
-	return strcmp(a->backend, b->backend) == 0 && a->transfer_size == b->transfer_size &&
-	       strcmp(a->order, b->order) == 0 && strcmp(a->cache, b->cache) == 0;
-}
-
-static int same_row(const struct report_cell *a, const struct report_cell *b)
-{
-	return same_combo(a, b) && strcmp(a->dataset, b->dataset) == 0 &&
-	       a->file_size == b->file_size;
-}
-
-/* 1 when c[i] is the first cell that same() groups it with. */
-static int first_of(const struct report_cell *c, long i,
-		    int (*same)(const struct report_cell *, const struct report_cell *))
-{
-	for (long k = 0; k < i; k++)
-		if (same(&c[k], &c[i]))
-			return 0;
-	return 1;
-}
-
-/* The distinct readers per node of key's combination, ascending, into r; returns how many. */
-static size_t combo_readers(const struct report_cell *c, long n, const struct report_cell *key,
-			    int32_t *r)
-{
-	size_t nr = 0;
-	for (long i = 0; i < n; i++) {
-		size_t k = 0;
-		if (!same_combo(&c[i], key))
-			continue;
-		while (k < nr && r[k] < c[i].readers_per_node)
-			k++;
-		if (k < nr && r[k] == c[i].readers_per_node)
-			continue;
-		memmove(&r[k + 1], &r[k], (nr - k) * sizeof *r);
-		r[k] = c[i].readers_per_node;
-		nr++;
-	}
-	return nr;
-}
-
-static void summary_cell(struct tbl *t, const struct report_cell *c, long n,
-			 const struct report_cell *row, int32_t readers)
-{
-	for (long i = 0; i < n; i++) {
-		if (!same_row(&c[i], row) || c[i].readers_per_node != readers)
-			continue;
-		if (c[i].n > 1)
-			tbl_add(t, "%.1f (%.1f-%.1f)", c[i].mean_MBps, c[i].min_MBps,
-				c[i].max_MBps);
+	for (; s != NULL && *s; s++) {
+		if (*s == '&')
+			fputs("&amp;", out);
+		else if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '"')
+			fputs("&quot;", out);
 		else
-			tbl_add(t, "%.1f", c[i].mean_MBps);
-		return;
+			fputc(*s, out);
 	}
-	tbl_add(t, "-");
 }
 
-static void summary_title(FILE *out, const struct report_cell *key, enum report_format f)
+static void rp_vprose(FILE *out, enum report_format f, const char *open, const char *close,
+		      const char *md_prefix, const char *fmt, va_list ap)
 {
-	char transfer[32];
-	units_format_size_binary(key->transfer_size, transfer, sizeof transfer);
-	fprintf(out, "%s%s backend, %s transfers, %s order, cache %s: aggregate read bandwidth, "
-		     "mean (min-max) over repetitions\n%s",
-		f == REPORT_MARKDOWN ? "### " : "", key->backend, transfer, key->order, key->cache,
-		f == REPORT_MARKDOWN ? "\n" : "");
-}
-
-/* One table: key's combination, rows its data sets, columns its readers per node. */
-static int summary_table(FILE *out, const struct report_cell *c, long n,
-			 const struct report_cell *key, enum report_format f, struct pf_err *e)
-{
-	int32_t *readers = calloc((size_t)n, sizeof *readers);
-	if (readers == NULL)
-		return pf_fail(e, PF_RUNTIME, "report: out of memory");
-	size_t nr = combo_readers(c, n, key, readers);
-	struct tbl t = {.ncols = 1 + nr, .align = "l"};
-	tbl_add(&t, "data set");
-	for (size_t k = 0; k < nr; k++)
-		tbl_add(&t, "%d %s/node [MB/s]", (int)readers[k],
-			readers[k] == 1 ? "reader" : "readers");
-	for (long i = 0; i < n; i++) {
-		char size[32];
-		if (!same_combo(&c[i], key) || !first_of(c, i, same_row))
-			continue;
-		tbl_add(&t, "%s (%s files)", c[i].dataset,
-			units_format_size(c[i].file_size, size, sizeof size));
-		for (size_t k = 0; k < nr; k++)
-			summary_cell(&t, c, n, &c[i], readers[k]);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		return; /* nothing printed: the text is lost, not the report */
+	if (f == REPORT_HTML) {
+		fputs(open, out);
+		rp_html_text(out, s);
+		fputs(close, out);
+	} else {
+		fprintf(out, "%s%s\n", f == REPORT_MARKDOWN ? md_prefix : "", s);
 	}
-	free(readers);
-	summary_title(out, key, f);
-	return tbl_print(out, &t, f, e);
+	free(s);
 }
 
-static int summary_tables(FILE *out, const struct run_data *run, enum report_format f,
-			  struct pf_err *e)
+void rp_heading(FILE *out, enum report_format f, int level, const char *fmt, ...)
 {
-	struct report_cell *c = NULL;
-	long n = report_cells(run, &c);
-	int rc = 0;
-	if (n < 0)
-		return pf_fail(e, PF_RUNTIME, "report: out of memory");
-	if (n == 0)
-		fprintf(out, "no completed phases\n");
-	for (long i = 0; i < n && rc == 0; i++)
-		if (first_of(c, i, same_combo)) {
-			fputc('\n', out);
-			rc = summary_table(out, c, n, &c[i], f, e);
-		}
-	free(c);
-	return rc;
+	va_list ap;
+	va_start(ap, fmt);
+	if (f != REPORT_HTML)
+		fputc('\n', out);
+	if (level <= 1)
+		rp_vprose(out, f, "<h2>", "</h2>\n", "## ", fmt, ap);
+	else
+		rp_vprose(out, f, "<h3>", "</h3>\n", "### ", fmt, ap);
+	if (f == REPORT_MARKDOWN)
+		fputc('\n', out);
+	va_end(ap);
 }
 
-static const char *or_dash(const char *s)
+void rp_para(FILE *out, enum report_format f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rp_vprose(out, f, "<p>", "</p>\n", "", fmt, ap);
+	if (f == REPORT_MARKDOWN)
+		fputc('\n', out);
+	va_end(ap);
+}
+
+const char *rp_or_dash(const char *s)
 {
 	return s != NULL && s[0] != '\0' ? s : "-";
 }
 
-/* Where the run came from: "label value" lines, or a markdown heading and list. */
-static void run_header(FILE *out, const struct run_data *run, enum report_format f)
+/* ---- a run, analysed once ---- */
+
+const char *rp_host(const struct run_data *run, int node, char *buf, size_t len)
 {
-	static const char *const label[] = {"results", "config", "started", "ranks",
-					    "nodes",   "job id", "status"};
-	char nranks[16], nnodes[16];
-	snprintf(nranks, sizeof nranks, "%d", run->nranks);
-	snprintf(nnodes, sizeof nnodes, "%d", run->nnodes);
-	const char *value[] = {or_dash(run->path),   or_dash(run->config_path),
-			       or_dash(run->start_time), nranks, nnodes,
-			       or_dash(run->job_id), or_dash(run->status)};
-	if (f == REPORT_MARKDOWN)
-		fprintf(out, "## %s\n\n", value[0]);
-	for (size_t i = f == REPORT_MARKDOWN ? 1 : 0; i < sizeof label / sizeof label[0]; i++) {
-		if (f != REPORT_MARKDOWN) {
-			fprintf(out, "%-8s %s\n", label[i], value[i]);
-			continue;
-		}
-		fprintf(out, "- %s: ", label[i]);
-		md_text(out, value[i]);
-		fputc('\n', out);
-	}
-}
-
-/* ---- per-phase details ---- */
-
-/* Seconds over the phase's ranks spent in open, read and close. */
-static void phase_sums(const struct phase_data *pd, double *open_s, double *read_s,
-		       double *close_s)
-{
-	*open_s = *read_s = *close_s = 0;
-	for (size_t i = 0; i < pd->nranks; i++) {
-		*open_s += pd->ranks[i].open_s;
-		*read_s += pd->ranks[i].read_s;
-		*close_s += pd->ranks[i].close_s;
-	}
-}
-
-static double files_per_s(const struct phase_data *pd)
-{
-	return pd->info.elapsed_s > 0 ? (double)pd->nfiles / pd->info.elapsed_s : NAN;
-}
-
-static void details_row(struct tbl *t, const struct phase_data *pd)
-{
-	const struct phase_info *p = &pd->info;
-	char transfer[32];
-	double o, r, c;
-	phase_sums(pd, &o, &r, &c);
-	tbl_add(t, "%04u", (unsigned)p->index);
-	tbl_add(t, "%s", p->dataset);
-	tbl_add(t, "%d", (int)p->readers_per_node);
-	tbl_add(t, "%s", p->backend);
-	tbl_add(t, "%s", units_format_size_binary(p->transfer_size, transfer, sizeof transfer));
-	tbl_add(t, "%s", p->order);
-	tbl_add(t, "%s", p->cache);
-	tbl_add(t, "%d", (int)p->repetition);
-	tbl_add(t, "%" PRIu64, p->bytes);
-	tbl_add(t, "%zu", pd->nfiles);
-	tbl_num(t, 6, p->elapsed_s);
-	tbl_num(t, 1, p->bandwidth_MBps);
-	tbl_num(t, 1, files_per_s(pd));
-	tbl_num(t, 6, o);
-	tbl_num(t, 6, r);
-	tbl_num(t, 6, c);
-	tbl_add(t, "%s", p->status);
-}
-
-static int details_table(FILE *out, const struct run_data *run, enum report_format f,
-			 struct pf_err *e)
-{
-	static const char *const head[] = {
-		"phase", "data set", "readers/node", "backend", "transfer", "order", "cache", "rep",
-		"bytes [B]", "files", "elapsed [s]", "bandwidth [MB/s]", "files/s", "open [s]",
-		"read [s]", "close [s]", "status"};
-	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrl"};
-	for (size_t i = 0; i < t.ncols; i++)
-		tbl_add(&t, "%s", head[i]);
-	for (size_t i = 0; i < run->nphases; i++)
-		details_row(&t, &run->phases[i]);
-	fprintf(out, "\n%sphases (times summed over ranks)\n%s", f == REPORT_MARKDOWN ? "### " : "",
-		f == REPORT_MARKDOWN ? "\n" : "");
-	return tbl_print(out, &t, f, e);
-}
-
-/* ---- csv ---- */
-
-static void csv_field(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void csv_num(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.3f", v);
-}
-
-static int csv_run(FILE *out, const struct run_data *run, struct pf_err *e)
-{
-	struct report_cell *c = NULL;
-	long n = report_cells(run, &c);
-	if (n < 0)
-		return pf_fail(e, PF_RUNTIME, "report: out of memory");
-	for (long i = 0; i < n; i++) {
-		csv_field(out, or_dash(run->path));
-		fputc(',', out);
-		csv_field(out, c[i].dataset);
-		fprintf(out, ",%" PRIu64 ",%d,", c[i].file_size, (int)c[i].readers_per_node);
-		csv_field(out, c[i].backend);
-		fprintf(out, ",%" PRIu64 ",", c[i].transfer_size);
-		csv_field(out, c[i].order);
-		fputc(',', out);
-		csv_field(out, c[i].cache);
-		fprintf(out, ",%d,", c[i].n);
-		csv_num(out, c[i].mean_MBps);
-		fputc(',', out);
-		csv_num(out, c[i].min_MBps);
-		fputc(',', out);
-		csv_num(out, c[i].max_MBps);
-		fputc('\n', out);
-	}
-	free(c);
-	return 0;
-}
-
-/* ---- json ---- */
-
-/* Bytes of the valid UTF-8 sequence at p, or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n = 0;
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0)
-		n = 2;
-	else if ((p[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if ((p[0] & 0xf8) == 0xf0)
-		n = 4;
-	if (n == 0 || p[0] == 0xc0 || p[0] == 0xc1 || p[0] > 0xf4)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong 3-byte, UTF-16 surrogate, overlong 4-byte, beyond U+10FFFF */
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return n;
-}
-
-/* s as a JSON string: quotes, backslashes and control characters escaped, bytes that are not
- * UTF-8 replaced by U+FFFD. NULL prints null. */
-static void json_str(FILE *out, const char *s)
-{
-	if (s == NULL) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_len(p);
-		if (n == 0)
-			fputs("\\ufffd", out);
-		else if (n > 1)
-			fwrite(p, 1, n, out);
-		else if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-		p += n ? n : 1;
-	}
-	fputc('"', out);
-}
-
-static void json_num(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
+	if (run->hostnames != NULL && node >= 0 && node < run->nnodes && run->hostnames[node][0])
+		snprintf(buf, len, "%s", run->hostnames[node]);
 	else
-		fputs("null", out);
+		snprintf(buf, len, "node %d", node);
+	return buf;
 }
 
-/* "name": value pairs, with the separator in front of all but the first. */
-static void json_key(FILE *out, const char *key, int first)
+char *rp_node_ranks(const struct run_data *run, int node, char *buf, size_t len)
 {
-	fprintf(out, "%s\"%s\": ", first ? "" : ", ", key);
-}
-
-static void json_kstr(FILE *out, const char *key, const char *s, int first)
-{
-	json_key(out, key, first);
-	json_str(out, s);
-}
-
-static void json_kint(FILE *out, const char *key, long long v, int first)
-{
-	json_key(out, key, first);
-	fprintf(out, "%lld", v);
-}
-
-static void json_ku64(FILE *out, const char *key, uint64_t v, int first)
-{
-	json_key(out, key, first);
-	fprintf(out, "%" PRIu64, v);
-}
-
-static void json_knum(FILE *out, const char *key, double v, int first)
-{
-	json_key(out, key, first);
-	json_num(out, v);
-}
-
-static void json_meta(FILE *out, const struct run_data *run)
-{
-	fputs("\"meta\": {", out);
-	json_kstr(out, "pfsread_version", run->pfsread_version, 1);
-	json_kint(out, "schema_version", run->schema_version, 0);
-	json_kstr(out, "config_path", run->config_path, 0);
-	json_kstr(out, "command_line", run->command_line, 0);
-	json_kstr(out, "start_time", run->start_time, 0);
-	json_kstr(out, "mpi_version", run->mpi_version, 0);
-	json_kstr(out, "hdf5_version", run->hdf5_version, 0);
-	json_kstr(out, "job_id", run->job_id, 0);
-	json_kstr(out, "status", run->status, 0);
-	json_kint(out, "nranks", run->nranks, 0);
-	json_kint(out, "nnodes", run->nnodes, 0);
-	json_key(out, "hostnames", 0);
-	fputc('[', out);
-	for (int i = 0; run->hostnames != NULL && i < run->nnodes; i++) {
-		fputs(i ? ", " : "", out);
-		json_str(out, run->hostnames[i]);
+	size_t used = 0;
+	int from = -1;
+	buf[0] = '\0';
+	for (int r = 0; run->node_of_rank != NULL && r <= run->nranks; r++) {
+		int on = r < run->nranks && run->node_of_rank[r] == node;
+		if (on && from < 0)
+			from = r;
+		if (on || from < 0 || used + 1 >= len)
+			continue;
+		int n = from == r - 1 ? snprintf(buf + used, len - used, "%s%d", used ? "," : "", from)
+				      : snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "",
+						 from, r - 1);
+		used = n < 0 ? len : used + (size_t)n;
+		from = -1;
 	}
-	fputs("], ", out);
-	json_kstr(out, "config_yaml", run->config_yaml, 1);
-	fputs("}", out);
+	if (used >= len && len > 4)
+		strcpy(buf + len - 4, "...");
+	return buf;
 }
 
-static void json_cell(FILE *out, const struct report_cell *c)
+static void rp_stem(struct rp_run *r, const struct rp_run *before, size_t nbefore)
 {
-	fputs("{", out);
-	json_kstr(out, "dataset", c->dataset, 1);
-	json_ku64(out, "file_size_B", c->file_size, 0);
-	json_kint(out, "readers_per_node", c->readers_per_node, 0);
-	json_kstr(out, "backend", c->backend, 0);
-	json_ku64(out, "transfer_size_B", c->transfer_size, 0);
-	json_kstr(out, "order", c->order, 0);
-	json_kstr(out, "cache", c->cache, 0);
-	json_kint(out, "n", c->n, 0);
-	json_knum(out, "mean_MBps", c->mean_MBps, 0);
-	json_knum(out, "min_MBps", c->min_MBps, 0);
-	json_knum(out, "max_MBps", c->max_MBps, 0);
-	fputs("}", out);
+	const char *base = strrchr(r->run->path ? r->run->path : "run", '/');
+	base = base ? base + 1 : (r->run->path ? r->run->path : "run");
+	size_t n = 0;
+	for (; base[n] && n + 1 < sizeof r->stem - 8; n++)
+		r->stem[n] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.",
+				    base[n]) ? base[n] : '_';
+	r->stem[n] = '\0';
+	if (n > 3 && strcmp(r->stem + n - 3, ".h5") == 0)
+		r->stem[n - 3] = '\0';
+	for (size_t i = 0; i < nbefore; i++)
+		if (strcmp(before[i].stem, r->stem) == 0) {
+			size_t len = strlen(r->stem);
+			snprintf(r->stem + len, sizeof r->stem - len, "-%zu", nbefore + 1);
+		}
+	if (r->stem[0] == '\0' || r->stem[0] == '.')
+		snprintf(r->stem, sizeof r->stem, "run%zu", nbefore + 1);
 }
 
-/* A phase: its attributes under their HDF5 names, then figures derived from its records. */
-static void json_phase(FILE *out, const struct phase_data *pd)
+int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,
+		const char *hw_note, struct pf_err *e)
 {
-	const struct phase_info *p = &pd->info;
-	double o, r, c;
-	phase_sums(pd, &o, &r, &c);
-	fputs("{", out);
-	json_kint(out, "index", p->index, 1);
-	json_kstr(out, "dataset", p->dataset, 0);
-	json_ku64(out, "file_size", p->file_size, 0);
-	json_ku64(out, "nfiles", p->nfiles, 0);
-	json_kint(out, "readers_per_node", p->readers_per_node, 0);
-	json_kint(out, "active_readers", p->active_readers, 0);
-	json_kstr(out, "backend", p->backend, 0);
-	json_ku64(out, "transfer_size", p->transfer_size, 0);
-	json_kstr(out, "order", p->order, 0);
-	json_kstr(out, "cache", p->cache, 0);
-	json_kint(out, "repetition", p->repetition, 0);
-	json_ku64(out, "seed", p->seed, 0);
-	json_ku64(out, "bytes", p->bytes, 0);
-	json_knum(out, "elapsed_s", p->elapsed_s, 0);
-	json_knum(out, "bandwidth_MBps", p->bandwidth_MBps, 0);
-	json_kstr(out, "status", p->status, 0);
-	json_ku64(out, "files_read", pd->nfiles, 0);
-	json_knum(out, "files_per_s", files_per_s(pd), 0);
-	json_knum(out, "open_s", o, 0);
-	json_knum(out, "read_s", r, 0);
-	json_knum(out, "close_s", c, 0);
-	fputs("}", out);
-}
-
-static int json_run(FILE *out, const struct run_data *run, struct pf_err *e)
-{
-	struct report_cell *c = NULL;
-	long n = report_cells(run, &c);
-	if (n < 0)
+	memset(r, 0, sizeof *r);
+	r->run = run;
+	r->hw = hw;
+	r->hw_note = hw_note;
+	r->nodes = calloc(run->nnodes > 0 ? (size_t)run->nnodes : 1, sizeof *r->nodes);
+	if (r->nodes == NULL || (r->ncells = report_cells(run, &r->cells)) < 0 ||
+	    (r->nsizes = report_size_classes(run, &r->sizes)) < 0 ||
+	    report_stragglers(run, RP_SLOW, r->slow_nodes, &r->nslow_nodes, r->slow_files,
+			      &r->nslow_files, r->nodes) != 0) {
+		rp_run_free(r);
 		return pf_fail(e, PF_RUNTIME, "report: out of memory");
-	fputs("  {", out);
-	json_kstr(out, "file", run->path, 1);
-	fputs(",\n   ", out);
-	json_meta(out, run);
-	fputs(",\n   \"cells\": [", out);
-	for (long i = 0; i < n; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
-		json_cell(out, &c[i]);
 	}
-	fputs("],\n   \"phases\": [", out);
-	for (size_t i = 0; i < run->nphases; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
-		json_phase(out, &run->phases[i]);
-	}
-	fputs("]}", out);
-	free(c);
+	for (long i = 0; hw != NULL && i < r->ncells; i++)
+		report_cell_ceiling(&r->cells[i], hw, run->nnodes, NULL);
 	return 0;
+}
+
+void rp_run_free(struct rp_run *r)
+{
+	free(r->cells);
+	free(r->sizes);
+	free(r->nodes);
+	memset(r, 0, sizeof *r);
 }
 
 /* ---- entry points ---- */
@@ -668,47 +325,89 @@ static int report_flush(FILE *out, struct pf_err *e)
 	return 0;
 }
 
-static int report_one(FILE *out, const struct run_data *run, enum report_format f,
-		      struct pf_err *e)
+static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct report_opts *o,
+		       struct pf_err *e)
 {
-	run_header(out, run, f);
-	if (summary_tables(out, run, f, e) < 0 || details_table(out, run, f, e) < 0)
+	enum report_format f = o->format;
+	int rc = 0;
+	if (f == REPORT_CSV)
+		rp_csv_header(out);
+	if (f == REPORT_JSON)
+		return rp_json(out, r, n, o->calib, e);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (f == REPORT_CSV)
+			rp_csv_run(out, &r[i]);
+		else
+			rc = rp_text_run(out, &r[i], f, e);
+	}
+	if (f == REPORT_CSV)
+		return rc;
+	for (size_t i = 1; i < n && rc == 0; i++)
+		rc = rp_text_compare(out, &r[0], &r[i], f, e);
+	if (rc == 0 && o->calib != NULL)
+		rc = rp_text_calib(out, o->calib, f, e);
+	return rc;
+}
+
+static int report_outputs(FILE *out, struct rp_run *r, size_t n, const struct report_opts *o,
+			  struct pf_err *e)
+{
+	if (o->plot_dir != NULL && rp_plot(o->plot_dir, r, n, e) != 0)
 		return -1;
-	return 0;
+	if (o->html_path != NULL)
+		return rp_html(o->html_path, r, n, o->calib, o->plot_dir, e);
+	if (o->format == REPORT_HTML)
+		return pf_fail(e, PF_USAGE, "report: the html format needs --html FILE");
+	if (report_runs(out, r, n, o, e) != 0)
+		return -1;
+	return report_flush(out, e);
+}
+
+int report_write_opts(FILE *out, const struct run_data *runs, size_t nruns,
+		      const struct report_opts *o, struct pf_err *e)
+{
+	struct rp_run *r = calloc(nruns ? nruns : 1, sizeof *r);
+	size_t ready = 0;
+	int rc = 0;
+	if (r == NULL)
+		return pf_fail(e, PF_RUNTIME, "report: out of memory");
+	for (; ready < nruns && rc == 0; ready++) {
+		rc = rp_run_init(&r[ready], &runs[ready], o->hw ? o->hw[ready] : NULL,
+				 o->hw_note ? o->hw_note[ready] : NULL, e);
+		if (rc == 0)
+			rp_stem(&r[ready], r, ready);
+	}
+	if (rc == 0)
+		rc = report_outputs(out, r, nruns, o, e);
+	for (size_t i = 0; i < ready; i++)
+		rp_run_free(&r[i]);
+	free(r);
+	return rc;
 }
 
 int report_write(FILE *out, const struct run_data *runs, size_t nruns, enum report_format f,
 		 struct pf_err *e)
 {
-	int rc = 0;
-	if (f == REPORT_CSV)
-		fputs("file,dataset,file_size_B,readers_per_node,backend,transfer_size_B,order,"
-		      "cache,n,"
-		      "mean_MBps,min_MBps,max_MBps\n",
-		      out);
-	if (f == REPORT_JSON)
-		fputs("{\"runs\": [\n", out);
-	for (size_t i = 0; i < nruns && rc == 0; i++) {
-		if (i > 0 && f != REPORT_CSV)
-			fputs(f == REPORT_JSON ? ",\n" : "\n", out);
-		if (f == REPORT_CSV)
-			rc = csv_run(out, &runs[i], e);
-		else if (f == REPORT_JSON)
-			rc = json_run(out, &runs[i], e);
-		else
-			rc = report_one(out, &runs[i], f, e);
-	}
-	if (f == REPORT_JSON)
-		fputs("\n]}\n", out);
-	if (rc == 0)
-		rc = report_flush(out, e);
-	return rc;
+	struct report_opts o = {.format = f};
+	if (f == REPORT_HTML)
+		return pf_fail(e, PF_USAGE, "report: the html format needs --html FILE");
+	return report_write_opts(out, runs, nruns, &o, e);
 }
 
 int report_write_summary(FILE *out, const struct run_data *run, struct pf_err *e)
 {
-	run_header(out, run, REPORT_TEXT);
-	if (summary_tables(out, run, REPORT_TEXT, e) < 0)
+	struct rp_run r;
+	if (rp_run_init(&r, run, NULL, NULL, e) != 0)
+		return -1;
+	rp_text_header(out, run, REPORT_TEXT);
+	int rc = rp_text_summary(out, &r, REPORT_TEXT, e);
+	rp_run_free(&r);
+	return rc == 0 ? report_flush(out, e) : -1;
+}
+
+int report_write_calib(FILE *out, const struct calib_data *c, struct pf_err *e)
+{
+	if (rp_text_calib(out, c, REPORT_TEXT, e) != 0)
 		return -1;
 	return report_flush(out, e);
 }

@@ -59,6 +59,22 @@ struct cfg_dataset {
 	struct cfg_pos pos;      /* of the data set's entry */
 };
 
+/* hardware: what the machine can do, for the report's ceilings (README "Reports"); the
+ * report reads it back from the config text stored in the results file. 0: not given. */
+struct cfg_hardware {
+	int given;                 /* 1 when the config has a hardware: block */
+	double node_disk_MBps;     /* a compute node's local disk (or RAID), streaming */
+	double node_link_MBps;     /* a compute node's network link, each direction */
+	double node_memcpy_MBps;   /* a compute node's memory copy */
+	double reader_MBps;        /* one reader's best rate (a single stream) */
+	uint64_t storage_servers;  /* servers the data is striped over */
+	double server_disk_MBps;   /* per server */
+	double server_link_MBps;   /* per server */
+	int data_on_compute_nodes; /* the servers are the run's compute nodes */
+	uint64_t racks;            /* switches the nodes are spread over evenly */
+	double rack_uplink_MBps;   /* per rack, all its uplinks together, each direction */
+};
+
 struct experiment {
 	char source[CFG_PATH_MAX];   /* the config file path as given */
 	char *yaml_text;             /* the file's text verbatim, NUL-terminated; owned */
@@ -102,6 +118,7 @@ struct experiment {
 	int mpiio_collective;         /* mpiio.collective, default true */
 	int uring_queue_depth;        /* uring.queue_depth, default 16 */
 	uint64_t uring_max_inflight;  /* uring.max_inflight, bytes in flight per rank, default 64MiB */
+	struct cfg_hardware hw;       /* hardware: {...}, for the report only */
 };
 
 /* Load and validate path. On success *x is filled and owns its memory (cfg_free).

@@ -1,20 +1,33 @@
-/* report: tables from results already in memory (struct run_data). The maths (cells, means)
- * is pure and tested on its own; output goes to a FILE in text, markdown, csv or json. */
+/* report: what a run measured and whether it is reasonable, from results already in memory
+ * (struct run_data). The maths (cells with their statistics, ceilings, time split per file
+ * size, stragglers, comparisons) is pure and tested on its own; output goes to a FILE as text,
+ * markdown, csv, json or one self-contained HTML page, with gnuplot charts on request. */
 #ifndef PFSREAD_REPORT_H
 #define PFSREAD_REPORT_H
 
 #include <stdio.h>
 
+#include "pfsread/ceiling.h"
 #include "pfsread/err.h"
 #include "pfsread/results.h"
 
-enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
+struct calib_data; /* calibrate.h */
 
-/* "text" | "markdown" | "csv" | "json". Returns 0 or -1. */
+enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON, REPORT_HTML };
+
+/* "text" | "markdown" | "csv" | "json" | "html". Returns 0 or -1. */
 int report_parse_format(const char *name, enum report_format *f);
 
-/* One cell of the summary table: all completed phases that share every sweep key but the
- * repetition. Bandwidths in MB/s (10^6 B/s). */
+/* A repetition is warm (its data already in the page cache) when more than this fraction of its
+ * bytes was resident before it started while the cache strategy was meant to empty the cache;
+ * warm repetitions are never averaged with cold ones. */
+#define REPORT_WARM_FRACTION 0.05
+
+/* 1 when phase p is a warm repetition (see REPORT_WARM_FRACTION). */
+int report_phase_warm(const struct phase_info *p);
+
+/* One cell: all completed phases that share every sweep key but the repetition, and are all cold
+ * or all warm. Bandwidths in MB/s (10^6 B/s), times in seconds, fractions in 0..1. */
 struct report_cell {
 	char dataset[128];
 	uint64_t file_size;
@@ -23,23 +36,144 @@ struct report_cell {
 	uint64_t transfer_size;
 	char order[16];
 	char cache[16];
-	int n;                 /* repetitions aggregated */
-	double mean_MBps, min_MBps, max_MBps;
+	char pattern[16];
+	char decomposition[16];
+	int32_t queue_depth;
+	int warm;                 /* 1: repetitions that found their data in the page cache */
+	int n;                    /* repetitions aggregated */
+	double mean_MBps, min_MBps, max_MBps; /* barrier-to-barrier aggregate bandwidth */
+	double sd_MBps;           /* sample standard deviation, NaN for n < 2 */
+	double ci95_MBps;         /* half-width of the 95% confidence interval, NaN for n < 2 */
+	double median_MBps;
+	double stonewall_MBps;    /* mean first-finisher bandwidth */
+	double spread_s;          /* mean time from the first reader's finish to the last's */
+	double files_per_s;       /* mean */
+	double meta_fraction;     /* mean share of reader time in open + close */
+	double resident_fraction; /* mean share of the bytes in the page cache before the phase */
+	int readers;              /* readers that read a file (of the cell's first phase) */
+	int reader_nodes;         /* nodes with such readers */
+	/* filled by report_cell_ceiling; NaN and "" when there is no ceiling */
+	double ceiling_MBps;
+	char limit[32];           /* the limiting resource */
+	double efficiency;        /* mean_MBps / ceiling_MBps */
 };
 
-/* Group run's completed phases into cells, in first-seen order. *cells is malloc'ed.
- * Returns the number of cells, or -1 on allocation failure. */
+/* Group run's completed phases into cells, in first-seen order. *cells is malloc'ed (NULL when
+ * there are none). Returns the number of cells, or -1 on allocation failure. */
 long report_cells(const struct run_data *run, struct report_cell **cells);
 
-/* Write the whole report of nruns runs: the summary table (rows data sets, columns readers
- * per node) then the per-phase details. */
+/* The ceiling of cell c on hardware hw for a run of run_nodes nodes: fills c's ceiling figures
+ * and, when r is not NULL, every limit considered. */
+void report_cell_ceiling(struct report_cell *c, const struct ceil_hw *hw, int run_nodes,
+			 struct ceil_result *r);
+
+/* Where reader time goes, per file size, over the completed phases. Times per file in seconds. */
+struct report_size_class {
+	uint64_t file_size;
+	int phases;
+	uint64_t files;
+	double open_s, read_s, close_s; /* per file: summed over ranks / files */
+	double meta_fraction;           /* (open + close) / (open + read + close) */
+};
+
+/* One entry per file size, in first-seen order; *out malloc'ed. Returns how many, or -1. */
+long report_size_classes(const struct run_data *run, struct report_size_class **out);
+
+/* A slow node or file in one phase, against the median of that phase's nodes or files. */
+struct report_straggler {
+	size_t phase;    /* index into run->phases */
+	int node;        /* -1 when unknown */
+	int rank;        /* the file's reader; -1 for a node */
+	uint64_t file;   /* index in the data set (files only) */
+	double value;    /* a node's MB/s, or a file's seconds from open to close */
+	double median;   /* of the phase's nodes (MB/s) or files (s) */
+	double slower;   /* times slower than the median: median/value for nodes, value/median for files */
+};
+
+/* One node over all completed phases. */
+struct report_node {
+	int node;
+	int ranks;        /* ranks of the run on it */
+	int phases;       /* completed phases in which it read */
+	double mean_MBps; /* its bandwidth, mean over those phases */
+	double rel_mean;  /* its bandwidth / the phase's median node bandwidth, mean over phases */
+	double rel_worst; /* the least of those ratios */
+};
+
+/* The k slowest nodes and files of the run (worst first, only those slower than their phase's
+ * median), and one report_node per node of the run (nodes[run->nnodes], caller's). The arrays
+ * slow_nodes[k] and slow_files[k] are the caller's; *nn and *nf say how many were filled.
+ * Returns 0, or -1 on allocation failure. */
+int report_stragglers(const struct run_data *run, size_t k, struct report_straggler *slow_nodes,
+		      size_t *nn, struct report_straggler *slow_files, size_t *nf,
+		      struct report_node *nodes);
+
+/* ---- comparisons of two runs, cell by cell ---- */
+
+enum report_key {
+	RK_DATASET, RK_READERS, RK_BACKEND, RK_TRANSFER, RK_ORDER, RK_CACHE, RK_PATTERN,
+	RK_DECOMP, RK_QDEPTH, RK_WARM, RK_NKEYS
+};
+
+const char *report_key_name(enum report_key k);
+
+/* The value of key k of c as text ("64MiB (67.1 MB files)", "4", "cold"). Returns buf. */
+char *report_key_value(const struct report_cell *c, enum report_key k, char *buf, size_t len);
+
+struct report_pair {
+	long a, b;      /* cell indices */
+	double ratio;   /* b mean / a mean */
+	int overlap;    /* stats_overlap of the two: 1 within noise, 0 beyond, -1 no estimate */
+};
+
+struct report_cmp {
+	unsigned matched;  /* keys compared exactly, one bit per enum report_key */
+	unsigned differ;   /* keys with one value in each run, different: compared anyway */
+	struct report_pair *pairs;
+	long npairs;
+	long *only_a, nonly_a; /* cells of a with no partner in b */
+	long *only_b, nonly_b;
+};
+
+/* Match a's cells with b's on the keys both share: a key with one value in each run, different
+ * ones, is left out of the match (and flagged in differ); every other key must be equal.
+ * Returns 0 or -1 (allocation); free with report_cmp_free. */
+int report_compare(const struct report_cell *a, long na, const struct report_cell *b, long nb,
+		   struct report_cmp *cmp);
+void report_cmp_free(struct report_cmp *cmp);
+
+/* ---- output ---- */
+
+/* What the output needs beyond the runs. */
+struct report_opts {
+	enum report_format format;
+	const struct ceil_hw *const *hw; /* [nruns] (an entry NULL: no ceilings for that run), or NULL */
+	const char *const *hw_note; /* [nruns]: where each run's hardware figures came from */
+	const struct calib_data *calib; /* a calibration file given alongside, or NULL */
+	const char *plot_dir;      /* write charts (PNG and SVG) here, or NULL */
+	const char *html_path;     /* write the HTML page here, or NULL */
+};
+
+/* Write the whole report of nruns runs to out (nothing to out when format is REPORT_HTML and
+ * html_path is set); with plot_dir, the charts; with html_path, the page. */
+int report_write_opts(FILE *out, const struct run_data *runs, size_t nruns,
+		      const struct report_opts *o, struct pf_err *e);
+
+/* report_write_opts with only a format: no ceilings, no charts. */
 int report_write(FILE *out, const struct run_data *runs, size_t nruns, enum report_format f,
 		 struct pf_err *e);
 
 /* Only the summary table, as text: what run prints at its end. */
 int report_write_summary(FILE *out, const struct run_data *run, struct pf_err *e);
 
+/* A calibration's figures as a text table: what calibrate prints at its end. */
+int report_write_calib(FILE *out, const struct calib_data *c, struct pf_err *e);
+
 /* The one line run prints as each phase completes. */
 void report_phase_line(FILE *out, const struct phase_info *p);
+
+/* The command `pfsread report FILE... [options]` (argv without "report"): reads the files
+ * (results and calibration), each run's hardware from its stored config, and writes. */
+int report_command(int argc, char **argv, struct pf_err *e);
 
 #endif

@@ -83,6 +83,15 @@ static void fz_check(const struct experiment *x, const char *text, size_t len)
 	FZ_CHECK(x->uring_max_inflight > 0);
 }
 
+/* 1 when s holds no control character: a message is one line and cannot drive a terminal. */
+static int fz_printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 /* A failure is one line that names where: "fuzz.yaml:LINE:COL: ..." or "fuzz.yaml: ...". */
 static void fz_check_error(const struct experiment *x, const struct pf_err *e)
 {
@@ -91,6 +100,7 @@ static void fz_check_error(const struct experiment *x, const struct pf_err *e)
 	FZ_CHECK(e->status == PF_USAGE || e->status == PF_RUNTIME);
 	FZ_CHECK(fz_terminated(e->msg, sizeof e->msg));
 	FZ_CHECK(strncmp(e->msg, "fuzz.yaml:", 10) == 0);
+	FZ_CHECK(fz_printable(e->msg));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,15 +1,15 @@
 /* fuzz_results: libFuzzer target for the results reader and the report that prints what it
- * read, i.e. `pfsread report FILE` on any bytes. The input is written to a memory file
- * (memfd, opened by HDF5 as /proc/self/fd/N), read with results_read, and on success reported
- * in every format to /dev/null. It must fail with a message naming the file, never crash, leak
- * memory or leave an HDF5 identifier open; what it accepts must keep the promises of results.h. */
+ * read, i.e. `pfsread report FILE` on any bytes. The input is written to a scratch file in
+ * $TMPDIR or /dev/shm (HDF5 wants a real path: /proc/self/fd/N of a memfd fails its realpath),
+ * read with results_read, checked, rendered in every format to /dev/null, then given to the
+ * report command itself. It must fail with a message naming the file, never crash, leak memory
+ * or leave an HDF5 identifier open; what it accepts must keep the promises of results.h. */
 #include <hdf5.h>
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "pfsread/report.h"
@@ -31,10 +31,13 @@
 extern int64_t H5I_nmembers(H5I_type_t type) __attribute__((weak));
 
 static const H5I_type_t fz_id_types[] = {H5I_DATATYPE, H5I_DATASPACE, H5I_GENPROP_LST};
+enum { FZ_TYPES = 1 }; /* the datatype count in the arrays below */
+static const char *const fz_id_names[] = {"file object", "datatype", "dataspace",
+					  "property list"};
 #define FZ_NCOUNTS (1 + sizeof fz_id_types / sizeof fz_id_types[0])
 
 static int fz_fd = -1;
-static char fz_path[64];
+static char fz_path[4096];
 static FILE *fz_null;
 
 static void fz_id_counts(int64_t *n)
@@ -47,17 +50,39 @@ static void fz_id_counts(int64_t *n)
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+const char *__lsan_default_suppressions(void);
+
+/* HDF5 1.10 itself leaks on some damaged files (an object header that fails to load in its
+ * metadata cache: regress/results/leak-hdf5-*). Not ours to fix. With the default fast
+ * unwinder a leak's stack stops at the first libhdf5 frame, so this hides only memory that HDF5
+ * allocated; what our code allocates is still checked, and valgrind.t checks the rest. */
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libhdf5\n";
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fz_cleanup(void)
+{
+	(void)unlink(fz_path);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fz_fd = memfd_create("pfsread-fuzz.h5", MFD_CLOEXEC);
+	/* A crash skips atexit: run.sh and triage.sh point TMPDIR at a directory they remove. */
+	const char *dir = getenv("TMPDIR");
+	if (dir == NULL || dir[0] == '\0')
+		dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	snprintf(fz_path, sizeof fz_path, "%s/pfsread-fuzz-XXXXXX.h5", dir);
+	fz_fd = mkstemps(fz_path, 3);
 	FZ_CHECK(fz_fd >= 0);
-	snprintf(fz_path, sizeof fz_path, "/proc/self/fd/%d", fz_fd);
+	atexit(fz_cleanup);
 	fz_null = fopen("/dev/null", "w");
 	FZ_CHECK(fz_null != NULL);
+	FZ_CHECK(freopen("/dev/null", "w", stdout) != NULL); /* report_command prints there */
 	FZ_CHECK(H5open() >= 0);
 	return 0;
 }
@@ -112,16 +137,21 @@ static void fz_check_run(const struct run_data *run)
 		fz_check_phase(run, &run->phases[i]);
 }
 
+/* Every renderer on what was read: the four stream formats, the HTML page, two runs side by
+ * side (the comparison), the summary and the per-phase lines of run. */
 static void fz_report(const struct run_data *run)
 {
 	static const enum report_format formats[] = {REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV,
 						     REPORT_JSON};
 	const struct run_data two[2] = {*run, *run};
+	struct report_opts html = {.format = REPORT_HTML, .html_path = "/dev/null"};
 	struct pf_err e = {0};
 	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
 		pf_err_clear(&e);
 		(void)report_write(fz_null, run, 1, formats[i], &e);
 	}
+	pf_err_clear(&e);
+	(void)report_write_opts(fz_null, run, 1, &html, &e);
 	pf_err_clear(&e);
 	(void)report_write(fz_null, two, 2, REPORT_TEXT, &e);
 	pf_err_clear(&e);
@@ -130,15 +160,25 @@ static void fz_report(const struct run_data *run)
 		report_phase_line(fz_null, &run->phases[i].info);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* `pfsread report FILE --format json` as main runs it: the calibration probe, the hardware
+ * from the config text stored in the file, the ceilings. stdout is /dev/null (Initialize). */
+static void fz_report_command(void)
+{
+	char fmt[] = "--format", json[] = "json";
+	char *argv[] = {fz_path, fmt, json, NULL};
+	struct pf_err e = {0};
+	if (report_command(3, argv, &e) != 0) {
+		FZ_CHECK(e.status != PF_OK && e.msg[0] != '\0');
+		FZ_CHECK(strstr(e.msg, fz_path) != NULL || strncmp(e.msg, "report:", 7) == 0);
+	}
+}
+
+/* Read the scratch file once, check what came back, report it; counts[] after. */
+static void fz_read_once(int64_t *counts)
 {
 	static const struct run_data zero;
 	struct run_data run;
 	struct pf_err e = {0};
-	int64_t before[FZ_NCOUNTS], after[FZ_NCOUNTS];
-
-	fz_write(data, size);
-	fz_id_counts(before);
 	if (results_read(fz_path, &run, &e) == 0) {
 		FZ_CHECK(e.status == PF_OK);
 		fz_check_run(&run);
@@ -150,8 +190,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(strncmp(e.msg, fz_path, strlen(fz_path)) == 0 &&
 			 e.msg[strlen(fz_path)] == ':');
 	}
-	fz_id_counts(after);
-	for (size_t i = 0; i < FZ_NCOUNTS; i++)
+	fz_report_command();
+	fz_id_counts(counts);
+}
+
+static void fz_same_counts(const int64_t *before, const int64_t *after)
+{
+	for (size_t i = 0; i < FZ_NCOUNTS; i++) {
+		if (after[i] != before[i])
+			fprintf(stderr, "fuzz_results: %s identifiers: %lld before, %lld after\n",
+				fz_id_names[i], (long long)before[i], (long long)after[i]);
 		FZ_CHECK(after[i] == before[i]); /* no HDF5 identifier left open */
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int64_t before[FZ_NCOUNTS], after[FZ_NCOUNTS], again[FZ_NCOUNTS];
+
+	fz_write(data, size);
+	fz_id_counts(before);
+	fz_read_once(after);
+	/* HDF5 caches each new compound conversion path with datatype identifiers of its own, so
+	 * a first read may add some for good; a leak adds more on every read of the same file. */
+	if (after[FZ_TYPES] != before[FZ_TYPES]) {
+		before[FZ_TYPES] = after[FZ_TYPES];
+		fz_read_once(again);
+		FZ_CHECK(again[FZ_TYPES] == after[FZ_TYPES]);
+	}
+	fz_same_counts(before, after);
 	return 0;
 }

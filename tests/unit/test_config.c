@@ -333,7 +333,7 @@ static void test_key_errors(void)
 	expect_fail("unknown top-level key", "unknown.yaml", ROOT_LINE DS_LINES "colour: blue\n", 4,
 		    1, "colour",
 		    "unknown key (allowed: name, root, results, layout, datasets, sweep, "
-		    "repetitions, cache, seed)");
+		    "repetitions, cache, seed, ");
 	expect_fail("unknown data set key", "unknownds.yaml",
 		    ROOT_LINE "datasets:\n  - name: a\n    file_size: 1MiB\n    filecount: 4\n",
 		    5, 5, "datasets[0].filecount",
@@ -437,7 +437,7 @@ static void test_value_errors(void)
 		    ROOT_LINE DS_LINES "sweep:\n  order: [sorted, shuffled]\n", 5, 19,
 		    "sweep.order[1]", "unknown value 'shuffled' (use sorted, reverse, random)");
 	expect_fail("bad cache", "val2.yaml", ROOT_LINE DS_LINES "cache: purge\n", 4, 8, "cache",
-		    "unknown value 'purge' (use none, drop, fadvise)");
+		    "unknown value 'purge' (use none, drop, fadvise, shift, direct)");
 	expect_fail("empty root", "val3.yaml", "root: \"\"\n" DS_LINES, 1, 7, "root",
 		    "must not be empty");
 	expect_fail("data set name ../x", "val4.yaml",

@@ -178,13 +178,20 @@ static void test_csv(const struct run_data *run)
 	ok(count_lines(s) == 6, "csv: a header and 5 cells (%d lines)", count_lines(s));
 	ok(strncmp(s,
 		   "file,dataset,file_size_B,readers_per_node,backend,transfer_size_B,order,cache,"
-		   "n,mean_MBps,min_MBps,max_MBps\n",
-		   103) == 0,
-	   "csv: the header row");
+		   "n,mean_MBps,min_MBps,max_MBps,pattern,decomposition,queue_depth,warm,sd_MBps,"
+		   "ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,metadata_fraction,"
+		   "resident_fraction,readers,reader_nodes,ceiling_MBps,limit,efficiency\n",
+		   strlen("file,dataset,file_size_B,readers_per_node,backend,transfer_size_B,order,"
+			  "cache,n,mean_MBps,min_MBps,max_MBps,pattern,decomposition,queue_depth,"
+			  "warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
+			  "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,"
+			  "limit,efficiency\n")) == 0,
+	   "csv: the header row (the first 12 columns as before, then the new ones)");
+	/* sd of 1000, 1010, 1020 is 10; the 95% CI 4.303 x 10 / sqrt 3 = 24.843 */
 	ok(strstr(s, "\n\"we\"\"ird,run.h5\",1GB,1000000000,1,posix,4194304,sorted,drop,3,1010.000,"
-		     "1000.000,1020.000\n") != NULL,
-	   "csv: the 1GB x 1 cell, its file name quoted");
-	ok(strstr(s, ",2MB,2000000,2,posix,4194304,sorted,drop,3,223.500,205.000,250.000\n") !=
+		     "1000.000,1020.000,,,0,0,10.000,24.843,1010.000,") != NULL,
+	   "csv: the 1GB x 1 cell, its file name quoted, sd and CI");
+	ok(strstr(s, ",2MB,2000000,2,posix,4194304,sorted,drop,3,223.500,205.000,250.000,") !=
 		   NULL,
 	   "csv: the 2MB x 2 cell");
 	ok(strstr(s, "failed") == NULL && strstr(s, "nan") == NULL,

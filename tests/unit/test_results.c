@@ -65,7 +65,8 @@ static void build_records(void)
 					      0.01 * i + 0.001,
 					      0.01 * i + 0.005,
 					      0.01 * i + 0.006,
-					      64000000};
+					      64000000,
+					      i == 3 ? 5 : 0};
 }
 
 static int same_info(const struct phase_info *a, const struct phase_info *b)

@@ -1,0 +1,54 @@
+/* analyze: what one phase's records say beyond its aggregate bandwidth: the first finisher
+ * (stonewall) bandwidth and the spread of finish times, files per second, the split of reader
+ * time between metadata (open, close) and data (read), each node's bandwidth, each file's time.
+ * Pure: works on struct phase_data in memory, no I/O, no MPI. Records that make no sense (a rank
+ * or node out of range, a time that is not finite) are skipped, never trusted. */
+#ifndef PFSREAD_ANALYZE_H
+#define PFSREAD_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfsread/results.h"
+
+/* A reader, for these figures, is an active rank that read at least one file. */
+struct phase_summary {
+	int readers;            /* ranks that read at least one file */
+	double t0;              /* first reader's start [s since the opening barrier] */
+	double first_end;       /* first reader to finish */
+	double last_end;        /* last reader to finish */
+	int first_rank, last_rank;
+	double stonewall_bytes; /* bytes read by all readers by first_end */
+	double stonewall_MBps;  /* stonewall_bytes / (first_end - t0) / 1e6 */
+	double spread_s;        /* last_end - first_end */
+	uint64_t files;         /* files read (records, else the ranks' counts) */
+	double files_per_s;     /* files / elapsed_s of the phase */
+	double open_s, read_s, close_s; /* summed over the ranks */
+	double meta_fraction;   /* (open + close) / (open + read + close) */
+};
+
+/* Summarise pd. Bytes by the first finish: every file whose reads ended by then whole, a file
+ * being read then pro rata of its read interval (open_end to read_end); without file records,
+ * each reader pro rata of its own start-to-end interval. */
+void analyze_phase(const struct phase_data *pd, struct phase_summary *s);
+
+/* One node in one phase. */
+struct node_bw {
+	int readers;      /* its ranks that read at least one file */
+	uint64_t bytes;   /* read by them */
+	double start, end; /* first start, last end of those ranks */
+	double MBps;      /* bytes / (end - start) / 1e6; NaN when it read nothing */
+};
+
+/* Node bandwidths of pd into out[0..nnodes): nodes taken from the rank records' node field
+ * (ranks naming a node outside 0..nnodes-1 are skipped). Returns how many nodes had readers. */
+int analyze_nodes(const struct phase_data *pd, int nnodes, struct node_bw *out);
+
+/* Seconds from open to close of each of pd's files into secs[] (room for pd->nfiles);
+ * returns how many (records with non-finite or reversed times are skipped). */
+size_t analyze_file_times(const struct phase_data *pd, double *secs);
+
+/* Stonewall bytes: the bytes of files (file records) done by time t, pro rata as above. */
+double analyze_bytes_by(const struct file_rec *files, size_t n, double t);
+
+#endif

@@ -1,0 +1,63 @@
+/* ceiling: the most a phase could read per second on the hardware declared (config hardware:)
+ * or measured (pfsread calibrate), as the least of the limits it goes through, with the
+ * limiting resource named. Pure maths: no I/O, no MPI. Rates in MB/s (10^6 B/s). */
+#ifndef PFSREAD_CEILING_H
+#define PFSREAD_CEILING_H
+
+/* What the hardware can do. A figure <= 0 is unknown and its limit is left out. */
+struct ceil_hw {
+	/* one compute node (where the readers run) */
+	double node_disk_MBps;   /* its local disk or RAID, streaming */
+	double node_link_MBps;   /* its network link, each direction (full duplex) */
+	double node_memcpy_MBps; /* memory copy: the bound of reads served from the page cache */
+	double reader_MBps;      /* one reader's best rate (a single synchronous stream) */
+	/* storage: storage_servers > 0 or data_on_compute_nodes means the data comes over the
+	 * network; neither means each node reads its own local disk */
+	double storage_servers;  /* servers holding the data, striped over all of them */
+	double server_disk_MBps; /* per server; default node_disk when data_on_compute_nodes */
+	double server_link_MBps; /* per server; default node_link when data_on_compute_nodes */
+	int data_on_compute_nodes; /* the servers are the run's nodes (default: all of them) */
+	/* the network between racks: nodes spread evenly over racks, each rack's switch joined to
+	 * the backbone by uplinks of rack_uplink_MBps in all, each direction */
+	double racks;
+	double rack_uplink_MBps;
+};
+
+/* The phase whose ceiling is wanted. */
+struct ceil_point {
+	int reader_nodes; /* nodes with at least one active reader */
+	int readers;      /* active readers over all nodes */
+	int run_nodes;    /* nodes of the run (the servers when data_on_compute_nodes) */
+	int warm;         /* the data was in the page cache: only memory copy limits */
+};
+
+#define CEIL_MAX_TERMS 8
+
+/* One limit: its resource, its figure, and how it was worked out (for people). */
+struct ceil_term {
+	const char *resource; /* "reader links", "server disks", "rack uplinks", ... */
+	double MBps;
+	char how[160];        /* "100 nodes x 117 MB/s / 0.99 (1% of the data is local)" */
+};
+
+struct ceil_result {
+	struct ceil_term term[CEIL_MAX_TERMS];
+	int nterms;
+	int limit;   /* index of the least term, -1 when there is none */
+	double MBps; /* the least term's figure, NaN when there is none */
+};
+
+/* Work out every limit that hw and p allow and pick the least (the first of equal ones). */
+void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struct ceil_result *r);
+
+/* The share of the data a reader finds on its own node (it crosses no link): 1 / servers
+ * when the servers are the compute nodes, else 0. */
+double ceiling_local_share(const struct ceil_hw *hw, int run_nodes);
+
+/* The fraction of the aggregate read rate that one rack's uplinks carry inbound, with the
+ * readers spread evenly over min(racks, reader_nodes) racks: (1 / those racks) x the share of
+ * a reader's data held outside its rack (1 - 1/racks when the data is striped over servers in
+ * every rack, 1 when the servers sit elsewhere). 0 when there is one rack. */
+double ceiling_uplink_share(const struct ceil_hw *hw, int reader_nodes);
+
+#endif

@@ -1,0 +1,140 @@
+/* analyze: per-phase figures from the rank and file records: stonewall bandwidth, finish
+ * spread, files per second, metadata share of reader time, node bandwidths, file times.
+ * Pure maths over struct phase_data; every index read from a record is range-checked. */
+#include "pfsread/analyze.h"
+
+#include <math.h>
+#include <string.h>
+
+static int an_reader(const struct rank_rec *r)
+{
+	return r->active && r->files > 0 && isfinite(r->start) && isfinite(r->end) &&
+	       r->end >= r->start;
+}
+
+/* Fraction of a file's bytes read by time t: its read interval taken pro rata. */
+static double an_done(const struct file_rec *f, double t)
+{
+	if (!isfinite(f->open_end) || !isfinite(f->read_end))
+		return 0;
+	if (f->read_end <= f->open_end)
+		return t >= f->read_end ? 1 : 0;
+	double x = (t - f->open_end) / (f->read_end - f->open_end);
+	return x <= 0 ? 0 : x >= 1 ? 1 : x;
+}
+
+double analyze_bytes_by(const struct file_rec *files, size_t n, double t)
+{
+	double b = 0;
+	for (size_t i = 0; files != NULL && i < n; i++)
+		b += an_done(&files[i], t) * (double)files[i].bytes;
+	return b;
+}
+
+/* Without file records: each reader's bytes pro rata of its own start-to-end interval. */
+static double an_rank_bytes_by(const struct phase_data *pd, double t)
+{
+	double b = 0;
+	for (size_t i = 0; i < pd->nranks; i++) {
+		const struct rank_rec *r = &pd->ranks[i];
+		if (!an_reader(r))
+			continue;
+		double span = r->end - r->start;
+		double x = span > 0 ? (t - r->start) / span : (t >= r->end ? 1 : 0);
+		b += (x <= 0 ? 0 : x >= 1 ? 1 : x) * (double)r->bytes;
+	}
+	return b;
+}
+
+/* Readers, first start, first and last finish. */
+static void an_finishers(const struct phase_data *pd, struct phase_summary *s)
+{
+	s->t0 = s->first_end = s->last_end = NAN;
+	s->first_rank = s->last_rank = -1;
+	for (size_t i = 0; i < pd->nranks; i++) {
+		const struct rank_rec *r = &pd->ranks[i];
+		if (!an_reader(r))
+			continue;
+		s->readers++;
+		if (!(r->start >= s->t0))
+			s->t0 = r->start;
+		if (!(r->end >= s->first_end)) {
+			s->first_end = r->end;
+			s->first_rank = r->rank;
+		}
+		if (!(r->end <= s->last_end)) {
+			s->last_end = r->end;
+			s->last_rank = r->rank;
+		}
+	}
+}
+
+static void an_times(const struct phase_data *pd, struct phase_summary *s)
+{
+	uint64_t files = 0;
+	for (size_t i = 0; i < pd->nranks; i++) {
+		const struct rank_rec *r = &pd->ranks[i];
+		if (!r->active)
+			continue;
+		s->open_s += isfinite(r->open_s) ? r->open_s : 0;
+		s->read_s += isfinite(r->read_s) ? r->read_s : 0;
+		s->close_s += isfinite(r->close_s) ? r->close_s : 0;
+		files += r->files;
+	}
+	double all = s->open_s + s->read_s + s->close_s;
+	s->meta_fraction = all > 0 ? (s->open_s + s->close_s) / all : NAN;
+	s->files = pd->files != NULL && pd->nfiles > 0 ? (uint64_t)pd->nfiles : files;
+	s->files_per_s = pd->info.elapsed_s > 0 ? (double)s->files / pd->info.elapsed_s : NAN;
+}
+
+void analyze_phase(const struct phase_data *pd, struct phase_summary *s)
+{
+	memset(s, 0, sizeof *s);
+	an_finishers(pd, s);
+	an_times(pd, s);
+	s->stonewall_bytes = s->stonewall_MBps = s->spread_s = NAN;
+	if (s->readers == 0)
+		return;
+	s->spread_s = s->last_end - s->first_end;
+	s->stonewall_bytes = pd->files != NULL && pd->nfiles > 0
+				     ? analyze_bytes_by(pd->files, pd->nfiles, s->first_end)
+				     : an_rank_bytes_by(pd, s->first_end);
+	if (s->first_end > s->t0)
+		s->stonewall_MBps = s->stonewall_bytes / (s->first_end - s->t0) / 1e6;
+}
+
+int analyze_nodes(const struct phase_data *pd, int nnodes, struct node_bw *out)
+{
+	int used = 0;
+	for (int n = 0; n < nnodes; n++)
+		out[n] = (struct node_bw){0, 0, NAN, NAN, NAN};
+	for (size_t i = 0; i < pd->nranks; i++) {
+		const struct rank_rec *r = &pd->ranks[i];
+		if (!an_reader(r) || r->node < 0 || r->node >= nnodes)
+			continue;
+		struct node_bw *b = &out[r->node];
+		b->readers++;
+		b->bytes += r->bytes;
+		if (!(r->start >= b->start))
+			b->start = r->start;
+		if (!(r->end <= b->end))
+			b->end = r->end;
+	}
+	for (int n = 0; n < nnodes; n++) {
+		used += out[n].readers > 0;
+		if (out[n].readers > 0 && out[n].end > out[n].start)
+			out[n].MBps = (double)out[n].bytes / (out[n].end - out[n].start) / 1e6;
+	}
+	return used;
+}
+
+size_t analyze_file_times(const struct phase_data *pd, double *secs)
+{
+	size_t n = 0;
+	for (size_t i = 0; pd->files != NULL && i < pd->nfiles; i++) {
+		double d = pd->files[i].close_end - pd->files[i].open_start;
+		if (isfinite(d) && d >= 0)
+			secs[n++] = d;
+	}
+	return n;
+}

@@ -1,0 +1,414 @@
+/* calib_h5: the calibration file, written by rank 0 of `pfsread calibrate` and read by the
+ * report. Plain (serial) HDF5, no MPI. Layout (README "Calibration"):
+ *   /  attrs pfsread_version, calibration_version, config_path, config_yaml, command_line,
+ *            start_time, nnodes, status
+ *   /calibration  attrs disk_source, disk_method, disk_bytes, mem_bytes, msg_bytes
+ *   /calibration/{hostname, disk_MBps, memcpy_MBps, link_MBps}  [nnodes]
+ *   /calibration/pairs  compound {from, to, MBps} [npairs] */
+#include <hdf5.h>
+
+#include "pfsread/calibrate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+double calib_mean(const double *v, size_t n)
+{
+	double sum = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i])) {
+			sum += v[i];
+			m++;
+		}
+	return m ? sum / (double)m : NAN;
+}
+
+static const struct results_field calib_pair_fields[] = {
+	{"from", offsetof(struct calib_pair, from), sizeof(int32_t), RESULTS_I32},
+	{"to", offsetof(struct calib_pair, to), sizeof(int32_t), RESULTS_I32},
+	{"MBps", offsetof(struct calib_pair, MBps), sizeof(double), RESULTS_F64},
+};
+#define CALIB_NPAIR_FIELDS (sizeof calib_pair_fields / sizeof calib_pair_fields[0])
+
+/* The per-node figures, in file order. */
+static const struct {
+	const char *name;
+	size_t offset;
+} calib_node_sets[] = {
+	{"disk_MBps", offsetof(struct calib_node, disk_MBps)},
+	{"memcpy_MBps", offsetof(struct calib_node, memcpy_MBps)},
+	{"link_MBps", offsetof(struct calib_node, link_MBps)},
+};
+#define CALIB_NNODE_SETS (sizeof calib_node_sets / sizeof calib_node_sets[0])
+
+int calib_probe(const char *path)
+{
+	static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+	unsigned char buf[8];
+	FILE *f = fopen(path, "rb");
+	int is_h5 = f != NULL && fread(buf, 1, sizeof buf, f) == sizeof buf &&
+		    memcmp(buf, sig, sizeof sig) == 0;
+	if (f != NULL)
+		fclose(f); /* read only */
+	if (!is_h5 || H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+		return 0;
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (file < 0)
+		return 0;
+	htri_t has = H5Lexists(file, "calibration", H5P_DEFAULT);
+	(void)results_h5_close(file); /* read only */
+	return has > 0;
+}
+
+/* ---- reading ---- */
+
+struct cr {
+	const char *path;
+	struct pf_err *e;
+};
+
+static int cr_fail(const struct cr *c, const char *what)
+{
+	char detail[512];
+	results_h5_detail(detail, sizeof detail);
+	return pf_fail(c->e, PF_RUNTIME, "%s: not a readable calibration file: %s%s%s", c->path,
+		       what, detail[0] ? ": " : "", detail);
+}
+
+static int cr_attr_str(const struct cr *c, hid_t loc, const char *name, char **out)
+{
+	char *vl = NULL;
+	hid_t t = results_str_type(), a = H5Aopen(loc, name, H5P_DEFAULT);
+	int rc = a < 0 || t < 0 || H5Aread(a, t, &vl) < 0 ? cr_fail(c, name) : 0;
+	if (rc == 0 && (*out = strdup(vl ? vl : "")) == NULL)
+		rc = pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, name);
+	if (vl != NULL)
+		H5free_memory(vl);
+	if ((results_h5_close(a) | results_h5_close(t)) < 0 && rc == 0)
+		rc = cr_fail(c, name);
+	return rc;
+}
+
+static int cr_attr_num(const struct cr *c, hid_t loc, const char *name, enum results_kind k,
+		       void *dst)
+{
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+	int rc = a < 0 || H5Aread(a, results_h5_type(k, 0), dst) < 0 ? cr_fail(c, name) : 0;
+	if (results_h5_close(a) < 0 && rc == 0)
+		rc = cr_fail(c, name);
+	return rc;
+}
+
+/* A 1-D dataset of exactly n rows (n == SIZE_MAX: any; *got says how many) into buf of
+ * elem-byte rows, allocated when *buf is NULL. */
+static int cr_rows(const struct cr *c, hid_t g, const char *name, hid_t mem, size_t elem,
+		   size_t n, void **buf, size_t *got)
+{
+	hsize_t dims[1] = {0};
+	hid_t s = -1, d = H5Dopen2(g, name, H5P_DEFAULT);
+	int rc = -1;
+	if (d < 0 || (s = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(s) != 1 ||
+	    H5Sget_simple_extent_dims(s, dims, NULL) != 1 ||
+	    (n != SIZE_MAX && dims[0] != n) || dims[0] > 1000000) {
+		cr_fail(c, name);
+		goto out;
+	}
+	*got = (size_t)dims[0];
+	if (*buf == NULL && (*buf = calloc(*got ? *got : 1, elem)) == NULL) {
+		pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, name);
+		goto out;
+	}
+	if (*got && H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, *buf) < 0) {
+		cr_fail(c, name);
+		goto out;
+	}
+	rc = 0;
+out:
+	if ((results_h5_close(s) | results_h5_close(d)) < 0 && rc == 0)
+		rc = cr_fail(c, name);
+	return rc;
+}
+
+static hid_t calib_host_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t >= 0 &&
+	    (H5Tset_size(t, RESULTS_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+		(void)results_h5_close(t); /* already failing */
+		return -1;
+	}
+	return t;
+}
+
+/* One per-node figure: read into a scratch array, then spread over c->nodes. */
+static int cr_node_set(const struct cr *r, hid_t g, size_t i, struct calib_data *c)
+{
+	double *v = NULL;
+	size_t got = 0;
+	if (cr_rows(r, g, calib_node_sets[i].name, H5T_NATIVE_DOUBLE, sizeof(double),
+		    (size_t)c->nnodes, (void **)&v, &got) != 0) {
+		free(v);
+		return -1;
+	}
+	for (int n = 0; n < c->nnodes; n++)
+		*(double *)((char *)&c->nodes[n] + calib_node_sets[i].offset) = v[n];
+	free(v);
+	return 0;
+}
+
+static int cr_nodes(const struct cr *r, hid_t g, struct calib_data *c)
+{
+	char (*hosts)[RESULTS_HOST_MAX] = NULL;
+	size_t got = 0;
+	hid_t ht = calib_host_type();
+	int rc = ht < 0 ? cr_fail(r, "hostname type") : 0;
+	if (rc == 0)
+		rc = cr_rows(r, g, "hostname", ht, RESULTS_HOST_MAX, (size_t)c->nnodes,
+			     (void **)&hosts, &got);
+	for (int n = 0; rc == 0 && n < c->nnodes; n++) {
+		memcpy(c->nodes[n].host, hosts[n], RESULTS_HOST_MAX);
+		c->nodes[n].host[RESULTS_HOST_MAX - 1] = '\0';
+	}
+	free(hosts);
+	(void)results_h5_close(ht); /* a type: nothing to lose */
+	for (size_t i = 0; rc == 0 && i < CALIB_NNODE_SETS; i++)
+		rc = cr_node_set(r, g, i, c);
+	return rc;
+}
+
+static int cr_group(const struct cr *r, hid_t file, struct calib_data *c)
+{
+	hid_t g = H5Gopen2(file, "calibration", H5P_DEFAULT);
+	hid_t pt = results_compound(calib_pair_fields, CALIB_NPAIR_FIELDS, sizeof(struct calib_pair), 0);
+	int rc = g < 0 || pt < 0 ? cr_fail(r, "/calibration") : 0;
+	if (rc == 0)
+		rc = cr_attr_str(r, g, "disk_source", &c->disk_source) |
+		     cr_attr_str(r, g, "disk_method", &c->disk_method) |
+		     cr_attr_num(r, g, "disk_bytes", RESULTS_U64, &c->disk_bytes) |
+		     cr_attr_num(r, g, "mem_bytes", RESULTS_U64, &c->mem_bytes) |
+		     cr_attr_num(r, g, "msg_bytes", RESULTS_U64, &c->msg_bytes);
+	if (rc == 0)
+		rc = cr_nodes(r, g, c);
+	if (rc == 0)
+		rc = cr_rows(r, g, "pairs", pt, sizeof(struct calib_pair), SIZE_MAX,
+			     (void **)&c->pairs, &c->npairs);
+	if ((results_h5_close(pt) | results_h5_close(g)) < 0 && rc == 0)
+		rc = cr_fail(r, "/calibration");
+	return rc == 0 ? 0 : -1;
+}
+
+static int cr_root(const struct cr *r, hid_t file, struct calib_data *c)
+{
+	int32_t version = 0, nnodes = 0;
+	if (cr_attr_num(r, file, "calibration_version", RESULTS_I32, &version) != 0)
+		return -1;
+	if (version != CALIB_SCHEMA_VERSION)
+		return pf_fail(r->e, PF_RUNTIME, "%s: calibration version %d not supported (this "
+			       "pfsread reads version %d)", r->path, (int)version,
+			       CALIB_SCHEMA_VERSION);
+	if (cr_attr_num(r, file, "nnodes", RESULTS_I32, &nnodes) != 0 ||
+	    cr_attr_str(r, file, "config_path", &c->config_path) != 0 ||
+	    cr_attr_str(r, file, "start_time", &c->start_time) != 0 ||
+	    cr_attr_str(r, file, "command_line", &c->command_line) != 0)
+		return -1;
+	if (nnodes < 1 || nnodes > 1000000)
+		return cr_fail(r, "nnodes out of range");
+	c->nnodes = nnodes;
+	c->nodes = calloc((size_t)nnodes, sizeof *c->nodes);
+	if (c->nodes == NULL)
+		return pf_fail_errno(r->e, ENOMEM, "%s: reading", r->path);
+	return 0;
+}
+
+static void calib_means(struct calib_data *c)
+{
+	double *v = malloc((size_t)c->nnodes * sizeof *v);
+	c->disk_MBps = c->memcpy_MBps = c->link_MBps = NAN;
+	if (v == NULL)
+		return; /* the means stay unknown: the report then uses no measured figure */
+	for (int n = 0; n < c->nnodes; n++)
+		v[n] = c->nodes[n].disk_MBps;
+	c->disk_MBps = calib_mean(v, (size_t)c->nnodes);
+	for (int n = 0; n < c->nnodes; n++)
+		v[n] = c->nodes[n].memcpy_MBps;
+	c->memcpy_MBps = calib_mean(v, (size_t)c->nnodes);
+	for (int n = 0; n < c->nnodes; n++)
+		v[n] = c->nodes[n].link_MBps;
+	c->link_MBps = calib_mean(v, (size_t)c->nnodes);
+	free(v);
+}
+
+int calib_read(const char *path, struct calib_data *c, struct pf_err *e)
+{
+	struct cr r = {path, e};
+	memset(c, 0, sizeof *c);
+	if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+		return pf_fail(e, PF_RUNTIME, "%s: cannot configure HDF5 error reporting", path);
+	if ((c->path = strdup(path)) == NULL)
+		return pf_fail_errno(e, ENOMEM, "%s: reading", path);
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	int rc = file < 0 ? cr_fail(&r, "HDF5 cannot open it") : 0;
+	if (rc == 0)
+		rc = cr_root(&r, file, c);
+	if (rc == 0)
+		rc = cr_group(&r, file, c);
+	if (results_h5_close(file) < 0 && rc == 0)
+		rc = cr_fail(&r, "cannot close");
+	if (rc != 0) {
+		calib_free(c);
+		return -1;
+	}
+	calib_means(c);
+	return 0;
+}
+
+void calib_free(struct calib_data *c)
+{
+	if (c == NULL)
+		return;
+	free(c->path);
+	free(c->config_path);
+	free(c->start_time);
+	free(c->command_line);
+	free(c->disk_source);
+	free(c->disk_method);
+	free(c->nodes);
+	free(c->pairs);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- writing (rank 0 of calibrate) ---- */
+
+struct cw {
+	const char *path;
+	struct pf_err *e;
+	hid_t str;
+};
+
+static int cw_fail(const struct cw *w, const char *what)
+{
+	char detail[512];
+	results_h5_detail(detail, sizeof detail);
+	return pf_fail(w->e, PF_RUNTIME, "%s: writing %s failed%s%s", w->path, what,
+		       detail[0] ? ": " : "", detail);
+}
+
+static int cw_attr(const struct cw *w, hid_t loc, const char *name, hid_t ftype, hid_t mtype,
+		   const void *v)
+{
+	hid_t s = H5Screate(H5S_SCALAR);
+	hid_t a = s < 0 ? -1 : H5Acreate2(loc, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = a < 0 || H5Awrite(a, mtype, v) < 0 ? cw_fail(w, name) : 0;
+	if ((results_h5_close(a) | results_h5_close(s)) < 0 && rc == 0)
+		rc = cw_fail(w, name);
+	return rc;
+}
+
+static int cw_str(const struct cw *w, hid_t loc, const char *name, const char *v)
+{
+	const char *s = v ? v : "";
+	return cw_attr(w, loc, name, w->str, w->str, &s);
+}
+
+static int cw_num(const struct cw *w, hid_t loc, const char *name, enum results_kind k,
+		  const void *v)
+{
+	return cw_attr(w, loc, name, results_h5_type(k, 1), results_h5_type(k, 0), v);
+}
+
+static int cw_rows(const struct cw *w, hid_t g, const char *name, hid_t ftype, hid_t mtype,
+		   size_t n, const void *buf)
+{
+	hsize_t dims[1] = {n};
+	hid_t s = H5Screate_simple(1, dims, NULL);
+	hid_t d = s < 0 ? -1 : H5Dcreate2(g, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = d < 0 || (n && H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+			 ? cw_fail(w, name) : 0;
+	if ((results_h5_close(d) | results_h5_close(s)) < 0 && rc == 0)
+		rc = cw_fail(w, name);
+	return rc;
+}
+
+static int cw_nodes(const struct cw *w, hid_t g, const struct calib_data *c)
+{
+	size_t n = (size_t)c->nnodes;
+	char (*hosts)[RESULTS_HOST_MAX] = calloc(n, sizeof *hosts);
+	double *v = calloc(n, sizeof *v);
+	hid_t ht = calib_host_type();
+	int rc = hosts == NULL || v == NULL || ht < 0 ? cw_fail(w, "node figures") : 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		memcpy(hosts[i], c->nodes[i].host, RESULTS_HOST_MAX);
+	if (rc == 0)
+		rc = cw_rows(w, g, "hostname", ht, ht, n, hosts);
+	for (size_t k = 0; rc == 0 && k < CALIB_NNODE_SETS; k++) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = *(const double *)((const char *)&c->nodes[i] + calib_node_sets[k].offset);
+		rc = cw_rows(w, g, calib_node_sets[k].name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, v);
+	}
+	(void)results_h5_close(ht); /* a type: nothing to lose */
+	free(hosts);
+	free(v);
+	return rc;
+}
+
+static int cw_group(const struct cw *w, hid_t file, const struct calib_data *c)
+{
+	hid_t g = H5Gcreate2(file, "calibration", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t pm = results_compound(calib_pair_fields, CALIB_NPAIR_FIELDS, sizeof(struct calib_pair), 0);
+	hid_t pf = results_compound(calib_pair_fields, CALIB_NPAIR_FIELDS, sizeof(struct calib_pair), 1);
+	int rc = g < 0 || pm < 0 || pf < 0 ? cw_fail(w, "/calibration") : 0;
+	if (rc == 0)
+		rc = cw_str(w, g, "disk_source", c->disk_source) |
+		     cw_str(w, g, "disk_method", c->disk_method) |
+		     cw_num(w, g, "disk_bytes", RESULTS_U64, &c->disk_bytes) |
+		     cw_num(w, g, "mem_bytes", RESULTS_U64, &c->mem_bytes) |
+		     cw_num(w, g, "msg_bytes", RESULTS_U64, &c->msg_bytes);
+	if (rc == 0)
+		rc = cw_nodes(w, g, c);
+	if (rc == 0)
+		rc = cw_rows(w, g, "pairs", pf, pm, c->npairs, c->pairs);
+	if ((results_h5_close(pf) | results_h5_close(pm) | results_h5_close(g)) < 0 && rc == 0)
+		rc = cw_fail(w, "/calibration");
+	return rc == 0 ? 0 : -1;
+}
+
+static int cw_root(const struct cw *w, hid_t file, const struct calib_data *c,
+		   const char *config_yaml)
+{
+	int32_t version = CALIB_SCHEMA_VERSION, nnodes = c->nnodes;
+	if (cw_str(w, file, "pfsread_version", PFSREAD_VERSION) |
+	    cw_num(w, file, "calibration_version", RESULTS_I32, &version) |
+	    cw_str(w, file, "config_path", c->config_path) |
+	    cw_str(w, file, "config_yaml", config_yaml) |
+	    cw_str(w, file, "command_line", c->command_line) |
+	    cw_str(w, file, "start_time", c->start_time) |
+	    cw_num(w, file, "nnodes", RESULTS_I32, &nnodes) |
+	    cw_str(w, file, "status", "complete"))
+		return -1;
+	return 0;
+}
+
+int calib_write(const char *path, int force, const struct calib_data *c, const char *config_yaml,
+		struct pf_err *e)
+{
+	struct cw w = {path, e, -1};
+	if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+		return pf_fail(e, PF_RUNTIME, "%s: cannot configure HDF5 error reporting", path);
+	if (!force && access(path, F_OK) == 0)
+		return pf_fail(e, PF_USAGE, "%s exists; give --force to overwrite it", path);
+	hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	w.str = results_str_type();
+	int rc = file < 0 || w.str < 0 ? cw_fail(&w, "the file") : 0;
+	if (rc == 0)
+		rc = cw_root(&w, file, c, config_yaml);
+	if (rc == 0)
+		rc = cw_group(&w, file, c);
+	if ((results_h5_close(w.str) | results_h5_close(file)) < 0 && rc == 0)
+		rc = cw_fail(&w, "the file (close)");
+	return rc;
+}

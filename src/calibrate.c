@@ -1,0 +1,508 @@
+/* calibrate: `pfsread calibrate CONFIG` under mpirun. On every node its first rank (the node
+ * leader) measures one large sequential O_DIRECT read (a data set file when one is large
+ * enough, else a temporary file under root that it removes), memory-copy bandwidth, and MPI
+ * point-to-point bandwidth with other node leaders, pair by pair. Rank 0 gathers the figures
+ * and writes them with calib_write. A failed measurement on a node becomes NaN and a note, so
+ * that no rank is left waiting in a collective. */
+#include <mpi.h>
+
+#include "pfsread/calibrate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pfsread/config.h"
+#include "pfsread/dataset.h"
+#include "pfsread/report.h"
+#include "pfsread/topology.h"
+#include "pfsread/units.h"
+
+#define CAL_CHUNK (4u << 20)  /* bytes per read or write call */
+#define CAL_MEM_PASSES 5
+#define CAL_MSG_REPEATS 3
+#define CAL_NOTE 256
+#define CAL_MIN_DATASET_FILE (64ull << 20) /* smaller data set files: use a temporary file */
+
+struct cal_opts {
+	const char *config, *output;
+	int force;
+	uint64_t disk_bytes, mem_bytes, msg_bytes;
+};
+
+/* What a node leader measured, as sent to rank 0. */
+struct cal_mine {
+	double disk_MBps, memcpy_MBps;
+	uint64_t disk_bytes;       /* read for the disk figure */
+	struct calib_pair sent[2]; /* one per pairing round; from = -1 when unused */
+	char note[CAL_NOTE];       /* what the disk read, or why it failed */
+	char method[64];
+};
+
+/* ---- options ---- */
+
+static int cal_size(const char *text, const char *what, uint64_t *out, struct pf_err *e)
+{
+	const char *why = NULL;
+	if (units_parse_size(text, out, &why) != 0 || *out < 4096 || *out > (1ull << 40))
+		return pf_fail(e, PF_USAGE, "calibrate: %s: bad size '%s'%s%s (4 KiB to 1 TiB)",
+			       what, text, why ? ": " : "", why ? why : "");
+	*out = *out / 4096 * 4096; /* O_DIRECT wants whole blocks */
+	return 0;
+}
+
+static int cal_parse(int argc, char **argv, struct cal_opts *o, struct pf_err *e)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(argv[i], "-o") == 0 && next)
+			o->output = argv[++i];
+		else if (strcmp(argv[i], "--force") == 0)
+			o->force = 1;
+		else if (strcmp(argv[i], "--disk-size") == 0 && next) {
+			if (cal_size(argv[++i], "--disk-size", &o->disk_bytes, e) != 0)
+				return -1;
+		} else if (strcmp(argv[i], "--mem-size") == 0 && next) {
+			if (cal_size(argv[++i], "--mem-size", &o->mem_bytes, e) != 0)
+				return -1;
+		} else if (strcmp(argv[i], "--msg-size") == 0 && next) {
+			if (cal_size(argv[++i], "--msg-size", &o->msg_bytes, e) != 0)
+				return -1;
+		} else if (argv[i][0] == '-' || o->config != NULL)
+			return pf_fail(e, PF_USAGE, "calibrate: unexpected argument '%s'", argv[i]);
+		else
+			o->config = argv[i];
+	}
+	if (o->config == NULL)
+		return pf_fail(e, PF_USAGE, "calibrate: name a config file");
+	if (o->msg_bytes > INT_MAX)
+		return pf_fail(e, PF_USAGE, "calibrate: --msg-size at most 2 GiB - 1");
+	return 0;
+}
+
+/* ---- disk: one large sequential read ---- */
+
+/* Read len bytes of fd from offset 0 in CAL_CHUNK calls; returns bytes read or -errno. */
+static int64_t cal_read_all(int fd, void *buf, uint64_t len)
+{
+	uint64_t done = 0;
+	while (done < len) {
+		size_t want = len - done < CAL_CHUNK ? (size_t)(len - done) : CAL_CHUNK;
+		want = (want + 4095) / 4096 * 4096; /* whole blocks; the tail may come back short */
+		ssize_t n = pread(fd, buf, want, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (uint64_t)n;
+	}
+	return (int64_t)(done < len ? done : len);
+}
+
+/* A data set file of at least CAL_MIN_DATASET_FILE bytes (one per node, spread over the
+ * data set), or "" when there is none. */
+static void cal_dataset_file(const struct experiment *x, int node, char *path, size_t len,
+			     uint64_t *size)
+{
+	const struct cfg_dataset *best = NULL;
+	struct manifest m;
+	struct pf_err e = {0};
+	char dir[CFG_PATH_MAX + CFG_NAME_MAX + 2];
+	path[0] = '\0';
+	for (size_t i = 0; i < x->ndatasets; i++)
+		if (x->datasets[i].file_size >= CAL_MIN_DATASET_FILE &&
+		    (best == NULL || x->datasets[i].file_size > best->file_size))
+			best = &x->datasets[i];
+	if (best == NULL || dataset_dir(x, best, dir, sizeof dir) != 0 ||
+	    manifest_read(dir, &m, &e) != 0 || !m.complete)
+		return;
+	if (dataset_file_path(x, best, (uint64_t)node % best->nfiles, path, len) != 0)
+		path[0] = '\0';
+	*size = best->file_size;
+}
+
+/* Write a temporary file of len bytes at path, on stable storage and out of the cache. */
+static int cal_make_temp(const char *path, void *buf, uint64_t len, struct pf_err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return pf_fail_errno(e, errno, "cannot create %s", path);
+	memset(buf, 0x5a, CAL_CHUNK);
+	for (uint64_t done = 0; done < len;) {
+		size_t n = len - done < CAL_CHUNK ? (size_t)(len - done) : CAL_CHUNK;
+		ssize_t w = pwrite(fd, buf, n, (off_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			pf_fail_errno(e, w < 0 ? errno : EIO, "writing %s", path);
+			close(fd);
+			return -1;
+		}
+		done += (uint64_t)w;
+	}
+	if (fsync(fd) != 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) {
+		pf_fail_errno(e, errno, "flushing %s", path);
+		close(fd);
+		return -1;
+	}
+	if (close(fd) != 0)
+		return pf_fail_errno(e, errno, "closing %s", path);
+	return 0;
+}
+
+/* Open for the measurement: O_DIRECT, or buffered with the cache dropped when refused. */
+static int cal_open_read(const char *path, struct cal_mine *m, struct pf_err *e)
+{
+	int fd = open(path, O_RDONLY | O_DIRECT);
+	snprintf(m->method, sizeof m->method, "O_DIRECT");
+	if (fd < 0 && errno == EINVAL) {
+		fd = open(path, O_RDONLY);
+		snprintf(m->method, sizeof m->method, "buffered after POSIX_FADV_DONTNEED");
+		if (fd >= 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) {
+			close(fd);
+			return pf_fail_errno(e, errno, "dropping %s from the cache", path);
+		}
+	}
+	if (fd < 0)
+		return pf_fail_errno(e, errno, "cannot open %s", path);
+	return fd;
+}
+
+static int cal_time_read(const char *path, void *buf, uint64_t len, struct cal_mine *m,
+			 struct pf_err *e)
+{
+	int fd = cal_open_read(path, m, e);
+	if (fd < 0)
+		return -1;
+	double t0 = MPI_Wtime();
+	int64_t got = cal_read_all(fd, buf, len);
+	double t1 = MPI_Wtime();
+	if (close(fd) != 0 && got >= 0)
+		got = -errno;
+	if (got < 0)
+		return pf_fail_errno(e, (int)-got, "reading %s", path);
+	if (got == 0 || t1 <= t0)
+		return pf_fail(e, PF_RUNTIME, "%s: nothing read", path);
+	m->disk_MBps = (double)got / (t1 - t0) / 1e6;
+	m->disk_bytes = (uint64_t)got;
+	return 0;
+}
+
+/* The file to read: a data set file, or a temporary one made now (*temp set). */
+static int cal_disk_file(const struct experiment *x, const struct cal_opts *o, int node,
+			 void *buf, char *path, size_t len, uint64_t *bytes, int *temp,
+			 struct pf_err *e)
+{
+	uint64_t size = 0;
+	*bytes = o->disk_bytes;
+	cal_dataset_file(x, node, path, len, &size);
+	if (path[0] != '\0') {
+		*bytes = size < *bytes ? size : *bytes;
+		return 0;
+	}
+	snprintf(path, len, "%s/.pfsread-calibrate-%d-%ld", x->root, node, (long)getpid());
+	int err = dataset_mkdirs(x->root);
+	if (err != 0)
+		return pf_fail_errno(e, err, "cannot make %s", x->root);
+	if (cal_make_temp(path, buf, *bytes, e) != 0)
+		return -1;
+	*temp = 1;
+	return 0;
+}
+
+/* Every leader reaches the barrier, ready or not, so that all read at the same time. */
+static int cal_disk(const struct experiment *x, const struct cal_opts *o, int node,
+		    MPI_Comm leaders, struct cal_mine *m, struct pf_err *e)
+{
+	char path[CFG_PATH_MAX + 256] = "";
+	uint64_t len = 0;
+	void *buf = NULL;
+	int temp = 0, rc = -1;
+	if (posix_memalign(&buf, 4096, CAL_CHUNK) != 0)
+		buf = NULL;
+	if (buf == NULL)
+		pf_fail(e, PF_RUNTIME, "out of memory for the disk buffer");
+	else if (cal_disk_file(x, o, node, buf, path, sizeof path, &len, &temp, e) == 0)
+		rc = 0;
+	if (rc == 0)
+		snprintf(m->note, sizeof m->note, "%s%s", temp ? "temporary file " : "data set file ",
+			 path);
+	if (MPI_Barrier(leaders) != MPI_SUCCESS && rc == 0)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Barrier failed");
+	if (rc == 0)
+		rc = cal_time_read(path, buf, len, m, e);
+	if (temp && unlink(path) != 0 && rc == 0)
+		rc = pf_fail_errno(e, errno, "cannot remove %s", path);
+	free(buf);
+	return rc;
+}
+
+/* ---- memory copy ---- */
+
+static double cal_memcpy(uint64_t bytes)
+{
+	char *src = malloc(bytes), *dst = malloc(bytes);
+	double best = INFINITY;
+	volatile char sink = 0;
+	if (src != NULL && dst != NULL) {
+		memset(src, 1, bytes);
+		memset(dst, 0, bytes); /* touch every page before the clock runs */
+		for (int pass = 0; pass < CAL_MEM_PASSES; pass++) {
+			double t0 = MPI_Wtime();
+			memcpy(dst, src, bytes);
+			double t = MPI_Wtime() - t0;
+			sink = (char)(sink + dst[(size_t)pass * 4096 % bytes]);
+			best = t < best ? t : best;
+		}
+	}
+	free(src);
+	free(dst);
+	(void)sink;
+	return best > 0 && isfinite(best) ? (double)bytes / best / 1e6 : NAN;
+}
+
+/* ---- MPI point to point between node leaders ---- */
+
+/* One direction: me sends to peer (or receives from it); the sender times the message until
+ * the receiver's empty acknowledgement. Returns MB/s on the sender, 0 on the receiver, NaN on
+ * failure. */
+static double cal_one_way(MPI_Comm c, int peer, int sender, char *buf, int bytes)
+{
+	double best = INFINITY;
+	for (int k = 0; k < CAL_MSG_REPEATS; k++) {
+		char z = 0;
+		if (MPI_Sendrecv(&z, 0, MPI_CHAR, peer, 1, &z, 0, MPI_CHAR, peer, 1, c,
+				 MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return NAN;
+		double t0 = MPI_Wtime();
+		int rc = sender ? MPI_Send(buf, bytes, MPI_CHAR, peer, 2, c)
+				: MPI_Recv(buf, bytes, MPI_CHAR, peer, 2, c, MPI_STATUS_IGNORE);
+		if (rc == MPI_SUCCESS)
+			rc = sender ? MPI_Recv(&z, 0, MPI_CHAR, peer, 3, c, MPI_STATUS_IGNORE)
+				    : MPI_Send(&z, 0, MPI_CHAR, peer, 3, c);
+		if (rc != MPI_SUCCESS)
+			return NAN;
+		double t = MPI_Wtime() - t0;
+		best = t < best ? t : best;
+	}
+	return sender ? (double)bytes / best / 1e6 : 0;
+}
+
+/* Round r pairs leader i with i+1 for i even (r = 0) or odd (r = 1). */
+static int cal_partner(int me, int n, int round)
+{
+	int first = (me - round) % 2 == 0; /* me is the lower of its pair */
+	int peer = first ? me + 1 : me - 1;
+	if (round == 1 && n == 2)
+		return -1; /* the same pair again */
+	if (peer < round || peer >= n || me < round)
+		return -1;
+	return peer;
+}
+
+static void cal_links(MPI_Comm leaders, int me, int n, uint64_t bytes, struct cal_mine *m)
+{
+	char *buf = malloc(bytes ? bytes : 1);
+	for (int round = 0; round < 2; round++) {
+		int peer = cal_partner(me, n, round);
+		m->sent[round] = (struct calib_pair){-1, -1, NAN};
+		if (peer < 0 || buf == NULL)
+			continue;
+		/* the lower sends first, then the higher */
+		for (int lower_sends = 1; lower_sends >= 0; lower_sends--) {
+			int sender = (me < peer) == lower_sends;
+			double r = cal_one_way(leaders, peer, sender, buf, (int)bytes);
+			if (sender)
+				m->sent[round] = (struct calib_pair){me, peer, r};
+		}
+	}
+	free(buf);
+}
+
+/* ---- gathering and writing on rank 0 ---- */
+
+static void cal_node_links(struct calib_data *c)
+{
+	for (int n = 0; n < c->nnodes; n++) {
+		double sum = 0;
+		int k = 0;
+		for (size_t i = 0; i < c->npairs; i++)
+			if ((c->pairs[i].from == n || c->pairs[i].to == n) && isfinite(c->pairs[i].MBps)) {
+				sum += c->pairs[i].MBps;
+				k++;
+			}
+		c->nodes[n].link_MBps = k ? sum / k : NAN;
+	}
+}
+
+/* Fill c (nodes, pairs) from every leader's cal_mine, gathered in node order. */
+static int cal_assemble(const struct cal_mine *all, const struct topology *t,
+			struct calib_data *c, struct pf_err *e)
+{
+	c->nnodes = t->nnodes;
+	c->nodes = calloc((size_t)t->nnodes, sizeof *c->nodes);
+	c->pairs = calloc(2 * (size_t)t->nnodes, sizeof *c->pairs);
+	if (c->nodes == NULL || c->pairs == NULL)
+		return pf_fail(e, PF_RUNTIME, "calibrate: out of memory");
+	for (int n = 0; n < t->nnodes; n++) {
+		memcpy(c->nodes[n].host, t->hostnames[n], RESULTS_HOST_MAX);
+		c->nodes[n].disk_MBps = all[n].disk_MBps;
+		c->nodes[n].memcpy_MBps = all[n].memcpy_MBps;
+		for (int r = 0; r < 2; r++)
+			if (all[n].sent[r].from >= 0)
+				c->pairs[c->npairs++] = all[n].sent[r];
+	}
+	cal_node_links(c);
+	return 0;
+}
+
+static void cal_stamp(char *iso, size_t ilen, char *compact, size_t clen)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	if (gmtime_r(&now, &tm) == NULL)
+		memset(&tm, 0, sizeof tm);
+	strftime(iso, ilen, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strftime(compact, clen, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+/* Rank 0, before measuring: the output path (-o, or results/NAME-calibration-TIME.h5), which
+ * must not exist unless --force. */
+static int cal_output(const struct experiment *x, const struct cal_opts *o, char *path,
+		      size_t len, char *iso, size_t ilen, struct pf_err *e)
+{
+	char stamp[32];
+	cal_stamp(iso, ilen, stamp, sizeof stamp);
+	if (o->output != NULL && snprintf(path, len, "%s", o->output) >= (int)len)
+		return pf_fail(e, PF_USAGE, "calibrate: output path too long");
+	if (o->output == NULL) {
+		snprintf(path, len, "results/%s-calibration-%s.h5", x->name, stamp);
+		int err = dataset_mkdirs("results");
+		if (err != 0)
+			return pf_fail_errno(e, err, "calibrate: cannot make results/");
+	}
+	if (!o->force && access(path, F_OK) == 0)
+		return pf_fail(e, PF_USAGE, "%s exists; give --force to overwrite it", path);
+	return 0;
+}
+
+/* Rank 0: the file, then what it says, then the nodes whose disk could not be measured. */
+static int cal_write(const struct experiment *x, const struct cal_opts *o,
+		     const struct cal_mine *all, const struct topology *t, const char *cmdline,
+		     const char *path, const char *iso, struct pf_err *e)
+{
+	char src[CAL_NOTE + 64];
+	struct calib_data c = {0}, back;
+	snprintf(src, sizeof src, "%s (node 0; one file per node)", all[0].note);
+	c.config_path = (char *)x->source;
+	c.start_time = (char *)iso;
+	c.command_line = (char *)cmdline;
+	c.disk_source = src;
+	c.disk_method = (char *)all[0].method;
+	c.disk_bytes = all[0].disk_bytes ? all[0].disk_bytes : o->disk_bytes;
+	c.mem_bytes = o->mem_bytes;
+	c.msg_bytes = o->msg_bytes;
+	int rc = cal_assemble(all, t, &c, e);
+	if (rc == 0)
+		rc = calib_write(path, 1, &c, x->yaml_text, e); /* checked by cal_output */
+	free(c.nodes);
+	free(c.pairs);
+	if (rc != 0 || calib_read(path, &back, e) != 0)
+		return -1;
+	rc = report_write_calib(stdout, &back, e);
+	calib_free(&back);
+	for (int n = 0; n < t->nnodes && rc == 0; n++)
+		if (!isfinite(all[n].disk_MBps))
+			printf("calibrate: node %d (%s): disk not measured: %s\n", n, t->hostnames[n],
+			       all[n].note);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+static int cal_measure(const struct experiment *x, const struct cal_opts *o,
+		       const struct topology *t, MPI_Comm leaders, struct cal_mine *m)
+{
+	struct pf_err err = {0};
+	int me = 0, n = 1;
+	if (MPI_Comm_rank(leaders, &me) != MPI_SUCCESS || MPI_Comm_size(leaders, &n) != MPI_SUCCESS)
+		return -1;
+	m->disk_MBps = NAN;
+	if (cal_disk(x, o, t->node, leaders, m, &err) != 0 &&
+	    snprintf(m->note, sizeof m->note, "%s", err.msg) < 0)
+		m->note[0] = '\0';
+	m->memcpy_MBps = cal_memcpy(o->mem_bytes);
+	cal_links(leaders, me, n, o->msg_bytes, m);
+	return 0;
+}
+
+/* Rank 0 settles the output path; every rank learns whether to go on (its error if not). */
+static int cal_agree(const struct experiment *x, const struct cal_opts *o, int rank, char *path,
+		     size_t len, char *iso, size_t ilen, struct pf_err *e)
+{
+	struct pf_err mine = {0};
+	if (rank == 0 && cal_output(x, o, path, len, iso, ilen, &mine) != 0)
+		*e = mine;
+	if (MPI_Bcast(&mine, sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Bcast failed");
+	if (mine.status != PF_OK) {
+		*e = mine;
+		return -1;
+	}
+	return 0;
+}
+
+static int cal_run(const struct experiment *x, const struct cal_opts *o, const char *cmdline,
+		   struct pf_err *e)
+{
+	struct topology t;
+	struct cal_mine mine;
+	struct cal_mine *all = NULL;
+	char path[CFG_PATH_MAX] = "", iso[32] = "";
+	MPI_Comm leaders = MPI_COMM_NULL;
+	memset(&mine, 0, sizeof mine);
+	if (topology_discover(&t, e) != 0)
+		return -1;
+	if (cal_agree(x, o, t.rank, path, sizeof path, iso, sizeof iso, e) != 0) {
+		topology_free(&t);
+		return -1;
+	}
+	int lead = t.local_rank == 0, rc = 0;
+	if (MPI_Comm_split(MPI_COMM_WORLD, lead ? 0 : MPI_UNDEFINED, t.rank, &leaders) != MPI_SUCCESS)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Comm_split failed");
+	if (rc == 0 && lead && cal_measure(x, o, &t, leaders, &mine) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI failed between node leaders");
+	if (rc == 0 && t.rank == 0 && (all = calloc((size_t)t.nnodes, sizeof *all)) == NULL)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: out of memory");
+	if (rc == 0 && lead &&
+	    MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, leaders) !=
+		    MPI_SUCCESS)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Gather failed");
+	if (rc == 0 && t.rank == 0)
+		rc = cal_write(x, o, all, &t, cmdline, path, iso, e);
+	free(all);
+	if (leaders != MPI_COMM_NULL && MPI_Comm_free(&leaders) != MPI_SUCCESS && rc == 0)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Comm_free failed");
+	topology_free(&t);
+	return rc;
+}
+
+int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e)
+{
+	struct cal_opts o = {NULL, NULL, 0, 1ull << 30, 256ull << 20, 64ull << 20};
+	struct experiment x;
+	if (cal_parse(argc, argv, &o, e) != 0 || cfg_load(o.config, &x, e) != 0)
+		return -1;
+	int rc = cal_run(&x, &o, command_line, e);
+	cfg_free(&x);
+	return rc;
+}

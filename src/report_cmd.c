@@ -1,0 +1,215 @@
+/* report_cmd: the command `pfsread report FILE... [--format F] [--plot DIR] [--html FILE]`.
+ * Reads every results file and at most one calibration file, takes each run's hardware from
+ * the config text stored in it (hardware:) and from the calibration, and writes the report. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfsread/calibrate.h"
+#include "pfsread/config.h"
+#include "pfsread/report.h"
+
+#define RC_MAX_FILES 256
+#define RC_NOTE_MAX 1024
+
+struct rc_args {
+	struct report_opts o;
+	const char *files[RC_MAX_FILES];
+	size_t nfiles;
+};
+
+static int rc_usage(struct pf_err *e, const char *what, const char *arg)
+{
+	return pf_fail(e, PF_USAGE, "report: %s%s%s", what, arg ? " " : "", arg ? arg : "");
+}
+
+static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(argv[i], "--format") == 0 && next) {
+			if (report_parse_format(argv[++i], &a->o.format) != 0 ||
+			    a->o.format == REPORT_HTML)
+				return rc_usage(e, "unknown format (text, markdown, csv, json; for a "
+						"page use --html FILE):", argv[i]);
+		} else if (strcmp(argv[i], "--plot") == 0 && next) {
+			a->o.plot_dir = argv[++i];
+		} else if (strcmp(argv[i], "--html") == 0 && next) {
+			a->o.html_path = argv[++i];
+		} else if (argv[i][0] == '-') {
+			return rc_usage(e, "unknown option or missing value:", argv[i]);
+		} else if (a->nfiles == RC_MAX_FILES) {
+			return rc_usage(e, "too many files (at most 256)", NULL);
+		} else {
+			a->files[a->nfiles++] = argv[i];
+		}
+	}
+	if (a->nfiles == 0)
+		return rc_usage(e, "name at least one results file", NULL);
+	return 0;
+}
+
+/* Append "what figure MB/s" to note when the figure is known. */
+static void rc_note(char *note, const char *what, double v, const char *unit)
+{
+	size_t used = strlen(note);
+	if (v > 0 && used + 1 < RC_NOTE_MAX)
+		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g%s", used ? ", " : "", what, v,
+			 unit);
+}
+
+static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *note)
+{
+	hw->node_disk_MBps = d->node_disk_MBps;
+	hw->node_link_MBps = d->node_link_MBps;
+	hw->node_memcpy_MBps = d->node_memcpy_MBps;
+	hw->reader_MBps = d->reader_MBps;
+	hw->storage_servers = (double)d->storage_servers;
+	hw->server_disk_MBps = d->server_disk_MBps;
+	hw->server_link_MBps = d->server_link_MBps;
+	hw->data_on_compute_nodes = d->data_on_compute_nodes;
+	hw->racks = (double)d->racks;
+	hw->rack_uplink_MBps = d->rack_uplink_MBps;
+	strcpy(note, "declared in the config: ");
+	size_t start = strlen(note);
+	rc_note(note + start, "node disk", d->node_disk_MBps, " MB/s");
+	rc_note(note + start, "node link", d->node_link_MBps, " MB/s");
+	rc_note(note + start, "node memory copy", d->node_memcpy_MBps, " MB/s");
+	rc_note(note + start, "one reader", d->reader_MBps, " MB/s");
+	rc_note(note + start, "storage servers", (double)d->storage_servers, "");
+	rc_note(note + start, "server disk", d->server_disk_MBps, " MB/s");
+	rc_note(note + start, "server link", d->server_link_MBps, " MB/s");
+	rc_note(note + start, "racks", (double)d->racks, "");
+	rc_note(note + start, "uplinks per rack", d->rack_uplink_MBps, " MB/s");
+	if (d->data_on_compute_nodes)
+		strncat(note, ", data on the compute nodes", RC_NOTE_MAX - strlen(note) - 1);
+}
+
+/* Measured figures fill what the config left out. Returns 1 when any was used. */
+static int rc_measured(const struct calib_data *c, struct ceil_hw *hw, char *note)
+{
+	char m[RC_NOTE_MAX] = "";
+	if (c == NULL)
+		return 0;
+	if (!(hw->node_disk_MBps > 0) && isfinite(c->disk_MBps) && c->disk_MBps > 0)
+		rc_note(m, "node disk", hw->node_disk_MBps = c->disk_MBps, " MB/s");
+	if (!(hw->node_link_MBps > 0) && isfinite(c->link_MBps) && c->link_MBps > 0)
+		rc_note(m, "node link", hw->node_link_MBps = c->link_MBps, " MB/s");
+	if (!(hw->node_memcpy_MBps > 0) && isfinite(c->memcpy_MBps) && c->memcpy_MBps > 0)
+		rc_note(m, "node memory copy", hw->node_memcpy_MBps = c->memcpy_MBps, " MB/s");
+	if (m[0] == '\0')
+		return 0;
+	size_t used = strlen(note);
+	snprintf(note + used, RC_NOTE_MAX - used, "%smeasured by calibration (%s, mean of %d "
+		 "node%s): %s", used ? "; " : "", c->path, c->nnodes, c->nnodes == 1 ? "" : "s", m);
+	return 1;
+}
+
+/* The hardware of one run: 1 when any figure is known (*hw, note filled), else 0 with note
+ * saying why there is none. */
+static int rc_hardware(const struct run_data *run, const struct calib_data *calib,
+		       struct ceil_hw *hw, char *note)
+{
+	struct experiment x;
+	struct pf_err err = {0};
+	int declared = 0;
+	memset(hw, 0, sizeof *hw);
+	note[0] = '\0';
+	if (run->config_yaml != NULL &&
+	    cfg_parse(run->config_path && run->config_path[0] ? run->config_path : run->path,
+		      run->config_yaml, strlen(run->config_yaml), &x, &err) == 0) {
+		declared = x.hw.given;
+		if (declared)
+			rc_declared(&x.hw, hw, note);
+		cfg_free(&x);
+	} else if (run->config_yaml != NULL) {
+		if (snprintf(note, RC_NOTE_MAX, "the run's config could not be read again (%s); ",
+			     err.msg) < 0)
+			note[0] = '\0';
+	}
+	if (rc_measured(calib, hw, note) || declared)
+		return 1;
+	size_t used = strlen(note);
+	snprintf(note + used, RC_NOTE_MAX - used, "no hardware: declared in the config "
+		 "(hardware:) nor measured (give a pfsread calibrate file alongside)");
+	return 0;
+}
+
+struct rc_state {
+	struct run_data *runs;
+	size_t nruns;
+	struct calib_data calib;
+	int have_calib;
+	struct ceil_hw *hw;
+	const struct ceil_hw **hw_ptr;
+	char (*notes)[RC_NOTE_MAX];
+	const char **note_ptr;
+};
+
+static int rc_read(const struct rc_args *a, struct rc_state *s, struct pf_err *e)
+{
+	for (size_t i = 0; i < a->nfiles; i++) {
+		if (calib_probe(a->files[i])) {
+			if (s->have_calib)
+				return rc_usage(e, "give at most one calibration file; another:",
+						a->files[i]);
+			if (calib_read(a->files[i], &s->calib, e) != 0)
+				return -1;
+			s->have_calib = 1;
+		} else if (results_read(a->files[i], &s->runs[s->nruns], e) != 0) {
+			return -1;
+		} else {
+			s->nruns++;
+		}
+	}
+	if (s->nruns == 0)
+		return rc_usage(e, "name at least one results file besides the calibration", NULL);
+	return 0;
+}
+
+static void rc_free(struct rc_state *s)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		results_free(&s->runs[i]);
+	free(s->runs);
+	if (s->have_calib)
+		calib_free(&s->calib);
+	free(s->hw);
+	free(s->hw_ptr);
+	free(s->notes);
+	free(s->note_ptr);
+}
+
+int report_command(int argc, char **argv, struct pf_err *e)
+{
+	struct rc_args a;
+	struct rc_state s;
+	int rc = -1;
+	memset(&a, 0, sizeof a);
+	memset(&s, 0, sizeof s);
+	if (rc_parse(argc, argv, &a, e) != 0)
+		return -1;
+	s.runs = calloc(a.nfiles, sizeof *s.runs);
+	s.hw = calloc(a.nfiles, sizeof *s.hw);
+	s.hw_ptr = calloc(a.nfiles, sizeof *s.hw_ptr);
+	s.notes = calloc(a.nfiles, sizeof *s.notes);
+	s.note_ptr = calloc(a.nfiles, sizeof *s.note_ptr);
+	if (s.runs == NULL || s.hw == NULL || s.hw_ptr == NULL || s.notes == NULL || s.note_ptr == NULL) {
+		pf_fail(e, PF_RUNTIME, "report: out of memory");
+		goto out;
+	}
+	if (rc_read(&a, &s, e) != 0)
+		goto out;
+	for (size_t i = 0; i < s.nruns; i++) {
+		if (rc_hardware(&s.runs[i], s.have_calib ? &s.calib : NULL, &s.hw[i], s.notes[i]))
+			s.hw_ptr[i] = &s.hw[i];
+		s.note_ptr[i] = s.notes[i];
+	}
+	a.o.hw = s.hw_ptr;
+	a.o.hw_note = s.note_ptr;
+	a.o.calib = s.have_calib ? &s.calib : NULL;
+	rc = report_write_opts(stdout, s.runs, s.nruns, &a.o, e);
+out:
+	rc_free(&s);
+	return rc;
+}

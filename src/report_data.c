@@ -1,0 +1,555 @@
+/* report_data: the report for programs. csv: one row per cell with a header row; json: every
+ * run's meta data, hardware, cells, time split, nodes, stragglers and phases, the comparisons
+ * and the calibration (schema in the README, "Reports"). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pfsread/analyze.h"
+#include "report_int.h"
+
+/* ---- csv ---- */
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* ",value" with the given decimals; an empty field when it is not finite. */
+static void csv_num(FILE *out, double v, int decimals)
+{
+	fputc(',', out);
+	if (isfinite(v))
+		fprintf(out, "%.*f", decimals, v);
+}
+
+static void csv_str(FILE *out, const char *s)
+{
+	fputc(',', out);
+	csv_field(out, s);
+}
+
+void rp_csv_header(FILE *out)
+{
+	fputs("file,dataset,file_size_B,readers_per_node,backend,transfer_size_B,order,cache,n,"
+	      "mean_MBps,min_MBps,max_MBps,pattern,decomposition,queue_depth,warm,sd_MBps,"
+	      "ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,metadata_fraction,"
+	      "resident_fraction,readers,reader_nodes,ceiling_MBps,limit,efficiency\n",
+	      out);
+}
+
+static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
+{
+	csv_field(out, path);
+	csv_str(out, c->dataset);
+	fprintf(out, ",%" PRIu64 ",%d", c->file_size, (int)c->readers_per_node);
+	csv_str(out, c->backend);
+	fprintf(out, ",%" PRIu64, c->transfer_size);
+	csv_str(out, c->order);
+	csv_str(out, c->cache);
+	fprintf(out, ",%d", c->n);
+	csv_num(out, c->mean_MBps, 3);
+	csv_num(out, c->min_MBps, 3);
+	csv_num(out, c->max_MBps, 3);
+	csv_str(out, c->pattern);
+	csv_str(out, c->decomposition);
+	fprintf(out, ",%d,%d", (int)c->queue_depth, c->warm);
+	csv_num(out, c->sd_MBps, 3);
+	csv_num(out, c->ci95_MBps, 3);
+	csv_num(out, c->median_MBps, 3);
+	csv_num(out, c->stonewall_MBps, 3);
+	csv_num(out, c->spread_s, 6);
+	csv_num(out, c->files_per_s, 3);
+	csv_num(out, c->meta_fraction, 6);
+	csv_num(out, c->resident_fraction, 6);
+	fprintf(out, ",%d,%d", c->readers, c->reader_nodes);
+	csv_num(out, c->ceiling_MBps, 3);
+	csv_str(out, c->limit);
+	csv_num(out, c->efficiency, 6);
+	fputc('\n', out);
+}
+
+void rp_csv_run(FILE *out, const struct rp_run *r)
+{
+	for (long i = 0; i < r->ncells; i++)
+		csv_cell(out, rp_or_dash(r->run->path), &r->cells[i]);
+}
+
+/* ---- json ---- */
+
+/* Bytes of the valid UTF-8 sequence at p, or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n = 0;
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0)
+		n = 2;
+	else if ((p[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((p[0] & 0xf8) == 0xf0)
+		n = 4;
+	if (n == 0 || p[0] == 0xc0 || p[0] == 0xc1 || p[0] > 0xf4)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong 3-byte, UTF-16 surrogate, overlong 4-byte, beyond U+10FFFF */
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+void rp_json_str(FILE *out, const char *s)
+{
+	if (s == NULL) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (n == 0)
+			fputs("\\ufffd", out);
+		else if (n > 1)
+			fwrite(p, 1, n, out);
+		else if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+		p += n ? n : 1;
+	}
+	fputc('"', out);
+}
+
+void rp_json_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.10g", v);
+	else
+		fputs("null", out);
+}
+
+/* "name": value pairs, with the separator in front of all but the first. */
+static void json_key(FILE *out, const char *key, int first)
+{
+	fputs(first ? "" : ", ", out);
+	rp_json_str(out, key); /* keys from the file (environment) too: escaped */
+	fputs(": ", out);
+}
+
+static void json_kstr(FILE *out, const char *key, const char *s, int first)
+{
+	json_key(out, key, first);
+	rp_json_str(out, s);
+}
+
+static void json_kint(FILE *out, const char *key, long long v, int first)
+{
+	json_key(out, key, first);
+	fprintf(out, "%lld", v);
+}
+
+static void json_ku64(FILE *out, const char *key, uint64_t v, int first)
+{
+	json_key(out, key, first);
+	fprintf(out, "%" PRIu64, v);
+}
+
+static void json_knum(FILE *out, const char *key, double v, int first)
+{
+	json_key(out, key, first);
+	rp_json_num(out, v);
+}
+
+static void json_kbool(FILE *out, const char *key, int v, int first)
+{
+	json_key(out, key, first);
+	fputs(v ? "true" : "false", out);
+}
+
+static void json_meta(FILE *out, const struct run_data *run)
+{
+	fputs("\"meta\": {", out);
+	json_kstr(out, "pfsread_version", run->pfsread_version, 1);
+	json_kint(out, "schema_version", run->schema_version, 0);
+	json_kstr(out, "config_path", run->config_path, 0);
+	json_kstr(out, "command_line", run->command_line, 0);
+	json_kstr(out, "start_time", run->start_time, 0);
+	json_kstr(out, "mpi_version", run->mpi_version, 0);
+	json_kstr(out, "hdf5_version", run->hdf5_version, 0);
+	json_kstr(out, "job_id", run->job_id, 0);
+	json_kstr(out, "status", run->status, 0);
+	json_kint(out, "nranks", run->nranks, 0);
+	json_kint(out, "nnodes", run->nnodes, 0);
+	json_key(out, "hostnames", 0);
+	fputc('[', out);
+	for (int i = 0; run->hostnames != NULL && i < run->nnodes; i++) {
+		fputs(i ? ", " : "", out);
+		rp_json_str(out, run->hostnames[i]);
+	}
+	fputs("], \"environment\": {", out);
+	for (size_t i = 0; i < run->env.n && i < ENV_MAX; i++)
+		json_kstr(out, run->env.e[i].key, run->env.e[i].value, i == 0);
+	fputs("}, ", out);
+	json_kstr(out, "config_yaml", run->config_yaml, 1);
+	fputs("}", out);
+}
+
+static void json_hardware(FILE *out, const struct rp_run *r)
+{
+	const struct ceil_hw *h = r->hw;
+	fputs("\"hardware\": ", out);
+	if (h == NULL) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{", out);
+	json_kstr(out, "source", r->hw_note, 1);
+	json_knum(out, "node_disk_MBps", h->node_disk_MBps > 0 ? h->node_disk_MBps : NAN, 0);
+	json_knum(out, "node_link_MBps", h->node_link_MBps > 0 ? h->node_link_MBps : NAN, 0);
+	json_knum(out, "node_memcpy_MBps", h->node_memcpy_MBps > 0 ? h->node_memcpy_MBps : NAN, 0);
+	json_knum(out, "reader_MBps", h->reader_MBps > 0 ? h->reader_MBps : NAN, 0);
+	json_knum(out, "storage_servers", h->storage_servers > 0 ? h->storage_servers : NAN, 0);
+	json_knum(out, "server_disk_MBps", h->server_disk_MBps > 0 ? h->server_disk_MBps : NAN, 0);
+	json_knum(out, "server_link_MBps", h->server_link_MBps > 0 ? h->server_link_MBps : NAN, 0);
+	json_kbool(out, "data_on_compute_nodes", h->data_on_compute_nodes, 0);
+	json_knum(out, "racks", h->racks > 0 ? h->racks : NAN, 0);
+	json_knum(out, "rack_uplink_MBps", h->rack_uplink_MBps > 0 ? h->rack_uplink_MBps : NAN, 0);
+	fputs("}", out);
+}
+
+static void json_cell_keys(FILE *out, const struct report_cell *c)
+{
+	json_kstr(out, "dataset", c->dataset, 1);
+	json_ku64(out, "file_size_B", c->file_size, 0);
+	json_kint(out, "readers_per_node", c->readers_per_node, 0);
+	json_kstr(out, "backend", c->backend, 0);
+	json_ku64(out, "transfer_size_B", c->transfer_size, 0);
+	json_kstr(out, "order", c->order, 0);
+	json_kstr(out, "cache", c->cache, 0);
+	json_kstr(out, "pattern", c->pattern, 0);
+	json_kstr(out, "decomposition", c->decomposition, 0);
+	json_kint(out, "queue_depth", c->queue_depth, 0);
+	json_kbool(out, "warm", c->warm, 0);
+}
+
+static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_cell *c)
+{
+	struct ceil_result res;
+	struct report_cell tmp = *c;
+	json_key(out, "ceiling", 0);
+	if (r->hw == NULL) {
+		fputs("null", out);
+		return;
+	}
+	report_cell_ceiling(&tmp, r->hw, r->run->nnodes, &res);
+	fputs("{", out);
+	json_knum(out, "MBps", res.MBps, 1);
+	json_kstr(out, "limit", res.limit >= 0 ? res.term[res.limit].resource : NULL, 0);
+	json_knum(out, "efficiency", tmp.efficiency, 0);
+	json_key(out, "terms", 0);
+	fputc('[', out);
+	for (int i = 0; i < res.nterms; i++) {
+		fputs(i ? ", {" : "{", out);
+		json_kstr(out, "resource", res.term[i].resource, 1);
+		json_knum(out, "MBps", res.term[i].MBps, 0);
+		json_kstr(out, "how", res.term[i].how, 0);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
+static void json_cell(FILE *out, const struct rp_run *r, const struct report_cell *c)
+{
+	fputs("{", out);
+	json_cell_keys(out, c);
+	json_kint(out, "n", c->n, 0);
+	json_knum(out, "mean_MBps", c->mean_MBps, 0);
+	json_knum(out, "min_MBps", c->min_MBps, 0);
+	json_knum(out, "max_MBps", c->max_MBps, 0);
+	json_knum(out, "sd_MBps", c->sd_MBps, 0);
+	json_knum(out, "ci95_MBps", c->ci95_MBps, 0);
+	json_knum(out, "median_MBps", c->median_MBps, 0);
+	json_knum(out, "stonewall_MBps", c->stonewall_MBps, 0);
+	json_knum(out, "spread_s", c->spread_s, 0);
+	json_knum(out, "files_per_s", c->files_per_s, 0);
+	json_knum(out, "metadata_fraction", c->meta_fraction, 0);
+	json_knum(out, "resident_fraction", c->resident_fraction, 0);
+	json_kint(out, "readers", c->readers, 0);
+	json_kint(out, "reader_nodes", c->reader_nodes, 0);
+	json_ceiling(out, r, c);
+	fputs("}", out);
+}
+
+/* A phase: its attributes under their HDF5 names, then figures derived from its records. */
+static void json_phase(FILE *out, const struct phase_data *pd)
+{
+	const struct phase_info *p = &pd->info;
+	struct phase_summary s;
+	analyze_phase(pd, &s);
+	fputs("{", out);
+	json_kint(out, "index", p->index, 1);
+	json_kstr(out, "dataset", p->dataset, 0);
+	json_ku64(out, "file_size", p->file_size, 0);
+	json_ku64(out, "nfiles", p->nfiles, 0);
+	json_kint(out, "readers_per_node", p->readers_per_node, 0);
+	json_kint(out, "active_readers", p->active_readers, 0);
+	json_kstr(out, "backend", p->backend, 0);
+	json_ku64(out, "transfer_size", p->transfer_size, 0);
+	json_kstr(out, "order", p->order, 0);
+	json_kstr(out, "cache", p->cache, 0);
+	json_kint(out, "repetition", p->repetition, 0);
+	json_ku64(out, "seed", p->seed, 0);
+	json_kstr(out, "pattern", p->pattern, 0);
+	json_kstr(out, "decomposition", p->decomposition, 0);
+	json_kint(out, "queue_depth", p->queue_depth, 0);
+	json_knum(out, "resident_fraction", p->resident_fraction, 0);
+	json_ku64(out, "bytes", p->bytes, 0);
+	json_knum(out, "elapsed_s", p->elapsed_s, 0);
+	json_knum(out, "bandwidth_MBps", p->bandwidth_MBps, 0);
+	json_kstr(out, "status", p->status, 0);
+	json_kbool(out, "warm", report_phase_warm(p), 0);
+	json_ku64(out, "files_read", s.files, 0);
+	json_knum(out, "files_per_s", s.files_per_s, 0);
+	json_knum(out, "open_s", s.open_s, 0);
+	json_knum(out, "read_s", s.read_s, 0);
+	json_knum(out, "close_s", s.close_s, 0);
+	json_knum(out, "metadata_fraction", s.meta_fraction, 0);
+	json_kint(out, "readers", s.readers, 0);
+	json_knum(out, "first_finish_s", s.first_end, 0);
+	json_knum(out, "last_finish_s", s.last_end, 0);
+	json_knum(out, "stonewall_bytes", s.stonewall_bytes, 0);
+	json_knum(out, "stonewall_MBps", s.stonewall_MBps, 0);
+	json_knum(out, "spread_s", s.spread_s, 0);
+	fputs("}", out);
+}
+
+static void json_sizes(FILE *out, const struct rp_run *r)
+{
+	fputs("\"size_classes\": [", out);
+	for (long i = 0; i < r->nsizes; i++) {
+		const struct report_size_class *k = &r->sizes[i];
+		fputs(i ? ", {" : "{", out);
+		json_ku64(out, "file_size_B", k->file_size, 1);
+		json_kint(out, "phases", k->phases, 0);
+		json_ku64(out, "files", k->files, 0);
+		json_knum(out, "open_s_per_file", k->open_s, 0);
+		json_knum(out, "read_s_per_file", k->read_s, 0);
+		json_knum(out, "close_s_per_file", k->close_s, 0);
+		json_knum(out, "metadata_fraction", k->meta_fraction, 0);
+		fputc('}', out);
+	}
+	fputs("]", out);
+}
+
+static void json_nodes(FILE *out, const struct rp_run *r)
+{
+	char host[RESULTS_HOST_MAX];
+	fputs("\"nodes\": [", out);
+	for (int n = 0; n < r->run->nnodes; n++) {
+		const struct report_node *k = &r->nodes[n];
+		fputs(n ? ", {" : "{", out);
+		json_kint(out, "node", n, 1);
+		json_kstr(out, "host", rp_host(r->run, n, host, sizeof host), 0);
+		json_kint(out, "ranks", k->ranks, 0);
+		json_kint(out, "phases", k->phases, 0);
+		json_knum(out, "mean_MBps", k->mean_MBps, 0);
+		json_knum(out, "vs_median_mean", k->rel_mean, 0);
+		json_knum(out, "vs_median_worst", k->rel_worst, 0);
+		fputc('}', out);
+	}
+	fputs("]", out);
+}
+
+static void json_stragglers(FILE *out, const struct rp_run *r, const char *key,
+			    const struct report_straggler *s, size_t n, int files, int first)
+{
+	char host[RESULTS_HOST_MAX];
+	json_key(out, key, first);
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", {" : "{", out);
+		json_kint(out, "phase", r->run->phases[s[i].phase].info.index, 1);
+		json_kint(out, "node", s[i].node, 0);
+		json_kstr(out, "host", rp_host(r->run, s[i].node, host, sizeof host), 0);
+		if (files) {
+			json_kint(out, "rank", s[i].rank, 0);
+			json_ku64(out, "file", s[i].file, 0);
+		}
+		json_knum(out, files ? "seconds" : "MBps", s[i].value, 0);
+		json_knum(out, files ? "median_seconds" : "median_MBps", s[i].median, 0);
+		json_knum(out, "times_slower", s[i].slower, 0);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void json_run(FILE *out, const struct rp_run *r)
+{
+	fputs("  {", out);
+	json_kstr(out, "file", r->run->path, 1);
+	fputs(",\n   ", out);
+	json_meta(out, r->run);
+	fputs(",\n   ", out);
+	json_hardware(out, r);
+	fputs(",\n   \"cells\": [", out);
+	for (long i = 0; i < r->ncells; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		json_cell(out, r, &r->cells[i]);
+	}
+	fputs("],\n   ", out);
+	json_sizes(out, r);
+	fputs(",\n   ", out);
+	json_nodes(out, r);
+	fputs(",\n   \"stragglers\": {", out);
+	json_stragglers(out, r, "nodes", r->slow_nodes, r->nslow_nodes, 0, 1);
+	json_stragglers(out, r, "files", r->slow_files, r->nslow_files, 1, 0);
+	fputs("},\n   \"phases\": [", out);
+	for (size_t i = 0; i < r->run->nphases; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		json_phase(out, &r->run->phases[i]);
+	}
+	fputs("]}", out);
+}
+
+static void json_pair(FILE *out, const struct rp_run *a, const struct rp_run *b,
+		      const struct report_pair *p)
+{
+	const struct report_cell *ca = &a->cells[p->a], *cb = &b->cells[p->b];
+	fputs("{\"a\": {", out);
+	json_cell_keys(out, ca);
+	json_kint(out, "n", ca->n, 0);
+	json_knum(out, "mean_MBps", ca->mean_MBps, 0);
+	json_knum(out, "ci95_MBps", ca->ci95_MBps, 0);
+	fputs("}, \"b\": {", out);
+	json_cell_keys(out, cb);
+	json_kint(out, "n", cb->n, 0);
+	json_knum(out, "mean_MBps", cb->mean_MBps, 0);
+	json_knum(out, "ci95_MBps", cb->ci95_MBps, 0);
+	fputs("}", out);
+	json_knum(out, "ratio", p->ratio, 0);
+	json_key(out, "beyond_noise", 0);
+	fputs(p->overlap < 0 ? "null" : p->overlap ? "false" : "true", out);
+	fputs("}", out);
+}
+
+static void json_key_list(FILE *out, const char *key, unsigned bits)
+{
+	int first = 1;
+	json_key(out, key, 0);
+	fputc('[', out);
+	for (int k = 0; k < RK_NKEYS; k++)
+		if (bits >> k & 1u) {
+			fputs(first ? "" : ", ", out);
+			rp_json_str(out, report_key_name((enum report_key)k));
+			first = 0;
+		}
+	fputc(']', out);
+}
+
+static void json_only(FILE *out, const char *key, const struct rp_run *r, const long *idx,
+		      long n)
+{
+	json_key(out, key, 0);
+	fputc('[', out);
+	for (long i = 0; i < n; i++) {
+		fputs(i ? ", {" : "{", out);
+		json_cell_keys(out, &r->cells[idx[i]]);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static int json_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
+			struct pf_err *e)
+{
+	struct report_cmp cmp;
+	if (report_compare(a->cells, a->ncells, b->cells, b->ncells, &cmp) != 0)
+		return pf_fail(e, PF_RUNTIME, "report: out of memory");
+	fputs("{", out);
+	json_kstr(out, "a", a->run->path, 1);
+	json_kstr(out, "b", b->run->path, 0);
+	json_key_list(out, "matched_keys", cmp.matched);
+	json_key_list(out, "differing_keys", cmp.differ);
+	json_only(out, "only_in_a", a, cmp.only_a, cmp.nonly_a);
+	json_only(out, "only_in_b", b, cmp.only_b, cmp.nonly_b);
+	fputs(", \"pairs\": [", out);
+	for (long i = 0; i < cmp.npairs; i++) {
+		fputs(i ? ",\n     " : "\n     ", out);
+		json_pair(out, a, b, &cmp.pairs[i]);
+	}
+	fputs("]}", out);
+	report_cmp_free(&cmp);
+	return 0;
+}
+
+static void json_calib(FILE *out, const struct calib_data *c)
+{
+	fputs("\"calibration\": ", out);
+	if (c == NULL) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{", out);
+	json_kstr(out, "file", c->path, 1);
+	json_kstr(out, "start_time", c->start_time, 0);
+	json_kstr(out, "disk_source", c->disk_source, 0);
+	json_kstr(out, "disk_method", c->disk_method, 0);
+	json_ku64(out, "disk_bytes", c->disk_bytes, 0);
+	json_ku64(out, "mem_bytes", c->mem_bytes, 0);
+	json_ku64(out, "msg_bytes", c->msg_bytes, 0);
+	json_knum(out, "disk_MBps", c->disk_MBps, 0);
+	json_knum(out, "memcpy_MBps", c->memcpy_MBps, 0);
+	json_knum(out, "link_MBps", c->link_MBps, 0);
+	json_key(out, "nodes", 0);
+	fputc('[', out);
+	for (int n = 0; n < c->nnodes; n++) {
+		fputs(n ? ", {" : "{", out);
+		json_kstr(out, "host", c->nodes[n].host, 1);
+		json_knum(out, "disk_MBps", c->nodes[n].disk_MBps, 0);
+		json_knum(out, "memcpy_MBps", c->nodes[n].memcpy_MBps, 0);
+		json_knum(out, "link_MBps", c->nodes[n].link_MBps, 0);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
+int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
+	    struct pf_err *e)
+{
+	fputs("{\"runs\": [\n", out);
+	for (size_t i = 0; i < nruns; i++) {
+		if (i > 0)
+			fputs(",\n", out);
+		json_run(out, &runs[i]);
+	}
+	fputs("\n ],\n \"comparisons\": [", out);
+	for (size_t i = 1; i < nruns; i++) {
+		fputs(i > 1 ? ",\n  " : "\n  ", out);
+		if (json_compare(out, &runs[0], &runs[i], e) != 0)
+			return -1;
+	}
+	fputs("],\n ", out);
+	json_calib(out, calib);
+	fputs("\n}\n", out);
+	return 0;
+}

@@ -1,0 +1,202 @@
+/* report_html: the whole report as one self-contained HTML page: every table, the SVG charts
+ * inlined, and each run's config and environment. It needs no server and loads nothing. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report_int.h"
+
+static const char html_style[] =
+	"body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1400px}\n"
+	"table{border-collapse:collapse;margin:0.5em 0 1em;font-size:0.85em}\n"
+	"th,td{border:1px solid #bbb;padding:2px 6px}th{background:#eee}\n"
+	"td.r,th.r{text-align:right}td.l,th.l{text-align:left}\n"
+	"figure.chart{margin:1em 0;border:1px solid #ddd;padding:0.5em}\n"
+	"figure.chart svg{max-width:100%;height:auto;display:block}\n"
+	"pre{background:#f6f6f6;padding:0.6em;overflow:auto}\n"
+	"section.run{border-top:3px solid #888;margin-top:2em}\n";
+
+/* Sets data-charts-rendered on body to "drawn/total": a chart counts as drawn when its SVG
+ * has a non-empty box and holds drawing elements. Tests read it back from the page. */
+static const char html_check[] =
+	"<script>\n"
+	"window.addEventListener('load', function () {\n"
+	"  var svgs = document.querySelectorAll('figure.chart svg'), drawn = 0;\n"
+	"  for (var i = 0; i < svgs.length; i++) {\n"
+	"    var b = svgs[i].getBBox();\n"
+	"    if (b.width > 0 && b.height > 0 &&\n"
+	"        svgs[i].querySelectorAll('path, polyline, polygon, rect, line').length > 0)\n"
+	"      drawn++;\n"
+	"  }\n"
+	"  document.body.setAttribute('data-charts-rendered', drawn + '/' + svgs.length);\n"
+	"});\n"
+	"</script>\n";
+
+/* Copy the SVG file from its <svg element on (gnuplot writes an XML prolog first). */
+static int html_svg(FILE *out, const char *path, struct pf_err *e)
+{
+	FILE *f = fopen(path, "r");
+	char buf[8192];
+	size_t n;
+	int started = 0;
+	if (f == NULL)
+		return pf_fail_errno(e, errno, "report: cannot read chart %s", path);
+	while (fgets(buf, sizeof buf, f) != NULL) {
+		char *at = started ? buf : strstr(buf, "<svg");
+		if (at == NULL)
+			continue;
+		started = 1;
+		n = strlen(at);
+		if (fwrite(at, 1, n, out) != n)
+			break;
+	}
+	int bad = ferror(f);
+	fclose(f); /* read only: nothing to lose */
+	if (bad || !started)
+		return pf_fail(e, PF_RUNTIME, "report: chart %s is not an SVG file", path);
+	return 0;
+}
+
+static int html_charts(FILE *out, const struct rp_run *r, const char *dir, struct pf_err *e)
+{
+	char path[4096];
+	fputs("<h3>charts</h3>\n", out);
+	for (int i = 0; i < RP_NCHARTS; i++) {
+		fprintf(out, "<figure class=\"chart\" id=\"%s-%s\"><figcaption>", r->stem,
+			rp_chart_names[i]);
+		rp_html_text(out, rp_chart_titles[i]);
+		fputs("</figcaption>\n", out);
+		if (!rp_chart_has_data(r, i)) {
+			fputs("<p>no data for this chart</p></figure>\n", out);
+			continue;
+		}
+		if (snprintf(path, sizeof path, "%s/%s-%s.svg", dir, r->stem, rp_chart_names[i]) >=
+			    (int)sizeof path ||
+		    html_svg(out, path, e) != 0)
+			return -1;
+		fputs("</figure>\n", out);
+	}
+	return 0;
+}
+
+static void html_env_row(FILE *out, const char *k, const char *v)
+{
+	fputs("<tr><th class=\"l\">", out);
+	rp_html_text(out, k);
+	fputs("</th><td class=\"l\">", out);
+	rp_html_text(out, rp_or_dash(v));
+	fputs("</td></tr>\n", out);
+}
+
+/* Environment: versions, command line, what the run recorded of its machine (/environment),
+ * hosts and their ranks. */
+static void html_env(FILE *out, const struct run_data *run)
+{
+	char host[RESULTS_HOST_MAX];
+	fputs("<h3>environment</h3>\n<table>\n", out);
+	html_env_row(out, "pfsread version", run->pfsread_version);
+	html_env_row(out, "MPI", run->mpi_version);
+	html_env_row(out, "HDF5", run->hdf5_version);
+	html_env_row(out, "command line", run->command_line);
+	html_env_row(out, "job id", run->job_id);
+	if (run->nphases > 0) {
+		html_env_row(out, "atime mode of the data sets' mount",
+			     run->phases[0].info.atime_mode);
+		html_env_row(out, "MPI-IO hints", run->phases[0].info.mpiio_hints);
+	}
+	for (size_t i = 0; i < run->env.n && i < ENV_MAX; i++)
+		html_env_row(out, run->env.e[i].key, run->env.e[i].value);
+	for (int n = 0; n < run->nnodes; n++) {
+		char label[32], ranks[128];
+		snprintf(label, sizeof label, "node %d", n);
+		fputs("<tr><th class=\"l\">", out);
+		rp_html_text(out, label);
+		fputs("</th><td class=\"l\">", out);
+		rp_html_text(out, rp_host(run, n, host, sizeof host));
+		fputs(" (ranks ", out);
+		rp_html_text(out, rp_or_dash(rp_node_ranks(run, n, ranks, sizeof ranks)));
+		fputs(")</td></tr>\n", out);
+	}
+	fputs("</table>\n<h3>config</h3>\n<pre>", out);
+	rp_html_text(out, rp_or_dash(run->config_yaml));
+	fputs("</pre>\n", out);
+}
+
+static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
+		     const struct calib_data *calib, const char *dir, struct pf_err *e)
+{
+	fputs("<h1>pfsread report</h1>\n", out);
+	for (size_t i = 0; i < nruns; i++) {
+		fputs("<section class=\"run\">\n<h2>", out);
+		rp_html_text(out, rp_or_dash(runs[i].run->path));
+		fputs("</h2>\n", out);
+		if (html_charts(out, &runs[i], dir, e) != 0 ||
+		    rp_text_run(out, &runs[i], REPORT_HTML, e) != 0)
+			return -1;
+		html_env(out, runs[i].run);
+		fputs("</section>\n", out);
+	}
+	for (size_t i = 1; i < nruns; i++)
+		if (rp_text_compare(out, &runs[0], &runs[i], REPORT_HTML, e) != 0)
+			return -1;
+	if (calib != NULL && rp_text_calib(out, calib, REPORT_HTML, e) != 0)
+		return -1;
+	return 0;
+}
+
+static int html_write(const char *path, struct rp_run *runs, size_t nruns,
+		      const struct calib_data *calib, const char *dir, struct pf_err *e)
+{
+	FILE *out = fopen(path, "w");
+	if (out == NULL)
+		return pf_fail_errno(e, errno, "report: cannot write %s", path);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<title>pfsread report</title>\n<style>\n",
+	      out);
+	fputs(html_style, out);
+	fputs("</style>\n</head>\n<body>\n", out);
+	int rc = html_body(out, runs, nruns, calib, dir, e);
+	fputs(html_check, out);
+	fputs("</body>\n</html>\n", out);
+	int bad = ferror(out);
+	if ((fclose(out) != 0 || bad) && rc == 0)
+		rc = pf_fail_errno(e, errno ? errno : EIO, "report: cannot write %s", path);
+	return rc;
+}
+
+/* Remove the flat directory dir made for the charts, and what is in it. */
+static void html_rmdir(const char *dir)
+{
+	char path[4096];
+	struct dirent *d;
+	DIR *h = opendir(dir);
+	while (h != NULL && (d = readdir(h)) != NULL) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+			continue;
+		if (snprintf(path, sizeof path, "%s/%s", dir, d->d_name) < (int)sizeof path)
+			(void)unlink(path); /* scratch files: a leftover is harmless */
+	}
+	if (h != NULL)
+		closedir(h);
+	(void)rmdir(dir);
+}
+
+int rp_html(const char *path, struct rp_run *runs, size_t nruns,
+	    const struct calib_data *calib, const char *dir, struct pf_err *e)
+{
+	char tmp[4096];
+	int rc;
+	if (dir != NULL)
+		return html_write(path, runs, nruns, calib, dir, e);
+	const char *base = getenv("TMPDIR");
+	snprintf(tmp, sizeof tmp, "%s/pfsread-charts.XXXXXX", base && base[0] ? base : "/tmp");
+	if (mkdtemp(tmp) == NULL)
+		return pf_fail_errno(e, errno, "report: cannot make a scratch directory %s", tmp);
+	rc = rp_plot(tmp, runs, nruns, e);
+	if (rc == 0)
+		rc = html_write(path, runs, nruns, calib, tmp, e);
+	html_rmdir(tmp);
+	return rc;
+}

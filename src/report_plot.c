@@ -1,0 +1,627 @@
+/* report_plot: the charts of a run, drawn by gnuplot as PNG (pngcairo) and SVG: bandwidth vs
+ * readers per node (one line per data set), each reader's files over time in one phase, the
+ * per-file latency distribution per file size, and each node's bandwidth. For every run the
+ * data files and one gnuplot script go into the directory too, so a chart can be redrawn. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pfsread/analyze.h"
+#include "pfsread/dataset.h"
+#include "pfsread/stats.h"
+#include "pfsread/units.h"
+#include "report_int.h"
+
+extern char **environ;
+
+const char *const rp_chart_names[RP_NCHARTS] = {"bandwidth", "timeline", "latency", "nodes"};
+const char *const rp_chart_titles[RP_NCHARTS] = {
+	"aggregate read bandwidth vs readers per node", "each reader's files over time",
+	"per-file latency distribution", "bandwidth of each node"};
+
+#define RP_TIMELINE_FILES 20000 /* above this, one bar per reader instead of one per file */
+#define RP_CDF_POINTS 2000      /* points per latency curve at most */
+
+/* What a chart script needs besides the run. */
+struct plot {
+	const char *dir;
+	struct rp_run *r;
+	FILE *gp;      /* the script */
+	char name[128]; /* what was run, for titles */
+};
+
+/* ---- small helpers ---- */
+
+static int plot_path(const struct plot *p, const char *what, const char *ext, char *buf,
+		     size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s%s%s.%s", p->dir, p->r->stem, what[0] ? "-" : "", what,
+			 ext);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* s as a gnuplot single-quoted string (a quote doubled). */
+static void gp_path(FILE *gp, const char *s)
+{
+	fputc('\'', gp);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', gp);
+		fputc(*s, gp);
+	}
+	fputc('\'', gp);
+}
+
+/* s as a gnuplot double-quoted string (backslash and quote escaped, newlines dropped). */
+static void gp_str(FILE *gp, const char *s)
+{
+	fputc('"', gp);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', gp);
+		if (*s != '\n' && *s != '\r')
+			fputc(*s, gp);
+	}
+	fputc('"', gp);
+}
+
+/* A label safe in a data file column: quotes and blanks replaced. */
+static void dat_label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 ? '_' : *s, f);
+	fputc('"', f);
+}
+
+static FILE *dat_open(const struct plot *p, const char *what, char *path, size_t len,
+		      struct pf_err *e)
+{
+	if (plot_path(p, what, "dat", path, len) != 0) {
+		pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", p->dir);
+		return NULL;
+	}
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		pf_fail_errno(e, errno, "report: cannot write %s", path);
+	return f;
+}
+
+static int dat_close(FILE *f, const char *path, struct pf_err *e)
+{
+	int bad = ferror(f);
+	if ((fclose(f) != 0 || bad) && e->status == PF_OK)
+		return pf_fail_errno(e, errno ? errno : EIO, "report: cannot write %s", path);
+	return e->status == PF_OK ? 0 : -1;
+}
+
+/* Title line: what was run. */
+static void gp_title(const struct plot *p, const char *what, const char *detail)
+{
+	char buf[768];
+	snprintf(buf, sizeof buf, "%s: %s\\n%d rank%s on %d node%s%s%s", p->name, what,
+		 p->r->run->nranks, p->r->run->nranks == 1 ? "" : "s", p->r->run->nnodes,
+		 p->r->run->nnodes == 1 ? "" : "s", detail[0] ? ", " : "", detail);
+	fputs("set title ", p->gp);
+	fputc('"', p->gp);
+	for (const char *s = buf; *s; s++) {
+		if (*s == '"' || (*s == '\\' && s[1] != 'n'))
+			fputc('\\', p->gp);
+		fputc(*s, p->gp);
+	}
+	fputs("\"\n", p->gp);
+}
+
+/* Open the chart in PNG, settings and plot command follow; gp_chart_end redraws it as SVG. */
+static int gp_chart_begin(const struct plot *p, int which, struct pf_err *e)
+{
+	char png[4096];
+	if (plot_path(p, rp_chart_names[which], "png", png, sizeof png) != 0)
+		return pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", p->dir);
+	fputs("reset\nset terminal pngcairo size 1000,620 noenhanced font 'sans,10'\nset output ",
+	      p->gp);
+	gp_path(p->gp, png);
+	fputs("\nset grid\n", p->gp);
+	return 0;
+}
+
+static int gp_chart_end(const struct plot *p, int which, struct pf_err *e)
+{
+	char svg[4096];
+	if (plot_path(p, rp_chart_names[which], "svg", svg, sizeof svg) != 0)
+		return pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", p->dir);
+	fputs("set terminal svg size 1000,620 noenhanced font 'sans,10' background '#ffffff'\n"
+	      "set output ",
+	      p->gp);
+	gp_path(p->gp, svg);
+	fputs("\nreplot\nunset output\n", p->gp);
+	return 0;
+}
+
+/* ---- bandwidth vs readers per node ---- */
+
+static int same_series(const struct report_cell *a, const struct report_cell *b)
+{
+	return strcmp(a->dataset, b->dataset) == 0 && a->file_size == b->file_size &&
+	       strcmp(a->backend, b->backend) == 0 && a->transfer_size == b->transfer_size &&
+	       strcmp(a->order, b->order) == 0 && strcmp(a->cache, b->cache) == 0 &&
+	       strcmp(a->pattern, b->pattern) == 0 &&
+	       strcmp(a->decomposition, b->decomposition) == 0 &&
+	       a->queue_depth == b->queue_depth && a->warm == b->warm;
+}
+
+static int series_first(const struct rp_run *r, long i)
+{
+	for (long k = 0; k < i; k++)
+		if (same_series(&r->cells[k], &r->cells[i]))
+			return 0;
+	return 1;
+}
+
+/* One block per series: readers mean min max, ascending readers. */
+static void bw_series(FILE *f, const struct rp_run *r, long first)
+{
+	int32_t last = 0;
+	for (;;) {
+		long best = -1;
+		for (long i = first; i < r->ncells; i++)
+			if (same_series(&r->cells[i], &r->cells[first]) &&
+			    r->cells[i].readers_per_node > last &&
+			    (best < 0 || r->cells[i].readers_per_node < r->cells[best].readers_per_node))
+				best = i;
+		if (best < 0)
+			break;
+		const struct report_cell *c = &r->cells[best];
+		fprintf(f, "%d %.6g %.6g %.6g\n", (int)c->readers_per_node, c->mean_MBps, c->min_MBps,
+			c->max_MBps);
+		last = c->readers_per_node;
+	}
+	fputs("\n\n", f);
+}
+
+/* The ceiling per readers per node (first cold cell of each), as one more block; 1 if any. */
+static int bw_ceiling(FILE *f, const struct rp_run *r, char *limit, size_t len)
+{
+	int any = 0;
+	limit[0] = '\0';
+	for (long i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		long k = 0;
+		while (k < i && !(r->cells[k].readers_per_node == c->readers_per_node &&
+				  !r->cells[k].warm && isfinite(r->cells[k].ceiling_MBps)))
+			k++;
+		if (k < i || c->warm || !isfinite(c->ceiling_MBps))
+			continue;
+		fprintf(f, "%d %.6g\n", (int)c->readers_per_node, c->ceiling_MBps);
+		if (any && strcmp(limit, c->limit) != 0)
+			snprintf(limit, len, "hardware");
+		else if (!any)
+			snprintf(limit, len, "%s", c->limit);
+		any = 1;
+	}
+	fputs("\n\n", f);
+	return any;
+}
+
+static void series_title(FILE *gp, const struct report_cell *c, int many_combos)
+{
+	char size[32], xfer[32], t[512];
+	snprintf(t, sizeof t, "%s (%s files)%s%s%s%s%s%s", c->dataset,
+		 units_format_size(c->file_size, size, sizeof size), many_combos ? ", " : "",
+		 many_combos ? c->backend : "", many_combos ? " " : "",
+		 many_combos ? units_format_size_binary(c->transfer_size, xfer, sizeof xfer) : "",
+		 many_combos ? " " : "", many_combos ? c->cache : "");
+	if (c->warm)
+		strncat(t, " WARM", sizeof t - strlen(t) - 1);
+	gp_str(gp, t);
+}
+
+static int plot_bandwidth(struct plot *p, struct pf_err *e)
+{
+	char path[4096], limit[64];
+	int nseries = 0, combos = 0;
+	FILE *f = dat_open(p, "bandwidth", path, sizeof path, e);
+	if (f == NULL)
+		return -1;
+	for (long i = 0; i < p->r->ncells; i++)
+		if (series_first(p->r, i)) {
+			bw_series(f, p->r, i);
+			nseries++;
+			combos |= strcmp(p->r->cells[i].backend, p->r->cells[0].backend) != 0 ||
+				  strcmp(p->r->cells[i].cache, p->r->cells[0].cache) != 0 ||
+				  p->r->cells[i].transfer_size != p->r->cells[0].transfer_size;
+		}
+	int ceiling = bw_ceiling(f, p->r, limit, sizeof limit);
+	if (dat_close(f, path, e) != 0 || gp_chart_begin(p, 0, e) != 0)
+		return -1;
+	gp_title(p, rp_chart_titles[0], "mean with min-max over repetitions");
+	int most = 1;
+	for (long i = 0; i < p->r->ncells; i++)
+		most = p->r->cells[i].readers_per_node > most ? p->r->cells[i].readers_per_node : most;
+	fprintf(p->gp, "set xlabel 'readers per node'\nset ylabel 'aggregate read bandwidth [MB/s]'\n"
+		"set yrange [0:*]\nset xrange [0.5:%d.5]\nset key outside right top\nset xtics 1\n"
+		"plot ", most);
+	for (long i = 0, s = 0; i < p->r->ncells; i++) {
+		if (!series_first(p->r, i))
+			continue;
+		gp_path(p->gp, path);
+		fprintf(p->gp, " index %ld using 1:2:3:4 with yerrorlines lw 2 pt 7 title ", s++);
+		series_title(p->gp, &p->r->cells[i], combos);
+		fputs(s < nseries || ceiling ? ", \\\n  " : "\n", p->gp);
+	}
+	if (ceiling) {
+		gp_path(p->gp, path);
+		fprintf(p->gp, " index %d using 1:2 with linespoints dt 2 lw 2 lc rgb '#555555' "
+			"title 'ceiling (%s)'\n", nseries, limit);
+	}
+	return gp_chart_end(p, 0, e);
+}
+
+/* ---- timeline: each reader's files in one phase ---- */
+
+/* The phase to draw: complete, cold if any is, with the most readers, the first such. */
+static long timeline_phase(const struct run_data *run)
+{
+	long best = -1;
+	for (size_t i = 0; i < run->nphases; i++) {
+		const struct phase_info *p = &run->phases[i].info;
+		if (strcmp(p->status, "complete") != 0 || run->phases[i].nranks == 0)
+			continue;
+		if (best < 0) {
+			best = (long)i;
+			continue;
+		}
+		const struct phase_info *b = &run->phases[best].info;
+		int cold = !report_phase_warm(p), bcold = !report_phase_warm(b);
+		if (cold > bcold || (cold == bcold && p->active_readers > b->active_readers))
+			best = (long)i;
+	}
+	return best;
+}
+
+static void timeline_rows(FILE *f, const struct phase_data *pd, int per_rank)
+{
+	if (!per_rank) {
+		for (size_t i = 0; i < pd->nfiles; i++) {
+			const struct file_rec *r = &pd->files[i];
+			if (isfinite(r->open_start) && isfinite(r->close_end))
+				fprintf(f, "%d %.9g %.9g %d\n", (int)r->rank, r->open_start,
+					r->close_end, (int)(r->file % 2) + 1);
+		}
+		return;
+	}
+	for (size_t i = 0; i < pd->nranks; i++) {
+		const struct rank_rec *r = &pd->ranks[i];
+		if (r->active && r->files > 0 && isfinite(r->start) && isfinite(r->end))
+			fprintf(f, "%d %.9g %.9g %d\n", (int)r->rank, r->start, r->end,
+				(int)(i % 2) + 1);
+	}
+}
+
+static int plot_timeline(struct plot *p, struct pf_err *e)
+{
+	char path[4096], detail[384];
+	long i = timeline_phase(p->r->run);
+	const struct phase_data *pd = &p->r->run->phases[i];
+	int per_rank = pd->files == NULL || pd->nfiles == 0 || pd->nfiles > RP_TIMELINE_FILES;
+	int nr = p->r->run->nranks;
+	FILE *f = dat_open(p, "timeline", path, sizeof path, e);
+	if (f == NULL)
+		return -1;
+	timeline_rows(f, pd, per_rank);
+	if (dat_close(f, path, e) != 0 || gp_chart_begin(p, 1, e) != 0)
+		return -1;
+	snprintf(detail, sizeof detail, "phase %04u: %s x %d readers/node, %s, cache %s, rep %d%s",
+		 (unsigned)pd->info.index, pd->info.dataset, (int)pd->info.readers_per_node,
+		 pd->info.backend, pd->info.cache, (int)pd->info.repetition,
+		 per_rank ? " (one bar per reader: first open to last close)"
+			  : " (one bar per file, open to close)");
+	gp_title(p, rp_chart_titles[1], detail);
+	fprintf(p->gp, "set xlabel 'time since the opening barrier [s]'\nset ylabel 'reader (MPI "
+		"rank)'\nset yrange [-1:%d]\n%sset xrange [0:*]\nplot ",
+		nr, nr <= 40 ? "set ytics 1\n" : "");
+	gp_path(p->gp, path);
+	fprintf(p->gp, " using 2:1:($3-$2):(0):4 with vectors nohead lw %d lc variable notitle\n",
+		nr <= 32 ? 8 : nr <= 128 ? 3 : 1);
+	return gp_chart_end(p, 1, e);
+}
+
+/* ---- per-file latency CDF per file size ---- */
+
+/* Open-to-close times of every completed phase of file size fs into v (room for all). */
+static size_t latency_gather(const struct run_data *run, uint64_t fs, double *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < run->nphases; i++)
+		if (run->phases[i].info.file_size == fs &&
+		    strcmp(run->phases[i].info.status, "complete") == 0)
+			n += analyze_file_times(&run->phases[i], v + n);
+	return n;
+}
+
+static void latency_block(FILE *f, double *v, size_t n)
+{
+	size_t m = n < RP_CDF_POINTS ? n : RP_CDF_POINTS;
+	stats_sort(v, n);
+	for (size_t k = 0; k < m; k++) {
+		size_t at = m > 1 ? (size_t)llround((double)k * (double)(n - 1) / (double)(m - 1)) : 0;
+		fprintf(f, "%.9g %.9g\n", fmax(v[at] * 1e3, 1e-4), (double)(at + 1) / (double)n);
+	}
+	fputs("\n\n", f);
+}
+
+static size_t all_file_records(const struct run_data *run)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < run->nphases; i++)
+		if (run->phases[i].files != NULL)
+			n += run->phases[i].nfiles;
+	return n;
+}
+
+static int plot_latency(struct plot *p, struct pf_err *e)
+{
+	char path[4096], size[32], t[128];
+	double *v = malloc((all_file_records(p->r->run) + 1) * sizeof *v);
+	size_t count[64];
+	long nsz = p->r->nsizes < 64 ? p->r->nsizes : 64;
+	FILE *f = v ? dat_open(p, "latency", path, sizeof path, e) : NULL;
+	if (f == NULL) {
+		free(v);
+		return v ? -1 : pf_fail(e, PF_RUNTIME, "report: out of memory");
+	}
+	for (long k = 0; k < nsz; k++) {
+		count[k] = latency_gather(p->r->run, p->r->sizes[k].file_size, v);
+		latency_block(f, v, count[k]);
+	}
+	free(v);
+	if (dat_close(f, path, e) != 0 || gp_chart_begin(p, 2, e) != 0)
+		return -1;
+	gp_title(p, rp_chart_titles[2], "open to close of every file, all completed phases");
+	fputs("set xlabel 'open to close [ms] (log scale)'\nset ylabel 'fraction of files'\n"
+	      "set logscale x\nset yrange [0:1.02]\nset key bottom right\nplot ",
+	      p->gp);
+	for (long k = 0, shown = 0; k < nsz; k++) {
+		if (count[k] == 0)
+			continue;
+		fputs(shown++ ? ", \\\n  " : "", p->gp);
+		gp_path(p->gp, path);
+		snprintf(t, sizeof t, "%s files (%zu)",
+			 units_format_size(p->r->sizes[k].file_size, size, sizeof size), count[k]);
+		fprintf(p->gp, " index %ld using 1:2 with steps lw 2 title ", k);
+		gp_str(p->gp, t);
+	}
+	fputc('\n', p->gp);
+	return gp_chart_end(p, 2, e);
+}
+
+/* ---- each node's bandwidth, per data set ---- */
+
+/* The distinct data sets of the completed phases, as indices of their first phase. */
+static size_t node_datasets(const struct run_data *run, size_t *first)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < run->nphases; i++) {
+		size_t k = 0;
+		if (strcmp(run->phases[i].info.status, "complete") != 0)
+			continue;
+		while (k < n && strcmp(run->phases[first[k]].info.dataset, run->phases[i].info.dataset))
+			k++;
+		if (k == n)
+			first[n++] = i;
+	}
+	return n;
+}
+
+/* sum[d * nnodes + node] and cnt[...] of node bandwidths per data set. */
+static void node_sums(const struct run_data *run, const size_t *first, size_t nds,
+		      struct node_bw *bw, double *sum, int *cnt)
+{
+	int nn = run->nnodes;
+	for (size_t i = 0; i < run->nphases; i++) {
+		size_t d = 0;
+		if (strcmp(run->phases[i].info.status, "complete") != 0)
+			continue;
+		while (d < nds && strcmp(run->phases[first[d]].info.dataset,
+					 run->phases[i].info.dataset))
+			d++;
+		analyze_nodes(&run->phases[i], nn, bw);
+		for (int n = 0; n < nn && d < nds; n++)
+			if (isfinite(bw[n].MBps)) {
+				sum[d * (size_t)nn + (size_t)n] += bw[n].MBps;
+				cnt[d * (size_t)nn + (size_t)n]++;
+			}
+	}
+}
+
+static void node_rows(FILE *f, const struct run_data *run, size_t nds, const double *sum,
+		      const int *cnt)
+{
+	char host[RESULTS_HOST_MAX];
+	size_t nn = (size_t)run->nnodes;
+	for (size_t n = 0; n < nn; n++) {
+		dat_label(f, rp_host(run, (int)n, host, sizeof host));
+		for (size_t d = 0; d < nds; d++)
+			fprintf(f, " %.6g", cnt[d * nn + n] ? sum[d * nn + n] / cnt[d * nn + n] : NAN);
+		fputc('\n', f);
+	}
+}
+
+static int node_script(struct plot *p, const char *path, const size_t *first, size_t nds,
+		       struct pf_err *e)
+{
+	if (gp_chart_begin(p, 3, e) != 0)
+		return -1;
+	gp_title(p, rp_chart_titles[3], "readers' bytes / first start to last end of the node, "
+		 "mean over completed phases");
+	fprintf(p->gp, "set xlabel 'node (host name)'\nset ylabel 'node bandwidth [MB/s]'\n"
+		"set yrange [0:*]\nset style data histograms\nset style histogram clustered gap 1\n"
+		"set style fill solid 0.8 border -1\nset key outside right top\n%splot ",
+		p->r->run->nnodes > 8 ? "set xtics rotate by -60\n" : "");
+	for (size_t d = 0; d < nds; d++) {
+		fputs(d ? ", \\\n  " : "", p->gp);
+		gp_path(p->gp, path);
+		fprintf(p->gp, " using %zu%s title ", d + 2, d ? "" : ":xtic(1)");
+		gp_str(p->gp, p->r->run->phases[first[d]].info.dataset);
+	}
+	fputc('\n', p->gp);
+	return gp_chart_end(p, 3, e);
+}
+
+static int plot_nodes(struct plot *p, struct pf_err *e)
+{
+	const struct run_data *run = p->r->run;
+	size_t nn = (size_t)run->nnodes, np = run->nphases ? run->nphases : 1;
+	size_t *first = calloc(np, sizeof *first), nds = 0;
+	struct node_bw *bw = calloc(nn, sizeof *bw);
+	double *sum = calloc(np * nn, sizeof *sum);
+	int *cnt = calloc(np * nn, sizeof *cnt), rc = -1;
+	char path[4096];
+	FILE *f = NULL;
+	if (first == NULL || bw == NULL || sum == NULL || cnt == NULL) {
+		pf_fail(e, PF_RUNTIME, "report: out of memory");
+		goto out;
+	}
+	nds = node_datasets(run, first);
+	node_sums(run, first, nds, bw, sum, cnt);
+	if ((f = dat_open(p, "nodes", path, sizeof path, e)) == NULL)
+		goto out;
+	node_rows(f, run, nds, sum, cnt);
+	if (dat_close(f, path, e) == 0)
+		rc = node_script(p, path, first, nds, e);
+out:
+	free(first);
+	free(bw);
+	free(sum);
+	free(cnt);
+	return rc;
+}
+
+/* ---- running gnuplot ---- */
+
+int rp_chart_has_data(const struct rp_run *r, int i)
+{
+	if (r->ncells == 0 || r->run->nnodes < 1)
+		return 0;
+	if (i == 1)
+		return timeline_phase(r->run) >= 0;
+	if (i == 2)
+		return r->nsizes > 0 && all_file_records(r->run) > 0;
+	return 1;
+}
+
+/* The first line of gnuplot's complaints, from its log. */
+static void gp_log_line(const char *log, char *buf, size_t len)
+{
+	FILE *f = fopen(log, "r");
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	while (fgets(buf, (int)len, f) != NULL)
+		if (strstr(buf, "error") != NULL || strstr(buf, "line ") != NULL)
+			break;
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f); /* read only: nothing to lose */
+}
+
+static int gp_run(const char *script, const char *log, struct pf_err *e)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = {"gnuplot", (char *)script, NULL}, line[512];
+	pid_t pid;
+	int status = 0, rc;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return pf_fail(e, PF_RUNTIME, "report: cannot start gnuplot: out of memory");
+	rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (rc == 0)
+		rc = posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (rc == 0)
+		rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc == ENOENT)
+		return pf_fail(e, PF_RUNTIME, "report: gnuplot not found on PATH: install it "
+			       "(Debian: apt-get install gnuplot-nox) to draw charts");
+	if (rc != 0)
+		return pf_fail_errno(e, rc, "report: cannot start gnuplot");
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return pf_fail_errno(e, errno, "report: waiting for gnuplot");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	gp_log_line(log, line, sizeof line);
+	return pf_fail(e, PF_RUNTIME, "report: gnuplot failed on %s (%s %d)%s%s (log: %s)", script,
+		       WIFEXITED(status) ? "exit status" : "signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		       line[0] ? ": " : "", line, log);
+}
+
+/* Every chart that was drawn must exist and not be empty. */
+static int plot_check(const struct plot *p, struct pf_err *e)
+{
+	static const char *const ext[] = {"png", "svg"};
+	char path[4096];
+	struct stat st;
+	for (int i = 0; i < RP_NCHARTS; i++)
+		for (int x = 0; x < 2 && rp_chart_has_data(p->r, i); x++) {
+			if (plot_path(p, rp_chart_names[i], ext[x], path, sizeof path) != 0)
+				return pf_fail(e, PF_USAGE, "report: plot directory name too long");
+			if (stat(path, &st) != 0 || st.st_size == 0)
+				return pf_fail(e, PF_RUNTIME, "report: gnuplot did not write %s", path);
+		}
+	return 0;
+}
+
+static int (*const plot_fns[RP_NCHARTS])(struct plot *, struct pf_err *) = {
+	plot_bandwidth, plot_timeline, plot_latency, plot_nodes};
+
+static void plot_name(struct plot *p)
+{
+	const char *cfg = p->r->run->config_path, *base = cfg ? strrchr(cfg, '/') : NULL;
+	base = base ? base + 1 : cfg;
+	snprintf(p->name, sizeof p->name, "%s", base && base[0] ? base : p->r->stem);
+}
+
+static int plot_run(const char *dir, struct rp_run *r, struct pf_err *e)
+{
+	char script[4096], log[4096];
+	struct plot p = {dir, r, NULL, ""};
+	int rc = 0;
+	plot_name(&p);
+	if (plot_path(&p, "", "gp", script, sizeof script) != 0 ||
+	    plot_path(&p, "gnuplot", "log", log, sizeof log) != 0)
+		return pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", dir);
+	if ((p.gp = fopen(script, "w")) == NULL)
+		return pf_fail_errno(e, errno, "report: cannot write %s", script);
+	fprintf(p.gp, "# gnuplot script written by pfsread report for %s\n",
+		rp_or_dash(r->run->path));
+	for (int i = 0; i < RP_NCHARTS && rc == 0; i++)
+		if (rp_chart_has_data(r, i))
+			rc = plot_fns[i](&p, e);
+	if (dat_close(p.gp, script, e) != 0 || rc != 0)
+		return -1;
+	if (r->ncells == 0)
+		return 0;
+	if (gp_run(script, log, e) != 0 || plot_check(&p, e) != 0)
+		return -1;
+	return 0;
+}
+
+int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e)
+{
+	struct stat st;
+	int err = dataset_mkdirs(dir);
+	if (err != 0)
+		return pf_fail_errno(e, err, "report: cannot make the plot directory %s", dir);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return pf_fail(e, PF_USAGE, "report: %s is not a directory", dir);
+	for (size_t i = 0; i < nruns; i++)
+		if (plot_run(dir, &runs[i], e) != 0)
+			return -1;
+	return 0;
+}

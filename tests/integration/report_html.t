@@ -1,0 +1,59 @@
+#!/bin/sh
+# report_html: `pfsread report --html` writes one self-contained page; headless Chromium loads
+# it with no console error and finds every chart drawn (the page's own check sets
+# data-charts-rendered="drawn/total" on <body>). Skips when Chromium is not installed.
+. "$(dirname "$0")/lib.sh"
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROMIUM" ] || skip_all "chromium is not installed (Debian: apt-get install chromium)"
+"$PYTHON" -c 'import h5py' 2>/dev/null || skip_all "python3 with h5py is not installed"
+command -v gnuplot >/dev/null 2>&1 || skip_all "gnuplot is not installed"
+
+# browse PAGE: load it headless; the DOM after load into $SCRATCH/dom, the log into $SCRATCH/log.
+browse() {
+	profile=$(mktemp -d "$SCRATCH/profile.XXXXXX")
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
+		--enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$1" \
+		>"$SCRATCH/dom" 2>"$SCRATCH/log"
+}
+
+check "report_h5.py writes the hand-made results files" \
+	"$PYTHON" "$TOP/tests/integration/report_h5.py" "$SCRATCH"
+mkdir -p "$SCRATCH/tmp"
+expect_status 0 "report a.h5 b.h5 --html page.html" env TMPDIR="$SCRATCH/tmp" \
+	"$PFSREAD" report "$SCRATCH/a.h5" "$SCRATCH/b.h5" --html "$SCRATCH/page.html"
+test -z "$(ls -A "$SCRATCH/tmp")"
+ok $? "the scratch chart directory is removed"
+! sed -E 's/xmlns(:[a-z]+)?="[^"]*"//g' "$SCRATCH/page.html" |
+	grep -Eq '<(link|img|iframe|object|embed)|src=|https?://'
+ok $? "the page loads nothing from outside (no link, img, src or URL but XML namespaces)"
+grep -q "hardware: {node_link_MBps: 100" "$SCRATCH/page.html" && grep -q "environment" "$SCRATCH/page.html"
+ok $? "the page holds the run's config and environment"
+
+browse "$SCRATCH/page.html"
+ok $? "chromium loads the page"
+grep -q 'data-charts-rendered="8/8"' "$SCRATCH/dom"
+ok $? "every chart present and drawn: $(grep -o 'data-charts-rendered="[^"]*"' "$SCRATCH/dom")"
+n=$(grep -c ':CONSOLE' "$SCRATCH/log")
+test "$n" -eq 0
+ok $? "no console message ($n)"
+[ "$n" -eq 0 ] || grep ':CONSOLE' "$SCRATCH/log" | head -n 5 | sed 's/^/#   /'
+grep -q '<table>' "$SCRATCH/dom" && grep -q 'statistics per cell' "$SCRATCH/dom"
+ok $? "the tables are there"
+
+# the checks above can fail: a page with a script error and an empty chart is caught
+cat >"$SCRATCH/bad.html" <<'HTML'
+<!DOCTYPE html><html><body><figure class="chart"><svg xmlns="http://www.w3.org/2000/svg"></svg>
+</figure><script>nosuch();</script></body></html>
+HTML
+browse "$SCRATCH/bad.html"
+grep -q ':CONSOLE' "$SCRATCH/log"
+ok $? "a script error on a page shows in the log (the console check works)"
+
+expect_status 0 "--plot and --html together" "$PFSREAD" report "$SCRATCH/a.h5" \
+	--plot "$SCRATCH/plots" --html "$SCRATCH/one.html"
+browse "$SCRATCH/one.html"
+grep -q 'data-charts-rendered="4/4"' "$SCRATCH/dom" && test -f "$SCRATCH/plots/a-timeline.png"
+ok $? "one run: 4 charts drawn, the PNGs kept in the plot directory"
+done_testing

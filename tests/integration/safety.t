@@ -1,0 +1,93 @@
+#!/bin/sh
+# safety: clean removes only what the manifest lists and never follows a symbolic link out of
+# the data set; it refuses system roots, home directories and mount points; generate on a full
+# disk leaves no partial file and no false manifest; a rank killed with -9 leaves a readable
+# results file and does not block the next run; config paths cannot leave the root.
+. "$(dirname "$0")/lib.sh"
+
+root="$SCRATCH/data"
+cfg="$SCRATCH/t.yaml"
+small_config "$cfg" "$root" "cache: none"
+check "generate" mpi 2 "$PFSREAD" generate "$cfg"
+
+# a planted symbolic link to a directory of files that must survive, named as pfsread names
+precious="$SCRATCH/precious"
+mkdir -p "$precious"
+for f in f0000000004 f0000000005 keep.txt; do echo precious >"$precious/$f"; done
+rm -rf "$root/big/d000001" && ln -s "$precious" "$root/big/d000001"
+ln -s "$precious/keep.txt" "$root/big/d000000/f0000000002.part"
+echo mine >"$root/big/d000000/notes.txt"
+expect_status 0 "clean with planted symbolic links" mpi 2 "$PFSREAD" clean "$cfg"
+test "$(cat "$precious/f0000000004" "$precious/f0000000005" "$precious/keep.txt")" = \
+	"$(printf 'precious\nprecious\nprecious')"
+ok $? "no file behind a symbolic link was touched"
+test -f "$root/big/d000000/notes.txt" && test ! -e "$root/big/d000000/f0000000000"
+ok $? "a file clean did not make is kept, the files it made are gone"
+test ! -e "$root/small"
+ok $? "the other data set is gone entirely"
+
+expect_status 2 "clean refuses a data set without a manifest" mpi 1 "$PFSREAD" clean "$cfg"
+contains "holds no pfsread manifest" "and says why"
+
+for bad in / /home; do
+	printf 'root: %s\ndatasets: [{name: x, file_size: 1MiB, file_count: 1}]\n' "$bad" >"$SCRATCH/r.yaml"
+	expect_status 2 "clean refuses root $bad" mpi 1 "$PFSREAD" clean "$SCRATCH/r.yaml"
+	contains "refusing root" "and says why ($bad)"
+done
+mkdir -p "$SCRATCH/home"
+printf 'root: %s\ndatasets: [{name: x, file_size: 1MiB, file_count: 1}]\n' "$SCRATCH/home" >"$SCRATCH/h.yaml"
+HOME="$SCRATCH/home" expect_status 2 "clean refuses \$HOME" mpi 1 "$PFSREAD" clean "$SCRATCH/h.yaml"
+contains "your home directory" "and says why"
+printf 'root: /proc\ndatasets: [{name: x, file_size: 1MiB, file_count: 1}]\n' >"$SCRATCH/m.yaml"
+expect_status 2 "clean refuses a mount point as root" mpi 1 "$PFSREAD" clean "$SCRATCH/m.yaml"
+contains "mount point" "and says why"
+
+for name in ../escape /etc x/y; do
+	printf 'root: %s\ndatasets: [{name: %s, file_size: 1MiB, file_count: 1}]\n' "$root" "$name" >"$SCRATCH/e.yaml"
+	expect_status 2 "a data set named '$name' cannot leave the root" "$PFSREAD" plan "$SCRATCH/e.yaml" --ranks 1 --nodes 1
+done
+
+# generate on a full disk (a 3 MiB tmpfs; root only)
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$SCRATCH/full" && mount -t tmpfs -o size=3m tmpfs "$SCRATCH/full" 2>/dev/null; then
+	printf 'root: %s/full/r\ndatasets: [{name: big, file_size: 1MiB, file_count: 8}]\n' "$SCRATCH" >"$SCRATCH/f.yaml"
+	expect_status 1 "generate on a full disk fails" mpi 2 "$PFSREAD" generate "$SCRATCH/f.yaml"
+	contains "No space left on device" "with the reason"
+	test "$(find "$SCRATCH/full" -name '*.part' | wc -l)" -eq 0
+	ok $? "no partial file is left"
+	grep -q "complete 0" "$SCRATCH/full/r/big/.pfsread-manifest"
+	ok $? "the manifest does not claim the data set whole"
+	for f in $(find "$SCRATCH/full/r/big" -name 'f*'); do
+		test "$(stat -c %s "$f")" -eq 1048576 || echo "partial $f"
+	done >"$SCRATCH/partial"
+	test ! -s "$SCRATCH/partial"
+	ok $? "every file under its final name is whole"
+	umount "$SCRATCH/full"
+else
+	echo "# full-disk test skipped: needs root to mount a small tmpfs"
+fi
+
+# kill -9 one rank in the middle of a run
+root2="$SCRATCH/data2"
+small_config "$cfg" "$root2" "cache: none" "repetitions: 400"
+check "generate a fresh data set" mpi 2 "$PFSREAD" generate "$cfg"
+mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/killed.h5" >"$SCRATCH/killed.out" 2>&1 &
+pid=$!
+i=0
+while [ "$i" -lt 500 ] && [ "$(grep -c '^\[' "$SCRATCH/killed.out")" -lt 3 ]; do
+	sleep 0.02
+	i=$((i + 1))
+done
+pkill -9 -n -f "^$PFSREAD run $cfg"
+wait $pid
+ok $(($? != 0 ? 0 : 1)) "the run ends with a non-zero status when a rank is killed"
+check "the results file opens and holds the phases completed before" "$PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+done = [n for n in sorted(f["phases"]) if f["phases"][n].attrs["status"] == "complete"]
+assert len(done) >= 3, len(done)
+for n in done:
+    assert f["phases"][n].attrs["bytes"] == f["phases"][n]["files"]["bytes"].sum()
+' "$SCRATCH/killed.h5"
+small_config "$cfg" "$root2" "cache: none"
+check "the next run is not blocked by what the killed one left" mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/next.h5"
+done_testing

@@ -1,0 +1,298 @@
+#!/bin/sh
+# slurm: the job scripts under a real Slurm that this test starts and stops (munged, slurmctld
+# and three slurmd on one machine, all in a scratch directory on ports of their own): sbatch
+# --wait on one node (this host) and on two Slurm nodes (n1, n2) with mpirun and with srun,
+# the sweep helper, and the PBS script through Slurm's qsub wrapper and run directly the way
+# PBS would. Needs root; installs the Slurm packages when missing. About a minute.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root to start munged, slurmctld and slurmd"
+PATH=$PATH:/usr/sbin:/sbin
+if ! timeout 900 tests/install-deps.sh slurm-wlm slurmctld slurmd munge slurm-client \
+	slurm-wlm-torque >"$SCRATCH/install.log" 2>&1; then
+	skip_all "the Slurm packages are missing and cannot be installed"
+fi
+for c in munged slurmctld slurmd sbatch squeue scancel sinfo qsub; do
+	command -v "$c" >/dev/null 2>&1 || skip_all "no $c after installing the Slurm packages"
+done
+# A test run inside a batch job must not take that job's variables for its own.
+for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|PBS_[A-Za-z0-9_]*\|PFSREAD_[A-Z_]*\)=.*/\1/p'); do
+	unset "$v"
+done
+export PFSREAD
+SBATCH_SCRIPT=$TOP/jobscripts/slurm/pfsread.sbatch
+PBS_SCRIPT=$TOP/jobscripts/pbs/pfsread.pbs
+FAKE_NODE_ENV="OMPI_MCA_btl=self,tcp OMPI_MCA_rtc_hwloc_vmhole=none PMIX_MCA_gds=hash"
+
+# ---- the scripts without a batch system ----
+
+sed -n '/^# ---- nothing below needs editing/,$p' "$SBATCH_SCRIPT" >"$SCRATCH/body.sbatch"
+sed -n '/^# ---- nothing below needs editing/,$p' "$PBS_SCRIPT" >"$SCRATCH/body.pbs"
+check "pfsread.sbatch and pfsread.pbs share one body" cmp "$SCRATCH/body.sbatch" "$SCRATCH/body.pbs"
+cfg="$SCRATCH/t.yaml"
+small_config "$cfg" "$SCRATCH/data" "sweep: {readers_per_node: [1, 2]}" "cache: fadvise"
+expect_status 2 "outside a job: refused" bash "$SBATCH_SCRIPT" "$cfg"
+contains "not inside a Slurm or PBS job" "the message says so"
+expect_status 2 "no config: refused" env PBS_JOBID=1 PBS_NODEFILE=/dev/null bash "$PBS_SCRIPT"
+contains "name the config" "the message says how to name it"
+
+# ---- a Slurm of our own ----
+
+S="$SCRATCH/slurm"
+DAEMONS=""
+any_alive() {
+	for pid in $DAEMONS; do
+		kill -0 "$pid" 2>/dev/null && return 0
+	done
+	return 1
+}
+cleanup() {
+	if [ -n "$DAEMONS" ]; then
+		# Jobs first: their slurmstepd would outlive slurmd.
+		timeout 10 squeue -h -o %i 2>/dev/null | xargs -r timeout 10 scancel 2>/dev/null
+		deadline=$(($(date +%s) + 20))
+		while [ -n "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+			sleep 0.5
+		done
+		# shellcheck disable=SC2086
+		kill $DAEMONS 2>/dev/null
+		deadline=$(($(date +%s) + 10))
+		while any_alive && [ "$(date +%s)" -lt "$deadline" ]; do
+			sleep 0.25
+		done
+		# shellcheck disable=SC2086
+		kill -9 $DAEMONS 2>/dev/null
+	fi
+	rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# bail DESCRIPTION: Slurm did not come up; show its logs and stop here.
+bail() {
+	ok 1 "$1"
+	tail -n 15 "$S"/*.log 2>/dev/null | sed 's/^/#   /'
+	done_testing
+}
+
+# Four free ports in a row outside the ephemeral range: slurmctld, then one per slurmd.
+PORT=$("$PYTHON" -c '
+import random, socket
+for _ in range(500):
+    base = random.randrange(20000, 30000, 4)
+    try:
+        for p in range(base, base + 4):
+            s = socket.socket()
+            s.bind(("", p))
+            s.close()
+    except OSError:
+        continue
+    print(base)
+    break
+')
+[ -n "$PORT" ] || bail "four free ports for Slurm"
+
+# The recipe of ENVIRONMENT.md, in the scratch directory: munged on its own socket, root as
+# SlurmUser (no ownership to arrange), each node with its own spool and TmpFS.
+chmod 755 "$SCRATCH"
+mkdir -p "$S/munge" "$S/state" "$S/tmp-one" "$S/tmp-n1" "$S/tmp-n2"
+chmod 755 "$S" "$S/munge"
+dd if=/dev/urandom of="$S/munge/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$S/munge/munge.key"
+# The one-node partition is this host under its own name, as on a cluster (a node named
+# localhost clashes with the NodeHostname of n1 and n2).
+ONE=$(hostname -s)
+case "$ONE" in localhost | n1 | n2 | "" | *[!A-Za-z0-9-]*) ONE=single ;; esac
+HW=$(slurmd -C | sed -n '1s/^NodeName=[^ ]* \(CPUs=.*\) RealMemory=.*/\1/p')
+[ -n "$HW" ] || HW="CPUs=$(nproc)"
+cat >"$S/slurm.conf" <<EOF
+ClusterName=pfsreadtest
+SlurmctldHost=localhost
+SlurmctldPort=$PORT
+SlurmUser=root
+AuthType=auth/munge
+AuthInfo=socket=$S/munge/socket
+StateSaveLocation=$S/state
+SlurmdSpoolDir=$S/spool-%n
+SlurmctldPidFile=$S/slurmctld.pid
+SlurmdPidFile=$S/slurmd-%n.pid
+SlurmctldLogFile=$S/slurmctld.log
+SlurmdLogFile=$S/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=pmix
+MailProg=/bin/true
+ReturnToService=2
+DebugFlags=NO_CONF_HASH
+TmpFS=$S/tmp-one
+NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((PORT + 2))-$((PORT + 3)) $HW RealMemory=1000 State=UNKNOWN
+NodeName=$ONE NodeAddr=127.0.0.1 Port=$((PORT + 1)) $HW RealMemory=1000 State=UNKNOWN
+PartitionName=one Nodes=$ONE Default=YES MaxTime=INFINITE State=UP
+PartitionName=two Nodes=n[1-2] MaxTime=INFINITE State=UP
+EOF
+for n in n1 n2; do
+	sed "s|^TmpFS=.*|TmpFS=$S/tmp-$n|" "$S/slurm.conf" >"$S/slurm-$n.conf"
+done
+export SLURM_CONF="$S/slurm.conf"
+
+munged -F --socket="$S/munge/socket" --key-file="$S/munge/munge.key" \
+	--pid-file="$S/munge/pid" --log-file="$S/munge.log" --seed-file="$S/munge/seed" \
+	>/dev/null 2>&1 &
+DAEMONS=$!
+i=0
+while [ $i -lt 40 ] && [ ! -S "$S/munge/socket" ]; do
+	sleep 0.25
+	i=$((i + 1))
+done
+[ -S "$S/munge/socket" ] || bail "munged started"
+slurmctld -D -f "$S/slurm.conf" >/dev/null 2>&1 &
+DAEMONS="$DAEMONS $!"
+slurmd -D -f "$S/slurm.conf" -N "$ONE" >/dev/null 2>&1 &
+DAEMONS="$DAEMONS $!"
+for n in n1 n2; do
+	slurmd -D -f "$S/slurm-$n.conf" -N "$n" >/dev/null 2>&1 &
+	DAEMONS="$DAEMONS $!"
+done
+# Up when three nodes are idle; down when a daemon died (its log says why).
+idle() {
+	[ "$(timeout 5 sinfo -h -N -o '%N %t' 2>/dev/null | grep -c ' idle$')" -eq 3 ]
+}
+deadline=$(($(date +%s) + 60))
+until idle; do
+	for pid in $DAEMONS; do
+		kill -0 "$pid" 2>/dev/null || bail "munged, slurmctld and three slurmd up (one died)"
+	done
+	[ "$(date +%s)" -lt "$deadline" ] || bail "three idle Slurm nodes within 60 s"
+	sleep 0.5
+done
+ok 0 "munged, slurmctld and three slurmd up, three idle nodes"
+
+# submit DIR DESCRIPTION SBATCH_ARGS...: sbatch --wait from DIR, with the variables in
+# JOB_ENV (NAME=VALUE ...), which must pass. Leaves the job id in JOB, its output in LOG.
+JOB_ENV=""
+submit() {
+	dir=$1
+	desc=$2
+	shift 2
+	mkdir -p "$dir"
+	# shellcheck disable=SC2086
+	out=$(cd "$dir" && env $JOB_ENV timeout 240 sbatch --wait --parsable -o job-%j.out "$@" 2>&1)
+	rc=$?
+	JOB=$(printf '%s\n' "$out" | sed -n '1{s/;.*//;p;}')
+	LOG=$(cat "$dir/job-$JOB.out" 2>/dev/null)
+	ok $rc "$desc"
+	if [ $rc -ne 0 ]; then
+		printf '%s\n%s\n' "$out" "$LOG" | sed 's/^/#   /' | tail -n 30
+	fi
+}
+
+# logged TEXT DESCRIPTION: passes when the job's output contains TEXT.
+logged() {
+	OUT=$LOG
+	contains "$1" "$2"
+}
+
+# h5 FILE EXPECT_JSON DESCRIPTION: the independent h5py check of a results file.
+h5() {
+	check "$3" "$PYTHON" "$CHECK_H5" "$1" "$2"
+}
+
+# ---- Slurm: one node ----
+
+submit "$SCRATCH/one" "sbatch --wait: one node, 2 ranks" -p one -N 1 --ntasks-per-node=2 \
+	"$SBATCH_SCRIPT" "$cfg"
+logged "generating the data sets" "the data sets were missing: generated"
+logged "phases (times summed over ranks)" "the report is in the job's output"
+logged "done, exit status 0" "the job says it succeeded"
+h5 "$SCRATCH/one/t-$JOB.h5" '{"status": "complete", "nranks": 2, "nnodes": 1, "phases": 4}' \
+	"results named after the job id in the submission directory: complete, 1 node, 2 ranks"
+check "the results record the Slurm job id" "$PYTHON" -c '
+import h5py, sys
+assert h5py.File(sys.argv[1], "r").attrs["job_id"] == sys.argv[2]' "$SCRATCH/one/t-$JOB.h5" "$JOB"
+
+JOB_ENV="PFSREAD_CONFIG=$cfg PFSREAD_RESULTS_DIR=$SCRATCH/elsewhere"
+submit "$SCRATCH/one" "sbatch --wait: config from PFSREAD_CONFIG, results in PFSREAD_RESULTS_DIR" \
+	-p one -N 1 --ntasks-per-node=2 "$SBATCH_SCRIPT"
+JOB_ENV=""
+logged "every data set is complete: no generate" "complete data sets: no generate"
+h5 "$SCRATCH/elsewhere/t-$JOB.h5" '{"status": "complete", "nnodes": 1}' \
+	"results in PFSREAD_RESULTS_DIR"
+
+# ---- Slurm: two nodes on one machine ----
+
+# shellcheck disable=SC2086
+export $FAKE_NODE_ENV
+submit "$SCRATCH/two" "sbatch --wait: 2 nodes x 2 ranks, mpirun" -p two -N 2 \
+	--ntasks-per-node=2 "$SBATCH_SCRIPT" "$cfg"
+logged "launch: mpirun -np 4 --map-by ppr:2:node --allow-run-as-root" "mpirun, 2 per node, as root"
+h5 "$SCRATCH/two/t-$JOB.h5" '{"status": "complete", "nranks": 4, "nnodes": 2, "phases": 4}' \
+	"mpirun: complete, 2 nodes, 4 ranks"
+check "ranks 0-1 on one node, 2-3 on the other" "$PYTHON" -c '
+import h5py, sys
+assert list(h5py.File(sys.argv[1], "r")["topology/node_of_rank"][:]) == [0, 0, 1, 1]' \
+	"$SCRATCH/two/t-$JOB.h5"
+
+JOB_ENV="PFSREAD_LAUNCHER=srun"
+submit "$SCRATCH/two" "sbatch --wait: 2 nodes x 2 ranks, srun" \
+	-p two -N 2 --ntasks-per-node=2 "$SBATCH_SCRIPT" "$cfg"
+JOB_ENV=""
+logged "launch: srun --mpi=pmix --nodes=2 --ntasks=4 --ntasks-per-node=2" "srun --mpi=pmix"
+h5 "$SCRATCH/two/t-$JOB.h5" '{"status": "complete", "nranks": 4, "nnodes": 2}' \
+	"srun: complete, 2 nodes, 4 ranks"
+
+# ---- the sweep: one job per node count, then one report ----
+
+expect_status 0 "sweep over 1 and 2 nodes: jobs, then the summary" \
+	timeout 300 "$TOP/jobscripts/slurm/pfsread-sweep.sh" --nodes "1 2" \
+	--results-dir "$SCRATCH/sweep" "$cfg" -- -p two
+contains "2 nodes x 2 ranks: job" "ranks per node from the config's largest readers_per_node"
+contains "phases (times summed over ranks)" "one report over all runs"
+contains "scaling: aggregate bandwidth [MB/s] by node count" "the scaling summary"
+printf '%s\n' "$OUT" | sed -n '/^scaling: aggregate/,/^$/p' >"$SCRATCH/summary"
+OUT=$(cat "$SCRATCH/summary")
+contains "1 node    2 nodes" "a column per node count"
+check "a row per data set and readers per node, each with its saturation" test \
+	"$(grep -c '^\(big\|small\) .*\(saturates at\|still scaling at\)' "$SCRATCH/summary")" -eq 4
+check "two results files, of 1 and of 2 nodes" "$PYTHON" -c '
+import glob, h5py, sys
+n = sorted(int(h5py.File(f, "r").attrs["nnodes"]) for f in glob.glob(sys.argv[1] + "/t-*.h5"))
+assert n == [1, 2], n' "$SCRATCH/sweep"
+
+# ---- PBS: through Slurm's qsub wrapper, and run as PBS would ----
+
+mkdir -p "$SCRATCH/qsub"
+OUT=$(cd "$SCRATCH/qsub" && timeout 240 qsub -V -v "PFSREAD_CONFIG=$cfg" -q two \
+	-l nodes=2:ppn=2 -N pfsread -j oe -o "$SCRATCH/qsub/qsub.out" -W block=true "$PBS_SCRIPT" 2>&1)
+ok $? "qsub (the wrapper) -l nodes=2:ppn=2 -W block=true"
+JOB=$(printf '%s\n' "$OUT" | tail -n 1)
+LOG=$(cat "$SCRATCH/qsub/qsub.out" 2>/dev/null)
+logged "done, exit status 0" "the PBS script succeeded under the wrapper"
+h5 "$SCRATCH/qsub/t-$JOB.h5" '{"status": "complete", "nranks": 4, "nnodes": 2}' \
+	"qsub: results named after the job id: complete, 2 nodes, 4 ranks"
+
+# Direct: PBS's variables, two made-up hosts with 2 slots each, a relative config path, and a
+# data set left incomplete, which the script must generate again.
+fake_nodes 2 2
+mkdir -p "$SCRATCH/pbs"
+cp "$cfg" "$SCRATCH/pbs/t.yaml"
+printf 'n1\nn1\nn2\nn2\n' >"$SCRATCH/pbs/nodefile"
+sed -i 's/^complete 1$/complete 0/' "$SCRATCH/data/small/.pfsread-manifest"
+OUT=$(cd / && PBS_JOBID=4242.pbsserver PBS_NODEFILE="$SCRATCH/pbs/nodefile" \
+	PBS_O_WORKDIR="$SCRATCH/pbs" PFSREAD_CONFIG=t.yaml \
+	OMPI_MCA_plm_rsh_agent="$SCRATCH/fake-rsh" timeout 240 bash "$PBS_SCRIPT" 2>&1)
+rc=$?
+ok $rc "the PBS script run directly with PBS_JOBID, PBS_NODEFILE, PBS_O_WORKDIR"
+[ $rc -eq 0 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | tail -n 30
+contains "data set small is missing or incomplete" "an incomplete data set is noticed"
+contains "generating the data sets" "and generated again"
+contains "2 nodes x 2 ranks" "2 nodes x 2 ranks from PBS_NODEFILE"
+contains "--hostfile $SCRATCH/pbs/nodefile" "mpirun gets the node file"
+h5 "$SCRATCH/pbs/t-4242.pbsserver.h5" '{"status": "complete", "nranks": 4, "nnodes": 2}' \
+	"results in PBS_O_WORKDIR named after PBS_JOBID: complete, 2 nodes, 4 ranks"
+check "the manifest says complete again" grep -qx "complete 1" "$SCRATCH/data/small/.pfsread-manifest"
+
+done_testing
