@@ -50,17 +50,19 @@ static void envinfo_atime_mode(struct mount_info *m)
 /* "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue" */
 int envinfo_parse_mountinfo_line(const char *line, struct mount_info *m)
 {
-	char point[1024], mopts[512], fstype[64], source[1024], sopts[512];
+	char point[1024], mopts[512], fstype[64], source[256], sopts[512];
 	const char *dash = strstr(line, " - ");
 	if (dash == NULL)
 		return -1;
 	if (sscanf(line, "%*s %*s %*s %*s %1023s %511s", point, mopts) != 2 ||
-	    sscanf(dash + 3, "%63s %1023s %511s", fstype, source, sopts) != 3)
+	    sscanf(dash + 3, "%63s %255s %511s", fstype, source, sopts) != 3)
 		return -1;
 	envinfo_unescape(point);
 	memset(m, 0, sizeof *m);
 	snprintf(m->mount_point, sizeof m->mount_point, "%s", point);
 	snprintf(m->fstype, sizeof m->fstype, "%s", fstype);
+	envinfo_unescape(source);
+	snprintf(m->source, sizeof m->source, "%s", source);
 	snprintf(m->options, sizeof m->options, "%s,%s", mopts, sopts);
 	envinfo_atime_mode(m);
 	return 0;
@@ -190,15 +192,18 @@ static void envinfo_lustre(const char *root, struct environment *env)
 
 /* The name a user knows a file system by: the statfs magic, refined by the mount's type
  * where the magic is shared (ext2/3/4) or generic (fuse.glusterfs, fuse.mfs). Pure. */
-void envinfo_fs_label(unsigned long magic, const char *mount_type, char *out, size_t len)
+void envinfo_fs_label(unsigned long magic, const struct mount_info *m, char *out, size_t len)
 {
-	const char *name = envinfo_fs_name(magic);
-	if (name != NULL && strcmp(name, "fuse") == 0 && strncmp(mount_type, "fuse.", 5) == 0)
-		snprintf(out, len, "%s (fuse)", mount_type + 5);
-	else if (name != NULL && strcmp(name, "ext2/3/4") == 0 && strncmp(mount_type, "ext", 3) == 0)
-		snprintf(out, len, "%s", mount_type);
+	const char *name = envinfo_fs_name(magic), *type = m != NULL ? m->fstype : "";
+	const char *hash = m != NULL ? strchr(m->source, '#') : NULL;
+	if (name != NULL && strcmp(name, "fuse") == 0 && strncmp(type, "fuse.", 5) == 0)
+		snprintf(out, len, "%s (fuse)", type + 5);
+	else if (name != NULL && strcmp(name, "fuse") == 0 && hash != NULL)
+		snprintf(out, len, "%.*s (fuse)", (int)(hash - m->source), m->source); /* mfs#host */
+	else if (name != NULL && strcmp(name, "ext2/3/4") == 0 && strncmp(type, "ext", 3) == 0)
+		snprintf(out, len, "%s", type);
 	else
-		snprintf(out, len, "%s", name != NULL ? name : mount_type[0] ? mount_type : "unknown");
+		snprintf(out, len, "%s", name != NULL ? name : type[0] ? type : "unknown");
 }
 
 static void envinfo_filesystem(const char *root, struct environment *env)
@@ -209,8 +214,7 @@ static void envinfo_filesystem(const char *root, struct environment *env)
 	char label[128];
 	int have_mount = envinfo_mount(root, &m, &ignored) == 0;
 	if (statfs(root, &sf) == 0) {
-		envinfo_fs_label((unsigned long)sf.f_type, have_mount ? m.fstype : "", label,
-				 sizeof label);
+		envinfo_fs_label((unsigned long)sf.f_type, have_mount ? &m : NULL, label, sizeof label);
 		envinfo_add(env, "fs_type", "%s", label);
 		envinfo_add(env, "fs_magic", "0x%lx", (unsigned long)sf.f_type);
 		envinfo_add(env, "fs_block_size", "%ld", (long)sf.f_bsize);
@@ -219,6 +223,7 @@ static void envinfo_filesystem(const char *root, struct environment *env)
 	}
 	if (have_mount) {
 		envinfo_add(env, "fs_mount_type", "%s", m.fstype);
+		envinfo_add(env, "fs_mount_source", "%s", m.source);
 		envinfo_add(env, "fs_mount_point", "%s", m.mount_point);
 		envinfo_add(env, "fs_mount_options", "%s", m.options);
 		envinfo_add(env, "fs_atime_mode", "%s", m.atime_mode);

@@ -483,21 +483,25 @@ out:
 static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 			 struct phase_work *w, struct phase_output *o, struct pf_err *e)
 {
-	if (phase_plan(s, t, w, e) != 0)
-		return -1;
-	if (w->n > 0 && (o->files = calloc(w->n, sizeof *o->files)) == NULL)
-		return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
-	for (uint64_t i = 0; i < w->n; i++)
+	int rc = phase_plan(s, t, w, e);
+	if (rc == 0 && w->n > 0 && (o->files = calloc(w->n, sizeof *o->files)) == NULL)
+		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+	for (uint64_t i = 0; rc == 0 && i < w->n; i++)
 		o->files[i].file = w->file[i];
-	if (phase_prepare_cache(s, t, w, e) != 0 ||
-	    phase_residency(s, w, &o->me.resident_fraction, e) != 0)
-		return -1;
-	if (phase_pipelined(s) && s->be->setup != NULL && w->n > 0) {
-		int rc = s->be->setup(s->x, s->transfer_size, &w->backend_state);
-		if (rc != 0)
-			return pf_fail_errno(e, rc, "phase %u: %s backend setup", s->index, s->be->name);
+	if (rc == 0)
+		rc = phase_prepare_cache(s, t, w, e);
+	/* every rank of the node, failed or not: the node's drop must be over before its ranks
+	 * probe the cache */
+	if (MPI_Barrier(t->node_comm) != MPI_SUCCESS && rc == 0)
+		rc = pf_fail(e, PF_RUNTIME, "phase %u: MPI_Barrier on the node failed", s->index);
+	if (rc == 0)
+		rc = phase_residency(s, w, &o->me.resident_fraction, e);
+	if (rc == 0 && phase_pipelined(s) && s->be->setup != NULL && w->n > 0) {
+		int src = s->be->setup(s->x, s->transfer_size, &w->backend_state);
+		if (src != 0)
+			rc = pf_fail_errno(e, src, "phase %u: %s backend setup", s->index, s->be->name);
 	}
-	return 0;
+	return rc;
 }
 
 /* The closing barrier. With a time limit, ranks that are done wait for the others at most

@@ -13,17 +13,33 @@
 
 /* ---- the run's origin ---- */
 
+/* The value of /environment's key, or NULL. */
+static const char *env_value(const struct run_data *run, const char *key)
+{
+	for (size_t i = 0; i < run->env.n; i++)
+		if (strcmp(run->env.e[i].key, key) == 0)
+			return run->env.e[i].value;
+	return NULL;
+}
+
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 {
-	static const char *const label[] = {"results", "config", "started", "ranks",
-					    "nodes",   "job id", "status"};
-	char nranks[16], nnodes[16];
+	static const char *const label[] = {"results", "config", "started", "ranks", "nodes",
+					    "job id",  "status", "fs",      "mount"};
+	char nranks[16], nnodes[16], fs[160], mount[1200];
+	const char *type = env_value(run, "fs_type"), *point = env_value(run, "fs_mount_point");
+	const char *opts = env_value(run, "fs_mount_options"), *atime = env_value(run, "fs_atime_mode");
 	snprintf(nranks, sizeof nranks, "%d", run->nranks);
 	snprintf(nnodes, sizeof nnodes, "%d", run->nnodes);
+	snprintf(fs, sizeof fs, "%s%s%s%s", type ? type : "-", atime ? " (atime: " : "",
+		 atime ? atime : "", atime ? ")" : "");
+	snprintf(mount, sizeof mount, "%s%s%s", point ? point : "-", opts ? " " : "",
+		 opts ? opts : "");
 	const char *value[] = {rp_or_dash(run->path),       rp_or_dash(run->config_path),
 			       rp_or_dash(run->start_time), nranks,
 			       nnodes,                      rp_or_dash(run->job_id),
-			       rp_or_dash(run->status)};
+			       rp_or_dash(run->status),     fs,
+			       mount};
 	if (f == REPORT_TEXT) {
 		for (size_t i = 0; i < sizeof label / sizeof label[0]; i++)
 			fprintf(out, "%-8s %s\n", label[i], value[i]);

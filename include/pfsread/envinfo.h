@@ -10,6 +10,7 @@
 struct mount_info {
 	char mount_point[1024];
 	char fstype[64];      /* as /proc/self/mountinfo names it: ext4, xfs, lustre, fuse.glusterfs ... */
+	char source[256];     /* what is mounted: /dev/sda1, host:/volume, mfs#master:9421 ... */
 	char options[1040];   /* per-mount and super-block options, comma-separated */
 	char atime_mode[16];  /* noatime | relatime | strictatime (reads update atime: reads write) */
 };
@@ -41,9 +42,9 @@ void envinfo_collect(const char *root, struct environment *env);
  * NULL when unknown. For FUSE the mount's subtype says more (fuse.glusterfs). Pure. */
 const char *envinfo_fs_name(unsigned long magic);
 
-/* The name a user knows a file system by: magic refined by the mount type ("ext4",
- * "glusterfs (fuse)", "lustre"). Pure. */
-void envinfo_fs_label(unsigned long magic, const char *mount_type, char *out, size_t len);
+/* The name a user knows a file system by: magic refined by the mount ("ext4",
+ * "glusterfs (fuse)", "mfs (fuse)", "lustre"); m may be NULL. Pure. */
+void envinfo_fs_label(unsigned long magic, const struct mount_info *m, char *out, size_t len);
 
 /* Lustre's striping from the bytes of a "lustre.lov" extended attribute (struct
  * lov_user_md v1/v3, read by offset so that no Lustre headers are needed). Returns 0 and

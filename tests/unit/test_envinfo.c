@@ -8,20 +8,26 @@
 static void test_names(void)
 {
 	char label[128];
+	struct mount_info m = {.fstype = "fuse.glusterfs", .source = "vm:/gv0"};
 	ok(strcmp(envinfo_fs_name(0x0BD00BD0), "lustre") == 0, "lustre magic");
 	ok(strcmp(envinfo_fs_name(0x20030528), "pvfs2/orangefs") == 0, "pvfs2 magic");
 	ok(strcmp(envinfo_fs_name(0x47504653), "gpfs") == 0, "gpfs magic");
 	ok(strcmp(envinfo_fs_name(0x19830326), "beegfs") == 0, "beegfs magic");
 	ok(envinfo_fs_name(0x12345678) == NULL, "an unknown magic is NULL");
-	envinfo_fs_label(0x65735546, "fuse.glusterfs", label, sizeof label);
+	envinfo_fs_label(0x65735546, &m, label, sizeof label);
 	ok(strcmp(label, "glusterfs (fuse)") == 0, "fuse.glusterfs -> %s", label);
-	envinfo_fs_label(0x65735546, "fuse.mfs", label, sizeof label);
-	ok(strcmp(label, "mfs (fuse)") == 0, "fuse.mfs -> %s", label);
-	envinfo_fs_label(0xEF53, "ext4", label, sizeof label);
+	snprintf(m.fstype, sizeof m.fstype, "fuse");
+	snprintf(m.source, sizeof m.source, "mfs#127.0.0.1:9421");
+	envinfo_fs_label(0x65735546, &m, label, sizeof label);
+	ok(strcmp(label, "mfs (fuse)") == 0, "fuse from mfs#master -> %s", label);
+	snprintf(m.fstype, sizeof m.fstype, "ext4");
+	envinfo_fs_label(0xEF53, &m, label, sizeof label);
 	ok(strcmp(label, "ext4") == 0, "ext2/3/4 magic with an ext4 mount -> %s", label);
-	envinfo_fs_label(0x58465342, "xfs", label, sizeof label);
+	snprintf(m.fstype, sizeof m.fstype, "xfs");
+	envinfo_fs_label(0x58465342, &m, label, sizeof label);
 	ok(strcmp(label, "xfs") == 0, "xfs");
-	envinfo_fs_label(0x1, "weirdfs", label, sizeof label);
+	snprintf(m.fstype, sizeof m.fstype, "weirdfs");
+	envinfo_fs_label(0x1, &m, label, sizeof label);
 	ok(strcmp(label, "weirdfs") == 0, "unknown magic falls back to the mount type");
 }
 
