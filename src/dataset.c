@@ -78,61 +78,122 @@ uint64_t dataset_key(const struct cfg_dataset *d)
 	return dataset_mix(h);
 }
 
-/* Word k (bytes 8k..8k+7, little-endian) of a file whose base is dataset_file_base. */
-static inline uint64_t dataset_word(uint64_t base, uint64_t k)
+/* The content: word k (bytes 8k..8k+7, little-endian) of a file is texture[k % 512] ^
+ * block(k / 512). The texture is 4 KiB of the data set's own random words, the block word
+ * mixes (data set, file, 4 KiB block number): so every byte still depends on all three, a
+ * block copied to another place or file is caught, and filling costs one XOR per word,
+ * which keeps generate at the speed of the writes rather than of a hash. */
+#define DATASET_TEXTURE 512
+
+struct dataset_pattern {
+	uint64_t base; /* of the file */
+	uint64_t texture[DATASET_TEXTURE];
+};
+
+static void dataset_pattern_init(struct dataset_pattern *p, uint64_t key, uint64_t file)
 {
-	return dataset_mix(base + k * 0x9e3779b97f4a7c15ull);
+	p->base = dataset_mix(key ^ dataset_mix(file + 0x632be59bd9b4e019ull));
+	for (uint64_t j = 0; j < DATASET_TEXTURE; j++)
+		p->texture[j] = dataset_mix(key + (j + 1) * 0x9e3779b97f4a7c15ull);
 }
 
-static uint64_t dataset_file_base(uint64_t key, uint64_t file)
+static inline uint64_t dataset_block_word(const struct dataset_pattern *p, uint64_t block)
 {
-	return dataset_mix(key ^ dataset_mix(file + 0x632be59bd9b4e019ull));
+	return dataset_mix(p->base ^ (block * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull));
 }
 
-static unsigned char dataset_byte(uint64_t base, uint64_t offset)
+static inline uint64_t dataset_word(const struct dataset_pattern *p, uint64_t k)
 {
-	return (unsigned char)(dataset_word(base, offset / 8) >> (8 * (offset % 8)));
+	return p->texture[k % DATASET_TEXTURE] ^ dataset_block_word(p, k / DATASET_TEXTURE);
+}
+
+static unsigned char dataset_byte(const struct dataset_pattern *p, uint64_t offset)
+{
+	return (unsigned char)(dataset_word(p, offset / 8) >> (8 * (offset % 8)));
+}
+
+/* Whole words from word k on, n of them, into out: one block word per 4 KiB. */
+static void dataset_fill_words(const struct dataset_pattern *p, uint64_t k, unsigned char *out,
+			       size_t n)
+{
+	while (n > 0) {
+		uint64_t j = k % DATASET_TEXTURE, bw = dataset_block_word(p, k / DATASET_TEXTURE);
+		size_t run = DATASET_TEXTURE - j < n ? DATASET_TEXTURE - j : n;
+		for (size_t i = 0; i < run; i++) {
+			uint64_t w = htole64(p->texture[j + i] ^ bw);
+			memcpy(out + 8 * i, &w, 8);
+		}
+		out += 8 * run;
+		k += run;
+		n -= run;
+	}
 }
 
 void dataset_fill(uint64_t key, uint64_t file, uint64_t offset, void *buf, size_t len)
 {
-	uint64_t base = dataset_file_base(key, file);
-	unsigned char *p = buf;
+	struct dataset_pattern p;
+	unsigned char *out = buf;
 	size_t i = 0;
+	dataset_pattern_init(&p, key, file);
 	for (; i < len && (offset + i) % 8 != 0; i++)
-		p[i] = dataset_byte(base, offset + i);
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w = htole64(dataset_word(base, (offset + i) / 8));
-		memcpy(p + i, &w, 8);
+		out[i] = dataset_byte(&p, offset + i);
+	size_t words = (len - i) / 8;
+	dataset_fill_words(&p, (offset + i) / 8, out + i, words);
+	for (i += 8 * words; i < len; i++)
+		out[i] = dataset_byte(&p, offset + i);
+}
+
+/* The first differing byte at or after index i of in (which holds [offset, offset + len)), or
+ * len when there is none; byte by byte, for the edges and to pin a mismatch down. */
+static size_t dataset_first_bad_byte(const struct dataset_pattern *p, uint64_t offset,
+				     const unsigned char *in, size_t i, size_t end)
+{
+	for (; i < end; i++)
+		if (in[i] != dataset_byte(p, offset + i))
+			return i;
+	return end;
+}
+
+/* Whole words from word k on, n of them: the index of the first word that differs, or n. */
+static size_t dataset_check_words(const struct dataset_pattern *p, uint64_t k,
+				  const unsigned char *in, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		uint64_t j = k % DATASET_TEXTURE, bw = dataset_block_word(p, k / DATASET_TEXTURE);
+		size_t run = DATASET_TEXTURE - j < n - done ? DATASET_TEXTURE - j : n - done;
+		for (size_t i = 0; i < run; i++) {
+			uint64_t have;
+			memcpy(&have, in + 8 * (done + i), 8);
+			if (have != htole64(p->texture[j + i] ^ bw))
+				return done + i;
+		}
+		done += run;
+		k += run;
 	}
-	for (; i < len; i++)
-		p[i] = dataset_byte(base, offset + i);
+	return n;
 }
 
 int64_t dataset_check(uint64_t key, uint64_t file, uint64_t offset, const void *buf, size_t len,
 		      unsigned char *expected)
 {
-	uint64_t base = dataset_file_base(key, file);
-	const unsigned char *p = buf;
-	size_t i = 0;
-	while (i < len) {
-		if ((offset + i) % 8 == 0 && i + 8 <= len) {
-			uint64_t want = htole64(dataset_word(base, (offset + i) / 8)), have;
-			memcpy(&have, p + i, 8);
-			if (want == have) {
-				i += 8;
-				continue;
-			}
-		}
-		unsigned char b = dataset_byte(base, offset + i);
-		if (p[i] != b) {
-			if (expected != NULL)
-				*expected = b;
-			return (int64_t)i;
-		}
-		i++;
+	struct dataset_pattern p;
+	const unsigned char *in = buf;
+	dataset_pattern_init(&p, key, file);
+	size_t head = (size_t)((8 - offset % 8) % 8) < len ? (size_t)((8 - offset % 8) % 8) : len;
+	size_t words = (len - head) / 8, bad = dataset_first_bad_byte(&p, offset, in, 0, head);
+	if (bad == head) {
+		size_t w = dataset_check_words(&p, (offset + head) / 8, in + head, words);
+		size_t from = head + 8 * w;
+		bad = dataset_first_bad_byte(&p, offset, in, from, w < words ? from + 8 : len);
+		if (w < words && bad == from + 8)
+			bad = len; /* cannot happen: the word differed */
 	}
-	return -1;
+	if (bad >= len)
+		return -1;
+	if (expected != NULL)
+		*expected = dataset_byte(&p, offset + bad);
+	return (int64_t)bad;
 }
 
 void manifest_from_config(const struct experiment *x, const struct cfg_dataset *d,

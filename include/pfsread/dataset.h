@@ -9,7 +9,7 @@
 #include "pfsread/config.h"
 #include "pfsread/err.h"
 
-#define DATASET_PATTERN_VERSION 1
+#define DATASET_PATTERN_VERSION 2
 #define DATASET_MANIFEST ".pfsread-manifest"
 
 /* root/NAME: the data set's own directory; the manifest and the dNNNNNN directories live here. */
