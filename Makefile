@@ -104,6 +104,17 @@ bench-quick:
 	$(MAKE) all
 	tests/bench/bench.sh --quick $(BENCH_DIR)
 
+# How pfsread's own costs grow with the files of a data set (10^3 .. 10^6): planning time and
+# memory per rank, HDF5 write time of a phase's per-file records against the phase's time.
+.PHONY: bench-scale
+$(BUILD)/scale_bench: tests/bench/scale_bench.c $(BUILD)/libpfsread.a
+	$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libpfsread.a $(LIBS)
+
+bench-scale: deps
+	$(MAKE) $(BUILD)/scale_bench
+	$(MPIRUN) $$([ "$$(id -u)" -eq 0 ] && echo --allow-run-as-root) --oversubscribe -np 4 \
+	  $(BUILD)/scale_bench $${BENCH_DIR:-/var/tmp}
+
 # The whole suite: unit tests and integration tests on the normal build, then the unit
 # tests and an end-to-end run again under ASan+UBSan. One prove run, one closing line.
 check: deps-test
