@@ -373,7 +373,10 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 		.nitems = w->n, .offset = w->offset, .length = w->length,
 		.path = phase_share_path, .now = phase_share_now, .core = c,
 		.open = &c->bo, .transfer = c->s->transfer_size, .recs = o->files, .failed = 0,
+		.stop = stop_now,
 	};
+	if (w->n == 0)
+		return 0; /* no share, no setup: nothing to call */
 	int rc = c->s->be->read_share(w->backend_state, &sh);
 	/* started items are a prefix; the rest were never opened and keep zero times */
 	o->me.files = w->n;
@@ -382,6 +385,9 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 	/* the pipeline says nothing per file about O_NOATIME: it drops it only on EPERM */
 	if (rc == 0)
 		return 0;
+	if (rc == -EINTR && stop_now() && sh.failed < w->n &&
+	    phase_share_path(c, sh.failed, path, sizeof path) == 0)
+		return phase_stopped(c, path, o->files[sh.failed].bytes);
 	if (sh.failed < w->n && phase_share_path(c, sh.failed, path, sizeof path) == 0)
 		return pf_fail_errno(c->e, rc, "%s: read failed (%s backend)", path, c->s->be->name);
 	return pf_fail_errno(c->e, rc, "phase %u: %s backend failed", c->s->index, c->s->be->name);

@@ -50,6 +50,7 @@ struct bshare {
 	size_t transfer;              /* bytes per read request */
 	struct file_rec *recs;        /* [nitems]: fill open_start, read_end, close_end, bytes */
 	uint64_t failed;              /* on error: the item that failed */
+	int (*stop)(void);            /* 1 when the run must stop: after an EINTR, give up (may be NULL) */
 };
 
 struct backend {

@@ -20,7 +20,7 @@
 #define URING_KIND_SHIFT 56
 
 /* What a request's user_data names: the kind in the top byte, a slot or buffer index below. */
-enum uring_kind { URING_OPEN = 1, URING_READ = 2, URING_CLOSE = 3 };
+enum uring_kind { URING_OPEN = 1, URING_READ = 2, URING_CLOSE = 3, URING_CANCEL = 4 };
 
 enum uring_stage {
 	SLOT_FREE,
@@ -470,7 +470,25 @@ static void uring_complete(struct uring_state *st, uint64_t tag, int res)
 	case URING_CLOSE:
 		uring_closed(st, index, res);
 		break;
+	case URING_CANCEL:
+		st->inflight--; /* what it cancelled completes on its own, with -ECANCELED */
+		break;
 	}
+}
+
+/* The run must stop (a signal, the phase's time limit): fail the call, so that nothing new
+ * starts, and cancel what is in the kernel (a read of a pipe that never delivers would
+ * otherwise never complete); then the loop drains as after any error. */
+static void uring_stop(struct uring_state *st)
+{
+	uint64_t item = st->nact > 0 ? st->slots[st->act[0]].item : st->next_item;
+	uring_fail(st, item < st->s->nitems ? item : 0, -EINTR);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&st->ring);
+	if (sqe == NULL)
+		return; /* the queue is full of work that will complete and be drained */
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data64(sqe, uring_tag(URING_CANCEL, 0));
+	st->inflight++;
 }
 
 /* Reap whatever has completed, a batch at a time with one time stamp per batch. */
@@ -496,8 +514,11 @@ static int uring_submit(struct uring_state *st)
 							  : io_uring_submit_and_wait(&st->ring, 1);
 		if (rc >= 0)
 			return 0;
-		if (rc == -EINTR)
+		if (rc == -EINTR) {
+			if (st->err == 0 && st->s->stop != NULL && st->s->stop())
+				uring_stop(st);
 			continue;
+		}
 		if ((rc == -EAGAIN || rc == -EBUSY) && st->inflight > io_uring_sq_ready(&st->ring)) {
 			struct io_uring_cqe *cqe;
 			rc = io_uring_wait_cqe(&st->ring, &cqe);
