@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pfsread/backend_posix.h"
 #include "pfsread/dataset.h"
 #include "pfsread/plan.h"
 #include "pfsread/stop.h"
@@ -297,21 +298,17 @@ int generate_all(const struct experiment *x, struct pf_err *e)
 
 /* ---- verify ---------------------------------------------------------------------------- */
 
+/* The posix backend's read loop, going on after a signal unless the run must stop. */
 static int verify_read_block(int fd, unsigned char *buf, size_t len, uint64_t off, size_t *got)
 {
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	*got = done;
-	return 0;
+	struct bfile f = {.fd = fd, .priv = NULL, .path = NULL, .noatime_used = 0};
+	size_t done = 0, n = 0;
+	int rc;
+	while ((rc = posix_read(&f, buf + done, len - done, off + done, &n)) == -EINTR &&
+	       !stop_now())
+		done += n;
+	*got = done + n;
+	return rc;
 }
 
 static int verify_content(struct gen_ctx *g, uint64_t file, int fd, const char *path,
