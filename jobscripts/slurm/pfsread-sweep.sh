@@ -97,7 +97,7 @@ for n in $order; do
 		--output="$dir/$name-%j.out" "$@" "$here/pfsread.sbatch" "$config") ||
 		die "sbatch failed for $n nodes"
 	id=${id%%;*}
-	echo "pfsread-sweep: $n nodes x $per_node ranks: job $id"
+	echo "pfsread-sweep: $n node(s) x $per_node ranks: job $id"
 	files="$files $dir/$name-$id.h5"
 	ids="$ids:$id"
 	prev=$id

@@ -87,11 +87,15 @@ mpi() {
 # fake_nodes NODES SLOTS: a hostfile of made-up host names and an rsh agent that runs the
 # command here, so mpirun starts one daemon per "node" and split_type sees NODES nodes.
 fake_nodes() {
-	cat >"$SCRATCH/fake-rsh" <<'RSH'
+	# each fake node gets its own TMPDIR: two daemons sharing Open MPI's session directory
+	# on one host now and then collide ("mkdir ... File exists")
+	cat >"$SCRATCH/fake-rsh" <<RSH
 #!/bin/sh
-while [ $# -gt 0 ]; do case "$1" in -*) shift ;; *) break ;; esac; done
+while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done
+host=\$1
 shift
-exec /bin/sh -c "$*"
+mkdir -p "$SCRATCH/tmp-\$host"
+TMPDIR="$SCRATCH/tmp-\$host" exec /bin/sh -c "\$*"
 RSH
 	chmod +x "$SCRATCH/fake-rsh"
 	: >"$SCRATCH/hostfile"
@@ -107,8 +111,10 @@ mpi_nodes() {
 	per=$1
 	shift
 	# shellcheck disable=SC2086
+	# yield_when_idle: the fake nodes share two cores, and ranks spinning at a barrier would
+	# starve the readers
 	OMPI_MCA_plm_rsh_agent="$SCRATCH/fake-rsh" OMPI_MCA_btl=self,tcp \
-		OMPI_MCA_rtc_hwloc_vmhole=none PMIX_MCA_gds=hash \
+		OMPI_MCA_rtc_hwloc_vmhole=none PMIX_MCA_gds=hash OMPI_MCA_mpi_yield_when_idle=1 \
 		timeout 300 mpirun --oversubscribe $([ "$(id -u)" -eq 0 ] && echo --allow-run-as-root) \
 		--hostfile "$SCRATCH/hostfile" --map-by "ppr:$per:node" "$@"
 }

@@ -22,7 +22,6 @@ done
 export PFSREAD
 SBATCH_SCRIPT=$TOP/jobscripts/slurm/pfsread.sbatch
 PBS_SCRIPT=$TOP/jobscripts/pbs/pfsread.pbs
-FAKE_NODE_ENV="OMPI_MCA_btl=self,tcp OMPI_MCA_rtc_hwloc_vmhole=none PMIX_MCA_gds=hash"
 
 # ---- the scripts without a batch system ----
 
@@ -94,15 +93,15 @@ for _ in range(500):
 
 # The recipe of ENVIRONMENT.md, in the scratch directory: munged on its own socket, root as
 # SlurmUser (no ownership to arrange), each node with its own spool and TmpFS.
-chmod 755 "$SCRATCH"
-mkdir -p "$S/munge" "$S/state" "$S/tmp-one" "$S/tmp-n1" "$S/tmp-n2"
-chmod 755 "$S" "$S/munge"
-dd if=/dev/urandom of="$S/munge/munge.key" bs=1024 count=1 2>/dev/null
-chmod 400 "$S/munge/munge.key"
 # The one-node partition is this host under its own name, as on a cluster (a node named
 # localhost clashes with the NodeHostname of n1 and n2).
 ONE=$(hostname -s)
 case "$ONE" in localhost | n1 | n2 | "" | *[!A-Za-z0-9-]*) ONE=single ;; esac
+chmod 755 "$SCRATCH"
+mkdir -p "$S/munge" "$S/state" "$S/tmp-$ONE" "$S/tmp-n1" "$S/tmp-n2"
+chmod 755 "$S" "$S/munge"
+dd if=/dev/urandom of="$S/munge/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$S/munge/munge.key"
 HW=$(slurmd -C | sed -n '1s/^NodeName=[^ ]* \(CPUs=.*\) RealMemory=.*/\1/p')
 [ -n "$HW" ] || HW="CPUs=$(nproc)"
 cat >"$S/slurm.conf" <<EOF
@@ -128,7 +127,8 @@ MpiDefault=pmix
 MailProg=/bin/true
 ReturnToService=2
 DebugFlags=NO_CONF_HASH
-TmpFS=$S/tmp-one
+TmpFS=$S/tmp-$ONE
+TaskProlog=$S/task-prolog
 NodeName=n[1-2] NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((PORT + 2))-$((PORT + 3)) $HW RealMemory=1000 State=UNKNOWN
 NodeName=$ONE NodeAddr=127.0.0.1 Port=$((PORT + 1)) $HW RealMemory=1000 State=UNKNOWN
 PartitionName=one Nodes=$ONE Default=YES MaxTime=INFINITE State=UP
@@ -137,6 +137,13 @@ EOF
 for n in n1 n2; do
 	sed "s|^TmpFS=.*|TmpFS=$S/tmp-$n|" "$S/slurm.conf" >"$S/slurm-$n.conf"
 done
+# One /tmp per node, as on a cluster: the Open MPI daemons of n1 and n2 (same host name, same
+# uid) would otherwise make their session directories in one tree, and now and then collide.
+cat >"$S/task-prolog" <<EOF
+#!/bin/sh
+echo "export TMPDIR=$S/tmp-\$SLURMD_NODENAME"
+EOF
+chmod 755 "$S/task-prolog"
 export SLURM_CONF="$S/slurm.conf"
 
 munged -F --socket="$S/munge/socket" --key-file="$S/munge/munge.key" \
@@ -224,8 +231,8 @@ h5 "$SCRATCH/elsewhere/t-$JOB.h5" '{"status": "complete", "nnodes": 1}' \
 
 # ---- Slurm: two nodes on one machine ----
 
-# shellcheck disable=SC2086
-export $FAKE_NODE_ENV
+# The fake-node settings of ENVIRONMENT.md; sbatch and qsub -V pass them on to the jobs.
+export OMPI_MCA_btl=self,tcp OMPI_MCA_rtc_hwloc_vmhole=none PMIX_MCA_gds=hash
 submit "$SCRATCH/two" "sbatch --wait: 2 nodes x 2 ranks, mpirun" -p two -N 2 \
 	--ntasks-per-node=2 "$SBATCH_SCRIPT" "$cfg"
 logged "launch: mpirun -np 4 --map-by ppr:2:node --allow-run-as-root" "mpirun, 2 per node, as root"
@@ -249,7 +256,7 @@ h5 "$SCRATCH/two/t-$JOB.h5" '{"status": "complete", "nranks": 4, "nnodes": 2}' \
 expect_status 0 "sweep over 1 and 2 nodes: jobs, then the summary" \
 	timeout 300 "$TOP/jobscripts/slurm/pfsread-sweep.sh" --nodes "1 2" \
 	--results-dir "$SCRATCH/sweep" "$cfg" -- -p two
-contains "2 nodes x 2 ranks: job" "ranks per node from the config's largest readers_per_node"
+contains "2 node(s) x 2 ranks: job" "ranks per node from the config's largest readers_per_node"
 contains "phases (times summed over ranks)" "one report over all runs"
 contains "scaling: aggregate bandwidth [MB/s] by node count" "the scaling summary"
 printf '%s\n' "$OUT" | sed -n '/^scaling: aggregate/,/^$/p' >"$SCRATCH/summary"
@@ -274,25 +281,37 @@ logged "done, exit status 0" "the PBS script succeeded under the wrapper"
 h5 "$SCRATCH/qsub/t-$JOB.h5" '{"status": "complete", "nranks": 4, "nnodes": 2}' \
 	"qsub: results named after the job id: complete, 2 nodes, 4 ranks"
 
-# Direct: PBS's variables, two made-up hosts with 2 slots each, a relative config path, and a
-# data set left incomplete, which the script must generate again.
-fake_nodes 2 2
+# Direct: PBS's variables, two made-up hosts with 2 slots each (an rsh agent that runs the
+# command here, with a /tmp of its own per host, as in the Slurm jobs), a relative config
+# path, and a data set left incomplete, which the script must generate again.
+cat >"$SCRATCH/node-rsh" <<EOF
+#!/bin/sh
+while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done
+mkdir -p "$SCRATCH/pbs/tmp-\$1"
+TMPDIR="$SCRATCH/pbs/tmp-\$1"
+export TMPDIR
+shift
+exec /bin/sh -c "\$*"
+EOF
+chmod +x "$SCRATCH/node-rsh"
 mkdir -p "$SCRATCH/pbs"
 cp "$cfg" "$SCRATCH/pbs/t.yaml"
 printf 'n1\nn1\nn2\nn2\n' >"$SCRATCH/pbs/nodefile"
 sed -i 's/^complete 1$/complete 0/' "$SCRATCH/data/small/.pfsread-manifest"
-OUT=$(cd / && PBS_JOBID=4242.pbsserver PBS_NODEFILE="$SCRATCH/pbs/nodefile" \
-	PBS_O_WORKDIR="$SCRATCH/pbs" PFSREAD_CONFIG=t.yaml \
-	OMPI_MCA_plm_rsh_agent="$SCRATCH/fake-rsh" timeout 240 bash "$PBS_SCRIPT" 2>&1)
-rc=$?
-ok $rc "the PBS script run directly with PBS_JOBID, PBS_NODEFILE, PBS_O_WORKDIR"
-[ $rc -eq 0 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | tail -n 30
+pbs_direct() {
+	(cd / && env PBS_JOBID=4242.pbsserver PBS_NODEFILE="$SCRATCH/pbs/nodefile" \
+		PBS_O_WORKDIR="$SCRATCH/pbs" PFSREAD_CONFIG=t.yaml \
+		OMPI_MCA_plm_rsh_agent="$SCRATCH/node-rsh" timeout 240 bash "$PBS_SCRIPT")
+}
+expect_status 0 "the PBS script run directly with PBS_JOBID, PBS_NODEFILE, PBS_O_WORKDIR" pbs_direct
 contains "data set small is missing or incomplete" "an incomplete data set is noticed"
 contains "generating the data sets" "and generated again"
-contains "2 nodes x 2 ranks" "2 nodes x 2 ranks from PBS_NODEFILE"
+contains "2 node(s) x 2 ranks" "2 nodes x 2 ranks from PBS_NODEFILE"
 contains "--hostfile $SCRATCH/pbs/nodefile" "mpirun gets the node file"
 h5 "$SCRATCH/pbs/t-4242.pbsserver.h5" '{"status": "complete", "nranks": 4, "nnodes": 2}' \
 	"results in PBS_O_WORKDIR named after PBS_JOBID: complete, 2 nodes, 4 ranks"
 check "the manifest says complete again" grep -qx "complete 1" "$SCRATCH/data/small/.pfsread-manifest"
+expect_status 2 "the same job id again (a requeued job): refused" pbs_direct
+contains "t-4242.pbsserver.h5 exists" "the message names the results file"
 
 done_testing
