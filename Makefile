@@ -166,6 +166,7 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+.SECONDARY: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o)
 
 fuzz: fuzz-build
 	@rc=0; for t in $(FUZZ_TARGETS); do \

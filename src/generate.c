@@ -407,8 +407,9 @@ static int clean_unlink(int dirfd, const char *name, int flags, const char *wher
 	return pf_fail_errno(e, errno, "clean: cannot remove %s/%s", where, name);
 }
 
-/* The files of directory dir that belong to this rank's block, then (rank 0) nothing else. */
-static int clean_subdir(const struct gen_ctx *g, int dsfd, const char *dsdir, uint64_t dir,
+/* The files the manifest m places in directory dir (clean goes by the manifest, not by the
+ * config, which may have changed since). */
+static int clean_subdir(const struct manifest *m, int dsfd, const char *dsdir, uint64_t dir,
 			struct pf_err *e)
 {
 	char name[64], sub[32];
@@ -421,9 +422,9 @@ static int clean_subdir(const struct gen_ctx *g, int dsfd, const char *dsdir, ui
 	}
 	if (fd < 0)
 		return errno == ENOENT ? 0 : pf_fail_errno(e, errno, "clean: %s/%s", dsdir, sub);
-	uint64_t first = dir * g->x->files_per_dir, last = first + g->x->files_per_dir;
-	if (last > g->d->nfiles)
-		last = g->d->nfiles;
+	uint64_t first = dir * m->files_per_dir, last = first + m->files_per_dir;
+	if (last > m->nfiles)
+		last = m->nfiles;
 	int rc = 0;
 	for (uint64_t f = first; f < last && rc == 0; f++) {
 		snprintf(name, sizeof name, "f%010" PRIu64, f);
@@ -439,9 +440,9 @@ static int clean_subdir(const struct gen_ctx *g, int dsfd, const char *dsdir, ui
 static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 {
 	char dsdir[GEN_PATH];
-	struct manifest want, have;
+	struct manifest have;
 	int rc = 0, verdict = GEN_MAKE;
-	manifest_from_config(g->x, g->d, &want);
+	memset(&have, 0, sizeof have);
 	if (dataset_dir(g->x, g->d, dsdir, sizeof dsdir) != 0)
 		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
 	if (g->rank == 0) {
@@ -453,12 +454,15 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 			rc = pf_fail(e, PF_USAGE,
 				     "clean: %s holds no pfsread manifest; refusing to remove anything",
 				     dsdir);
-		else if (found < 0 || !manifest_same_files(&want, &have))
-			rc = found < 0 ? -1 : pf_fail(e, PF_USAGE,
-						      "%s: the manifest describes other files than the config; "
-						      "refusing to clean", dsdir);
+		else if (found == 0 && (strcmp(have.name, g->d->name) != 0 || have.files_per_dir == 0))
+			rc = pf_fail(e, PF_USAGE,
+				     "clean: %s: the manifest names data set '%s', not '%s'; refusing to "
+				     "clean", dsdir, have.name, g->d->name);
+		else if (found < 0)
+			rc = -1;
 	}
-	if (gen_share_verdict(rc, &verdict, e) != 0)
+	if (gen_share_verdict(rc, &verdict, e) != 0 ||
+	    MPI_Bcast(&have, sizeof have, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
 		return -1;
 	if (verdict == GEN_SKIP) {
 		if (g->rank == 0)
@@ -469,11 +473,12 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 	if (dsfd < 0)
 		rc = pf_fail_errno(e, errno, "clean: %s", dsdir);
 	uint64_t first, count;
-	plan_block(dataset_ndirs(g->x, g->d), (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
+	plan_block((have.nfiles + have.files_per_dir - 1) / have.files_per_dir, (uint64_t)g->nranks,
+		   (uint64_t)g->rank, &first, &count);
 	for (uint64_t i = first; i < first + count && rc == 0; i++) {
 		char sub[32];
 		snprintf(sub, sizeof sub, "d%06" PRIu64, i);
-		rc = clean_subdir(g, dsfd, dsdir, i, e);
+		rc = clean_subdir(&have, dsfd, dsdir, i, e);
 		if (rc == 0)
 			rc = clean_unlink(dsfd, sub, AT_REMOVEDIR, dsdir, e);
 	}
@@ -487,7 +492,8 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 		if (rc == 0)
 			rc = clean_unlink(AT_FDCWD, dsdir, AT_REMOVEDIR, ".", e);
 		if (rc == 0)
-			printf("clean %s: removed %" PRIu64 " files\n", g->d->name, g->d->nfiles);
+			printf("clean %s: removed the %" PRIu64 " files its manifest lists\n", g->d->name,
+			       have.nfiles);
 	}
 	close(dsfd);
 	return gen_share_verdict(rc, &verdict, e);

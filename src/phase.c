@@ -510,21 +510,19 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	return rc;
 }
 
-/* The closing barrier. With a time limit, ranks that are done wait for the others at most
- * twice the limit (the stuck ones were woken by SIGALRM at the limit and should have come):
- * past that a rank is stuck where no signal reaches it, and the run must be aborted. */
+/* The closing barrier, waited for with naps: ranks that are done (or never read) leave the
+ * cores to the readers still at work, which matters when ranks outnumber cores. With a time
+ * limit they wait at most twice the limit (the stuck ones were woken by their timer at the
+ * limit and should have come): past that a rank is stuck where no signal reaches it, and the
+ * run must be aborted. */
 static int phase_close_barrier(const struct phase_spec *s, struct pf_err *e)
 {
 	int rc = 0, done = 0;
 	MPI_Request req;
-	if (s->x->phase_timeout <= 0) {
-		PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
-		return 0;
-	}
-	double deadline = MPI_Wtime() + 2 * s->x->phase_timeout + 5;
-	const struct timespec nap = {0, 200000}; /* 0.2 ms: idle ranks leave the CPU to readers */
+	double limit = s->x->phase_timeout, deadline = MPI_Wtime() + 2 * limit + 5;
+	const struct timespec nap = {0, 200000}; /* 0.2 ms */
 	PHASE_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
-	while (!done && MPI_Wtime() < deadline) {
+	while (!done && (limit <= 0 || MPI_Wtime() < deadline)) {
 		PHASE_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
 		if (!done)
 			nanosleep(&nap, NULL);
@@ -533,7 +531,7 @@ static int phase_close_barrier(const struct phase_spec *s, struct pf_err *e)
 		rc = pf_fail(e, PF_HUNG,
 			     "phase %u: some rank is still stuck %g s after the time limit of %g s "
 			     "(the ranks that said why are above); aborting the run",
-			     s->index, s->x->phase_timeout + 5, s->x->phase_timeout);
+			     s->index, limit + 5, limit);
 out:
 	return rc;
 }

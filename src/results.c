@@ -370,6 +370,9 @@ static struct results *res_new(const char *path, MPI_Comm comm, int nnodes)
 int results_create(const char *path, int force, MPI_Comm comm, const struct run_meta *m,
 		   struct results **out, struct pf_err *e)
 {
+	/* failures become one message naming the file and object, not HDF5's stack dump */
+	if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+		return pf_fail(e, PF_RUNTIME, "%s: cannot silence HDF5's error printing", path);
 	struct results *r = res_new(path, comm, m->nnodes);
 	int rc = 0;
 	*out = NULL;

@@ -234,6 +234,15 @@ static hid_t rd_attr_open(const struct rd *c, hid_t loc, const char *obj, const 
 	return a;
 }
 
+/* Control characters but newline and tab become '?': a damaged or hostile file must not
+ * drive the terminal the report is printed on. */
+static void rd_printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 ? *s != '\n' && *s != '\t' : *s == 0x7f)
+			*s = '?';
+}
+
 /* A string attribute, fixed or variable length, into *out (malloc'ed, set only on success). */
 static int rd_attr_str(const struct rd *c, hid_t loc, const char *obj, const char *name,
 		       char **out)
@@ -264,6 +273,7 @@ static int rd_attr_str(const struct rd *c, hid_t loc, const char *obj, const cha
 		pf_fail_errno(c->e, ENOMEM, "%s: reading %s %s", c->path, obj, what);
 		goto out;
 	}
+	rd_printable(s);
 	rc = 0;
 out:
 	if (((vl != NULL && H5free_memory(vl) < 0) | results_h5_close(t) | results_h5_close(a)) &&

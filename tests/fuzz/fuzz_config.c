@@ -37,6 +37,23 @@ static void fz_check_dataset(const struct cfg_dataset *d)
 	FZ_CHECK(d->pos.line >= 1 && d->pos.col >= 1);
 }
 
+/* A rate is 0 (not given) or in (0, 1e12] MB/s. */
+static void fz_check_rate(double r)
+{
+	FZ_CHECK(r == 0 || (isfinite(r) && r > 0 && r <= 1e12));
+}
+
+static void fz_check_hw(const struct cfg_hardware *h)
+{
+	const double rates[] = {h->node_disk_MBps,   h->node_link_MBps,   h->node_memcpy_MBps,
+				h->reader_MBps,      h->server_disk_MBps, h->server_link_MBps,
+				h->rack_uplink_MBps};
+	for (size_t i = 0; i < FZ_LEN(rates); i++)
+		fz_check_rate(rates[i]);
+	FZ_CHECK(h->given == 0 || h->given == 1);
+	FZ_CHECK(h->data_on_compute_nodes == 0 || h->data_on_compute_nodes == 1);
+}
+
 /* What a loaded experiment promises its users (plan, run, generate). */
 static void fz_check(const struct experiment *x, const char *text, size_t len)
 {
@@ -79,6 +96,7 @@ static void fz_check(const struct experiment *x, const char *text, size_t len)
 		FZ_CHECK(fz_terminated(x->mpiio_hints[i].key, sizeof x->mpiio_hints[i].key) &&
 			 fz_terminated(x->mpiio_hints[i].value, sizeof x->mpiio_hints[i].value) &&
 			 x->mpiio_hints[i].key[0] != '\0');
+	fz_check_hw(&x->hw);
 	FZ_CHECK(x->uring_queue_depth >= 1 && x->uring_queue_depth <= 4096);
 	FZ_CHECK(x->uring_max_inflight > 0);
 }

@@ -20,7 +20,8 @@ layout: {files_per_dir: 2}
 datasets:
   - {name: a, file_size: 64KiB, file_count: 3}
   - {name: b, file_size: 4097, file_count: 2}
-sweep: {readers_per_node: [1], order: [sorted, random]}
+sweep: {readers_per_node: [1], order: [sorted, random], backend: [posix, mmap]}
+verify: true
 cache: fadvise
 YAML
 
