@@ -206,7 +206,7 @@ static hid_t res_host_type(void)
 
 int results_write_topology(struct results *r, const int *node_of_rank,
 			   const char (*hostnames)[RESULTS_HOST_MAX], const double *clock_offset_s,
-			   struct pf_err *e)
+			   const uint64_t *mem_total_bytes, struct pf_err *e)
 {
 	int rc = 0, root = r->rank == 0;
 	uint64_t nr = (uint64_t)r->nranks, nn = (uint64_t)r->nnodes;
@@ -219,6 +219,8 @@ int results_write_topology(struct results *r, const int *node_of_rank,
 		{"hostname", host, host, nn, 0, root ? nn : 0, hostnames},
 		{"clock_offset_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nn, 0, root ? nn : 0,
 		 clock_offset_s},
+		{"mem_total_bytes", H5T_STD_U64LE, H5T_NATIVE_UINT64, nn, 0, root ? nn : 0,
+		 mem_total_bytes},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 		if ((rc = res_write_rows(r, g, "/topology", &rows[i], e)) < 0)

@@ -391,7 +391,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (rc == 0)
 		rc = results_write_topology(r, t.map.node_of_rank,
 					    (const char(*)[RESULTS_HOST_MAX])t.hostnames,
-					    t.clock_offset_s, e);
+					    t.clock_offset_s, t.mem_total_bytes, e);
 	const char *status = "failed";
 	if (rc == 0)
 		rc = run_phases(x, &t, r, &status, e);

@@ -3,6 +3,7 @@
 #include "pfsread/topology.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -126,6 +127,41 @@ out:
 	return rc;
 }
 
+/* MemTotal of this machine in bytes, 0 when /proc/meminfo does not say. */
+static uint64_t topology_mem_total(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+/* Every node's memory, as its first rank reads it. */
+static int topology_memory(struct topology *t, struct pf_err *e)
+{
+	int rc = 0;
+	uint64_t mine = t->local_rank == 0 ? topology_mem_total() : 0, *all = NULL;
+	t->mem_total_bytes = calloc((size_t)t->nnodes, sizeof(uint64_t));
+	all = calloc((size_t)t->nranks, sizeof(uint64_t));
+	if (t->mem_total_bytes == NULL || all == NULL) {
+		rc = pf_fail(e, PF_RUNTIME, "topology: out of memory");
+		goto out;
+	}
+	TOPO_MPI(MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD));
+	for (int r = 0; r < t->nranks; r++)
+		if (t->map.local_rank[r] == 0)
+			t->mem_total_bytes[t->map.node_of_rank[r]] = all[r];
+out:
+	free(all);
+	return rc;
+}
+
 int topology_discover(struct topology *t, struct pf_err *e)
 {
 	int rc = 0;
@@ -138,7 +174,8 @@ int topology_discover(struct topology *t, struct pf_err *e)
 	TOPO_MPI(MPI_Comm_rank(t->node_comm, &t->local_rank));
 	TOPO_MPI(MPI_Comm_size(t->node_comm, &t->local_size));
 	if (topology_alloc(t, e) != 0 || topology_number_nodes(t, e) != 0 ||
-	    topology_hostnames(t, e) != 0 || topology_clock_offsets(t, e) != 0)
+	    topology_hostnames(t, e) != 0 || topology_clock_offsets(t, e) != 0 ||
+	    topology_memory(t, e) != 0)
 		rc = -1;
 out:
 	return rc;
@@ -156,6 +193,7 @@ void topology_free(struct topology *t)
 	topo_map_free(&t->map);
 	free(t->hostnames);
 	free(t->clock_offset_s);
+	free(t->mem_total_bytes);
 	memset(t, 0, sizeof *t);
 	t->node_comm = MPI_COMM_NULL;
 }

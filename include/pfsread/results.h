@@ -38,10 +38,10 @@ struct results; /* opaque writer */
 int results_create(const char *path, int force, MPI_Comm comm, const struct run_meta *m,
 		   struct results **out, struct pf_err *e);
 
-/* Collective. node_of_rank [nranks]; hostnames [nnodes]; clock_offset_s [nnodes]. */
+/* Collective. node_of_rank [nranks]; hostnames, clock_offset_s, mem_total_bytes [nnodes]. */
 int results_write_topology(struct results *r, const int *node_of_rank,
 			   const char (*hostnames)[RESULTS_HOST_MAX], const double *clock_offset_s,
-			   struct pf_err *e);
+			   const uint64_t *mem_total_bytes, struct pf_err *e);
 
 /* Collective: every rank passes the same *p, its own rank record, and its own file records
  * (nfiles may differ by rank, 0 allowed). Writes /phases/%04u and flushes the file. */

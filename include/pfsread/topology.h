@@ -17,6 +17,7 @@ struct topology {
 	struct topo_map map;                   /* the whole rank-to-node map, on every rank */
 	char (*hostnames)[RESULTS_HOST_MAX];   /* [nnodes], on every rank */
 	double *clock_offset_s;                /* [nnodes]: add to a node's MPI_Wtime to get rank 0's clock */
+	uint64_t *mem_total_bytes;             /* [nnodes]: MemTotal of each node (0 when unknown) */
 };
 
 /* Collective over MPI_COMM_WORLD. Nodes are numbered in the order of their lowest rank.

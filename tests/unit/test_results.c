@@ -103,7 +103,7 @@ static int write_file(const char *path, int force, struct pf_err *e)
 	const double offsets[1] = {0.25};
 	if (results_create(path, force, MPI_COMM_WORLD, &meta, &r, e) < 0)
 		return -1;
-	if (results_write_topology(r, node_of_rank, hosts, offsets, e) < 0 ||
+	if (results_write_topology(r, node_of_rank, hosts, offsets, (const uint64_t[]){1ull << 34, 1ull << 35}, e) < 0 ||
 	    results_write_phase(r, &info[0], &rec[0], files0, NFILES0, e) < 0 ||
 	    results_write_phase(r, &info[1], &rec[1], NULL, 0, e) < 0) {
 		results_close(r, "failed", NULL);
