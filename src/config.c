@@ -1211,6 +1211,20 @@ static int cfg_settle_sizes(struct cfg_ctx *c, size_t i)
 	return 0;
 }
 
+/* Twin t's name is taken: named at its data set's twin key (the index as written). */
+static int cfg_twin_clash(struct cfg_ctx *c, size_t t)
+{
+	char key[CFG_KEY_MAX];
+	const struct cfg_dataset *all = c->x->datasets;
+	size_t parent = (size_t)all[t].twin_of - 1, before = 0;
+	for (size_t i = 0; i < parent; i++)
+		before += all[i].twin_of != 0;
+	if (snprintf(key, sizeof key, "datasets[%zu].twin", parent - before) < 0)
+		key[0] = '\0';
+	return cfg_fail_at(c->e, c->x, all[t].pos, key,
+			   "the twin '%s' has the name of another data set", all[t].name);
+}
+
 /* twin: true: insert NAME-onefile after NAME, one file of NAME's total bytes. */
 static int cfg_add_twins(struct cfg_ctx *c)
 {
@@ -1237,8 +1251,11 @@ static int cfg_add_twins(struct cfg_ctx *c)
 		t->nfiles = 1;
 		t->twin_of = (int)(k - 1); /* 1 + the index of d, which sits just before */
 		if (snprintf(t->name, sizeof t->name, "%s-onefile", d->name) >= (int)sizeof t->name) {
+			char key[CFG_KEY_MAX];
 			free(all);
-			return cfg_fail_at(c->e, x, d->pos, "twin", "data set name '%s' is too long "
+			if (snprintf(key, sizeof key, "datasets[%zu].twin", i) < 0)
+				key[0] = '\0';
+			return cfg_fail_at(c->e, x, d->pos, key, "data set name '%s' is too long "
 					   "for a twin named NAME-onefile", d->name);
 		}
 	}
@@ -1248,9 +1265,7 @@ static int cfg_add_twins(struct cfg_ctx *c)
 	for (size_t i = 0; i < x->ndatasets; i++)
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(x->datasets[i].name, x->datasets[j].name) == 0)
-				return cfg_fail_at(c->e, x, x->datasets[i].pos, "twin",
-						   "the twin '%s' has the name of another data set",
-						   x->datasets[i].name);
+				return cfg_twin_clash(c, x->datasets[i].twin_of ? i : j);
 	return 0;
 }
 
