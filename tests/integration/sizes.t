@@ -121,4 +121,17 @@ left=$(find "$root" -type f | wc -l)
 test "$left" -eq 0
 ok $? "nothing left after clean ($left files)"
 
+# configs/small-vs-large.yaml at a small scale (470 files), under the scratch directory
+svl="$SCRATCH/svl.yaml"
+sed -e "s|^root: .*|root: $SCRATCH/svl|" -e "s|^results: .*|results: $SCRATCH/svl-{jobid}.h5|" \
+	-e 's/file_count: 4700/file_count: 470/' configs/small-vs-large.yaml >"$svl"
+check "small-vs-large: plan the shipped config" "$PFSREAD" plan configs/small-vs-large.yaml --ranks 2 --nodes 1
+check "small-vs-large: generate (470 files)" mpi 2 "$PFSREAD" generate "$svl"
+expect_status 0 "small-vs-large: run" mpi 2 "$PFSREAD" run "$svl" -o "$SCRATCH/svl.h5"
+expect_status 0 "small-vs-large: report" "$PFSREAD" report "$SCRATCH/svl.h5"
+contains "srctree: 470 files of mean" "small-vs-large: the report gives the small/large ratio"
+check "small-vs-large: h5py" "$PYTHON" "$CHECK_H5" "$SCRATCH/svl.h5" \
+	"{\"phases\": 8, \"datasets\": {\"srctree\": {\"nfiles\": 470, \"dir\": \"$SCRATCH/svl/srctree\"},
+	  \"srctree-onefile\": {\"nfiles\": 1, \"dir\": \"$SCRATCH/svl/srctree-onefile\"}}}"
+
 done_testing
