@@ -10,7 +10,7 @@
 #include "pfsread/config.h"
 
 /* Lognormal data sets are sized at load, O(nfiles) per rank: at most this many files. */
-#define SIZES_MAX_FILES 100000000ull
+#define SIZES_MAX_FILES 10000000ull
 
 /* The size in bytes of file i (0 <= i < d->nfiles) of d. For lognormal: median x
  * exp(sigma x z), z the standard normal quantile of a hash of (d->seed, d->name, i), rounded
