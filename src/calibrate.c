@@ -119,7 +119,8 @@ static void cal_dataset_file(const struct experiment *x, int node, char *path, s
 	char dir[CFG_PATH_MAX + CFG_NAME_MAX + 2];
 	path[0] = '\0';
 	for (size_t i = 0; i < x->ndatasets; i++)
-		if (x->datasets[i].file_size >= CAL_MIN_DATASET_FILE &&
+		if (x->datasets[i].sizes == CFG_SIZES_FIXED && /* only fixed: file_size is exact */
+		    x->datasets[i].file_size >= CAL_MIN_DATASET_FILE &&
 		    (best == NULL || x->datasets[i].file_size > best->file_size))
 			best = &x->datasets[i];
 	if (best == NULL || dataset_dir(x, best, dir, sizeof dir) != 0 ||

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "pfsread/sizes.h"
 #include "pfsread/units.h"
 
 #define CFG_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -778,24 +779,203 @@ static int cfg_h_hints(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 
 /* ---- data sets ---- */
 
-enum { DS_NAME, DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_NFIELDS };
+/* sigma: a decimal number > 0 and at most 10 (e^10 spans more than 64 bits). */
+static int cfg_h_sigma(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	const char *s;
+	char *end = NULL;
+	(void)size;
+	if (cfg_scalar(c, key, v, &s) != 0)
+		return -1;
+	errno = 0;
+	double r = strtod(s, &end);
+	if (strspn(s, "0123456789.") != strlen(s) || end == s || *end != '\0' || errno != 0 ||
+	    !(r > 0) || r > 10)
+		return cfg_fail(c, v, key, "expected a decimal number above 0 and at most 10, got '%s'",
+				s);
+	*(double *)dst = r;
+	return 0;
+}
+
+static int cfg_h_distribution(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			      size_t size)
+{
+	static const char *const names[] = {"lognormal"};
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, names, CFG_LEN(names), &i) != 0)
+		return -1;
+	*(enum cfg_sizes_kind *)dst = CFG_SIZES_LOGNORMAL;
+	return 0;
+}
+
+/* One histogram entry: [size, count], size > 0, count > 0, a size not given before. */
+static int cfg_bucket(struct cfg_ctx *c, const char *key, yaml_node_t *v, struct cfg_dataset *d)
+{
+	char sub[CFG_KEY_MAX];
+	struct cfg_bucket *b = &d->buckets[d->nbuckets];
+	if (cfg_expect(c, key, v, YAML_SEQUENCE_NODE) != 0)
+		return -1;
+	if (v->data.sequence.items.top - v->data.sequence.items.start != 2)
+		return cfg_fail(c, v, key, "expected [size, count]");
+	yaml_node_t *sz = cfg_node(c, v->data.sequence.items.start[0]);
+	yaml_node_t *n = cfg_node(c, v->data.sequence.items.start[1]);
+	if (sz == NULL || n == NULL)
+		return -1;
+	if (snprintf(sub, sizeof sub, "%s[0]", key) < 0)
+		sub[0] = '\0';
+	if (cfg_h_size(c, sub, sz, &b->size, 0) != 0)
+		return -1;
+	if (snprintf(sub, sizeof sub, "%s[1]", key) < 0)
+		sub[0] = '\0';
+	if (cfg_uint(c, sub, n, 1, UINT64_MAX, &b->count) != 0)
+		return -1;
+	for (size_t j = 0; j < d->nbuckets; j++)
+		if (d->buckets[j].size == b->size)
+			return cfg_fail(c, sz, key, "size %" PRIu64 " B given twice (entry %zu)",
+					b->size, j);
+	uint64_t before = d->nbuckets > 0 ? d->buckets[d->nbuckets - 1].end : 0;
+	if (b->count > SIZES_MAX_FILES - before)
+		return cfg_fail(c, n, key, "more than %llu files in all",
+				(unsigned long long)SIZES_MAX_FILES);
+	b->end = before + b->count;
+	if (b->count > (UINT64_MAX - d->total_size) / b->size)
+		return cfg_fail(c, v, key, "the total size does not fit in 64 bits");
+	d->total_size += b->size * b->count;
+	d->nbuckets++;
+	return 0;
+}
+
+static int cfg_h_histogram(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			   size_t size)
+{
+	char item[CFG_KEY_MAX];
+	struct cfg_dataset *d = dst;
+	(void)size;
+	if (cfg_expect(c, key, v, YAML_SEQUENCE_NODE) != 0)
+		return -1;
+	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n == 0)
+		return cfg_fail(c, v, key, "must not be empty");
+	if (n > CFG_BUCKETS_MAX)
+		return cfg_fail(c, v, key, "has %zu entries, at most %d allowed", n, CFG_BUCKETS_MAX);
+	d->sizes = CFG_SIZES_HISTOGRAM;
+	d->total_size = 0;
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *it = cfg_node(c, v->data.sequence.items.start[i]);
+		if (snprintf(item, sizeof item, "%s[%zu]", key, i) < 0)
+			item[0] = '\0';
+		if (it == NULL || cfg_bucket(c, item, it, d) != 0)
+			return -1;
+	}
+	d->nfiles = d->buckets[n - 1].end;
+	return 0;
+}
+
+enum { SZ_DIST, SZ_MEDIAN, SZ_SIGMA, SZ_MIN, SZ_MAX, SZ_HISTOGRAM, SZ_NFIELDS };
+
+/* The sizes mapping fills the data set itself (offsets into struct cfg_dataset). */
+static const struct cfg_field cfg_sizes_fields[SZ_NFIELDS] = {
+	[SZ_DIST] = {"distribution", cfg_h_distribution, offsetof(struct cfg_dataset, sizes), 0, 0},
+	[SZ_MEDIAN] = {"median", cfg_h_size, offsetof(struct cfg_dataset, median), 0, 0},
+	[SZ_SIGMA] = {"sigma", cfg_h_sigma, offsetof(struct cfg_dataset, sigma), 0, 0},
+	[SZ_MIN] = {"min", cfg_h_size, offsetof(struct cfg_dataset, min), 0, 0},
+	[SZ_MAX] = {"max", cfg_h_size, offsetof(struct cfg_dataset, max), 0, 0},
+	[SZ_HISTOGRAM] = {"histogram", cfg_h_histogram, 0, 0, 0},
+};
+
+/* Either histogram alone, or distribution with all of median, sigma, min and max. */
+static int cfg_sizes_check(struct cfg_ctx *c, const char *key, yaml_node_t *v,
+			   struct cfg_dataset *d, const struct cfg_seen *seen)
+{
+	char k[CFG_KEY_MAX];
+	if (seen[SZ_HISTOGRAM].key != NULL) {
+		for (size_t i = 0; i < SZ_NFIELDS; i++) {
+			if (i == SZ_HISTOGRAM || seen[i].key == NULL)
+				continue;
+			cfg_path(k, sizeof k, key, cfg_sizes_fields[i].name);
+			return cfg_fail(c, seen[i].key, k, "not allowed with histogram");
+		}
+		return 0;
+	}
+	if (seen[SZ_DIST].key == NULL) {
+		cfg_path(k, sizeof k, key, "distribution");
+		return cfg_fail(c, v, k, "is required but missing (or give histogram)");
+	}
+	for (size_t i = SZ_MEDIAN; i <= SZ_MAX; i++) {
+		if (seen[i].key != NULL)
+			continue;
+		cfg_path(k, sizeof k, key, cfg_sizes_fields[i].name);
+		return cfg_fail(c, v, k, "is required but missing for distribution lognormal");
+	}
+	cfg_path(k, sizeof k, key, "min");
+	if (d->min > d->max)
+		return cfg_fail(c, seen[SZ_MIN].val, k, "min %" PRIu64 " B is above max %" PRIu64 " B",
+				d->min, d->max);
+	cfg_path(k, sizeof k, key, "median");
+	if (d->median < d->min || d->median > d->max)
+		return cfg_fail(c, seen[SZ_MEDIAN].val, k,
+				"median %" PRIu64 " B is outside [min, max] = [%" PRIu64 ", %" PRIu64
+				"] B",
+				d->median, d->min, d->max);
+	return 0;
+}
+
+static int cfg_h_sizes(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+{
+	struct cfg_seen seen[SZ_NFIELDS];
+	(void)size;
+	if (cfg_walk(c, key, v, cfg_sizes_fields, SZ_NFIELDS, dst, seen) != 0)
+		return -1;
+	return cfg_sizes_check(c, key, v, dst, seen);
+}
+
+enum { DS_NAME, DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_SIZES, DS_TWIN, DS_NFIELDS };
 
 /* file_count is read into nfiles, total_size into total_size; cfg_dataset_count settles both. */
 static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
 	[DS_NAME] = {"name", cfg_h_name, offsetof(struct cfg_dataset, name),
 		     CFG_MEMBER_SIZE(struct cfg_dataset, name), 1},
-	[DS_FILE_SIZE] = {"file_size", cfg_h_size, offsetof(struct cfg_dataset, file_size), 0, 1},
+	[DS_FILE_SIZE] = {"file_size", cfg_h_size, offsetof(struct cfg_dataset, file_size), 0, 0},
 	[DS_TOTAL_SIZE] = {"total_size", cfg_h_size, offsetof(struct cfg_dataset, total_size), 0,
 			   0},
 	[DS_FILE_COUNT] = {"file_count", cfg_h_count, offsetof(struct cfg_dataset, nfiles), 0, 0},
+	[DS_SIZES] = {"sizes", cfg_h_sizes, 0, 0, 0},
+	[DS_TWIN] = {"twin", cfg_h_bool, offsetof(struct cfg_dataset, twin), 0, 0},
 };
 
-/* Exactly one of total_size and file_count; then nfiles and the exact total_size. */
+/* A histogram counts its own files: file_count and total_size are refused with it. */
+static int cfg_dataset_histogram(struct cfg_ctx *c, const char *path, const struct cfg_seen *seen)
+{
+	char key[CFG_KEY_MAX];
+	for (int i = DS_TOTAL_SIZE; i <= DS_FILE_COUNT; i++) {
+		if (seen[i].key == NULL)
+			continue;
+		cfg_path(key, sizeof key, path, cfg_dataset_fields[i].name);
+		return cfg_fail(c, seen[i].key, key,
+				"not allowed with a size histogram (its counts are the files)");
+	}
+	return 0;
+}
+
+/* Exactly one of file_size and sizes, and of total_size and file_count (but for a
+ * histogram); then, for a fixed size, nfiles and the exact total_size. Lognormal data sets
+ * are counted by cfg_settle_sizes once the seed is known. */
 static int cfg_dataset_count(struct cfg_ctx *c, const char *path, const yaml_node_t *entry,
 			     struct cfg_dataset *d, const struct cfg_seen *seen)
 {
 	char key[CFG_KEY_MAX];
 	const yaml_node_t *total = seen[DS_TOTAL_SIZE].val, *count = seen[DS_FILE_COUNT].val;
+	if (seen[DS_FILE_SIZE].key != NULL && seen[DS_SIZES].key != NULL) {
+		cfg_path(key, sizeof key, path, "sizes");
+		return cfg_fail(c, seen[DS_SIZES].key, key, "give file_size or sizes, not both");
+	}
+	if (seen[DS_FILE_SIZE].key == NULL && seen[DS_SIZES].key == NULL) {
+		cfg_path(key, sizeof key, path, "file_size");
+		return cfg_fail(c, entry, key, "is required but missing (or give sizes)");
+	}
+	if (d->sizes == CFG_SIZES_HISTOGRAM)
+		return cfg_dataset_histogram(c, path, seen);
 	if (total != NULL && count != NULL) {
 		cfg_path(key, sizeof key, path, "file_count");
 		return cfg_fail(c, seen[DS_FILE_COUNT].key, key,
@@ -803,6 +983,15 @@ static int cfg_dataset_count(struct cfg_ctx *c, const char *path, const yaml_nod
 	}
 	if (total == NULL && count == NULL)
 		return cfg_fail(c, entry, path, "needs total_size or file_count");
+	if (d->sizes == CFG_SIZES_LOGNORMAL) {
+		d->file_size = d->median;
+		if (count != NULL && d->nfiles > SIZES_MAX_FILES) {
+			cfg_path(key, sizeof key, path, "file_count");
+			return cfg_fail(c, count, key, "at most %llu files with a size distribution",
+					(unsigned long long)SIZES_MAX_FILES);
+		}
+		return 0;
+	}
 	if (total != NULL) {
 		const yaml_node_t *fs = seen[DS_FILE_SIZE].val;
 		cfg_path(key, sizeof key, path, "file_size");
@@ -968,6 +1157,118 @@ static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
 		x->cache_pos = pos;
 }
 
+/* ---- after the whole document: sizes need the seed, twins the totals ---- */
+
+/* A lognormal data set by file_count: sum its sizes; by total_size: draw sizes until the
+ * total is reached, the last file trimmed so that the total is exact. O(nfiles). */
+static int cfg_lognormal_totals(struct cfg_dataset *d, uint64_t want)
+{
+	uint64_t sum = 0;
+	if (want == 0) {
+		for (uint64_t i = 0; i < d->nfiles; i++) {
+			uint64_t s = sizes_lognormal(d, i);
+			if (s > UINT64_MAX - sum)
+				return -1;
+			sum += s;
+		}
+		d->total_size = sum;
+		return 0;
+	}
+	for (uint64_t i = 0; i < SIZES_MAX_FILES; i++) {
+		uint64_t s = sizes_lognormal(d, i);
+		if (s >= want - sum) {
+			d->nfiles = i + 1;
+			d->last_size = s == want - sum ? 0 : want - sum;
+			return 0;
+		}
+		sum += s;
+	}
+	return -1;
+}
+
+/* Copy the seed into each data set; count and sum what a distribution makes; the median
+ * of a histogram. */
+static int cfg_settle_sizes(struct cfg_ctx *c, size_t i)
+{
+	char key[CFG_KEY_MAX];
+	struct cfg_dataset *d = &c->x->datasets[i];
+	d->seed = c->x->seed;
+	if (snprintf(key, sizeof key, "datasets[%zu].sizes", i) < 0)
+		key[0] = '\0';
+	if (d->sizes == CFG_SIZES_HISTOGRAM) {
+		d->stride = sizes_histogram_stride(d->nfiles);
+		d->file_size = sizes_histogram_median(d);
+		return 0;
+	}
+	if (d->sizes != CFG_SIZES_LOGNORMAL)
+		return 0;
+	uint64_t want = d->nfiles > 0 ? 0 : d->total_size; /* file_count left nfiles set */
+	if (cfg_lognormal_totals(d, want) != 0)
+		return cfg_fail_at(c->e, c->x, d->pos, key,
+				   want ? "total_size needs more than %llu files of this distribution"
+					: "the total of %llu files does not fit in 64 bits",
+				   (unsigned long long)(want ? SIZES_MAX_FILES : d->nfiles));
+	return 0;
+}
+
+/* Twin t's name is taken: named at its data set's twin key (the index as written). */
+static int cfg_twin_clash(struct cfg_ctx *c, size_t t)
+{
+	char key[CFG_KEY_MAX];
+	const struct cfg_dataset *all = c->x->datasets;
+	size_t parent = (size_t)all[t].twin_of - 1, before = 0;
+	for (size_t i = 0; i < parent; i++)
+		before += all[i].twin_of != 0;
+	if (snprintf(key, sizeof key, "datasets[%zu].twin", parent - before) < 0)
+		key[0] = '\0';
+	return cfg_fail_at(c->e, c->x, all[t].pos, key,
+			   "the twin '%s' has the name of another data set", all[t].name);
+}
+
+/* twin: true: insert NAME-onefile after NAME, one file of NAME's total bytes. */
+static int cfg_add_twins(struct cfg_ctx *c)
+{
+	struct experiment *x = c->x;
+	size_t n = x->ndatasets, more = 0;
+	for (size_t i = 0; i < n; i++)
+		more += x->datasets[i].twin != 0;
+	if (more == 0)
+		return 0;
+	struct cfg_dataset *all = calloc(n + more, sizeof *all);
+	if (all == NULL)
+		return pf_fail(c->e, PF_RUNTIME, "%s: out of memory for data sets", c->source);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_dataset *d = &x->datasets[i];
+		all[k++] = *d;
+		if (!d->twin)
+			continue;
+		struct cfg_dataset *t = &all[k++];
+		t->pos = d->pos;
+		t->seed = d->seed;
+		t->sizes = CFG_SIZES_FIXED;
+		t->file_size = t->total_size = d->total_size;
+		t->nfiles = 1;
+		t->twin_of = (int)(k - 1); /* 1 + the index of d, which sits just before */
+		if (snprintf(t->name, sizeof t->name, "%s-onefile", d->name) >= (int)sizeof t->name) {
+			char key[CFG_KEY_MAX];
+			free(all);
+			if (snprintf(key, sizeof key, "datasets[%zu].twin", i) < 0)
+				key[0] = '\0';
+			return cfg_fail_at(c->e, x, d->pos, key, "data set name '%s' is too long "
+					   "for a twin named NAME-onefile", d->name);
+		}
+	}
+	free(x->datasets);
+	x->datasets = all;
+	x->ndatasets = n + more;
+	for (size_t i = 0; i < x->ndatasets; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(x->datasets[i].name, x->datasets[j].name) == 0)
+				return cfg_twin_clash(c, x->datasets[i].twin_of ? i : j);
+	return 0;
+}
+
 static int cfg_document(struct cfg_ctx *c)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_top_fields)];
@@ -982,7 +1283,10 @@ static int cfg_document(struct cfg_ctx *c)
 	if (cfg_walk(c, "", top, cfg_top_fields, CFG_LEN(cfg_top_fields), c->x, seen) != 0)
 		return -1;
 	cfg_late_defaults(c->x, cfg_pos_of(top));
-	return 0;
+	for (size_t i = 0; i < c->x->ndatasets; i++)
+		if (cfg_settle_sizes(c, i) != 0)
+			return -1;
+	return cfg_add_twins(c);
 }
 
 /* Line and column of byte offset in text: reader errors (bad UTF-8) carry only an offset. */

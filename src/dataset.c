@@ -205,6 +205,7 @@ void manifest_from_config(const struct experiment *x, const struct cfg_dataset *
 	m->file_size = d->file_size;
 	m->nfiles = d->nfiles;
 	m->files_per_dir = x->files_per_dir;
+	(void)sizes_describe(d, m->sizes, sizeof m->sizes); /* fits: MANIFEST_SIZES_MAX */
 }
 
 static int manifest_format(const struct manifest *m, char *buf, size_t len)
@@ -213,9 +214,9 @@ static int manifest_format(const struct manifest *m, char *buf, size_t len)
 			 "pfsread-manifest 1\n"
 			 "# written by pfsread generate; pfsread clean removes what it lists\n"
 			 "pattern_version %d\nname %s\nfile_size %" PRIu64 "\nnfiles %" PRIu64
-			 "\nfiles_per_dir %" PRIu64 "\nlayout d%%06u/f%%010u\ncomplete %d\n",
+			 "\nfiles_per_dir %" PRIu64 "\nlayout d%%06u/f%%010u\n%s%s%scomplete %d\n",
 			 m->pattern_version, m->name, m->file_size, m->nfiles, m->files_per_dir,
-			 m->complete);
+			 m->sizes[0] ? "sizes " : "", m->sizes, m->sizes[0] ? "\n" : "", m->complete);
 	return n < 0 || (size_t)n >= len ? -1 : n;
 }
 
@@ -235,7 +236,7 @@ static int manifest_write_fd(int fd, const char *text, size_t len)
 
 int manifest_write(const char *dir, const struct manifest *m, struct pf_err *e)
 {
-	char path[CFG_PATH_MAX + 64], tmp[CFG_PATH_MAX + 64], text[1024];
+	char path[CFG_PATH_MAX + 64], tmp[CFG_PATH_MAX + 64], text[MANIFEST_SIZES_MAX + 1024];
 	int len = manifest_format(m, text, sizeof text);
 	if (len < 0 || snprintf(path, sizeof path, "%s/%s", dir, DATASET_MANIFEST) >= (int)sizeof path ||
 	    snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
@@ -260,6 +261,14 @@ static int manifest_parse_line(struct manifest *m, const char *line)
 	char key[64], value[CFG_NAME_MAX];
 	if (line[0] == '#' || line[0] == '\n')
 		return 0;
+	if (strncmp(line, "sizes ", 6) == 0) { /* the rest of the line, as sizes_describe made it */
+		size_t n = strcspn(line + 6, "\n");
+		if (n == 0 || n >= sizeof m->sizes)
+			return -1;
+		memcpy(m->sizes, line + 6, n);
+		m->sizes[n] = '\0';
+		return 0;
+	}
 	if (sscanf(line, "%63s %127s", key, value) != 2)
 		return -1;
 	if (strcmp(key, "pfsread-manifest") == 0 || strcmp(key, "layout") == 0)
@@ -281,7 +290,7 @@ static int manifest_parse_line(struct manifest *m, const char *line)
 
 int manifest_read(const char *dir, struct manifest *m, struct pf_err *e)
 {
-	char path[CFG_PATH_MAX + 64], line[256];
+	char path[CFG_PATH_MAX + 64], line[MANIFEST_SIZES_MAX + 64];
 	snprintf(path, sizeof path, "%s/%s", dir, DATASET_MANIFEST);
 	FILE *f = fopen(path, "re");
 	if (f == NULL && errno == ENOENT)
@@ -307,5 +316,5 @@ int manifest_same_files(const struct manifest *a, const struct manifest *b)
 {
 	return a->pattern_version == b->pattern_version && strcmp(a->name, b->name) == 0 &&
 	       a->file_size == b->file_size && a->nfiles == b->nfiles &&
-	       a->files_per_dir == b->files_per_dir;
+	       a->files_per_dir == b->files_per_dir && strcmp(a->sizes, b->sizes) == 0;
 }

@@ -169,9 +169,9 @@ static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp)
 	if (fd < 0)
 		return -errno;
 	int rc = 0;
-	for (uint64_t off = 0; off < g->d->file_size && rc == 0; off += GEN_BLOCK) {
-		size_t len = g->d->file_size - off < GEN_BLOCK ? (size_t)(g->d->file_size - off)
-							       : GEN_BLOCK;
+	uint64_t size = dataset_file_size(g->d, file);
+	for (uint64_t off = 0; off < size && rc == 0; off += GEN_BLOCK) {
+		size_t len = size - off < GEN_BLOCK ? (size_t)(size - off) : GEN_BLOCK;
 		dataset_fill(g->key, file, off, g->buf, len);
 		rc = stop_now() ? -EINTR : gen_write_all(fd, g->buf, len, off);
 	}
@@ -187,7 +187,8 @@ static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	struct stat st;
 	if (dataset_file_path(g->x, g->d, file, path, sizeof path) != 0)
 		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == g->d->file_size)
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size == dataset_file_size(g->d, file))
 		return 0;
 	g->made_files++;
 	snprintf(tmp, sizeof tmp, "%s.part", path);
@@ -314,15 +315,15 @@ static int verify_read_block(int fd, unsigned char *buf, size_t len, uint64_t of
 static int verify_content(struct gen_ctx *g, uint64_t file, int fd, const char *path,
 			  struct pf_err *e)
 {
-	for (uint64_t off = 0; off < g->d->file_size; off += GEN_BLOCK) {
-		size_t want = g->d->file_size - off < GEN_BLOCK ? (size_t)(g->d->file_size - off)
-							       : GEN_BLOCK, got = 0;
+	uint64_t size = dataset_file_size(g->d, file);
+	for (uint64_t off = 0; off < size; off += GEN_BLOCK) {
+		size_t want = size - off < GEN_BLOCK ? (size_t)(size - off) : GEN_BLOCK, got = 0;
 		int rc = verify_read_block(fd, g->buf, want, off, &got);
 		if (rc != 0)
 			return pf_fail_errno(e, rc, "%s: read failed at offset %" PRIu64, path, off);
 		if (got != want)
 			return pf_fail(e, PF_RUNTIME, "%s: file ends at %" PRIu64 ", expected %" PRIu64,
-				       path, off + got, g->d->file_size);
+				       path, off + got, size);
 		unsigned char expected = 0;
 		int64_t bad = dataset_check(g->key, file, off, g->buf, got, &expected);
 		if (bad >= 0)
@@ -346,9 +347,9 @@ static int verify_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	int rc = 0;
 	if (fstat(fd, &st) != 0)
 		rc = pf_fail_errno(e, errno, "%s: fstat", path);
-	else if ((uint64_t)st.st_size != g->d->file_size)
+	else if ((uint64_t)st.st_size != dataset_file_size(g->d, file))
 		rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: size %lld bytes, expected %" PRIu64,
-			     g->d->name, path, (long long)st.st_size, g->d->file_size);
+			     g->d->name, path, (long long)st.st_size, dataset_file_size(g->d, file));
 	else
 		rc = verify_content(g, file, fd, path, e);
 	close(fd);
@@ -365,8 +366,8 @@ static int verify_dataset(struct gen_ctx *g, struct pf_err *e)
 	if (gen_all_ok(rc, e) != 0)
 		return -1;
 	if (g->rank == 0)
-		printf("verify %s: %" PRIu64 " files of %" PRIu64 " B: all bytes as generated\n",
-		       g->d->name, g->d->nfiles, g->d->file_size);
+		printf("verify %s: %" PRIu64 " files, %" PRIu64 " B: all bytes as generated\n",
+		       g->d->name, g->d->nfiles, g->d->total_size);
 	return 0;
 }
 

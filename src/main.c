@@ -9,6 +9,7 @@
 #include "pfsread/backend.h"
 #include "pfsread/calibrate.h"
 #include "pfsread/config.h"
+#include "pfsread/dataset.h"
 #include "pfsread/err.h"
 #include "pfsread/generate.h"
 #include "pfsread/plan.h"
@@ -53,6 +54,25 @@ static int parse_count(const char *text, const char *what, int *out, struct pf_e
 		return pf_fail(e, PF_USAGE, "plan: %s must be a positive integer, not '%s'", what, text);
 	*out = (int)v;
 	return 0;
+}
+
+/* A data set's exact count and bytes, and how its sizes are drawn (with the seed). */
+static void plan_print_dataset(const struct experiment *x, const struct cfg_dataset *d)
+{
+	char total[32], fsize[32], sizes[MANIFEST_SIZES_MAX];
+	units_format_size(d->total_size, total, sizeof total);
+	printf("data set %s: %llu files, %s (%llu B)", d->name, (unsigned long long)d->nfiles,
+	       total, (unsigned long long)d->total_size);
+	if (d->sizes == CFG_SIZES_FIXED) {
+		printf(", every file %s", units_format_size_binary(d->file_size, fsize, sizeof fsize));
+		if (d->twin_of > 0)
+			printf(", the one-file twin of %s", x->datasets[d->twin_of - 1].name);
+		printf("\n");
+		return;
+	}
+	if (sizes_describe(d, sizes, sizeof sizes) != 0)
+		sizes[0] = '\0';
+	printf(", mean %.0f B, sizes %s\n", (double)d->total_size / (double)d->nfiles, sizes);
 }
 
 static void plan_print_phase(const struct experiment *x, const struct topo_map *t, uint64_t i)
@@ -112,6 +132,8 @@ static int cmd_plan(int argc, char **argv, struct pf_err *e)
 		char vol[32];
 		printf("experiment %s: %llu phases on %d ranks over %d nodes, data sets under %s\n",
 		       x.name, (unsigned long long)n, ranks, nodes, x.root);
+		for (size_t i = 0; i < x.ndatasets; i++)
+			plan_print_dataset(&x, &x.datasets[i]);
 		printf("%5s  %-12s %10s %9s %7s %8s %15s %-8s %9s %-8s %4s %12s\n", "phase",
 		       "dataset", "file size", "files", "r/node", "readers", "files/reader",
 		       "backend", "transfer", "order", "rep", "bytes");

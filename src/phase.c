@@ -39,6 +39,7 @@ struct phase_work {
 	uint64_t *file;
 	uint64_t *offset;
 	uint64_t *length;
+	uint64_t *size;           /* pattern shared: each item's whole file size; NULL: length */
 	int64_t reader;           /* -1 when this rank waits */
 	uint64_t readers;
 	MPI_Comm comm;            /* the readers, for collective backends with pattern shared */
@@ -94,7 +95,7 @@ static int phase_plan_per_reader(const struct phase_spec *s, const struct topolo
 	    phase_alloc_work(w, n) != 0)
 		return -1;
 	for (uint64_t i = 0; i < n; i++)
-		w->length[i] = s->ds->file_size;
+		w->length[i] = dataset_file_size(s->ds, w->file[i]);
 	return 0;
 }
 
@@ -102,21 +103,14 @@ static int phase_plan_per_reader(const struct phase_spec *s, const struct topolo
  * are cut at PHASE_SLICE_ALIGN so that O_DIRECT readers get aligned offsets. */
 static int phase_plan_shared(const struct phase_spec *s, struct phase_work *w)
 {
-	uint64_t n = s->ds->nfiles, size = s->ds->file_size, first, len;
+	uint64_t n = s->ds->nfiles;
 	if (w->reader < 0)
 		return 0;
-	if (phase_alloc_work(w, n) != 0 || (w->file = malloc(n * sizeof *w->file)) == NULL)
+	if (phase_alloc_work(w, n) != 0 || (w->file = malloc(n * sizeof *w->file)) == NULL ||
+	    (w->size = malloc(n * sizeof *w->size)) == NULL)
 		return -1;
-	plan_block((size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN, w->readers,
-		   (uint64_t)w->reader, &first, &len);
-	first *= PHASE_SLICE_ALIGN;
-	len = first >= size ? 0 : first + len * PHASE_SLICE_ALIGN > size ? size - first
-									 : len * PHASE_SLICE_ALIGN;
-	for (uint64_t i = 0; i < n; i++) {
+	for (uint64_t i = 0; i < n; i++)
 		w->file[i] = s->order == CFG_ORDER_REVERSE ? n - 1 - i : i;
-		w->offset[i] = first;
-		w->length[i] = len;
-	}
 	if (s->order == CFG_ORDER_RANDOM) {
 		/* the same shuffle on every reader: all read the same file at the same time */
 		struct topo_map one = {1, 1, (int[]){0}, (int[]){0}, (int[]){1}};
@@ -127,6 +121,17 @@ static int phase_plan_shared(const struct phase_spec *s, struct phase_work *w)
 		memcpy(w->file, order, n * sizeof *order);
 		free(order);
 	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t size = dataset_file_size(s->ds, w->file[i]), first, len;
+		plan_block((size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN, w->readers,
+			   (uint64_t)w->reader, &first, &len);
+		first *= PHASE_SLICE_ALIGN;
+		len = first >= size ? 0 : first + len * PHASE_SLICE_ALIGN > size ? size - first
+										 : len * PHASE_SLICE_ALIGN;
+		w->size[i] = size;
+		w->offset[i] = first;
+		w->length[i] = len;
+	}
 	return 0;
 }
 
@@ -135,6 +140,7 @@ static void phase_free_work(struct phase_work *w)
 	free(w->file);
 	free(w->offset);
 	free(w->length);
+	free(w->size);
 	if (w->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&w->comm);
 }
@@ -312,8 +318,9 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 	uint64_t nreads = 0, done = 0;
 	if (phase_path(s, c->w->file[i], path, sizeof path, c->e) != 0)
 		return r->error = ENAMETOOLONG;
+	c->bo.size = c->w->size != NULL ? c->w->size[i] : c->w->length[i];
 	if (c->w->collective) {
-		uint64_t blocks = (s->ds->file_size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN;
+		uint64_t blocks = (c->bo.size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN;
 		uint64_t slice = (blocks + c->w->readers - 1) / c->w->readers * PHASE_SLICE_ALIGN;
 		nreads = (slice + s->transfer_size - 1) / s->transfer_size;
 	}
@@ -554,7 +561,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 		c.status = PHASE_FAILED;
 	} else if (phase_prepare(s, t, &w, o, e) != 0)
 		c.status = PHASE_FAILED;
-	c.bo = (struct bopen){s->ds->file_size, s->x->noatime,
+	c.bo = (struct bopen){s->ds->file_size, s->x->noatime, /* size: set per item */
 			      w.collective ? w.comm : MPI_COMM_SELF, s->x};
 
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));

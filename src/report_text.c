@@ -183,6 +183,79 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 	return rc;
 }
 
+/* ---- small files against their one-file twin ---- */
+
+#define RP_TWIN_SUFFIX "-onefile"
+
+/* 1 when phase p belongs to cell c in every key but the file size (the twin's differs). */
+static int twin_phase_of(const struct report_cell *c, const struct phase_info *p)
+{
+	return strcmp(c->dataset, p->dataset) == 0 && strcmp(p->status, "complete") == 0 &&
+	       c->readers_per_node == p->readers_per_node && strcmp(c->backend, p->backend) == 0 &&
+	       c->transfer_size == p->transfer_size && strcmp(c->order, p->order) == 0 &&
+	       strcmp(c->cache, p->cache) == 0 && strcmp(c->pattern, p->pattern) == 0 &&
+	       strcmp(c->decomposition, p->decomposition) == 0 &&
+	       c->queue_depth == p->queue_depth && c->warm == report_phase_warm(p);
+}
+
+/* Cells a (NAME) and b (NAME-onefile) that differ in nothing else. */
+static int twin_pair(const struct report_cell *a, const struct report_cell *b)
+{
+	size_t n = strlen(a->dataset);
+	return strncmp(b->dataset, a->dataset, n) == 0 && strcmp(b->dataset + n, RP_TWIN_SUFFIX) == 0 &&
+	       a->readers_per_node == b->readers_per_node && strcmp(a->backend, b->backend) == 0 &&
+	       a->transfer_size == b->transfer_size && strcmp(a->order, b->order) == 0 &&
+	       strcmp(a->cache, b->cache) == 0 && strcmp(a->pattern, b->pattern) == 0 &&
+	       strcmp(a->decomposition, b->decomposition) == 0 && a->queue_depth == b->queue_depth &&
+	       a->warm == b->warm;
+}
+
+/* The mean elapsed time of cell c's phases, and the bytes and files of one of them. */
+static double twin_elapsed(const struct run_data *run, const struct report_cell *c,
+			   uint64_t *bytes, uint64_t *files)
+{
+	double sum = 0;
+	int n = 0;
+	for (size_t i = 0; i < run->nphases; i++) {
+		const struct phase_info *p = &run->phases[i].info;
+		if (!twin_phase_of(c, p))
+			continue;
+		sum += p->elapsed_s;
+		*bytes = p->bytes;
+		*files = p->nfiles;
+		n++;
+	}
+	return n > 0 ? sum / n : 0;
+}
+
+/* "NAME: N files of mean S took X s, its one-file twin Y s: ratio X/Y", per pair of cells. */
+static void twins(FILE *out, const struct rp_run *r, enum report_format f)
+{
+	int any = 0;
+	for (long i = 0; i < r->ncells; i++) {
+		for (long j = 0; j < r->ncells; j++) {
+			const struct report_cell *a = &r->cells[i], *b = &r->cells[j];
+			uint64_t bytes = 0, files = 0, tb = 0, tf = 0;
+			if (!twin_pair(a, b))
+				continue;
+			double x = twin_elapsed(r->run, a, &bytes, &files);
+			double y = twin_elapsed(r->run, b, &tb, &tf);
+			char mean[32];
+			if (files == 0 || x <= 0 || y <= 0)
+				continue;
+			if (!any++)
+				rp_heading(out, f, 2, "small files against their one-file twin (same "
+					   "bytes, elapsed time, mean over repetitions)");
+			units_format_size(bytes / files, mean, sizeof mean);
+			rp_para(out, f, "%s: %llu files of mean %s took %.4g s, its one-file twin %.4g s: "
+				"ratio %.1f (%d reader%s/node, %s, %s%s)",
+				a->dataset, (unsigned long long)files, mean, x, y, x / y,
+				(int)a->readers_per_node, a->readers_per_node == 1 ? "" : "s", a->backend,
+				a->pattern, a->warm ? ", WARM" : "");
+		}
+	}
+}
+
 /* ---- statistics per cell ---- */
 
 /* 1 when key k takes more than one value over the cells. */
@@ -542,7 +615,10 @@ int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct 
 	if (f == REPORT_TEXT && r != NULL && r->run != NULL)
 		fputc('\n', out);
 	rp_text_header(out, r->run, f);
-	if (rp_text_summary(out, r, f, e) != 0 || cells_table(out, r, f, e) != 0 ||
+	if (rp_text_summary(out, r, f, e) != 0)
+		return -1;
+	twins(out, r, f);
+	if (cells_table(out, r, f, e) != 0 ||
 	    ceilings(out, r, f, e) != 0 || size_classes(out, r, f, e) != 0 ||
 	    nodes_table(out, r, f, e) != 0 || slow_nodes(out, r, f, e) != 0 ||
 	    slow_files(out, r, f, e) != 0 || details_table(out, r->run, f, e) != 0)

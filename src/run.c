@@ -299,11 +299,11 @@ static int run_check_files(const struct experiment *x, const struct topology *t,
 				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
 			else if (stat(path, &st) != 0)
 				rc = pf_fail_errno(e, errno, "data set %s: %s", ds->name, path);
-			else if ((uint64_t)st.st_size != ds->file_size)
+			else if ((uint64_t)st.st_size != dataset_file_size(ds, f))
 				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: %lld bytes, the manifest says %llu "
 					     "(run 'pfsread generate' to remake it)",
 					     ds->name, path, (long long)st.st_size,
-					     (unsigned long long)ds->file_size);
+					     (unsigned long long)dataset_file_size(ds, f));
 		}
 	}
 	if (MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)

@@ -46,7 +46,8 @@ struct bshare {
 	int (*path)(const void *core, uint64_t i, char *buf, size_t len); /* 0 or -1 */
 	double (*now)(const void *core); /* the phase's clock: use it for every time stamp */
 	const void *core;
-	const struct bopen *open;     /* size = the whole file's size of the item; comm SELF */
+	const struct bopen *open;     /* comm SELF; size is the data set's nominal file size:
+				       * with variable sizes, length[i] is item i's whole file */
 	size_t transfer;              /* bytes per read request */
 	struct file_rec *recs;        /* [nitems]: fill open_start, read_end, close_end, bytes */
 	uint64_t failed;              /* on error: the item that failed */

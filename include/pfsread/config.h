@@ -51,12 +51,41 @@ enum cfg_order {
 	CFG_ORDER_RANDOM   /* seeded shuffle of the reader's share */
 };
 
+enum cfg_sizes_kind {
+	CFG_SIZES_FIXED,     /* every file file_size bytes */
+	CFG_SIZES_LOGNORMAL, /* sizes: {distribution: lognormal, median, sigma, min, max} */
+	CFG_SIZES_HISTOGRAM  /* sizes: {histogram: [[size, count], ...]} */
+};
+
+#define CFG_BUCKETS_MAX 64 /* entries of a size histogram */
+
+/* One histogram entry: count files of size bytes; end is the cumulative count through it. */
+struct cfg_bucket {
+	uint64_t size;
+	uint64_t count;
+	uint64_t end;
+};
+
 struct cfg_dataset {
 	char name[CFG_NAME_MAX]; /* also the directory under root; [A-Za-z0-9._-], no "..", not empty */
-	uint64_t file_size;      /* bytes, > 0 */
+	uint64_t file_size;      /* bytes, > 0: every file's size when fixed; for variable sizes the
+				  * median (lognormal: its median parameter; histogram: the middle
+				  * file's size), recorded as phase_info.file_size */
 	uint64_t nfiles;         /* > 0; from file_count, or total_size / file_size (rounded down) */
-	uint64_t total_size;     /* nfiles * file_size (exact, after the rounding above) */
+	uint64_t total_size;     /* the exact sum of every file's size */
 	struct cfg_pos pos;      /* of the data set's entry */
+
+	/* Variable sizes (sizes.h: dataset_file_size gives file i's size). */
+	enum cfg_sizes_kind sizes;
+	uint64_t seed;           /* the experiment's seed, copied at load: lognormal sizes depend on it */
+	uint64_t median, min, max; /* lognormal, bytes */
+	double sigma;            /* lognormal, > 0 */
+	uint64_t last_size;      /* lognormal by total_size: the last file, trimmed (0: no trim) */
+	struct cfg_bucket buckets[CFG_BUCKETS_MAX]; /* histogram, in the order given */
+	size_t nbuckets;
+	uint64_t stride;         /* histogram: file i is at position (i x stride) mod nfiles */
+	int twin;                /* twin: true: a data set NAME-onefile with the same total follows */
+	int twin_of;             /* a twin: 1 + the index of its data set; 0 otherwise */
 };
 
 /* hardware: what the machine can do, for the report's ceilings (README "Reports"); the

@@ -8,6 +8,7 @@
 
 #include "pfsread/config.h"
 #include "pfsread/err.h"
+#include "pfsread/sizes.h"
 
 #define DATASET_PATTERN_VERSION 2
 #define DATASET_MANIFEST ".pfsread-manifest"
@@ -40,6 +41,8 @@ int64_t dataset_check(uint64_t key, uint64_t file, uint64_t offset, const void *
 /* mkdir -p: make path and its missing parents. Returns 0 or -errno. */
 int dataset_mkdirs(const char *path);
 
+#define MANIFEST_SIZES_MAX 3072 /* a histogram of CFG_BUCKETS_MAX entries fits */
+
 /* What a manifest records. */
 struct manifest {
 	int pattern_version;
@@ -47,6 +50,7 @@ struct manifest {
 	uint64_t file_size;
 	uint64_t nfiles;
 	uint64_t files_per_dir;
+	char sizes[MANIFEST_SIZES_MAX]; /* sizes_describe(): "" for a fixed size (no line) */
 	int complete;      /* 1 once every file is whole */
 };
 

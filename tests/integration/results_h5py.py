@@ -5,12 +5,15 @@ usage: results_h5py.py FILE EXPECT_JSON
 
 EXPECT_JSON is a JSON object; every key is optional:
   {"phases": N, "nranks": R, "nnodes": M, "status": "complete",
-   "datasets": {"NAME": {"nfiles": F, "bytes": B}}}
-"datasets" gives, per data set name, the file count and the bytes a complete phase reads.
+   "datasets": {"NAME": {"nfiles": F, "bytes": B, "dir": "ROOT/NAME"}}}
+"datasets" gives, per data set name, the file count and the bytes a complete phase reads, and
+"dir" the data set's directory: each file's size is then taken from the file itself (os.stat of
+dNNNNNN/fNNNNNNNNNN, the index from the name), for data sets whose files differ in size.
 
 Checks the root attributes and topology, then every phase: its attributes are all present
-(strings read back as str); and for a complete phase: bytes == nfiles * file_size == the sum of
-files[].bytes; every file index 0..nfiles-1 appears exactly once; per node the active ranks are
+(strings read back as str); and for a complete phase: bytes == nfiles * file_size (or, with
+"dir", the sum of the files' sizes on disk) == the sum of files[].bytes, and each file's bytes
+== its size; every file index 0..nfiles-1 appears exactly once; per node the active ranks are
 min(readers_per_node, ranks on the node) and add up to active_readers; each rank's files and
 bytes match its file rows; open_start <= read_end <= close_end for every file row; start <= end
 for every active rank; bandwidth_MBps == bytes / elapsed_s / 1e6.
@@ -20,6 +23,8 @@ one line on stderr naming the file, the object and what is wrong; 2 on a usage e
 Needs python3 with h5py and numpy (Debian: python3-h5py).
 """
 import json
+import os
+import re
 import sys
 
 import h5py
@@ -96,13 +101,31 @@ def check_rows(g, where, name, fields, nrows=None):
     return rows
 
 
-def check_files(where, a, files):
+def sizes_on_disk(where, directory, n):
+    """Each file's size, by index, from the data set's directory (os.stat of every file)."""
+    sizes = np.full(n, -1, dtype=np.int64)
+    for sub, _, names in os.walk(directory):
+        for name in names:
+            m = re.fullmatch(r"f(\d{10})", name)
+            if m is not None and int(m.group(1)) < n:
+                sizes[int(m.group(1))] = os.stat(os.path.join(sub, name)).st_size
+    check((sizes >= 0).all(), where, "%s lacks some of its %d files" % (directory, n))
+    return sizes
+
+
+def check_files(where, a, files, directory=None):
     """Per reader: each file once, whole. Shared: each file once per active reader, slices
-    adding up to the whole file."""
+    adding up to the whole file. Sizes are file_size each, or those on disk in directory."""
     n = a["nfiles"]
     per_file = a["active_readers"] if a.get("pattern", "per-reader") == "shared" else 1
-    check(a["bytes"] == n * a["file_size"], where,
-          "bytes %d != nfiles %d x file_size %d" % (a["bytes"], n, a["file_size"]))
+    if directory is None:
+        sizes = np.full(n, a["file_size"], dtype=np.int64)
+        check(a["bytes"] == n * a["file_size"], where,
+              "bytes %d != nfiles %d x file_size %d" % (a["bytes"], n, a["file_size"]))
+    else:
+        sizes = sizes_on_disk(where, directory, n)
+        check(a["bytes"] == int(sizes.sum()), where,
+              "bytes %d != %d, the sum of the sizes on disk" % (a["bytes"], int(sizes.sum())))
     check(int(files["bytes"].sum()) == a["bytes"], where,
           "files[].bytes add up to %d, not bytes %d" % (int(files["bytes"].sum()), a["bytes"]))
     idx = files["file"]
@@ -112,8 +135,10 @@ def check_files(where, a, files):
     check(n == 0 or (np.bincount(idx.astype(np.int64), minlength=n) == per_file).all(),
           where + "/files", "a file read too often or never")
     per_file_bytes = np.bincount(idx.astype(np.int64), weights=files["bytes"], minlength=n)
-    check(n == 0 or (per_file_bytes == a["file_size"]).all(), where + "/files",
-          "a file's bytes do not add up to file_size")
+    bad = np.nonzero(per_file_bytes != sizes)[0]
+    check(n == 0 or len(bad) == 0, where + "/files",
+          "file %s: bytes read %s, its size is %s" % (bad[0], per_file_bytes[bad[0]], sizes[bad[0]])
+          if len(bad) else "")
     check(("open_end" not in files.dtype.names or
            ((files["open_start"] <= files["open_end"]).all() and
             (files["open_end"] <= files["read_end"]).all())) and
@@ -157,7 +182,7 @@ def check_phase(g, where, node_of_rank, expect):
         for key in ("nfiles", "bytes"):
             if key in want:
                 check(a[key] == want[key], where, "%s %d, expected %d" % (key, a[key], want[key]))
-    check_files(where, a, files)
+    check_files(where, a, files, (want or {}).get("dir"))
     check_ranks(where, a, ranks, files, node_of_rank)
     check(a["elapsed_s"] > 0, where, "elapsed_s %g" % a["elapsed_s"])
     bw = a["bytes"] / a["elapsed_s"] / 1e6
