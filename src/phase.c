@@ -231,18 +231,18 @@ static double phase_now(const struct phase_run_ctx *c)
 }
 
 /* verify: true: the block just read against the content pattern, off the clock. */
-static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off, size_t got,
-			      const char *path)
+static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off,
+			      const void *buf, size_t got, const char *path)
 {
 	double t0 = topology_now(c->t);
 	unsigned char want = 0;
-	int64_t bad = dataset_check(c->key, c->w->file[i], off, c->buf, got, &want);
+	int64_t bad = dataset_check(c->key, c->w->file[i], off, buf, got, &want);
 	c->paused += topology_now(c->t) - t0;
 	if (bad < 0)
 		return 0;
 	return pf_fail(c->e, PF_RUNTIME, "data set %s: %s: offset %llu: expected byte 0x%02x, found 0x%02x",
 		       c->s->ds->name, path, (unsigned long long)(off + (uint64_t)bad), want,
-		       ((unsigned char *)c->buf)[bad]);
+		       ((const unsigned char *)buf)[bad]);
 }
 
 /* A read or open came back with EINTR and the run must stop: say where this rank was. */
@@ -279,7 +279,7 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 				      (unsigned long long)off);
 			return rc;
 		}
-		if (s->x->verify && got > 0 && phase_verify_block(c, i, off, got, f->path) != 0)
+		if (s->x->verify && got > 0 && phase_verify_block(c, i, off, c->buf, got, f->path) != 0)
 			return -EILSEQ;
 		off += got;
 		*done += got;
@@ -371,6 +371,17 @@ static double phase_share_now(const void *core)
 	return phase_now(core);
 }
 
+/* verify: true with a pipelining backend: each block as it completes, in any order. */
+static int phase_share_consume(const void *core, uint64_t i, uint64_t offset, const void *buf,
+			       size_t len)
+{
+	struct phase_run_ctx *c = (struct phase_run_ctx *)core;
+	char path[PHASE_PATH];
+	if (phase_share_path(c, i, path, sizeof path) != 0)
+		snprintf(path, sizeof path, "file %llu", (unsigned long long)c->w->file[i]);
+	return phase_verify_block(c, i, offset, buf, len, path);
+}
+
 /* A pipelining backend reads the whole share itself; the core only names the failure. */
 static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 {
@@ -380,7 +391,7 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 		.nitems = w->n, .offset = w->offset, .length = w->length,
 		.path = phase_share_path, .now = phase_share_now, .core = c,
 		.open = &c->bo, .transfer = c->s->transfer_size, .recs = o->files, .failed = 0,
-		.stop = stop_now,
+		.stop = stop_now, .consume = c->s->x->verify ? phase_share_consume : NULL,
 	};
 	if (w->n == 0)
 		return 0; /* no share, no setup: nothing to call */
@@ -392,6 +403,8 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 	/* the pipeline says nothing per file about O_NOATIME: it drops it only on EPERM */
 	if (rc == 0)
 		return 0;
+	if (rc == -EILSEQ)
+		return -1; /* verify named the file, the offset and the bytes */
 	if (rc == -EINTR && stop_now() && sh.failed < w->n &&
 	    phase_share_path(c, sh.failed, path, sizeof path) == 0)
 		return phase_stopped(c, path, o->files[sh.failed].bytes);
@@ -499,8 +512,10 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	int rc = phase_plan(s, t, w, e);
 	if (rc == 0 && w->n > 0 && (o->files = calloc(w->n, sizeof *o->files)) == NULL)
 		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
-	for (uint64_t i = 0; rc == 0 && i < w->n; i++)
+	for (uint64_t i = 0; rc == 0 && i < w->n; i++) {
 		o->files[i].file = w->file[i];
+		o->files[i].rank = t->rank; /* a pipelining backend fills only times and bytes */
+	}
 	if (rc == 0)
 		rc = phase_prepare_cache(s, t, w, e);
 	/* every rank of the node, failed or not: the node's drop must be over before its ranks

@@ -52,6 +52,9 @@ struct bshare {
 	struct file_rec *recs;        /* [nitems]: fill open_start, read_end, close_end, bytes */
 	uint64_t failed;              /* on error: the item that failed */
 	int (*stop)(void);            /* 1 when the run must stop: after an EINTR, give up (may be NULL) */
+	/* May be NULL. Called with every block as it arrives (blocks of one item in any order):
+	 * buf holds [offset, offset + len) of item i. Non-zero: the call fails with -EILSEQ. */
+	int (*consume)(const void *core, uint64_t i, uint64_t offset, const void *buf, size_t len);
 };
 
 struct backend {

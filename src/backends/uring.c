@@ -426,6 +426,11 @@ static void uring_read_done(struct uring_state *st, unsigned b, int res)
 		return;
 	if (res > 0) {
 		sl->bytes += (uint64_t)res;
+		const struct bshare *s = st->s;
+		if (s->consume != NULL &&
+		    s->consume(s->core, sl->item, r->off,
+			       st->pool + (size_t)b * st->stride + r->boff, (size_t)res) != 0)
+			uring_fail(st, sl->item, -EILSEQ);
 		if ((uint32_t)res < r->len && st->err == 0) {
 			r->off += (uint64_t)res;
 			r->boff += (size_t)res;
