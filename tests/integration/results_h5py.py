@@ -38,9 +38,10 @@ PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
                "transfer_size": int, "order": str, "cache": str, "repetition": int, "seed": int,
                "bytes": int, "elapsed_s": float, "bandwidth_MBps": float, "status": str,
                "pattern": str, "decomposition": str, "queue_depth": int, "noatime": int,
-               "atime_mode": str, "mpiio_hints": str, "resident_fraction": float}
+               "atime_mode": str, "mpiio_hints": str, "resident_fraction": float,
+               "process": str}
 RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
-               "close_s", "resident_fraction", "verify_s")
+               "close_s", "resident_fraction", "verify_s", "io_s", "process_s")
 FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes")
 
 
