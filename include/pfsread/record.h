@@ -50,8 +50,8 @@ struct rank_rec {
 	double close_s;
 	double resident_fraction;  /* of this rank's bytes in the page cache just before the phase */
 	double verify_s;           /* checking content (verify: true), kept out of every time above */
-	double io_s;               /* in open, read and close calls (the pipelined backends: from
-				    * each file's open to its close) */
+	double io_s;               /* in open, read and close calls (a pipelined backend, whose
+				    * calls overlap: end - start) */
 	double process_s;          /* digesting and spending CPU per byte (process:), on the clock:
 				    * inside read_s, which spans a file's reads and their processing */
 };
