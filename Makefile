@@ -17,6 +17,11 @@ YAML_LIBS   ?= $(shell $(PKG_CONFIG) --libs yaml-0.1 2>/dev/null)
 URING_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags liburing 2>/dev/null)
 URING_LIBS   ?= $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null)
 URING_DEFS   ?= $(shell $(PKG_CONFIG) --exists liburing 2>/dev/null && echo -DHAVE_LIBURING)
+# Digests of read-and-process phases: xxh64 from libxxhash, sha1 from OpenSSL's libcrypto.
+XXHASH_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags libxxhash 2>/dev/null)
+XXHASH_LIBS   ?= $(shell $(PKG_CONFIG) --libs libxxhash 2>/dev/null || echo -lxxhash)
+CRYPTO_CFLAGS ?= $(shell $(PKG_CONFIG) --cflags libcrypto 2>/dev/null)
+CRYPTO_LIBS   ?= $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null || echo -lcrypto)
 PREFIX      ?= /usr/local
 MPIRUN      ?= mpirun
 
@@ -36,9 +41,10 @@ BUILD   ?= build
 SANFLAGS =
 endif
 
-ALL_CFLAGS  = $(WARN) $(DEFS) $(URING_DEFS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) $(URING_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
+ALL_CFLAGS  = $(WARN) $(DEFS) $(URING_DEFS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) $(URING_CFLAGS) \
+              $(XXHASH_CFLAGS) $(CRYPTO_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
-LIBS        = $(HDF5_LIBS) $(YAML_LIBS) $(URING_LIBS) -lm
+LIBS        = $(HDF5_LIBS) $(YAML_LIBS) $(URING_LIBS) $(XXHASH_LIBS) $(CRYPTO_LIBS) -lm
 
 SRCS      := $(wildcard src/*.c src/backends/*.c)
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
@@ -70,10 +76,10 @@ check-build: $(BUILD)/pfsread $(UNIT_BINS)
 # Debian packages the build, the demo and the suite need. deps installs the missing ones
 # as root, or names them and stops when not root. Skipped where there is no dpkg.
 DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
-               hdf5-tools libyaml-dev liburing-dev
+               hdf5-tools libyaml-dev liburing-dev libxxhash-dev libssl-dev
 # gnuplot draws the report's charts; chromium (headless) checks its HTML page (the test skips
 # without it).
-DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium
+DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium xxhash
 # The fuzz targets (clang + libFuzzer) and the valgrind run of the suite; the tests skip without.
 DEB_FUZZ_PACKAGES = clang libclang-rt-14-dev valgrind
 deps:
@@ -146,7 +152,7 @@ FUZZ_SAN      = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 # The library as clang sees it (its warnings are gcc's business: no -Werror), instrumented for
 # coverage; the targets link from an archive, so each takes only the objects it needs.
 FUZZ_CFLAGS   = $(filter-out -Werror,$(WARN)) $(DEFS) $(URING_DEFS) -Iinclude $(HDF5_CFLAGS) \
-                $(YAML_CFLAGS) $(URING_CFLAGS) $(FUZZ_SAN) -MMD -MP
+                $(YAML_CFLAGS) $(URING_CFLAGS) $(XXHASH_CFLAGS) $(CRYPTO_CFLAGS) $(FUZZ_SAN) -MMD -MP
 FUZZ_TARGETS  = config results
 FUZZ_LIB      = $(FUZZ_BUILD)/libpfsread-fuzz.a
 

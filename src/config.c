@@ -687,6 +687,45 @@ static int cfg_h_uring(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 	return cfg_walk(c, key, v, cfg_uring_fields, CFG_LEN(cfg_uring_fields), c->x, seen);
 }
 
+/* ---- read-and-process phases ---- */
+
+static const char *const cfg_digest_names[] = {"none", "xxh64", "sha1"}; /* enum digest_kind */
+
+static int cfg_h_digest(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			size_t size)
+{
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, cfg_digest_names, CFG_LEN(cfg_digest_names), &i) != 0)
+		return -1;
+	*(enum digest_kind *)dst = (enum digest_kind)i;
+	return 0;
+}
+
+/* CPU time per byte in ns: an integer >= 0 (at most a second per byte). */
+static int cfg_h_ns_per_byte(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			     size_t size)
+{
+	(void)size;
+	return cfg_uint(c, key, v, 0, 1000000000, dst);
+}
+
+static const struct cfg_field cfg_process_fields[] = {
+	{"digest", cfg_h_digest, offsetof(struct experiment, process_digest), 0, 0},
+	{"cpu_ns_per_byte", cfg_h_ns_per_byte, offsetof(struct experiment, process_cpu_ns_per_byte),
+	 0, 0},
+};
+
+static int cfg_h_process(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			 size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_process_fields)];
+	(void)dst;
+	(void)size;
+	c->x->process_pos = cfg_pos_of(v);
+	return cfg_walk(c, key, v, cfg_process_fields, CFG_LEN(cfg_process_fields), c->x, seen);
+}
+
 static const struct cfg_field cfg_mpiio_fields[] = {
 	{"collective", cfg_h_bool, offsetof(struct experiment, mpiio_collective), 0, 0},
 };
@@ -1086,6 +1125,7 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"mpiio", cfg_h_mpiio, 0, 0, 0},
 	{"mpiio_hints", cfg_h_hints, 0, 0, 0},
 	{"hardware", cfg_h_hardware, 0, 0, 0},
+	{"process", cfg_h_process, 0, 0, 0},
 };
 
 /* The default name: the file's base name without .yaml or .yml. */
@@ -1469,4 +1509,21 @@ const char *cfg_pattern_name(enum cfg_pattern p)
 const char *cfg_decomp_name(enum cfg_decomp d)
 {
 	return (size_t)d < CFG_LEN(cfg_decomp_names) ? cfg_decomp_names[d] : "unknown";
+}
+
+int cfg_processes(const struct experiment *x)
+{
+	return x->process_digest != DIGEST_NONE || x->process_cpu_ns_per_byte > 0;
+}
+
+void cfg_process_describe(const struct experiment *x, char *buf, size_t len)
+{
+	int d = x->process_digest != DIGEST_NONE, n = x->process_cpu_ns_per_byte > 0;
+	if (!d && !n)
+		snprintf(buf, len, "none");
+	else if (!n)
+		snprintf(buf, len, "%s", digest_name(x->process_digest));
+	else
+		snprintf(buf, len, "%s%s%" PRIu64 "ns/B", d ? digest_name(x->process_digest) : "",
+			 d ? "+" : "", x->process_cpu_ns_per_byte);
 }

@@ -44,6 +44,13 @@ int dataset_file_path(const struct experiment *x, const struct cfg_dataset *d, u
 				      d->name, dir, file));
 }
 
+int dataset_digest_path(const struct experiment *x, const struct cfg_dataset *d,
+			enum digest_kind kind, char *buf, size_t len)
+{
+	return dataset_print(len, snprintf(buf, len, "%s/%s/%s%s", x->root, d->name,
+					   DATASET_DIGESTS, digest_name(kind)));
+}
+
 int dataset_mkdirs(const char *path)
 {
 	char dir[CFG_PATH_MAX + 64];
@@ -208,15 +215,31 @@ void manifest_from_config(const struct experiment *x, const struct cfg_dataset *
 	(void)sizes_describe(d, m->sizes, sizeof m->sizes); /* fits: MANIFEST_SIZES_MAX */
 }
 
+/* "digests xxh64 sha1\n", or "" when there is no list. */
+static void manifest_digests_line(unsigned kinds, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 1; k < DIGEST_KINDS && used < len; k++)
+		if (kinds & (1u << k))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "digests ",
+						 digest_name((enum digest_kind)k));
+	if (used > 0 && used + 1 < len)
+		snprintf(buf + used, len - used, "\n");
+}
+
 static int manifest_format(const struct manifest *m, char *buf, size_t len)
 {
+	char digests[64];
+	manifest_digests_line(m->digests, digests, sizeof digests);
 	int n = snprintf(buf, len,
 			 "pfsread-manifest 1\n"
 			 "# written by pfsread generate; pfsread clean removes what it lists\n"
 			 "pattern_version %d\nname %s\nfile_size %" PRIu64 "\nnfiles %" PRIu64
-			 "\nfiles_per_dir %" PRIu64 "\nlayout d%%06u/f%%010u\n%s%s%scomplete %d\n",
+			 "\nfiles_per_dir %" PRIu64 "\nlayout d%%06u/f%%010u\n%s%s%s%scomplete %d\n",
 			 m->pattern_version, m->name, m->file_size, m->nfiles, m->files_per_dir,
-			 m->sizes[0] ? "sizes " : "", m->sizes, m->sizes[0] ? "\n" : "", m->complete);
+			 m->sizes[0] ? "sizes " : "", m->sizes, m->sizes[0] ? "\n" : "", digests,
+			 m->complete);
 	return n < 0 || (size_t)n >= len ? -1 : n;
 }
 
@@ -267,6 +290,22 @@ static int manifest_parse_line(struct manifest *m, const char *line)
 			return -1;
 		memcpy(m->sizes, line + 6, n);
 		m->sizes[n] = '\0';
+		return 0;
+	}
+	if (strncmp(line, "digests ", 8) == 0) { /* the kinds of the lists beside the manifest */
+		char words[64];
+		size_t n = strcspn(line + 8, "\n");
+		if (n == 0 || n >= sizeof words)
+			return -1;
+		memcpy(words, line + 8, n);
+		words[n] = '\0';
+		for (char *save = NULL, *w = strtok_r(words, " ", &save); w != NULL;
+		     w = strtok_r(NULL, " ", &save)) {
+			int k = digest_from_name(w);
+			if (k <= DIGEST_NONE)
+				return -1;
+			m->digests |= 1u << k;
+		}
 		return 0;
 	}
 	if (sscanf(line, "%63s %127s", key, value) != 2)

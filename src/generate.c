@@ -19,6 +19,7 @@
 
 #include "pfsread/backend_posix.h"
 #include "pfsread/dataset.h"
+#include "pfsread/digest.h"
 #include "pfsread/plan.h"
 #include "pfsread/stop.h"
 #include "pfsread/units.h"
@@ -42,6 +43,9 @@ struct gen_ctx {
 	double t_start, t_last;
 	uint64_t done_files;
 	uint64_t made_files; /* written by this rank, not found whole */
+	/* process.digest: each file's digest goes to its line of the digest list */
+	struct digest dg;    /* kind DIGEST_NONE: no list */
+	int dfd;             /* the list, open on every rank while its files are made; -1 */
 };
 
 static double gen_now(void)
@@ -128,6 +132,8 @@ static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
 			       dir, have.name, have.nfiles, have.file_size, have.files_per_dir);
 	} else if (have.complete) {
 		return 0; /* files are still checked one by one: one may have gone since */
+	} else {
+		want.digests = have.digests; /* lists of the same files stay valid */
 	}
 	return manifest_write(dir, &want, e);
 }
@@ -162,25 +168,49 @@ static int gen_write_all(int fd, const unsigned char *buf, size_t len, uint64_t 
 	return 0;
 }
 
-/* Write one file's bytes into tmp, with large writes. Returns 0 or -errno. */
+/* Write one file's bytes into tmp, with large writes, digesting them on the way when there is
+ * a digest list (fd -1: only digest, for a file kept whole: its content is the content
+ * function's, so it need not be read back). Returns 0 or -errno. */
 static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	int fd = tmp != NULL ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	if (tmp != NULL && fd < 0)
 		return -errno;
-	int rc = 0;
+	int rc = g->dg.kind != DIGEST_NONE ? digest_init(&g->dg) : 0;
 	uint64_t size = dataset_file_size(g->d, file);
 	for (uint64_t off = 0; off < size && rc == 0; off += GEN_BLOCK) {
 		size_t len = size - off < GEN_BLOCK ? (size_t)(size - off) : GEN_BLOCK;
 		dataset_fill(g->key, file, off, g->buf, len);
-		rc = stop_now() ? -EINTR : gen_write_all(fd, g->buf, len, off);
+		digest_update(&g->dg, g->buf, len);
+		rc = stop_now() ? -EINTR : fd >= 0 ? gen_write_all(fd, g->buf, len, off) : 0;
 	}
+	if (fd < 0)
+		return rc;
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
 	return rc;
 }
 
-/* A file already at its final name with the right size is whole: renames happen last. */
+/* The file's line of the digest list, at file x (hex length + 1): no rank waits for another. */
+static int gen_write_digest(struct gen_ctx *g, uint64_t file, struct pf_err *e)
+{
+	char hex[DIGEST_HEX_MAX], line[DIGEST_HEX_MAX + 1];
+	size_t width = digest_hex_len(g->dg.kind) + 1;
+	if (g->dg.kind == DIGEST_NONE)
+		return 0;
+	if (digest_final_hex(&g->dg, hex) != 0)
+		return pf_fail(e, PF_RUNTIME, "generate %s: %s digest of file %" PRIu64 " failed",
+			       g->d->name, digest_name(g->dg.kind), file);
+	snprintf(line, sizeof line, "%s\n", hex);
+	int rc = gen_write_all(g->dfd, (const unsigned char *)line, width, file * width);
+	if (rc != 0)
+		return pf_fail_errno(e, rc, "generate %s: cannot write the %s digest list",
+				     g->d->name, digest_name(g->dg.kind));
+	return 0;
+}
+
+/* A file already at its final name with the right size is whole: renames happen last. A kept
+ * file's digest is computed from the content function (generate made those bytes). */
 static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 {
 	char path[GEN_PATH], tmp[GEN_PATH + 8];
@@ -188,8 +218,14 @@ static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	if (dataset_file_path(g->x, g->d, file, path, sizeof path) != 0)
 		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size == dataset_file_size(g->d, file))
-		return 0;
+	    (uint64_t)st.st_size == dataset_file_size(g->d, file)) {
+		if (g->dg.kind == DIGEST_NONE)
+			return 0;
+		int krc = gen_write_file(g, file, NULL);
+		if (krc != 0)
+			return pf_fail_errno(e, krc, "%s: cannot digest", path);
+		return gen_write_digest(g, file, e);
+	}
 	g->made_files++;
 	snprintf(tmp, sizeof tmp, "%s.part", path);
 	int rc = gen_write_file(g, file, tmp);
@@ -202,7 +238,7 @@ static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 				       "run generate again to finish", stop_signal());
 		return pf_fail_errno(e, rc, "%s: cannot write", path);
 	}
-	return 0;
+	return gen_write_digest(g, file, e);
 }
 
 /* Rank 0 extrapolates from its own share: shares differ by at most one file. */
@@ -251,11 +287,45 @@ static int gen_finish(const struct gen_ctx *g, struct pf_err *e)
 	if (g->rank == 0) {
 		printf("generate %s: %" PRIu64 " files made, %" PRIu64 " kept (whole already)\n",
 		       g->d->name, made, g->d->nfiles - made);
+		struct manifest have;
 		manifest_from_config(g->x, g->d, &m);
 		m.complete = 1;
-		rc = dataset_dir(g->x, g->d, dir, sizeof dir) == 0 ? manifest_write(dir, &m, e) : -1;
+		rc = dataset_dir(g->x, g->d, dir, sizeof dir) == 0 ? 0 : -1;
+		if (rc == 0 && manifest_read(dir, &have, e) == 0) /* keep the lists made before */
+			m.digests = have.digests;
+		if (g->dg.kind != DIGEST_NONE)
+			m.digests |= 1u << g->dg.kind;
+		if (rc == 0)
+			rc = manifest_write(dir, &m, e);
 	}
 	return gen_share_verdict(rc, &verdict, e);
+}
+
+/* Every rank opens the list (created by whichever comes first) to write its own lines. */
+static int gen_open_digests(struct gen_ctx *g, struct pf_err *e)
+{
+	char path[GEN_PATH];
+	g->dfd = -1;
+	if (g->dg.kind == DIGEST_NONE)
+		return 0;
+	if (dataset_digest_path(g->x, g->d, g->dg.kind, path, sizeof path) != 0)
+		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	g->dfd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (g->dfd < 0)
+		return pf_fail_errno(e, errno, "%s: cannot create", path);
+	return 0;
+}
+
+/* Flush and close this rank's handle of the list; rc is what happened before (kept). */
+static int gen_close_digests(struct gen_ctx *g, int rc, struct pf_err *e)
+{
+	if (g->dfd < 0)
+		return rc;
+	if ((fsync(g->dfd) != 0 || close(g->dfd) != 0) && rc == 0)
+		rc = pf_fail_errno(e, errno, "generate %s: cannot write the %s digest list",
+				   g->d->name, digest_name(g->dg.kind));
+	g->dfd = -1;
+	return rc;
 }
 
 static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
@@ -266,7 +336,11 @@ static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
 	if (gen_all_ok(gen_make_subdirs(g, e), e) != 0)
 		return -1;
-	if (gen_all_ok(gen_make_share(g, e), e) != 0)
+	if (gen_all_ok(gen_open_digests(g, e), e) != 0)
+		return gen_close_digests(g, 0, e), -1;
+	int made = gen_make_share(g, e);
+	made = gen_close_digests(g, made, e);
+	if (gen_all_ok(made, e) != 0)
 		return -1;
 	return gen_finish(g, e);
 }
@@ -278,6 +352,7 @@ static int gen_begin(struct gen_ctx *g, const struct experiment *x, struct pf_er
 	if (MPI_Comm_rank(MPI_COMM_WORLD, &g->rank) != MPI_SUCCESS ||
 	    MPI_Comm_size(MPI_COMM_WORLD, &g->nranks) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "generate: MPI_Comm_rank/size failed");
+	g->dfd = -1;
 	if (posix_memalign((void **)&g->buf, 4096, GEN_BLOCK) != 0)
 		return pf_fail(e, PF_RUNTIME, "generate: out of memory");
 	return 0;
@@ -287,12 +362,15 @@ int generate_all(const struct experiment *x, struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e);
+	if (rc == 0 && digest_open(&g.dg, x->process_digest) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "generate: out of memory");
 	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {
 		g.d = &x->datasets[i];
 		g.key = dataset_key(g.d);
 		g.done_files = g.made_files = 0;
 		rc = gen_dataset(&g, e);
 	}
+	digest_close(&g.dg);
 	free(g.buf);
 	return rc;
 }
@@ -488,7 +566,13 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 			close(dsfd);
 		return -1;
 	}
-	if (g->rank == 0) {
+	for (int k = 1; g->rank == 0 && rc == 0 && k < DIGEST_KINDS; k++) {
+		char list[64];
+		snprintf(list, sizeof list, "%s%s", DATASET_DIGESTS, digest_name((enum digest_kind)k));
+		if (have.digests & (1u << k))
+			rc = clean_unlink(dsfd, list, 0, dsdir, e);
+	}
+	if (g->rank == 0 && rc == 0) {
 		rc = clean_unlink(dsfd, DATASET_MANIFEST, 0, dsdir, e);
 		if (rc == 0)
 			rc = clean_unlink(AT_FDCWD, dsdir, AT_REMOVEDIR, ".", e);

@@ -4,10 +4,12 @@
 #include "pfsread/phase.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pfsread/cache.h"
 #include "pfsread/dataset.h"
@@ -65,6 +67,7 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 	snprintf(p->pattern, sizeof p->pattern, "%s", cfg_pattern_name(s->pattern));
 	snprintf(p->decomposition, sizeof p->decomposition, "%s", cfg_decomp_name(s->decomp));
 	snprintf(p->atime_mode, sizeof p->atime_mode, "%s", s->atime_mode ? s->atime_mode : "");
+	cfg_process_describe(x, p->process, sizeof p->process);
 	p->repetition = s->repetition;
 	p->seed = x->seed;
 	p->queue_depth = s->be->read_share != NULL && s->pattern == CFG_PATTERN_PER_READER
@@ -219,7 +222,14 @@ struct phase_run_ctx {
 	void *buf;
 	struct bopen bo;
 	uint64_t key;             /* the data set's content key, for verify */
+	int process_on;           /* the experiment processes what it reads */
 	double paused;            /* seconds spent verifying so far */
+	/* process: each block digested and/or CPU spent on it, on the clock */
+	struct digest dg;         /* kind DIGEST_NONE: no digest */
+	char *want;               /* [w->n x (hex + 1)]: each item's line of the digest list */
+	uint64_t ns_per_byte;
+	double io;                /* seconds in open, read and close calls */
+	double process;           /* seconds digesting and spinning */
 	int noatime;              /* every open so far used O_NOATIME */
 	int status;               /* enum phase_status of this rank */
 	struct pf_err *e;
@@ -243,6 +253,49 @@ static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off,
 	return pf_fail(c->e, PF_RUNTIME, "data set %s: %s: offset %llu: expected byte 0x%02x, found 0x%02x",
 		       c->s->ds->name, path, (unsigned long long)(off + (uint64_t)bad), want,
 		       ((const unsigned char *)buf)[bad]);
+}
+
+/* Spend ns of this thread's CPU time: a busy loop on CLOCK_THREAD_CPUTIME_ID, so that what is
+ * spent is CPU (a rank that shares its core with others takes longer by the wall clock, as real
+ * processing would). */
+static void phase_spin(uint64_t ns)
+{
+	struct timespec ts;
+	if (ns == 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return;
+	uint64_t end = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ns, now;
+	do {
+		if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+			return;
+		now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	} while (now < end);
+}
+
+/* process: the block just read, digested and/or paid for in CPU, on the clock. */
+static void phase_process_block(struct phase_run_ctx *c, size_t got)
+{
+	double t0 = phase_now(c);
+	digest_update(&c->dg, c->buf, got);
+	phase_spin(got * c->ns_per_byte);
+	c->process += phase_now(c) - t0;
+}
+
+/* process.digest: item i read whole; its digest against its line of the list. */
+static int phase_check_digest(struct phase_run_ctx *c, uint64_t i, const char *path)
+{
+	char hex[DIGEST_HEX_MAX];
+	size_t len = digest_hex_len(c->dg.kind);
+	const char *want = c->want + i * (len + 1);
+	double t0 = phase_now(c);
+	int rc = digest_final_hex(&c->dg, hex);
+	c->process += phase_now(c) - t0;
+	if (rc != 0)
+		return pf_fail_errno(c->e, rc, "%s: %s digest failed", path, digest_name(c->dg.kind));
+	if (strncmp(hex, want, len) == 0)
+		return 0;
+	pf_fail(c->e, PF_RUNTIME, "data set %s: %s: %s digest %s, the digest list says %.*s",
+		c->s->ds->name, path, digest_name(c->dg.kind), hex, (int)len, want);
+	return -EILSEQ;
 }
 
 /* A read or open came back with EINTR and the run must stop: say where this rank was. */
@@ -273,7 +326,9 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 	for (uint64_t k = 0; nreads ? k < nreads : off < end; k++) {
 		size_t want = end - off < s->transfer_size ? (size_t)(end - off) : s->transfer_size;
 		size_t got = 0;
+		double t0 = phase_now(c);
 		int rc = s->be->read(f, c->buf, want, off, &got);
+		c->io += phase_now(c) - t0;
 		if (rc != 0 && rc != -EINTR) {
 			pf_fail_errno(c->e, rc, "%s: read failed at offset %llu", f->path,
 				      (unsigned long long)off);
@@ -281,6 +336,8 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 		}
 		if (s->x->verify && got > 0 && phase_verify_block(c, i, off, c->buf, got, f->path) != 0)
 			return -EILSEQ;
+		if (c->process_on && got > 0)
+			phase_process_block(c, got);
 		off += got;
 		*done += got;
 		if (rc == -EINTR) {
@@ -299,8 +356,10 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 static int phase_open(struct phase_run_ctx *c, const char *path, struct bfile *f)
 {
 	int rc;
+	double t0 = phase_now(c);
 	while ((rc = c->s->be->open(path, &c->bo, f)) == -EINTR && !stop_now())
 		;
+	c->io += phase_now(c) - t0;
 	if (rc == -EINTR)
 		phase_stopped(c, path, 0);
 	else if (rc != 0)
@@ -332,10 +391,16 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 		r->read_end = r->close_end = r->open_end;
 		return r->error = -rc;
 	}
-	rc = phase_read_range(c, &f, i, nreads, &done);
+	if (c->dg.kind != DIGEST_NONE && (rc = digest_init(&c->dg)) != 0)
+		pf_fail_errno(c->e, rc, "%s: %s digest failed", path, digest_name(c->dg.kind));
+	if (rc == 0)
+		rc = phase_read_range(c, &f, i, nreads, &done);
+	if (rc == 0 && c->dg.kind != DIGEST_NONE && done == c->w->length[i])
+		rc = phase_check_digest(c, i, path);
 	r->read_end = phase_now(c);
 	int crc = s->be->close(&f);
 	r->close_end = phase_now(c);
+	c->io += r->close_end - r->read_end;
 	r->bytes = done;
 	c->noatime &= f.noatime_used;
 	if (rc == 0 && crc != 0) {
@@ -505,11 +570,42 @@ out:
 	return rc;
 }
 
+/* process.digest: this reader's lines of the digest list, one pread each, kept per item. */
+static int phase_load_digests(const struct phase_spec *s, const struct phase_work *w,
+			      struct phase_run_ctx *c, struct pf_err *e)
+{
+	char path[PHASE_PATH];
+	size_t width = digest_hex_len(s->x->process_digest) + 1;
+	if (s->x->process_digest == DIGEST_NONE || w->n == 0)
+		return 0;
+	if (digest_open(&c->dg, s->x->process_digest) != 0 ||
+	    (c->want = malloc(w->n * width)) == NULL)
+		return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+	if (dataset_digest_path(s->x, s->ds, s->x->process_digest, path, sizeof path) != 0)
+		return pf_fail(e, PF_RUNTIME, "%s: path too long", s->x->root);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	if (fd < 0)
+		return pf_fail_errno(e, errno, "%s: cannot open the digest list", path);
+	for (uint64_t i = 0; i < w->n && rc == 0; i++) {
+		ssize_t n = pread(fd, c->want + i * width, width, (off_t)(w->file[i] * width));
+		if (n < 0)
+			rc = pf_fail_errno(e, errno, "%s: cannot read", path);
+		else if ((size_t)n != width || c->want[i * width + width - 1] != '\n')
+			rc = pf_fail(e, PF_RUNTIME, "%s: no whole line for file %llu (run 'pfsread "
+				     "generate' again)", path, (unsigned long long)w->file[i]);
+	}
+	close(fd);
+	return rc;
+}
+
 /* Outside the timed region: plan, allocate, prepare the cache, probe it, set the backend up. */
 static int phase_prepare(const struct phase_spec *s, const struct topology *t,
-			 struct phase_work *w, struct phase_output *o, struct pf_err *e)
+			 struct phase_work *w, struct phase_output *o, struct phase_run_ctx *c,
+			 struct pf_err *e)
 {
 	int rc = phase_plan(s, t, w, e);
+	if (rc == 0)
+		rc = phase_load_digests(s, w, c, e);
 	if (rc == 0 && w->n > 0 && (o->files = calloc(w->n, sizeof *o->files)) == NULL)
 		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
 	for (uint64_t i = 0; rc == 0 && i < w->n; i++) {
@@ -565,7 +661,8 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	struct phase_work w = {.comm = MPI_COMM_NULL};
 	struct phase_run_ctx c = {.s = s, .t = t, .w = &w, .buf = buf, .key = dataset_key(s->ds),
 				  .paused = 0, .noatime = s->x->noatime, .status = PHASE_COMPLETE,
-				  .e = e};
+				  .e = e, .process_on = cfg_processes(s->x),
+				  .ns_per_byte = s->x->process_cpu_ns_per_byte};
 	memset(o, 0, sizeof *o);
 	phase_fill_info(s, t, &o->info);
 	o->me.rank = t->rank;
@@ -574,7 +671,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	if (buflen < s->transfer_size) {
 		pf_fail(e, PF_RUNTIME, "phase %u: buffer smaller than transfer size", s->index);
 		c.status = PHASE_FAILED;
-	} else if (phase_prepare(s, t, &w, o, e) != 0)
+	} else if (phase_prepare(s, t, &w, o, &c, e) != 0)
 		c.status = PHASE_FAILED;
 	c.bo = (struct bopen){s->ds->file_size, s->x->noatime, /* size: set per item */
 			      w.collective ? w.comm : MPI_COMM_SELF, s->x};
@@ -595,13 +692,19 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 		return -1; /* PF_HUNG: no collective call can complete any more */
 
 	o->me.verify_s = c.paused;
+	o->me.process_s = c.process;
+	o->me.io_s = c.io;
 	if (w.backend_state != NULL)
 		s->be->teardown(w.backend_state);
 	phase_sum_rank(o);
+	if (phase_pipelined(s)) /* its calls overlap and it processes nothing: all of it is I/O */
+		o->me.io_s = o->me.end - o->me.start;
 	if (c.status == PHASE_COMPLETE && phase_check_bytes(s, &w, o, e) != 0)
 		c.status = PHASE_FAILED;
 	rc = phase_agree(s, opened, c.status, c.noatime, o, e);
 out:
+	digest_close(&c.dg);
+	free(c.want);
 	phase_free_work(&w);
 	return rc;
 }

@@ -53,6 +53,28 @@ const char *run_job_id(void)
 	return id != NULL ? id : "";
 }
 
+/* process: what read-and-process phases cannot do yet. A backend with its own pipeline
+ * (read_share: uring) discards data and completes a file's reads out of order, so it has no
+ * in-order consumer; a reader of a shared file sees only its slice of it, which no whole-file
+ * digest can check. */
+static int run_check_process(const struct experiment *x, struct pf_err *e)
+{
+	if (!cfg_processes(x))
+		return 0;
+	for (size_t i = 0; i < x->nbackends; i++)
+		if (backend_find(x->backends[i])->read_share != NULL)
+			return cfg_fail_at(e, x, x->process_pos, "process",
+					   "not yet with the %s backend (sweep.backend[%zu]): its "
+					   "pipeline has no in-order consumer of the bytes read",
+					   x->backends[i], i);
+	for (size_t i = 0; x->process_digest != DIGEST_NONE && i < x->npatterns; i++)
+		if (x->patterns[i] == CFG_PATTERN_SHARED)
+			return cfg_fail_at(e, x, x->process_pos, "process.digest",
+					   "needs pattern per-reader: a reader of a shared file reads "
+					   "only its slice, and the digest list has whole files");
+	return 0;
+}
+
 /* Usage errors that need the topology: they name the config key, like load errors. */
 static int run_check_experiment(const struct experiment *x, const struct topology *t,
 				struct pf_err *e)
@@ -82,6 +104,8 @@ static int run_check_experiment(const struct experiment *x, const struct topolog
 					   "'direct' needs backends that bypass the page cache, and "
 					   "'%s' does not (use backend: [direct])",
 					   x->backends[i]);
+	if (run_check_process(x, e) != 0)
+		return -1;
 	if (x->cache == CFG_CACHE_SHIFT && t->nnodes < 2)
 		return cfg_fail_at(e, x, x->cache_pos, "cache",
 				   "'shift' reads each file on another node, and this job has one node");
@@ -120,6 +144,11 @@ static int run_check_datasets(const struct experiment *x, struct pf_err *e)
 				       "data set '%s' in %s was made with other parameters than %s "
 				       "describes (run 'pfsread clean' and 'pfsread generate')",
 				       want.name, dir, x->source);
+		if (x->process_digest != DIGEST_NONE && !(have.digests & (1u << x->process_digest)))
+			return pf_fail(e, PF_RUNTIME,
+				       "data set '%s' in %s has no %s digest list (run 'pfsread generate "
+				       "%s' to add it)",
+				       want.name, dir, digest_name(x->process_digest), x->source);
 	}
 	return 0;
 }

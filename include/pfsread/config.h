@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pfsread/digest.h"
 #include "pfsread/err.h"
 
 #define CFG_NAME_MAX 128
@@ -148,7 +149,18 @@ struct experiment {
 	int uring_queue_depth;        /* uring.queue_depth, default 16 */
 	uint64_t uring_max_inflight;  /* uring.max_inflight, bytes in flight per rank, default 64MiB */
 	struct cfg_hardware hw;       /* hardware: {...}, for the report only */
+	/* process: {digest, cpu_ns_per_byte}: read-and-process phases (README "Read-and-process
+	 * phases"). Every phase of the experiment processes what it reads. */
+	enum digest_kind process_digest;   /* default none */
+	uint64_t process_cpu_ns_per_byte;  /* default 0 */
+	struct cfg_pos process_pos;        /* of the process: mapping, for run's checks */
 };
+
+/* 1 when x's phases process what they read (a digest, or CPU time per byte). */
+int cfg_processes(const struct experiment *x);
+
+/* "xxh64+200ns/B", "sha1", "50ns/B" or "none", into buf. */
+void cfg_process_describe(const struct experiment *x, char *buf, size_t len);
 
 /* Load and validate path. On success *x is filled and owns its memory (cfg_free).
  * On failure returns -1 with e set (PF_USAGE) as "FILE:LINE:COL: key 'KEY': what is wrong",

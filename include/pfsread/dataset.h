@@ -7,11 +7,13 @@
 #include <stdint.h>
 
 #include "pfsread/config.h"
+#include "pfsread/digest.h"
 #include "pfsread/err.h"
 #include "pfsread/sizes.h"
 
 #define DATASET_PATTERN_VERSION 2
 #define DATASET_MANIFEST ".pfsread-manifest"
+#define DATASET_DIGESTS ".pfsread-digests-" /* + the kind's name: the digest list */
 
 /* root/NAME: the data set's own directory; the manifest and the dNNNNNN directories live here. */
 int dataset_dir(const struct experiment *x, const struct cfg_dataset *d, char *buf, size_t len);
@@ -26,6 +28,11 @@ int dataset_subdir_path(const struct experiment *x, const struct cfg_dataset *d,
 /* root/NAME/dNNNNNN/fNNNNNNNNN for file number file: sorted names are sorted indices. */
 int dataset_file_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t file,
 		      char *buf, size_t len);
+
+/* root/NAME/.pfsread-digests-KIND: one line per file, "%0Nx\n" (N = digest_hex_len(kind)),
+ * line i for file i, so a rank reads or writes exactly its own lines at i x (N + 1). */
+int dataset_digest_path(const struct experiment *x, const struct cfg_dataset *d,
+			enum digest_kind kind, char *buf, size_t len);
 
 /* The content key of a data set: a hash of its name. */
 uint64_t dataset_key(const struct cfg_dataset *d);
@@ -52,6 +59,7 @@ struct manifest {
 	uint64_t files_per_dir;
 	char sizes[MANIFEST_SIZES_MAX]; /* sizes_describe(): "" for a fixed size (no line) */
 	int complete;      /* 1 once every file is whole */
+	unsigned digests;  /* 1u << kind for each digest list beside it ("digests" line) */
 };
 
 void manifest_from_config(const struct experiment *x, const struct cfg_dataset *d,

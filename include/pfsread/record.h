@@ -27,6 +27,7 @@ struct phase_info {
 	char atime_mode[16];       /* of the data set's mount: noatime | relatime | strictatime | ... */
 	char mpiio_hints[512];     /* "key=value,..." passed to MPI_File_open ("" for none) */
 	double resident_fraction;  /* of the phase's bytes in the page cache just before it */
+	char process[32];          /* read-and-process: "xxh64+200ns/B", "sha1", "50ns/B" or "none" */
 	/* outcome, identical on every rank after phase_run */
 	uint64_t bytes;            /* read by all ranks */
 	double elapsed_s;          /* last reader's end - first reader's start */
@@ -49,6 +50,10 @@ struct rank_rec {
 	double close_s;
 	double resident_fraction;  /* of this rank's bytes in the page cache just before the phase */
 	double verify_s;           /* checking content (verify: true), kept out of every time above */
+	double io_s;               /* in open, read and close calls (a pipelined backend, whose
+				    * calls overlap: end - start) */
+	double process_s;          /* digesting and spending CPU per byte (process:), on the clock:
+				    * inside read_s, which spans a file's reads and their processing */
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */

@@ -17,7 +17,7 @@ import numpy as np
 RANK_DT = np.dtype([("rank", "<i4"), ("node", "<i4"), ("active", "<i4"), ("start", "<f8"),
                     ("end", "<f8"), ("bytes", "<u8"), ("files", "<u8"), ("open_s", "<f8"),
                     ("read_s", "<f8"), ("close_s", "<f8"), ("resident_fraction", "<f8"),
-                    ("verify_s", "<f8")])
+                    ("verify_s", "<f8"), ("io_s", "<f8"), ("process_s", "<f8")])
 FILE_DT = np.dtype([("file", "<u8"), ("rank", "<i4"), ("open_start", "<f8"),
                     ("open_end", "<f8"), ("read_end", "<f8"), ("close_end", "<f8"),
                     ("bytes", "<u8"), ("error", "<i4")])
@@ -84,6 +84,7 @@ def phase(f, index, ds, fsize, rpn, rep, cache, files, resident=0.0):
         ranks[r]["open_s"] = sum(x[2] - x[1] for x in mine)
         ranks[r]["read_s"] = sum(x[3] - x[2] for x in mine)
         ranks[r]["close_s"] = sum(x[4] - x[3] for x in mine)
+        ranks[r]["io_s"] = sum(x[4] - x[1] for x in mine)
         ranks[r]["resident_fraction"] = resident
         rows += [(x[0], r, x[1], x[2], x[3], x[4], x[5], 0) for x in mine]
     active = ranks[ranks["active"] == 1]
@@ -97,7 +98,7 @@ def phase(f, index, ds, fsize, rpn, rep, cache, files, resident=0.0):
                  ("repetition", np.int32(rep)), ("seed", np.uint64(1)),
                  ("pattern", "per-reader"), ("decomposition", "block"),
                  ("queue_depth", np.int32(1)), ("noatime", np.int32(0)),
-                 ("atime_mode", "relatime"), ("mpiio_hints", ""),
+                 ("atime_mode", "relatime"), ("mpiio_hints", ""), ("process", "none"),
                  ("resident_fraction", float(resident)), ("bytes", np.uint64(nbytes)),
                  ("elapsed_s", elapsed), ("bandwidth_MBps", nbytes / elapsed / 1e6),
                  ("status", "complete")):

@@ -38,9 +38,10 @@ PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
                "transfer_size": int, "order": str, "cache": str, "repetition": int, "seed": int,
                "bytes": int, "elapsed_s": float, "bandwidth_MBps": float, "status": str,
                "pattern": str, "decomposition": str, "queue_depth": int, "noatime": int,
-               "atime_mode": str, "mpiio_hints": str, "resident_fraction": float}
+               "atime_mode": str, "mpiio_hints": str, "resident_fraction": float,
+               "process": str}
 RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
-               "close_s", "resident_fraction", "verify_s")
+               "close_s", "resident_fraction", "verify_s", "io_s", "process_s")
 FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes")
 
 
@@ -168,6 +169,13 @@ def check_ranks(where, a, ranks, files, node_of_rank):
     check((ranks["bytes"] == per_rank_bytes).all(), where + "/ranks",
           "bytes per rank differ from the file rows")
     check(not (per_rank_files[~active] > 0).any(), where, "an inactive rank read files")
+    # the time split: I/O calls and processing, each inside the rank's own span of the phase
+    span = np.where(active, ranks["end"] - ranks["start"], 0) + 1e-6
+    check((ranks["io_s"] >= 0).all() and (ranks["process_s"] >= 0).all(), where,
+          "negative io_s or process_s")
+    check((ranks["io_s"] + ranks["process_s"] <= span * 1.001 + 1e-4).all(), where,
+          "io_s + process_s longer than the rank's span")
+    check(not (ranks["process_s"][~active] > 0).any(), where, "an inactive rank processed")
 
 
 def check_phase(g, where, node_of_rank, expect):

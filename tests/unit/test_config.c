@@ -501,6 +501,46 @@ static void test_root_file(void)
 }
 
 /* Remove what the tests wrote: every file is a direct child of test_dir. */
+/* process: {digest, cpu_ns_per_byte}: defaults, values, and errors naming file:line:key. */
+static void test_process(void)
+{
+	static const char yaml[] = ROOT_LINE DS_LINES "process: {digest: sha1, cpu_ns_per_byte: 200}\n";
+	struct experiment x;
+	struct pf_err e;
+	char text[64];
+	pf_err_clear(&e);
+	int rc = cfg_parse("mem/process.yaml", yaml, strlen(yaml), &x, &e);
+	cfg_process_describe(&x, text, sizeof text);
+	ok(rc == 0 && x.process_digest == DIGEST_SHA1 && x.process_cpu_ns_per_byte == 200 &&
+		   cfg_processes(&x) && strcmp(text, "sha1+200ns/B") == 0,
+	   "process: sha1 and 200 ns/B read (%s) %s", text, e.msg);
+	cfg_free(&x);
+	rc = cfg_parse("mem/plain.yaml", ROOT_LINE DS_LINES, strlen(ROOT_LINE DS_LINES), &x, &e);
+	cfg_process_describe(&x, text, sizeof text);
+	ok(rc == 0 && x.process_digest == DIGEST_NONE && x.process_cpu_ns_per_byte == 0 &&
+		   !cfg_processes(&x) && strcmp(text, "none") == 0,
+	   "process defaults: no digest, 0 ns/B (%s)", text);
+	cfg_free(&x);
+	static const char zero[] = ROOT_LINE DS_LINES "process: {digest: xxh64, cpu_ns_per_byte: 0}\n";
+	rc = cfg_parse("mem/zero.yaml", zero, strlen(zero), &x, &e);
+	cfg_process_describe(&x, text, sizeof text);
+	ok(rc == 0 && strcmp(text, "xxh64") == 0, "cpu_ns_per_byte: 0 is allowed (%s)", text);
+	cfg_free(&x);
+	expect_fail("unknown digest", "digest.yaml", ROOT_LINE DS_LINES "process: {digest: md5}\n",
+		    4, 19, "process.digest", "unknown value 'md5' (use none, xxh64, sha1)");
+	expect_fail("unknown process key", "prockey.yaml",
+		    ROOT_LINE DS_LINES "process:\n  digests: sha1\n", 5, 3, "process.digests",
+		    "allowed: digest, cpu_ns_per_byte");
+	expect_fail("negative ns per byte", "procneg.yaml",
+		    ROOT_LINE DS_LINES "process: {cpu_ns_per_byte: -5}\n", 4, 28,
+		    "process.cpu_ns_per_byte", NULL);
+	expect_fail("ns per byte with a unit", "procunit.yaml",
+		    ROOT_LINE DS_LINES "process: {cpu_ns_per_byte: 5ns}\n", 4, 28,
+		    "process.cpu_ns_per_byte", NULL);
+	expect_fail("process not a mapping", "procscalar.yaml",
+		    ROOT_LINE DS_LINES "process: sha1\n", 4, 10, "process", NULL);
+}
+
 static void cleanup(void)
 {
 	char path[512];
@@ -538,6 +578,7 @@ int main(void)
 	test_value_errors();
 	test_list_errors();
 	test_root_file();
+	test_process();
 	cleanup();
 	return tap_done();
 }

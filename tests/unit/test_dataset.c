@@ -64,6 +64,10 @@ static void test_manifest(void)
 	ok(manifest_write(dir, &m, &e) == 0, "manifest written");
 	ok(manifest_read(dir, &r, &e) == 0 && manifest_same_files(&m, &r) && r.complete == 1,
 	   "manifest read back the same");
+	m.digests = 1u << DIGEST_XXH64 | 1u << DIGEST_SHA1;
+	ok(manifest_write(dir, &m, &e) == 0 && manifest_read(dir, &r, &e) == 0 &&
+		   r.digests == m.digests && manifest_same_files(&m, &r),
+	   "the digest kinds are read back, and do not make another data set");
 	r.file_size = 8;
 	ok(!manifest_same_files(&m, &r), "a different file size is another data set");
 	char path[512];

@@ -56,7 +56,7 @@ static void build_records(void)
 		snprintf(p->status, sizeof p->status, "%s", k ? "failed" : "complete");
 		memset(&rec[k], 0, sizeof rec[k]);
 		rec[k] = (struct rank_rec){0, 0, 1, 0.001, 0.124 + k, p->bytes, p->nfiles,
-					   0.01, 0.1, 0.003, 0.25, 0.5};
+					   0.01, 0.1, 0.003, 0.25, 0.5, 0.113, 0.0625};
 	}
 	for (int i = 0; i < NFILES0; i++)
 		files0[i] = (struct file_rec){(uint64_t)(NFILES0 - 1 - i),
