@@ -120,6 +120,7 @@ static void cal_dataset_file(const struct experiment *x, int node, char *path, s
 	path[0] = '\0';
 	for (size_t i = 0; i < x->ndatasets; i++)
 		if (x->datasets[i].sizes == CFG_SIZES_FIXED && /* only fixed: file_size is exact */
+		    x->datasets[i].layout.kind != CFG_LAYOUT_HASHED && /* names need the list */
 		    x->datasets[i].file_size >= CAL_MIN_DATASET_FILE &&
 		    (best == NULL || x->datasets[i].file_size > best->file_size))
 			best = &x->datasets[i];

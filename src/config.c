@@ -76,6 +76,12 @@ static const char *const cfg_decomp_names[] = {
 	[CFG_DECOMP_CYCLIC] = "cyclic",
 };
 
+static const char *const cfg_layout_names[] = {
+	[CFG_LAYOUT_INDEXED] = "indexed",
+	[CFG_LAYOUT_FLAT] = "flat",
+	[CFG_LAYOUT_HASHED] = "hashed",
+};
+
 static const char *const cfg_bool_names[] = {"false", "true"};
 
 static const char *const cfg_order_names[] = {
@@ -969,7 +975,94 @@ static int cfg_h_sizes(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 	return cfg_sizes_check(c, key, v, dst, seen);
 }
 
-enum { DS_NAME, DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_SIZES, DS_TWIN, DS_NFIELDS };
+/* ---- a data set's layout ---- */
+
+static int cfg_h_layout_kind(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			     size_t size)
+{
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, cfg_layout_names, CFG_LEN(cfg_layout_names), &i) != 0)
+		return -1;
+	*(enum cfg_layout_kind *)dst = (enum cfg_layout_kind)i;
+	return 0;
+}
+
+static int cfg_h_hash_depth(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			    size_t size)
+{
+	(void)size;
+	return cfg_uint(c, key, v, 0, CFG_HASH_DEPTH_MAX, dst);
+}
+
+static int cfg_h_hash_width(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			    size_t size)
+{
+	(void)size;
+	return cfg_uint(c, key, v, 1, CFG_HASH_WIDTH_MAX, dst);
+}
+
+/* A name digest: xxh64 or sha1 (none names nothing). */
+static int cfg_h_name_digest(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			     size_t size)
+{
+	static const char *const names[] = {"xxh64", "sha1"};
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, names, CFG_LEN(names), &i) != 0)
+		return -1;
+	*(enum digest_kind *)dst = i == 0 ? DIGEST_XXH64 : DIGEST_SHA1;
+	return 0;
+}
+
+enum { LY_KIND, LY_FPD, LY_DEPTH, LY_WIDTH, LY_DIGEST, LY_NFIELDS };
+
+static const struct cfg_field cfg_ds_layout_fields[LY_NFIELDS] = {
+	[LY_KIND] = {"kind", cfg_h_layout_kind, offsetof(struct cfg_layout, kind), 0, 0},
+	[LY_FPD] = {"files_per_dir", cfg_h_count, offsetof(struct cfg_layout, files_per_dir), 0, 0},
+	[LY_DEPTH] = {"depth", cfg_h_hash_depth, offsetof(struct cfg_layout, depth), 0, 0},
+	[LY_WIDTH] = {"width", cfg_h_hash_width, offsetof(struct cfg_layout, width), 0, 0},
+	[LY_DIGEST] = {"digest", cfg_h_name_digest, offsetof(struct cfg_layout, digest), 0, 0},
+};
+
+/* Keys that belong to another kind are refused by name: files_per_dir only with indexed,
+ * depth, width and digest only with hashed. */
+static int cfg_layout_check(struct cfg_ctx *c, const char *key, const struct cfg_layout *l,
+			    const struct cfg_seen *seen)
+{
+	char k[CFG_KEY_MAX];
+	for (size_t i = LY_FPD; i < LY_NFIELDS; i++) {
+		int fits = i == LY_FPD ? l->kind == CFG_LAYOUT_INDEXED : l->kind == CFG_LAYOUT_HASHED;
+		if (seen[i].key == NULL || fits)
+			continue;
+		cfg_path(k, sizeof k, key, cfg_ds_layout_fields[i].name);
+		return cfg_fail(c, seen[i].key, k, "not allowed with kind %s (only with %s)",
+				cfg_layout_names[l->kind], i == LY_FPD ? "indexed" : "hashed");
+	}
+	return 0;
+}
+
+/* layout: {kind: indexed|flat|hashed, ...}, or just the kind's name (layout: hashed). */
+static int cfg_h_ds_layout(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			   size_t size)
+{
+	struct cfg_seen seen[LY_NFIELDS];
+	struct cfg_layout *l = dst;
+	(void)size;
+	l->given = 1;
+	l->depth = 3;
+	l->width = 2;
+	l->digest = DIGEST_SHA1;
+	if (v->type == YAML_SCALAR_NODE)
+		return cfg_h_layout_kind(c, key, v, &l->kind, 0);
+	if (cfg_walk(c, key, v, cfg_ds_layout_fields, LY_NFIELDS, l, seen) != 0)
+		return -1;
+	l->fpd_given = seen[LY_FPD].key != NULL;
+	return cfg_layout_check(c, key, l, seen);
+}
+
+enum { DS_NAME, DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_SIZES, DS_TWIN, DS_LAYOUT,
+       DS_NFIELDS };
 
 /* file_count is read into nfiles, total_size into total_size; cfg_dataset_count settles both. */
 static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
@@ -981,6 +1074,7 @@ static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
 	[DS_FILE_COUNT] = {"file_count", cfg_h_count, offsetof(struct cfg_dataset, nfiles), 0, 0},
 	[DS_SIZES] = {"sizes", cfg_h_sizes, 0, 0, 0},
 	[DS_TWIN] = {"twin", cfg_h_bool, offsetof(struct cfg_dataset, twin), 0, 0},
+	[DS_LAYOUT] = {"layout", cfg_h_ds_layout, offsetof(struct cfg_dataset, layout), 0, 0},
 };
 
 /* A histogram counts its own files: file_count and total_size are refused with it. */
@@ -1309,6 +1403,25 @@ static int cfg_add_twins(struct cfg_ctx *c)
 	return 0;
 }
 
+/* A data set without a layout of its own (a twin too: one file) takes the top level's:
+ * indexed with the top-level files_per_dir, whichever order the keys came in. */
+static void cfg_settle_layouts(struct experiment *x)
+{
+	for (size_t i = 0; i < x->ndatasets; i++) {
+		struct cfg_layout *l = &x->datasets[i].layout;
+		if (!l->given)
+			l->kind = CFG_LAYOUT_INDEXED;
+		if (l->kind == CFG_LAYOUT_INDEXED && !l->fpd_given)
+			l->files_per_dir = x->files_per_dir;
+		if (l->kind != CFG_LAYOUT_INDEXED)
+			l->files_per_dir = 0;
+		if (l->kind != CFG_LAYOUT_HASHED) {
+			l->depth = l->width = 0;
+			l->digest = DIGEST_NONE;
+		}
+	}
+}
+
 static int cfg_document(struct cfg_ctx *c)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_top_fields)];
@@ -1326,7 +1439,10 @@ static int cfg_document(struct cfg_ctx *c)
 	for (size_t i = 0; i < c->x->ndatasets; i++)
 		if (cfg_settle_sizes(c, i) != 0)
 			return -1;
-	return cfg_add_twins(c);
+	if (cfg_add_twins(c) != 0)
+		return -1;
+	cfg_settle_layouts(c->x);
+	return 0;
 }
 
 /* Line and column of byte offset in text: reader errors (bad UTF-8) carry only an offset. */
@@ -1504,6 +1620,11 @@ const char *cfg_order_name(enum cfg_order o)
 const char *cfg_pattern_name(enum cfg_pattern p)
 {
 	return (size_t)p < CFG_LEN(cfg_pattern_names) ? cfg_pattern_names[p] : "unknown";
+}
+
+const char *cfg_layout_name(enum cfg_layout_kind k)
+{
+	return (unsigned)k < CFG_LEN(cfg_layout_names) ? cfg_layout_names[k] : "unknown";
 }
 
 const char *cfg_decomp_name(enum cfg_decomp d)

@@ -25,7 +25,10 @@ int dataset_dir(const struct experiment *x, const struct cfg_dataset *d, char *b
 
 uint64_t dataset_ndirs(const struct experiment *x, const struct cfg_dataset *d)
 {
-	return (d->nfiles + x->files_per_dir - 1) / x->files_per_dir;
+	(void)x;
+	if (d->layout.kind != CFG_LAYOUT_INDEXED || d->layout.files_per_dir == 0)
+		return 0;
+	return (d->nfiles + d->layout.files_per_dir - 1) / d->layout.files_per_dir;
 }
 
 int dataset_subdir_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t dir,
@@ -38,10 +41,67 @@ int dataset_subdir_path(const struct experiment *x, const struct cfg_dataset *d,
 int dataset_file_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t file,
 		      char *buf, size_t len)
 {
-	uint64_t dir = file / x->files_per_dir;
+	if (d->layout.kind == CFG_LAYOUT_FLAT)
+		return dataset_print(len, snprintf(buf, len, "%s/%s/f%010" PRIu64, x->root, d->name,
+						   file));
+	if (d->layout.kind != CFG_LAYOUT_INDEXED || d->layout.files_per_dir == 0)
+		return -1;
+	uint64_t dir = file / d->layout.files_per_dir;
 	return dataset_print(len,
 			     snprintf(buf, len, "%s/%s/d%06" PRIu64 "/f%010" PRIu64, x->root,
 				      d->name, dir, file));
+}
+
+int dataset_hashed_path(const struct experiment *x, const struct cfg_dataset *d, const char *hex,
+			char *buf, size_t len)
+{
+	size_t w = (size_t)d->layout.width, n = strlen(hex);
+	if (d->layout.kind != CFG_LAYOUT_HASHED || n < (size_t)d->layout.depth * w)
+		return -1;
+	int used = snprintf(buf, len, "%s/%s/", x->root, d->name);
+	if (dataset_print(len, used) != 0)
+		return -1;
+	for (uint64_t level = 0; level < d->layout.depth; level++) {
+		int k = snprintf(buf + used, len - (size_t)used, "%.*s/", (int)w, hex + level * w);
+		if (dataset_print(len - (size_t)used, k) != 0)
+			return -1;
+		used += k;
+	}
+	return dataset_print(len - (size_t)used, snprintf(buf + used, len - (size_t)used, "%s", hex));
+}
+
+int dataset_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t file,
+		 const char *name, char *buf, size_t len)
+{
+	if (d->layout.kind == CFG_LAYOUT_HASHED)
+		return name != NULL ? dataset_hashed_path(x, d, name, buf, len) : -1;
+	return dataset_file_path(x, d, file, buf, len);
+}
+
+int dataset_names_path(const struct experiment *x, const struct cfg_dataset *d, char *buf,
+		       size_t len)
+{
+	if (d->layout.kind != CFG_LAYOUT_HASHED)
+		return -1;
+	return dataset_digest_path(x, d, d->layout.digest, buf, len);
+}
+
+int dataset_read_line(int fd, enum digest_kind kind, uint64_t file, char *hex)
+{
+	size_t n = digest_hex_len(kind);
+	char line[DIGEST_HEX_MAX + 1];
+	ssize_t got;
+	if (n == 0)
+		return -EINVAL;
+	while ((got = pread(fd, line, n + 1, (off_t)(file * (n + 1)))) < 0 && errno == EINTR)
+		;
+	if (got < 0)
+		return -errno;
+	if ((size_t)got != n + 1 || line[n] != '\n' || strspn(line, "0123456789abcdef") != n)
+		return 1;
+	memcpy(hex, line, n);
+	hex[n] = '\0';
+	return 0;
 }
 
 int dataset_digest_path(const struct experiment *x, const struct cfg_dataset *d,
@@ -211,7 +271,12 @@ void manifest_from_config(const struct experiment *x, const struct cfg_dataset *
 	snprintf(m->name, sizeof m->name, "%s", d->name);
 	m->file_size = d->file_size;
 	m->nfiles = d->nfiles;
-	m->files_per_dir = x->files_per_dir;
+	m->files_per_dir = d->layout.kind == CFG_LAYOUT_INDEXED ? d->layout.files_per_dir : 0;
+	m->layout = (int)d->layout.kind;
+	m->depth = (unsigned)d->layout.depth;
+	m->width = (unsigned)d->layout.width;
+	m->name_digest = (int)d->layout.digest;
+	(void)x;
 	(void)sizes_describe(d, m->sizes, sizeof m->sizes); /* fits: MANIFEST_SIZES_MAX */
 }
 
@@ -228,18 +293,31 @@ static void manifest_digests_line(unsigned kinds, char *buf, size_t len)
 		snprintf(buf + used, len - used, "\n");
 }
 
+/* "layout indexed d%06u/f%010u", "layout flat f%010u" or "layout hashed 3 2 sha1". */
+static void manifest_layout_line(const struct manifest *m, char *buf, size_t len)
+{
+	if (m->layout == CFG_LAYOUT_HASHED)
+		snprintf(buf, len, "hashed %u %u %s", m->depth, m->width,
+			 digest_name((enum digest_kind)m->name_digest));
+	else if (m->layout == CFG_LAYOUT_FLAT)
+		snprintf(buf, len, "flat f%%010u");
+	else
+		snprintf(buf, len, "indexed d%%06u/f%%010u");
+}
+
 static int manifest_format(const struct manifest *m, char *buf, size_t len)
 {
-	char digests[64];
+	char digests[64], layout[64];
 	manifest_digests_line(m->digests, digests, sizeof digests);
+	manifest_layout_line(m, layout, sizeof layout);
 	int n = snprintf(buf, len,
 			 "pfsread-manifest 1\n"
 			 "# written by pfsread generate; pfsread clean removes what it lists\n"
 			 "pattern_version %d\nname %s\nfile_size %" PRIu64 "\nnfiles %" PRIu64
-			 "\nfiles_per_dir %" PRIu64 "\nlayout d%%06u/f%%010u\n%s%s%s%scomplete %d\n",
+			 "\nfiles_per_dir %" PRIu64 "\nlayout %s\n%s%s%s%scomplete %d\n",
 			 m->pattern_version, m->name, m->file_size, m->nfiles, m->files_per_dir,
-			 m->sizes[0] ? "sizes " : "", m->sizes, m->sizes[0] ? "\n" : "", digests,
-			 m->complete);
+			 layout, m->sizes[0] ? "sizes " : "", m->sizes, m->sizes[0] ? "\n" : "",
+			 digests, m->complete);
 	return n < 0 || (size_t)n >= len ? -1 : n;
 }
 
@@ -279,6 +357,22 @@ int manifest_write(const char *dir, const struct manifest *m, struct pf_err *e)
 	return 0;
 }
 
+/* The layout line; an old manifest's "layout d%06u/f%010u" is the indexed layout. */
+static int manifest_parse_layout(struct manifest *m, const char *rest)
+{
+	char digest[16];
+	if (strncmp(rest, "hashed ", 7) == 0) {
+		if (sscanf(rest + 7, "%u %u %15s", &m->depth, &m->width, digest) != 3 ||
+		    m->depth > CFG_HASH_DEPTH_MAX || m->width < 1 || m->width > CFG_HASH_WIDTH_MAX)
+			return -1;
+		m->name_digest = digest_from_name(digest);
+		m->layout = CFG_LAYOUT_HASHED;
+		return m->name_digest > DIGEST_NONE ? 0 : -1;
+	}
+	m->layout = strncmp(rest, "flat", 4) == 0 ? CFG_LAYOUT_FLAT : CFG_LAYOUT_INDEXED;
+	return 0;
+}
+
 static int manifest_parse_line(struct manifest *m, const char *line)
 {
 	char key[64], value[CFG_NAME_MAX];
@@ -308,9 +402,11 @@ static int manifest_parse_line(struct manifest *m, const char *line)
 		}
 		return 0;
 	}
+	if (strncmp(line, "layout ", 7) == 0)
+		return manifest_parse_layout(m, line + 7);
 	if (sscanf(line, "%63s %127s", key, value) != 2)
 		return -1;
-	if (strcmp(key, "pfsread-manifest") == 0 || strcmp(key, "layout") == 0)
+	if (strcmp(key, "pfsread-manifest") == 0)
 		return 0;
 	if (strcmp(key, "name") == 0)
 		return snprintf(m->name, sizeof m->name, "%s", value) < 0 ? -1 : 0;
@@ -355,5 +451,7 @@ int manifest_same_files(const struct manifest *a, const struct manifest *b)
 {
 	return a->pattern_version == b->pattern_version && strcmp(a->name, b->name) == 0 &&
 	       a->file_size == b->file_size && a->nfiles == b->nfiles &&
-	       a->files_per_dir == b->files_per_dir && strcmp(a->sizes, b->sizes) == 0;
+	       a->files_per_dir == b->files_per_dir && strcmp(a->sizes, b->sizes) == 0 &&
+	       a->layout == b->layout && a->depth == b->depth && a->width == b->width &&
+	       a->name_digest == b->name_digest;
 }

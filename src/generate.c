@@ -43,9 +43,11 @@ struct gen_ctx {
 	double t_start, t_last;
 	uint64_t done_files;
 	uint64_t made_files; /* written by this rank, not found whole */
-	/* process.digest: each file's digest goes to its line of the digest list */
-	struct digest dg;    /* kind DIGEST_NONE: no list */
-	int dfd;             /* the list, open on every rank while its files are made; -1 */
+	/* Digest lists: process.digest's kind and, for a hashed data set, its names' kind (the
+	 * same list when the kinds agree). Each file's digest goes to its line of each list. */
+	struct digest dg[DIGEST_KINDS]; /* opened for every kind once, used where kinds has it */
+	unsigned kinds;      /* 1u << kind for the lists of the data set being made */
+	int dfd[DIGEST_KINDS]; /* the lists, open on every rank while its files are made; -1 */
 };
 
 static double gen_now(void)
@@ -176,12 +178,17 @@ static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp)
 	int fd = tmp != NULL ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	if (tmp != NULL && fd < 0)
 		return -errno;
-	int rc = g->dg.kind != DIGEST_NONE ? digest_init(&g->dg) : 0;
+	int rc = 0;
+	for (int k = 1; k < DIGEST_KINDS && rc == 0; k++)
+		if (g->kinds & (1u << k))
+			rc = digest_init(&g->dg[k]);
 	uint64_t size = dataset_file_size(g->d, file);
 	for (uint64_t off = 0; off < size && rc == 0; off += GEN_BLOCK) {
 		size_t len = size - off < GEN_BLOCK ? (size_t)(size - off) : GEN_BLOCK;
 		dataset_fill(g->key, file, off, g->buf, len);
-		digest_update(&g->dg, g->buf, len);
+		for (int k = 1; k < DIGEST_KINDS; k++)
+			if (g->kinds & (1u << k))
+				digest_update(&g->dg[k], g->buf, len);
 		rc = stop_now() ? -EINTR : fd >= 0 ? gen_write_all(fd, g->buf, len, off) : 0;
 	}
 	if (fd < 0)
@@ -191,22 +198,106 @@ static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp)
 	return rc;
 }
 
-/* The file's line of the digest list, at file x (hex length + 1): no rank waits for another. */
+/* The file's digests, one per list, into hex[kind] (after gen_write_file). */
+static int gen_final_digests(struct gen_ctx *g, uint64_t file, char hex[][DIGEST_HEX_MAX],
+			     struct pf_err *e)
+{
+	for (int k = 1; k < DIGEST_KINDS; k++)
+		if ((g->kinds & (1u << k)) && digest_final_hex(&g->dg[k], hex[k]) != 0)
+			return pf_fail(e, PF_RUNTIME, "generate %s: %s digest of file %" PRIu64
+				       " failed", g->d->name, digest_name((enum digest_kind)k), file);
+	return 0;
+}
+
+/* The file's line of each digest list, at file x (hex length + 1): no rank waits for another.
+ * For a hashed data set this is also the line of the name list, written after the rename:
+ * a whole line means a whole file. */
+static int gen_write_digests(struct gen_ctx *g, uint64_t file, char hex[][DIGEST_HEX_MAX],
+			     struct pf_err *e)
+{
+	char line[DIGEST_HEX_MAX + 1];
+	for (int k = 1; k < DIGEST_KINDS; k++) {
+		size_t width = digest_hex_len((enum digest_kind)k) + 1;
+		if (!(g->kinds & (1u << k)))
+			continue;
+		snprintf(line, sizeof line, "%s\n", hex[k]);
+		int rc = gen_write_all(g->dfd[k], (const unsigned char *)line, width, file * width);
+		if (rc != 0)
+			return pf_fail_errno(e, rc, "generate %s: cannot write the %s digest list",
+					     g->d->name, digest_name((enum digest_kind)k));
+	}
+	return 0;
+}
+
+/* Digests computed by gen_write_file, finished and written to their lines. */
 static int gen_write_digest(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 {
-	char hex[DIGEST_HEX_MAX], line[DIGEST_HEX_MAX + 1];
-	size_t width = digest_hex_len(g->dg.kind) + 1;
-	if (g->dg.kind == DIGEST_NONE)
+	char hex[DIGEST_KINDS][DIGEST_HEX_MAX];
+	if (g->kinds == 0)
 		return 0;
-	if (digest_final_hex(&g->dg, hex) != 0)
-		return pf_fail(e, PF_RUNTIME, "generate %s: %s digest of file %" PRIu64 " failed",
-			       g->d->name, digest_name(g->dg.kind), file);
-	snprintf(line, sizeof line, "%s\n", hex);
-	int rc = gen_write_all(g->dfd, (const unsigned char *)line, width, file * width);
-	if (rc != 0)
-		return pf_fail_errno(e, rc, "generate %s: cannot write the %s digest list",
-				     g->d->name, digest_name(g->dg.kind));
+	if (gen_final_digests(g, file, hex, e) != 0)
+		return -1;
+	return gen_write_digests(g, file, hex, e);
+}
+
+/* The interrupted signal's message, or a write failure's. */
+static int gen_write_failed(int rc, const char *path, struct pf_err *e)
+{
+	if (rc == -EINTR && stop_signal() != 0)
+		return pf_fail(e, 128 + stop_signal(), "generate: interrupted by signal %d; "
+			       "run generate again to finish", stop_signal());
+	return pf_fail_errno(e, rc, "%s: cannot write", path);
+}
+
+/* Where file's name would be, when it is made already: a hashed file is whole when its line
+ * of the name list is (the line is written after the rename); path gets "" when it is not. */
+static int gen_done_path(struct gen_ctx *g, uint64_t file, char *path, struct pf_err *e)
+{
+	char hex[DIGEST_HEX_MAX];
+	path[0] = '\0';
+	if (g->d->layout.kind != CFG_LAYOUT_HASHED)
+		return dataset_file_path(g->x, g->d, file, path, GEN_PATH) == 0
+			       ? 0 : pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	int rc = dataset_read_line(g->dfd[g->d->layout.digest], g->d->layout.digest, file, hex);
+	if (rc < 0)
+		return pf_fail_errno(e, rc, "generate %s: cannot read the name list", g->d->name);
+	if (rc == 0 && dataset_hashed_path(g->x, g->d, hex, path, GEN_PATH) != 0)
+		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
 	return 0;
+}
+
+/* A hashed file: written to ROOT/NAME/fNNNNNNNNNN.part while digested, then moved to the
+ * directories of its name (made here: ranks may race on one, EEXIST is fine) and listed.
+ * Two files never share a name: the content of every file depends on its index (the pattern
+ * mixes the index into every 4 KiB block, even a 7-byte file differs), so equal digests would
+ * need a hash collision. */
+static int gen_make_hashed(struct gen_ctx *g, uint64_t file, struct pf_err *e)
+{
+	char tmp[GEN_PATH], path[GEN_PATH], hex[DIGEST_KINDS][DIGEST_HEX_MAX];
+	if (snprintf(tmp, sizeof tmp, "%s/%s/f%010" PRIu64 ".part", g->x->root, g->d->name,
+		     file) >= (int)sizeof tmp)
+		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	int rc = gen_write_file(g, file, tmp);
+	if (rc != 0) {
+		unlink(tmp);
+		return gen_write_failed(rc, tmp, e);
+	}
+	if (gen_final_digests(g, file, hex, e) != 0 ||
+	    dataset_hashed_path(g->x, g->d, hex[g->d->layout.digest], path, sizeof path) != 0) {
+		unlink(tmp);
+		return e->status != PF_OK ? -1 : pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	}
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	rc = dataset_mkdirs(path);
+	*slash = '/';
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc != 0) {
+		unlink(tmp);
+		return pf_fail_errno(e, rc, "%s: cannot move to %s", tmp, path);
+	}
+	return gen_write_digests(g, file, hex, e);
 }
 
 /* A file already at its final name with the right size is whole: renames happen last. A kept
@@ -215,11 +306,11 @@ static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 {
 	char path[GEN_PATH], tmp[GEN_PATH + 8];
 	struct stat st;
-	if (dataset_file_path(g->x, g->d, file, path, sizeof path) != 0)
-		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	if (gen_done_path(g, file, path, e) != 0)
+		return -1;
+	if (path[0] != '\0' && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (uint64_t)st.st_size == dataset_file_size(g->d, file)) {
-		if (g->dg.kind == DIGEST_NONE)
+		if (g->kinds == 0)
 			return 0;
 		int krc = gen_write_file(g, file, NULL);
 		if (krc != 0)
@@ -227,16 +318,15 @@ static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 		return gen_write_digest(g, file, e);
 	}
 	g->made_files++;
+	if (g->d->layout.kind == CFG_LAYOUT_HASHED)
+		return gen_make_hashed(g, file, e);
 	snprintf(tmp, sizeof tmp, "%s.part", path);
 	int rc = gen_write_file(g, file, tmp);
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = -errno;
 	if (rc != 0) {
 		unlink(tmp); /* never leave a partial file behind */
-		if (rc == -EINTR && stop_signal() != 0)
-			return pf_fail(e, 128 + stop_signal(), "generate: interrupted by signal %d; "
-				       "run generate again to finish", stop_signal());
-		return pf_fail_errno(e, rc, "%s: cannot write", path);
+		return gen_write_failed(rc, path, e);
 	}
 	return gen_write_digest(g, file, e);
 }
@@ -293,38 +383,46 @@ static int gen_finish(const struct gen_ctx *g, struct pf_err *e)
 		rc = dataset_dir(g->x, g->d, dir, sizeof dir) == 0 ? 0 : -1;
 		if (rc == 0 && manifest_read(dir, &have, e) == 0) /* keep the lists made before */
 			m.digests = have.digests;
-		if (g->dg.kind != DIGEST_NONE)
-			m.digests |= 1u << g->dg.kind;
+		m.digests |= g->kinds;
 		if (rc == 0)
 			rc = manifest_write(dir, &m, e);
 	}
 	return gen_share_verdict(rc, &verdict, e);
 }
 
-/* Every rank opens the list (created by whichever comes first) to write its own lines. */
+/* Every rank opens the lists (created by whichever comes first) to write its own lines;
+ * read too: a hashed data set's name list says which files are made already. */
 static int gen_open_digests(struct gen_ctx *g, struct pf_err *e)
 {
 	char path[GEN_PATH];
-	g->dfd = -1;
-	if (g->dg.kind == DIGEST_NONE)
-		return 0;
-	if (dataset_digest_path(g->x, g->d, g->dg.kind, path, sizeof path) != 0)
-		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
-	g->dfd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (g->dfd < 0)
-		return pf_fail_errno(e, errno, "%s: cannot create", path);
+	g->kinds = 0;
+	if (g->x->process_digest != DIGEST_NONE)
+		g->kinds |= 1u << g->x->process_digest;
+	if (g->d->layout.kind == CFG_LAYOUT_HASHED)
+		g->kinds |= 1u << g->d->layout.digest;
+	for (int k = 1; k < DIGEST_KINDS; k++) {
+		if (!(g->kinds & (1u << k)))
+			continue;
+		if (dataset_digest_path(g->x, g->d, (enum digest_kind)k, path, sizeof path) != 0)
+			return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+		g->dfd[k] = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (g->dfd[k] < 0)
+			return pf_fail_errno(e, errno, "%s: cannot create", path);
+	}
 	return 0;
 }
 
-/* Flush and close this rank's handle of the list; rc is what happened before (kept). */
+/* Flush and close this rank's handles of the lists; rc is what happened before (kept). */
 static int gen_close_digests(struct gen_ctx *g, int rc, struct pf_err *e)
 {
-	if (g->dfd < 0)
-		return rc;
-	if ((fsync(g->dfd) != 0 || close(g->dfd) != 0) && rc == 0)
-		rc = pf_fail_errno(e, errno, "generate %s: cannot write the %s digest list",
-				   g->d->name, digest_name(g->dg.kind));
-	g->dfd = -1;
+	for (int k = 1; k < DIGEST_KINDS; k++) {
+		if (g->dfd[k] < 0)
+			continue;
+		if ((fsync(g->dfd[k]) != 0 || close(g->dfd[k]) != 0) && rc == 0)
+			rc = pf_fail_errno(e, errno, "generate %s: cannot write the %s digest list",
+					   g->d->name, digest_name((enum digest_kind)k));
+		g->dfd[k] = -1;
+	}
 	return rc;
 }
 
@@ -352,7 +450,8 @@ static int gen_begin(struct gen_ctx *g, const struct experiment *x, struct pf_er
 	if (MPI_Comm_rank(MPI_COMM_WORLD, &g->rank) != MPI_SUCCESS ||
 	    MPI_Comm_size(MPI_COMM_WORLD, &g->nranks) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "generate: MPI_Comm_rank/size failed");
-	g->dfd = -1;
+	for (int k = 0; k < DIGEST_KINDS; k++)
+		g->dfd[k] = -1;
 	if (posix_memalign((void **)&g->buf, 4096, GEN_BLOCK) != 0)
 		return pf_fail(e, PF_RUNTIME, "generate: out of memory");
 	return 0;
@@ -362,15 +461,17 @@ int generate_all(const struct experiment *x, struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e);
-	if (rc == 0 && digest_open(&g.dg, x->process_digest) != 0)
-		rc = pf_fail(e, PF_RUNTIME, "generate: out of memory");
+	for (int k = 1; rc == 0 && k < DIGEST_KINDS; k++)
+		if (digest_open(&g.dg[k], (enum digest_kind)k) != 0)
+			rc = pf_fail(e, PF_RUNTIME, "generate: out of memory");
 	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {
 		g.d = &x->datasets[i];
 		g.key = dataset_key(g.d);
 		g.done_files = g.made_files = 0;
 		rc = gen_dataset(&g, e);
 	}
-	digest_close(&g.dg);
+	for (int k = 1; k < DIGEST_KINDS; k++)
+		digest_close(&g.dg[k]);
 	free(g.buf);
 	return rc;
 }
@@ -417,8 +518,11 @@ static int verify_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 {
 	char path[GEN_PATH];
 	struct stat st;
-	if (dataset_file_path(g->x, g->d, file, path, sizeof path) != 0)
-		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	if (gen_done_path(g, file, path, e) != 0)
+		return -1;
+	if (path[0] == '\0')
+		return pf_fail(e, PF_RUNTIME, "data set %s: file %" PRIu64 " has no name in the "
+			       "name list (run 'pfsread generate' to finish it)", g->d->name, file);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "data set %s: %s: cannot open", g->d->name, path);
@@ -434,13 +538,33 @@ static int verify_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	return rc;
 }
 
+/* A hashed data set's name list, open for reading its lines. */
+static int verify_open_names(struct gen_ctx *g, struct pf_err *e)
+{
+	char path[GEN_PATH];
+	if (g->d->layout.kind != CFG_LAYOUT_HASHED)
+		return 0;
+	if (dataset_names_path(g->x, g->d, path, sizeof path) != 0)
+		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	g->dfd[g->d->layout.digest] = open(path, O_RDONLY | O_CLOEXEC);
+	if (g->dfd[g->d->layout.digest] < 0)
+		return pf_fail_errno(e, errno, "data set %s: %s: cannot open the name list",
+				     g->d->name, path);
+	return 0;
+}
+
 /* Each rank checks its block of files and stops at its first bad one. */
 static int verify_dataset(struct gen_ctx *g, struct pf_err *e)
 {
-	int rc = 0;
+	int rc = verify_open_names(g, e);
 	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
 	for (uint64_t i = 0; i < g->count && rc == 0; i++)
 		rc = verify_file(g, g->first + i, e);
+	for (int k = 1; k < DIGEST_KINDS; k++)
+		if (g->dfd[k] >= 0) {
+			close(g->dfd[k]);
+			g->dfd[k] = -1;
+		}
 	if (gen_all_ok(rc, e) != 0)
 		return -1;
 	if (g->rank == 0)
@@ -516,6 +640,155 @@ static int clean_subdir(const struct manifest *m, int dsfd, const char *dsdir, u
 	return rc;
 }
 
+/* Flat: this rank's block of the files, and their .part names, straight in the data set's
+ * directory. */
+static int clean_flat(const struct manifest *m, int dsfd, const char *dsdir, int rank,
+		      int nranks, struct pf_err *e)
+{
+	char name[64];
+	uint64_t first, count;
+	int rc = 0;
+	plan_block(m->nfiles, (uint64_t)nranks, (uint64_t)rank, &first, &count);
+	for (uint64_t f = first; f < first + count && rc == 0; f++) {
+		snprintf(name, sizeof name, "f%010" PRIu64, f);
+		rc = clean_unlink(dsfd, name, 0, dsdir, e);
+		snprintf(name, sizeof name, "f%010" PRIu64 ".part", f);
+		if (rc == 0)
+			rc = clean_unlink(dsfd, name, 0, dsdir, e);
+	}
+	return rc;
+}
+
+/* Open the directory of a hashed name level by level from dsfd, never following a link.
+ * Returns the directory's descriptor, or -1 (with a note when a level is a link: not
+ * followed; or ENOENT: already gone). */
+static int clean_open_hashed_dir(const struct manifest *m, int dsfd, const char *dsdir,
+				 const char *hex)
+{
+	int fd = dup(dsfd);
+	for (unsigned level = 0; fd >= 0 && level < m->depth; level++) {
+		char part[CFG_HASH_WIDTH_MAX + 1];
+		snprintf(part, sizeof part, "%.*s", (int)m->width, hex + level * m->width);
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
+			fprintf(stderr, "pfsread: clean: a level of %s/%s is a symbolic link or not "
+				"a directory; not followed\n", dsdir, hex);
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+/* Hashed: this rank's lines of the name list; each listed file unlinked inside its directory
+ * (opened without following links), and the .part names in the data set's directory. */
+static int clean_hashed_files(const struct manifest *m, int dsfd, const char *dsdir, int rank,
+			      int nranks, struct pf_err *e)
+{
+	char name[64], hex[DIGEST_HEX_MAX], list[64];
+	uint64_t first, count;
+	int rc = 0;
+	snprintf(list, sizeof list, "%s%s", DATASET_DIGESTS,
+		 digest_name((enum digest_kind)m->name_digest));
+	int lfd = openat(dsfd, list, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (lfd < 0 && errno != ENOENT)
+		return pf_fail_errno(e, errno, "clean: %s/%s", dsdir, list);
+	plan_block(m->nfiles, (uint64_t)nranks, (uint64_t)rank, &first, &count);
+	for (uint64_t f = first; f < first + count && rc == 0; f++) {
+		snprintf(name, sizeof name, "f%010" PRIu64 ".part", f);
+		rc = clean_unlink(dsfd, name, 0, dsdir, e);
+		int got = lfd >= 0 ? dataset_read_line(lfd, (enum digest_kind)m->name_digest, f, hex) : 1;
+		if (rc != 0 || got != 0) {
+			rc = rc != 0 ? rc : got < 0 ? pf_fail_errno(e, got, "clean: %s/%s", dsdir, list) : 0;
+			continue;
+		}
+		int dfd = clean_open_hashed_dir(m, dsfd, dsdir, hex);
+		if (dfd < 0)
+			continue; /* gone already, or a link: nothing of ours to remove there */
+		rc = clean_unlink(dfd, hex, 0, dsdir, e);
+		close(dfd);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	return rc;
+}
+
+/* 1 when name is width lower-case hex digits: a directory a hashed layout makes. */
+static int clean_is_level(const char *name, unsigned width)
+{
+	return strlen(name) == width && strspn(name, "0123456789abcdef") == width;
+}
+
+/* Rank 0, after every file is gone: the hashed directories bottom-up, from the directory open
+ * at fd, levels left of them. Only names of the layout's shape are looked at, never through a
+ * link; one that still holds something (a file pfsread did not make) is kept and named. */
+static int clean_hashed_dirs(const struct manifest *m, int fd, const char *where,
+			     unsigned levels, struct pf_err *e)
+{
+	char names[256][CFG_HASH_WIDTH_MAX + 1];
+	int rc = 0;
+	if (levels == 0)
+		return 0;
+	for (int more = 1; more && rc == 0;) {
+		/* a batch of names at a time: removing entries while reading a directory is not
+		 * reliable, so read, close, remove, read again until nothing of ours is left */
+		size_t n = 0;
+		int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		DIR *dir = rfd >= 0 ? fdopendir(rfd) : NULL;
+		if (dir == NULL) {
+			if (rfd >= 0)
+				close(rfd);
+			return pf_fail_errno(e, errno, "clean: %s", where);
+		}
+		for (struct dirent *de; n < 256 && (de = readdir(dir)) != NULL;)
+			if (de->d_type == DT_DIR && clean_is_level(de->d_name, m->width))
+				memcpy(names[n++], de->d_name, m->width + 1); /* width <= 4 */
+		closedir(dir);
+		more = n == 256;
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			char sub[GEN_PATH];
+			if (snprintf(sub, sizeof sub, "%s/%s", where, names[i]) >= (int)sizeof sub)
+				sub[sizeof sub - 1] = '\0'; /* only names it in messages */
+			int cfd = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd < 0)
+				continue; /* a link (d_type said dir: raced) or gone */
+			rc = clean_hashed_dirs(m, cfd, sub, levels - 1, e);
+			close(cfd);
+			if (rc == 0 && unlinkat(fd, names[i], AT_REMOVEDIR) != 0) {
+				if (errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
+					rc = pf_fail_errno(e, errno, "clean: cannot remove %s", sub);
+				else if (errno != ENOENT) {
+					fprintf(stderr, "pfsread: clean: %s holds files pfsread did not "
+						"make; kept\n", sub);
+					more = 0; /* it stays: reading again would find it again */
+				}
+			}
+		}
+	}
+	return rc;
+}
+
+/* The files of the manifest's layout, this rank's share. */
+static int clean_files(struct gen_ctx *g, const struct manifest *have, int dsfd,
+		       const char *dsdir, struct pf_err *e)
+{
+	int rc = 0;
+	uint64_t first, count;
+	if (have->layout == CFG_LAYOUT_FLAT)
+		return clean_flat(have, dsfd, dsdir, g->rank, g->nranks, e);
+	if (have->layout == CFG_LAYOUT_HASHED)
+		return clean_hashed_files(have, dsfd, dsdir, g->rank, g->nranks, e);
+	plan_block((have->nfiles + have->files_per_dir - 1) / have->files_per_dir,
+		   (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
+	for (uint64_t i = first; i < first + count && rc == 0; i++) {
+		char sub[32];
+		snprintf(sub, sizeof sub, "d%06" PRIu64, i);
+		rc = clean_subdir(have, dsfd, dsdir, i, e);
+		if (rc == 0)
+			rc = clean_unlink(dsfd, sub, AT_REMOVEDIR, dsdir, e);
+	}
+	return rc;
+}
+
 static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 {
 	char dsdir[GEN_PATH];
@@ -533,7 +806,8 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 			rc = pf_fail(e, PF_USAGE,
 				     "clean: %s holds no pfsread manifest; refusing to remove anything",
 				     dsdir);
-		else if (found == 0 && (strcmp(have.name, g->d->name) != 0 || have.files_per_dir == 0))
+		else if (found == 0 && (strcmp(have.name, g->d->name) != 0 ||
+					(have.layout == CFG_LAYOUT_INDEXED && have.files_per_dir == 0)))
 			rc = pf_fail(e, PF_USAGE,
 				     "clean: %s: the manifest names data set '%s', not '%s'; refusing to "
 				     "clean", dsdir, have.name, g->d->name);
@@ -551,21 +825,15 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 	int dsfd = open(dsdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dsfd < 0)
 		rc = pf_fail_errno(e, errno, "clean: %s", dsdir);
-	uint64_t first, count;
-	plan_block((have.nfiles + have.files_per_dir - 1) / have.files_per_dir, (uint64_t)g->nranks,
-		   (uint64_t)g->rank, &first, &count);
-	for (uint64_t i = first; i < first + count && rc == 0; i++) {
-		char sub[32];
-		snprintf(sub, sizeof sub, "d%06" PRIu64, i);
-		rc = clean_subdir(&have, dsfd, dsdir, i, e);
-		if (rc == 0)
-			rc = clean_unlink(dsfd, sub, AT_REMOVEDIR, dsdir, e);
-	}
+	if (rc == 0)
+		rc = clean_files(g, &have, dsfd, dsdir, e);
 	if (gen_all_ok(rc, e) != 0) {
 		if (dsfd >= 0)
 			close(dsfd);
 		return -1;
 	}
+	if (g->rank == 0 && have.layout == CFG_LAYOUT_HASHED)
+		rc = clean_hashed_dirs(&have, dsfd, dsdir, have.depth, e);
 	for (int k = 1; g->rank == 0 && rc == 0 && k < DIGEST_KINDS; k++) {
 		char list[64];
 		snprintf(list, sizeof list, "%s%s", DATASET_DIGESTS, digest_name((enum digest_kind)k));

@@ -47,6 +47,10 @@ struct phase_work {
 	MPI_Comm comm;            /* the readers, for collective backends with pattern shared */
 	int collective;
 	void *backend_state;
+	/* a hashed data set: item i's name (its line of the name list) at names + i x name_len,
+	 * NUL-terminated; read before the opening barrier, so paths are one snprintf each */
+	char *names;
+	size_t name_len;
 };
 
 static void phase_fill_info(const struct phase_spec *s, const struct topology *t,
@@ -140,12 +144,96 @@ static int phase_plan_shared(const struct phase_spec *s, struct phase_work *w)
 
 static void phase_free_work(struct phase_work *w)
 {
+	free(w->names);
 	free(w->file);
 	free(w->offset);
 	free(w->length);
 	free(w->size);
 	if (w->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&w->comm);
+}
+
+/* A hashed data set: each item's line of the name list, one pread each, by this rank alone
+ * (no list passes through rank 0). */
+static int phase_load_names(const struct phase_spec *s, struct phase_work *w, struct pf_err *e)
+{
+	char path[PHASE_PATH];
+	enum digest_kind kind = s->ds->layout.digest;
+	if (s->ds->layout.kind != CFG_LAYOUT_HASHED || w->n == 0)
+		return 0;
+	w->name_len = digest_hex_len(kind) + 1;
+	if ((w->names = malloc(w->n * w->name_len)) == NULL)
+		return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+	if (dataset_names_path(s->x, s->ds, path, sizeof path) != 0)
+		return pf_fail(e, PF_RUNTIME, "%s: path too long", s->x->root);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	if (fd < 0)
+		return pf_fail_errno(e, errno, "%s: cannot open the name list", path);
+	for (uint64_t i = 0; i < w->n && rc == 0; i++) {
+		int got = dataset_read_line(fd, kind, w->file[i], w->names + i * w->name_len);
+		if (got < 0)
+			rc = pf_fail_errno(e, got, "%s: cannot read", path);
+		else if (got > 0)
+			rc = pf_fail(e, PF_RUNTIME, "%s: no name for file %llu (run 'pfsread generate' "
+				     "again)", path, (unsigned long long)w->file[i]);
+	}
+	close(fd);
+	return rc;
+}
+
+static int phase_cmp_names(const void *a, const void *b, void *arg)
+{
+	const struct phase_work *w = arg;
+	return strcmp(w->names + *(const uint64_t *)a * w->name_len,
+		      w->names + *(const uint64_t *)b * w->name_len);
+}
+
+/* Put the items in the order given by perm (perm[k]: the item that goes to place k). */
+static void phase_permute(uint64_t *v, const uint64_t *perm, uint64_t *tmp, uint64_t n)
+{
+	if (v == NULL)
+		return;
+	for (uint64_t k = 0; k < n; k++)
+		tmp[k] = v[perm[k]];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+/* A hashed data set read in order sorted (or reverse) goes by file name, which is what
+ * "sorted" means to a user of a content-addressed corpus (and what keeps a reader inside one
+ * directory at a time); file indices say nothing about where a file lies. */
+static int phase_sort_by_name(const struct phase_spec *s, struct phase_work *w,
+			      struct pf_err *e)
+{
+	uint64_t n = w->n, *perm = malloc(n * sizeof *perm), *tmp = malloc(n * sizeof *tmp);
+	char *names = malloc(n * w->name_len);
+	int rc = 0;
+	if (perm == NULL || tmp == NULL || names == NULL) {
+		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+		goto out;
+	}
+	for (uint64_t k = 0; k < n; k++)
+		perm[k] = k;
+	qsort_r(perm, n, sizeof *perm, phase_cmp_names, w);
+	if (s->order == CFG_ORDER_REVERSE)
+		for (uint64_t k = 0; k < n / 2; k++) {
+			uint64_t t = perm[k];
+			perm[k] = perm[n - 1 - k];
+			perm[n - 1 - k] = t;
+		}
+	phase_permute(w->file, perm, tmp, n);
+	phase_permute(w->offset, perm, tmp, n);
+	phase_permute(w->length, perm, tmp, n);
+	phase_permute(w->size, perm, tmp, n);
+	for (uint64_t k = 0; k < n; k++)
+		memcpy(names + k * w->name_len, w->names + perm[k] * w->name_len, w->name_len);
+	free(w->names);
+	w->names = names;
+	names = NULL;
+out:
+	free(perm);
+	free(tmp);
+	free(names);
+	return rc;
 }
 
 /* Collective: the share of this rank, and the readers' communicator where a collective
@@ -166,14 +254,26 @@ static int phase_plan(const struct phase_spec *s, const struct topology *t, stru
 	if ((s->pattern == CFG_PATTERN_SHARED ? phase_plan_shared(s, w)
 					      : phase_plan_per_reader(s, t, w)) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+	if (rc == 0)
+		rc = phase_load_names(s, w, e);
+	if (rc == 0 && w->names != NULL && s->order != CFG_ORDER_RANDOM)
+		rc = phase_sort_by_name(s, w, e);
 out:
 	return rc;
 }
 
-static int phase_path(const struct phase_spec *s, uint64_t file, char *buf, size_t len,
-		      struct pf_err *e)
+/* Item i's path: from its index, or for a hashed data set from its name. */
+static int phase_item_path(const struct phase_spec *s, const struct phase_work *w, uint64_t i,
+			   char *buf, size_t len)
 {
-	if (dataset_file_path(s->x, s->ds, file, buf, len) != 0)
+	return dataset_path(s->x, s->ds, w->file[i], w->names ? w->names + i * w->name_len : NULL,
+			    buf, len);
+}
+
+static int phase_path(const struct phase_spec *s, const struct phase_work *w, uint64_t i,
+		      char *buf, size_t len, struct pf_err *e)
+{
+	if (phase_item_path(s, w, i, buf, len) != 0)
 		return pf_fail(e, PF_RUNTIME, "%s: path too long", s->x->root);
 	return 0;
 }
@@ -188,7 +288,7 @@ static int phase_prepare_cache(const struct phase_spec *s, const struct topology
 	if (s->x->cache != CFG_CACHE_FADVISE)
 		return 0;
 	for (uint64_t i = 0; i < w->n; i++)
-		if (phase_path(s, w->file[i], path, sizeof path, e) != 0 ||
+		if (phase_path(s, w, i, path, sizeof path, e) != 0 ||
 		    cache_fadvise_file(path, e) != 0)
 			return -1;
 	return 0;
@@ -203,7 +303,7 @@ static int phase_residency(const struct phase_spec *s, const struct phase_work *
 	uint64_t probed = 0, resident = 0;
 	for (uint64_t i = 0; i < w->n; i += step) {
 		uint64_t r;
-		if (phase_path(s, w->file[i], path, sizeof path, e) != 0 ||
+		if (phase_path(s, w, i, path, sizeof path, e) != 0 ||
 		    cache_resident(path, w->offset[i], w->length[i], &r, e) != 0)
 			return -1;
 		probed += w->length[i];
@@ -375,7 +475,7 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 	const struct phase_spec *s = c->s;
 	struct bfile f = {.fd = -1, .priv = NULL, .path = path, .noatime_used = 0};
 	uint64_t nreads = 0, done = 0;
-	if (phase_path(s, c->w->file[i], path, sizeof path, c->e) != 0)
+	if (phase_path(s, c->w, i, path, sizeof path, c->e) != 0)
 		return r->error = ENAMETOOLONG;
 	c->bo.size = c->w->size != NULL ? c->w->size[i] : c->w->length[i];
 	if (c->w->collective) {
@@ -428,7 +528,7 @@ static int phase_read_items(struct phase_run_ctx *c, struct phase_output *o)
 static int phase_share_path(const void *core, uint64_t i, char *buf, size_t len)
 {
 	const struct phase_run_ctx *c = core;
-	return dataset_file_path(c->s->x, c->s->ds, c->w->file[i], buf, len);
+	return phase_item_path(c->s, c->w, i, buf, len);
 }
 
 static double phase_share_now(const void *core)
@@ -486,7 +586,7 @@ static int phase_check_bytes(const struct phase_spec *s, const struct phase_work
 	for (uint64_t i = 0; i < o->me.files; i++) {
 		if (o->files[i].bytes == w->length[i])
 			continue;
-		if (phase_path(s, w->file[i], path, sizeof path, e) != 0)
+		if (phase_path(s, w, i, path, sizeof path, e) != 0)
 			return -1;
 		return pf_fail(e, PF_RUNTIME, "%s: short file: %llu bytes at offset %llu, expected %llu",
 			       path, (unsigned long long)(w->offset[i] + o->files[i].bytes),

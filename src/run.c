@@ -3,6 +3,7 @@
 #include "pfsread/run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,15 +317,28 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
  * up front rather than found in the middle of a timed phase. */
 static int run_check_files(const struct experiment *x, const struct topology *t, struct pf_err *e)
 {
-	char path[RUN_PATH];
+	char path[RUN_PATH], hex[DIGEST_HEX_MAX];
 	int rc = 0, any = 0;
 	for (size_t d = 0; d < x->ndatasets && rc == 0; d++) {
 		const struct cfg_dataset *ds = &x->datasets[d];
 		uint64_t first, count;
+		int nfd = -1; /* a hashed data set's name list: this rank reads its own lines */
 		plan_block(ds->nfiles, (uint64_t)t->nranks, (uint64_t)t->rank, &first, &count);
+		if (ds->layout.kind == CFG_LAYOUT_HASHED && count > 0) {
+			if (dataset_names_path(x, ds, path, sizeof path) != 0)
+				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
+			else if ((nfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+				rc = pf_fail_errno(e, errno, "data set %s: %s: cannot open the name "
+						   "list", ds->name, path);
+		}
 		for (uint64_t f = first; f < first + count && rc == 0; f++) {
 			struct stat st;
-			if (dataset_file_path(x, ds, f, path, sizeof path) != 0)
+			int got = nfd >= 0 ? dataset_read_line(nfd, ds->layout.digest, f, hex) : 0;
+			if (got != 0)
+				rc = pf_fail(e, PF_RUNTIME, "data set %s: file %llu has no name in its "
+					     "name list (run 'pfsread generate' to finish it)", ds->name,
+					     (unsigned long long)f);
+			else if (dataset_path(x, ds, f, hex, path, sizeof path) != 0)
 				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
 			else if (stat(path, &st) != 0)
 				rc = pf_fail_errno(e, errno, "data set %s: %s", ds->name, path);
@@ -334,6 +348,8 @@ static int run_check_files(const struct experiment *x, const struct topology *t,
 					     ds->name, path, (long long)st.st_size,
 					     (unsigned long long)dataset_file_size(ds, f));
 		}
+		if (nfd >= 0)
+			close(nfd);
 	}
 	if (MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "run: MPI_Allreduce failed");

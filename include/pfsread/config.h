@@ -58,6 +58,27 @@ enum cfg_sizes_kind {
 	CFG_SIZES_HISTOGRAM  /* sizes: {histogram: [[size, count], ...]} */
 };
 
+enum cfg_layout_kind {
+	CFG_LAYOUT_INDEXED, /* ROOT/NAME/dNNNNNN/fNNNNNNNNNN, files_per_dir per directory (default) */
+	CFG_LAYOUT_FLAT,    /* ROOT/NAME/fNNNNNNNNNN, all in one directory */
+	CFG_LAYOUT_HASHED   /* ROOT/NAME/a4/d5/83/a4d5832f...: named by the digest of the content */
+};
+
+#define CFG_HASH_DEPTH_MAX 8
+#define CFG_HASH_WIDTH_MAX 4
+
+/* A data set's layout: its own layout: mapping, or the top-level default (indexed with the
+ * top-level files_per_dir). */
+struct cfg_layout {
+	enum cfg_layout_kind kind;
+	uint64_t files_per_dir;  /* indexed: > 0 */
+	uint64_t depth;          /* hashed: directory levels, 0..CFG_HASH_DEPTH_MAX (default 3) */
+	uint64_t width;          /* hashed: hex digits per level, 1..CFG_HASH_WIDTH_MAX (default 2) */
+	enum digest_kind digest; /* hashed: sha1 (default) or xxh64; its digest list is the name list */
+	int given;               /* the data set has its own layout: key */
+	int fpd_given;           /* its files_per_dir was given (else the top level's) */
+};
+
 #define CFG_BUCKETS_MAX 64 /* entries of a size histogram */
 
 /* One histogram entry: count files of size bytes; end is the cumulative count through it. */
@@ -87,6 +108,7 @@ struct cfg_dataset {
 	uint64_t stride;         /* histogram: file i is at position (i x stride) mod nfiles */
 	int twin;                /* twin: true: a data set NAME-onefile with the same total follows */
 	int twin_of;             /* a twin: 1 + the index of its data set; 0 otherwise */
+	struct cfg_layout layout; /* settled at load: never left to the caller to default */
 };
 
 /* hardware: what the machine can do, for the report's ceilings (README "Reports"); the
@@ -113,7 +135,8 @@ struct experiment {
 	char name[CFG_NAME_MAX];     /* default: the file's base name without .yaml */
 	char root[CFG_PATH_MAX];     /* where the data sets live; relative paths as given */
 	char results[CFG_PATH_MAX];  /* pattern with {name} {jobid} {time}; default results/{name}-{jobid}-{time}.h5 */
-	uint64_t files_per_dir;      /* layout.files_per_dir, default 1000, > 0 */
+	uint64_t files_per_dir;      /* layout.files_per_dir, default 1000, > 0: the default of
+				      * every data set without a layout of its own */
 
 	struct cfg_dataset *datasets; /* owned */
 	size_t ndatasets;             /* >= 1 */
@@ -185,5 +208,6 @@ const char *cfg_cache_name(enum cfg_cache c);
 const char *cfg_order_name(enum cfg_order o);
 const char *cfg_pattern_name(enum cfg_pattern p);
 const char *cfg_decomp_name(enum cfg_decomp d);
+const char *cfg_layout_name(enum cfg_layout_kind k);
 
 #endif

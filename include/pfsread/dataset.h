@@ -18,16 +18,38 @@
 /* root/NAME: the data set's own directory; the manifest and the dNNNNNN directories live here. */
 int dataset_dir(const struct experiment *x, const struct cfg_dataset *d, char *buf, size_t len);
 
-/* Number of subdirectories: ceil(nfiles / files_per_dir). */
+/* Number of dNNNNNN subdirectories: ceil(nfiles / files_per_dir) for an indexed data set,
+ * 0 for flat and hashed ones. */
 uint64_t dataset_ndirs(const struct experiment *x, const struct cfg_dataset *d);
 
-/* root/NAME/dNNNNNN for directory number dir. */
+/* root/NAME/dNNNNNN for directory number dir (indexed data sets). */
 int dataset_subdir_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t dir,
 			char *buf, size_t len);
 
-/* root/NAME/dNNNNNN/fNNNNNNNNN for file number file: sorted names are sorted indices. */
+/* root/NAME/dNNNNNN/fNNNNNNNNNN (indexed) or root/NAME/fNNNNNNNNNN (flat) for file number
+ * file: sorted names are sorted indices. -1 for a hashed data set (its names are in its name
+ * list: dataset_hashed_path) or when the path does not fit. */
 int dataset_file_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t file,
 		      char *buf, size_t len);
+
+/* A hashed data set: root/NAME/a4/d5/83/a4d5832f... for the name hex (depth levels of width
+ * hex digits each, then the whole name). Returns 0, or -1 when it does not fit. */
+int dataset_hashed_path(const struct experiment *x, const struct cfg_dataset *d, const char *hex,
+			char *buf, size_t len);
+
+/* The path of file (hashed: from name, its line of the name list; else name may be NULL). */
+int dataset_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t file,
+		 const char *name, char *buf, size_t len);
+
+/* A hashed data set's name list is the digest list of its layout's digest kind: the name of a
+ * file IS the digest of its content, so one list serves both. root/NAME/.pfsread-digests-KIND. */
+int dataset_names_path(const struct experiment *x, const struct cfg_dataset *d, char *buf,
+		       size_t len);
+
+/* Read file's line of the list open at fd (lines of hex + 1 bytes for kind) into hex
+ * (DIGEST_HEX_MAX bytes). Returns 0 when the line is whole (hex digits and a newline), 1 when
+ * it is not written yet (a hole reads as zeros, past the end as nothing), -errno on error. */
+int dataset_read_line(int fd, enum digest_kind kind, uint64_t file, char *hex);
 
 /* root/NAME/.pfsread-digests-KIND: one line per file, "%0Nx\n" (N = digest_hex_len(kind)),
  * line i for file i, so a rank reads or writes exactly its own lines at i x (N + 1). */
@@ -56,7 +78,10 @@ struct manifest {
 	char name[CFG_NAME_MAX];
 	uint64_t file_size;
 	uint64_t nfiles;
-	uint64_t files_per_dir;
+	uint64_t files_per_dir;  /* indexed; 0 for flat and hashed */
+	int layout;              /* enum cfg_layout_kind */
+	unsigned depth, width;   /* hashed */
+	int name_digest;         /* hashed: enum digest_kind of the names */
 	char sizes[MANIFEST_SIZES_MAX]; /* sizes_describe(): "" for a fixed size (no line) */
 	int complete;      /* 1 once every file is whole */
 	unsigned digests;  /* 1u << kind for each digest list beside it ("digests" line) */

@@ -14,6 +14,7 @@ static void test_paths(void)
 	memset(&x, 0, sizeof x);
 	strcpy(x.root, "/data");
 	x.files_per_dir = 1000;
+	d.layout.files_per_dir = 1000;
 	dataset_file_path(&x, &d, 1234, buf, sizeof buf);
 	ok(strcmp(buf, "/data/2MiB/d000001/f0000001234") == 0, "file path: %s", buf);
 	ok(dataset_ndirs(&x, &d) == 3, "2500 files, 1000 per directory: 3 directories");
