@@ -8,7 +8,8 @@ EXPECT_JSON is a JSON object; every key is optional:
    "datasets": {"NAME": {"nfiles": F, "bytes": B, "dir": "ROOT/NAME"}}}
 "datasets" gives, per data set name, the file count and the bytes a complete phase reads, and
 "dir" the data set's directory: each file's size is then taken from the file itself (os.stat of
-dNNNNNN/fNNNNNNNNNN, the index from the name), for data sets whose files differ in size.
+dNNNNNN/fNNNNNNNNNN or fNNNNNNNNNN, the index from the name; for a hashed layout, the name list
+gives file i's name), for data sets whose files differ in size.
 
 Checks the root attributes and topology, then every phase: its attributes are all present
 (strings read back as str); and for a complete phase: bytes == nfiles * file_size (or, with
@@ -102,9 +103,33 @@ def check_rows(g, where, name, fields, nrows=None):
     return rows
 
 
+def hashed_layout(directory):
+    """(depth, width, kind) when the manifest in directory says the layout is hashed."""
+    try:
+        with open(os.path.join(directory, ".pfsread-manifest")) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 5 and w[0] == "layout" and w[1] == "hashed":
+                    return int(w[2]), int(w[3]), w[4]
+    except OSError:
+        pass
+    return None
+
+
 def sizes_on_disk(where, directory, n):
-    """Each file's size, by index, from the data set's directory (os.stat of every file)."""
+    """Each file's size, by index, from the data set's directory (os.stat of every file).
+    A hashed data set's files are found through its name list (line i: file i's name)."""
     sizes = np.full(n, -1, dtype=np.int64)
+    hashed = hashed_layout(directory)
+    if hashed is not None:
+        depth, width, kind = hashed
+        with open(os.path.join(directory, ".pfsread-digests-" + kind)) as f:
+            names = f.read().split("\n")
+        for i in range(n):
+            name = names[i]
+            parts = [name[k * width:(k + 1) * width] for k in range(depth)]
+            sizes[i] = os.stat(os.path.join(directory, *parts, name)).st_size
+        return sizes
     for sub, _, names in os.walk(directory):
         for name in names:
             m = re.fullmatch(r"f(\d{10})", name)

@@ -559,6 +559,66 @@ static void cleanup(void)
 		diag("cannot remove %s", test_dir);
 }
 
+/* Per data set layouts: defaults from the top level, each kind, and errors at file:line:key. */
+static void test_layouts(void)
+{
+	static const char yaml[] =
+		ROOT_LINE
+		"datasets:\n"
+		"  - {name: a, file_size: 1KiB, file_count: 4}\n"
+		"  - {name: b, file_size: 1KiB, file_count: 4, layout: {kind: indexed, files_per_dir: 3}}\n"
+		"  - {name: c, file_size: 1KiB, file_count: 4, layout: {kind: flat}}\n"
+		"  - {name: d, file_size: 1KiB, file_count: 4, layout: {kind: hashed, depth: 2, width: 4, digest: xxh64}}\n"
+		"  - {name: e, file_size: 1KiB, file_count: 4, layout: hashed}\n"
+		"  - {name: f, file_size: 1KiB, file_count: 4, layout: {kind: indexed}}\n"
+		"layout: {files_per_dir: 7}\n";
+	char path[256];
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	if (write_file("layouts.yaml", yaml, strlen(yaml), path, sizeof path) != 0 ||
+	    cfg_load(path, &x, &e) != 0) {
+		ok(0, "layouts: load failed: %s", e.msg);
+		return;
+	}
+	const struct cfg_dataset *d = x.datasets;
+	ok(d[0].layout.kind == CFG_LAYOUT_INDEXED && d[0].layout.files_per_dir == 7,
+	   "no layout: indexed with the top-level files_per_dir (given after the data sets)");
+	ok(d[1].layout.kind == CFG_LAYOUT_INDEXED && d[1].layout.files_per_dir == 3,
+	   "indexed with its own files_per_dir");
+	ok(d[2].layout.kind == CFG_LAYOUT_FLAT && d[2].layout.files_per_dir == 0, "flat");
+	ok(d[3].layout.kind == CFG_LAYOUT_HASHED && d[3].layout.depth == 2 &&
+		   d[3].layout.width == 4 && d[3].layout.digest == DIGEST_XXH64,
+	   "hashed depth 2 width 4 xxh64");
+	ok(d[4].layout.kind == CFG_LAYOUT_HASHED && d[4].layout.depth == 3 &&
+		   d[4].layout.width == 2 && d[4].layout.digest == DIGEST_SHA1,
+	   "layout: hashed: depth 3, width 2, sha1 by default");
+	ok(d[5].layout.files_per_dir == 7, "kind indexed without files_per_dir: the top level's");
+	ok(strcmp(cfg_layout_name(CFG_LAYOUT_HASHED), "hashed") == 0, "cfg_layout_name");
+	cfg_free(&x);
+
+#define LY(rest) ROOT_LINE "datasets:\n  - {name: a, file_size: 1MiB, file_count: 4,\n     layout: " rest "}\n"
+	expect_fail("depth above 8", "ly1.yaml", LY("{kind: hashed, depth: 9}"), 4, 0,
+		    "datasets[0].layout.depth", "from 0 to 8");
+	expect_fail("width 0", "ly2.yaml", LY("{kind: hashed, width: 0}"), 4, 0,
+		    "datasets[0].layout.width", "from 1 to 4");
+	expect_fail("width 5", "ly3.yaml", LY("{kind: hashed, width: 5}"), 4, 0,
+		    "datasets[0].layout.width", "from 1 to 4");
+	expect_fail("an unknown kind", "ly4.yaml", LY("{kind: tree}"), 4, 0,
+		    "datasets[0].layout.kind", "use indexed, flat, hashed");
+	expect_fail("digest none", "ly5.yaml", LY("{kind: hashed, digest: none}"), 4, 0,
+		    "datasets[0].layout.digest", "use xxh64, sha1");
+	expect_fail("depth with flat", "ly6.yaml", LY("{kind: flat, depth: 2}"), 4, 0,
+		    "datasets[0].layout.depth", "only with hashed");
+	expect_fail("files_per_dir with hashed", "ly7.yaml", LY("{kind: hashed, files_per_dir: 2}"), 4,
+		    0, "datasets[0].layout.files_per_dir", "only with indexed");
+	expect_fail("an unknown layout key", "ly8.yaml", LY("{kind: hashed, levels: 2}"), 4, 0,
+		    "datasets[0].layout.levels", "allowed: kind");
+	expect_fail("a scalar that is no kind", "ly9.yaml", LY("deep"), 4, 0, "datasets[0].layout",
+		    "unknown value 'deep'");
+#undef LY
+}
+
 int main(void)
 {
 	snprintf(test_dir, sizeof test_dir, "/tmp/pfsread-test-config-XXXXXX");
@@ -579,6 +639,7 @@ int main(void)
 	test_list_errors();
 	test_root_file();
 	test_process();
+	test_layouts();
 	cleanup();
 	return tap_done();
 }

@@ -1,4 +1,6 @@
 /* test_dataset: file naming, the content pattern (and that corruption is caught), manifests. */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +25,77 @@ static void test_paths(void)
 	char other[256];
 	dataset_file_path(&x, &d, 1000, other, sizeof other);
 	ok(strcmp(buf, other) < 0, "sorted names follow file indices across directories");
+}
+
+static void test_layouts(void)
+{
+	struct experiment x;
+	struct cfg_dataset d = {.name = "c", .file_size = 2, .nfiles = 10};
+	char buf[256];
+	const char *hex = "a4d5832f00112233445566778899aabbccddeeff";
+	memset(&x, 0, sizeof x);
+	strcpy(x.root, "/r");
+	d.layout.kind = CFG_LAYOUT_FLAT;
+	ok(dataset_file_path(&x, &d, 7, buf, sizeof buf) == 0 && strcmp(buf, "/r/c/f0000000007") == 0,
+	   "flat: %s", buf);
+	ok(dataset_ndirs(&x, &d) == 0, "flat: no subdirectories");
+	d.layout = (struct cfg_layout){.kind = CFG_LAYOUT_HASHED, .depth = 3, .width = 2,
+				       .digest = DIGEST_SHA1};
+	ok(dataset_file_path(&x, &d, 7, buf, sizeof buf) != 0, "hashed: no path from the index alone");
+	ok(dataset_hashed_path(&x, &d, hex, buf, sizeof buf) == 0 &&
+		   strcmp(buf, "/r/c/a4/d5/83/a4d5832f00112233445566778899aabbccddeeff") == 0,
+	   "hashed 3x2: %s", buf);
+	d.layout.depth = 2;
+	d.layout.width = 4;
+	ok(dataset_path(&x, &d, 7, hex, buf, sizeof buf) == 0 &&
+		   strcmp(buf, "/r/c/a4d5/832f/a4d5832f00112233445566778899aabbccddeeff") == 0,
+	   "hashed 2x4: %s", buf);
+	d.layout.depth = 0;
+	ok(dataset_hashed_path(&x, &d, hex, buf, sizeof buf) == 0 &&
+		   strcmp(buf, "/r/c/a4d5832f00112233445566778899aabbccddeeff") == 0,
+	   "hashed depth 0: %s", buf);
+	ok(dataset_hashed_path(&x, &d, hex, buf, 20) != 0, "a hashed path that does not fit is refused");
+	ok(dataset_names_path(&x, &d, buf, sizeof buf) == 0 &&
+		   strcmp(buf, "/r/c/.pfsread-digests-sha1") == 0, "the name list is the sha1 list: %s",
+	   buf);
+
+	char dir[] = "/tmp/pfsread-test-XXXXXX", path[512], got[DIGEST_HEX_MAX];
+	if (mkdtemp(dir) == NULL)
+		return;
+	snprintf(path, sizeof path, "%s/list", dir);
+	FILE *f = fopen(path, "w");
+	fputs("0123456789abcdef\n", f);
+	fputc('\0', f);
+	for (int i = 0; i < 16; i++)
+		fputc('\0', f);
+	fputs("fedcba9876543210\n", f);
+	fclose(f);
+	int fd = open(path, O_RDONLY);
+	ok(dataset_read_line(fd, DIGEST_XXH64, 0, got) == 0 && strcmp(got, "0123456789abcdef") == 0,
+	   "a whole line is read");
+	ok(dataset_read_line(fd, DIGEST_XXH64, 1, got) == 1, "a line of zeros is not written yet");
+	ok(dataset_read_line(fd, DIGEST_XXH64, 2, got) == 0 && strcmp(got, "fedcba9876543210") == 0,
+	   "the line after it is");
+	ok(dataset_read_line(fd, DIGEST_XXH64, 3, got) == 1, "past the end: not written yet");
+	close(fd);
+	unlink(path);
+
+	struct manifest m = {.pattern_version = 2, .name = "c", .file_size = 2, .nfiles = 10,
+			     .layout = CFG_LAYOUT_HASHED, .depth = 3, .width = 2,
+			     .name_digest = DIGEST_SHA1, .complete = 1}, r;
+	struct pf_err e = {0};
+	ok(manifest_write(dir, &m, &e) == 0 && manifest_read(dir, &r, &e) == 0 &&
+		   manifest_same_files(&m, &r) && r.layout == CFG_LAYOUT_HASHED && r.depth == 3 &&
+		   r.width == 2 && r.name_digest == DIGEST_SHA1,
+	   "a hashed layout is recorded in the manifest and read back");
+	r.width = 3;
+	ok(!manifest_same_files(&m, &r), "another width is another data set");
+	r = m;
+	r.layout = CFG_LAYOUT_FLAT;
+	ok(!manifest_same_files(&m, &r), "another layout kind is another data set");
+	snprintf(path, sizeof path, "%s/%s", dir, DATASET_MANIFEST);
+	unlink(path);
+	rmdir(dir);
 }
 
 static void test_pattern(void)
@@ -85,6 +158,7 @@ static void test_manifest(void)
 int main(void)
 {
 	test_paths();
+	test_layouts();
 	test_pattern();
 	test_manifest();
 	return tap_done();
