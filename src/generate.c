@@ -718,52 +718,74 @@ static int clean_is_level(const char *name, unsigned width)
 	return strlen(name) == width && strspn(name, "0123456789abcdef") == width;
 }
 
+/* The names in the directory open at fd that have the shape of a hashed level (at most 16^4
+ * of them, width + 1 bytes each), into *names (malloc'ed; the caller frees it). */
+static int clean_level_names(int fd, unsigned width, char **names, size_t *n)
+{
+	size_t cap = 0;
+	*names = NULL;
+	*n = 0;
+	int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = rfd >= 0 ? fdopendir(rfd) : NULL;
+	if (dir == NULL) {
+		int err = errno;
+		if (rfd >= 0)
+			close(rfd);
+		return -err;
+	}
+	int rc = 0;
+	for (struct dirent *de; rc == 0 && (de = readdir(dir)) != NULL;) {
+		if (de->d_type != DT_DIR || !clean_is_level(de->d_name, width))
+			continue;
+		if (*n == cap) {
+			char *more = realloc(*names, (cap = cap ? 2 * cap : 64) * (width + 1));
+			if (more == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			*names = more;
+		}
+		memcpy(*names + (*n)++ * (width + 1), de->d_name, width + 1); /* width <= 4 */
+	}
+	closedir(dir);
+	return rc;
+}
+
 /* Rank 0, after every file is gone: the hashed directories bottom-up, from the directory open
- * at fd, levels left of them. Only names of the layout's shape are looked at, never through a
- * link; one that still holds something (a file pfsread did not make) is kept and named. */
+ * at fd, levels left of them. Only names of the layout's shape are looked at (read first, then
+ * removed: removing while reading a directory is not reliable), never through a link; one that
+ * still holds something (a file pfsread did not make) is kept and named. */
 static int clean_hashed_dirs(const struct manifest *m, int fd, const char *where,
 			     unsigned levels, struct pf_err *e)
 {
-	char names[256][CFG_HASH_WIDTH_MAX + 1];
-	int rc = 0;
+	char *names = NULL;
+	size_t n = 0;
 	if (levels == 0)
 		return 0;
-	for (int more = 1; more && rc == 0;) {
-		/* a batch of names at a time: removing entries while reading a directory is not
-		 * reliable, so read, close, remove, read again until nothing of ours is left */
-		size_t n = 0;
-		int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		DIR *dir = rfd >= 0 ? fdopendir(rfd) : NULL;
-		if (dir == NULL) {
-			if (rfd >= 0)
-				close(rfd);
-			return pf_fail_errno(e, errno, "clean: %s", where);
-		}
-		for (struct dirent *de; n < 256 && (de = readdir(dir)) != NULL;)
-			if (de->d_type == DT_DIR && clean_is_level(de->d_name, m->width))
-				memcpy(names[n++], de->d_name, m->width + 1); /* width <= 4 */
-		closedir(dir);
-		more = n == 256;
-		for (size_t i = 0; i < n && rc == 0; i++) {
-			char sub[GEN_PATH];
-			if (snprintf(sub, sizeof sub, "%s/%s", where, names[i]) >= (int)sizeof sub)
-				sub[sizeof sub - 1] = '\0'; /* only names it in messages */
-			int cfd = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (cfd < 0)
-				continue; /* a link (d_type said dir: raced) or gone */
-			rc = clean_hashed_dirs(m, cfd, sub, levels - 1, e);
-			close(cfd);
-			if (rc == 0 && unlinkat(fd, names[i], AT_REMOVEDIR) != 0) {
-				if (errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
-					rc = pf_fail_errno(e, errno, "clean: cannot remove %s", sub);
-				else if (errno != ENOENT) {
-					fprintf(stderr, "pfsread: clean: %s holds files pfsread did not "
-						"make; kept\n", sub);
-					more = 0; /* it stays: reading again would find it again */
-				}
-			}
-		}
+	int rc = clean_level_names(fd, m->width, &names, &n);
+	if (rc != 0) {
+		free(names);
+		return pf_fail_errno(e, rc, "clean: %s", where);
 	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char sub[GEN_PATH];
+		const char *name = names + i * (m->width + 1);
+		if (snprintf(sub, sizeof sub, "%s/%s", where, name) >= (int)sizeof sub)
+			sub[sizeof sub - 1] = '\0'; /* only names it in messages */
+		int cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue; /* a link (d_type said dir: raced) or gone */
+		rc = clean_hashed_dirs(m, cfd, sub, levels - 1, e);
+		close(cfd);
+		if (rc != 0 || unlinkat(fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+			continue;
+		if (errno == ENOTEMPTY || errno == EEXIST)
+			fprintf(stderr, "pfsread: clean: %s holds files pfsread did not make; kept\n",
+				sub);
+		else
+			rc = pf_fail_errno(e, errno, "clean: cannot remove %s", sub);
+	}
+	free(names);
 	return rc;
 }
 

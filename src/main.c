@@ -56,8 +56,8 @@ static int parse_count(const char *text, const char *what, int *out, struct pf_e
 	return 0;
 }
 
-/* A data set's exact count and bytes, and how its sizes are drawn (with the seed). */
-static void plan_print_dataset(const struct experiment *x, const struct cfg_dataset *d)
+/* The count, bytes and size spec line of plan_print_dataset. */
+static void plan_print_dataset_sizes(const struct experiment *x, const struct cfg_dataset *d)
 {
 	char total[32], fsize[32], sizes[MANIFEST_SIZES_MAX];
 	units_format_size(d->total_size, total, sizeof total);
@@ -73,6 +73,26 @@ static void plan_print_dataset(const struct experiment *x, const struct cfg_data
 	if (sizes_describe(d, sizes, sizeof sizes) != 0)
 		sizes[0] = '\0';
 	printf(", mean %.0f B, sizes %s\n", (double)d->total_size / (double)d->nfiles, sizes);
+}
+
+/* A flat or hashed data set's layout, on a line of its own (indexed is the default). */
+static void plan_print_layout(const struct cfg_dataset *d)
+{
+	const struct cfg_layout *l = &d->layout;
+	if (l->kind == CFG_LAYOUT_FLAT)
+		printf("  layout flat: every file in %s/\n", d->name);
+	else if (l->kind == CFG_LAYOUT_HASHED)
+		printf("  layout hashed: named by the %s of their content, %llu levels of %llu hex "
+		       "digits (the name list is %s%s)\n", digest_name(l->digest),
+		       (unsigned long long)l->depth, (unsigned long long)l->width, DATASET_DIGESTS,
+		       digest_name(l->digest));
+}
+
+/* A data set's exact count and bytes, and how its sizes are drawn (with the seed). */
+static void plan_print_dataset(const struct experiment *x, const struct cfg_dataset *d)
+{
+	plan_print_dataset_sizes(x, d);
+	plan_print_layout(d);
 }
 
 static void plan_print_phase(const struct experiment *x, const struct topo_map *t, uint64_t i)
