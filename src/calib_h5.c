@@ -134,17 +134,6 @@ out:
 	return rc;
 }
 
-static hid_t calib_host_type(void)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-	if (t >= 0 &&
-	    (H5Tset_size(t, RESULTS_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
-		(void)results_h5_close(t); /* already failing */
-		return -1;
-	}
-	return t;
-}
-
 /* One per-node figure: read into a scratch array, then spread over c->nodes. */
 static int cr_node_set(const struct cr *r, hid_t g, size_t i, struct calib_data *c)
 {
@@ -165,7 +154,7 @@ static int cr_nodes(const struct cr *r, hid_t g, struct calib_data *c)
 {
 	char (*hosts)[RESULTS_HOST_MAX] = NULL;
 	size_t got = 0;
-	hid_t ht = calib_host_type();
+	hid_t ht = results_host_type();
 	int rc = ht < 0 ? cr_fail(r, "hostname type") : 0;
 	if (rc == 0)
 		rc = cr_rows(r, g, "hostname", ht, RESULTS_HOST_MAX, (size_t)c->nnodes,
@@ -339,7 +328,7 @@ static int cw_nodes(const struct cw *w, hid_t g, const struct calib_data *c)
 	size_t n = (size_t)c->nnodes;
 	char (*hosts)[RESULTS_HOST_MAX] = calloc(n, sizeof *hosts);
 	double *v = calloc(n, sizeof *v);
-	hid_t ht = calib_host_type();
+	hid_t ht = results_host_type();
 	int rc = hosts == NULL || v == NULL || ht < 0 ? cw_fail(w, "node figures") : 0;
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		memcpy(hosts[i], c->nodes[i].host, RESULTS_HOST_MAX);

@@ -192,18 +192,6 @@ out:
 	return rc;
 }
 
-/* The fixed-length, NUL-terminated string type of /topology/hostname. */
-static hid_t res_host_type(void)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-	if (t >= 0 &&
-	    (H5Tset_size(t, RESULTS_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
-		(void)results_h5_close(t); /* already failing */
-		return -1;
-	}
-	return t;
-}
-
 int results_write_topology(struct results *r, const int *node_of_rank,
 			   const char (*hostnames)[RESULTS_HOST_MAX], const double *clock_offset_s,
 			   const uint64_t *mem_total_bytes, struct pf_err *e)
@@ -211,7 +199,7 @@ int results_write_topology(struct results *r, const int *node_of_rank,
 	int rc = 0, root = r->rank == 0;
 	uint64_t nr = (uint64_t)r->nranks, nn = (uint64_t)r->nnodes;
 	hid_t g = -1, host = -1;
-	RES_TRY(host = res_host_type(), r, "/topology/hostname", "string type", e);
+	RES_TRY(host = results_host_type(), r, "/topology/hostname", "string type", e);
 	RES_TRY(g = H5Gcreate2(r->file, "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), r,
 		"/topology", "H5Gcreate2", e);
 	struct res_rows rows[] = {

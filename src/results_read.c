@@ -111,6 +111,18 @@ hid_t results_compound(const struct results_field *f, size_t n, size_t size, int
 	return t;
 }
 
+/* The fixed-length, NUL-terminated string type of /topology/hostname. Caller closes it. */
+hid_t results_host_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t >= 0 &&
+	    (H5Tset_size(t, RESULTS_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+		(void)results_h5_close(t); /* already failing */
+		return -1;
+	}
+	return t;
+}
+
 hid_t results_str_type(void)
 {
 	hid_t t = H5Tcopy(H5T_C_S1);
@@ -435,18 +447,6 @@ out:
 	return rc;
 }
 
-/* The fixed-length string type of /topology/hostname. */
-static hid_t rd_host_type(void)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-	if (t >= 0 &&
-	    (H5Tset_size(t, RESULTS_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
-		(void)results_h5_close(t); /* already failing */
-		return -1;
-	}
-	return t;
-}
-
 /* /topology, when the run got as far as writing it (else the arrays stay NULL). */
 static int rd_topology(const struct rd *c, hid_t file)
 {
@@ -456,7 +456,7 @@ static int rd_topology(const struct rd *c, hid_t file)
 	htri_t has = H5Lexists(file, "topology", H5P_DEFAULT);
 	if (has <= 0)
 		return has < 0 ? rd_fail(c, "/topology", "cannot look it up") : 0;
-	hid_t host = rd_host_type(), g = H5Gopen2(file, "/topology", H5P_DEFAULT);
+	hid_t host = results_host_type(), g = H5Gopen2(file, "/topology", H5P_DEFAULT);
 	if (host < 0 || g < 0) {
 		rd_fail(c, "/topology",
 			host < 0 ? "cannot build the hostname type" : "cannot open");

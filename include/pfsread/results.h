@@ -84,6 +84,9 @@ hid_t results_compound(const struct results_field *f, size_t n, size_t size, int
 /* The variable-length UTF-8 string type of every string attribute. Caller closes it. */
 hid_t results_str_type(void);
 
+/* The fixed-length string type of /topology/hostname (RESULTS_HOST_MAX). Caller closes it. */
+hid_t results_host_type(void);
+
 /* Close any HDF5 identifier (file, group, dataset, attribute, type, space, property list).
  * Returns 0, also for a negative id (never opened), or -1 when the close fails. */
 int results_h5_close(hid_t id);

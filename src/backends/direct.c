@@ -110,8 +110,9 @@ static int direct_align_fits(size_t a)
 	return a != 0 && (a & (a - 1)) == 0 && a <= BACKEND_BUF_ALIGN;
 }
 
-static int direct_alignment(int fd, struct direct_priv *p)
+static int direct_alignment(int fd, void *priv)
 {
+	struct direct_priv *p = priv;
 	int rc = direct_refuse_tmpfs(fd);
 	if (rc == 0)
 		rc = direct_statx_align(fd, p);
@@ -126,19 +127,8 @@ static int direct_alignment(int fd, struct direct_priv *p)
  * alignment until close. */
 static int direct_open(const char *path, const struct bopen *o, struct bfile *f)
 {
-	struct direct_priv *p;
-	int rc = posix_open_flags(path, O_RDONLY | O_DIRECT | O_CLOEXEC, o, f);
-	if (rc != 0)
-		return rc;
-	p = malloc(sizeof *p);
-	rc = p == NULL ? -ENOMEM : direct_alignment(f->fd, p);
-	if (rc == 0) {
-		f->priv = p;
-		return 0;
-	}
-	free(p);
-	(void)posix_close(f); /* the open's failure is the one to report */
-	return rc;
+	return posix_open_with(path, O_RDONLY | O_DIRECT | O_CLOEXEC, o, f,
+			       sizeof(struct direct_priv), direct_alignment);
 }
 
 /* offset and buf must be aligned; the request is len rounded up to the offset alignment, which

@@ -17,8 +17,9 @@ struct mmap_priv {
 
 /* Map the whole of fd read-only and ask for sequential readahead. 0 or -errno; on failure
  * nothing stays mapped. */
-static int mmap_map(int fd, struct mmap_priv *p)
+static int mmap_map(int fd, void *priv)
 {
+	struct mmap_priv *p = priv;
 	struct stat st;
 	void *m;
 	p->base = NULL;
@@ -42,19 +43,8 @@ static int mmap_map(int fd, struct mmap_priv *p)
 
 static int mmap_open(const char *path, const struct bopen *o, struct bfile *f)
 {
-	struct mmap_priv *p;
-	int rc = posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
-	if (rc != 0)
-		return rc;
-	p = malloc(sizeof *p);
-	rc = p == NULL ? -ENOMEM : mmap_map(f->fd, p);
-	if (rc == 0) {
-		f->priv = p;
-		return 0;
-	}
-	free(p);
-	(void)posix_close(f); /* the open's failure is the one to report */
-	return rc;
+	return posix_open_with(path, O_RDONLY | O_CLOEXEC, o, f,
+			       sizeof(struct mmap_priv), mmap_map);
 }
 
 /* memcpy touches every byte, as a consumer would, rather than one per page. A file that

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /* O_NOATIME is refused (EPERM) unless we own the file or are root: then fall back, and
@@ -21,6 +22,23 @@ int posix_open_flags(const char *path, int flags, const struct bopen *o, struct 
 	}
 	f->fd = open(path, flags);
 	return f->fd < 0 ? -errno : 0;
+}
+
+int posix_open_with(const char *path, int flags, const struct bopen *o, struct bfile *f,
+		    size_t priv_size, int (*init)(int fd, void *priv))
+{
+	int rc = posix_open_flags(path, flags, o, f);
+	if (rc != 0)
+		return rc;
+	void *p = malloc(priv_size);
+	rc = p == NULL ? -ENOMEM : init(f->fd, p);
+	if (rc == 0) {
+		f->priv = p;
+		return 0;
+	}
+	free(p);
+	(void)posix_close(f); /* the open's failure is the one to report */
+	return rc;
 }
 
 static int posix_open(const char *path, const struct bopen *o, struct bfile *f)
