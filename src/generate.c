@@ -210,8 +210,8 @@ static int gen_final_digests(struct gen_ctx *g, uint64_t file, char hex[][DIGEST
 }
 
 /* The file's line of each digest list, at file x (hex length + 1): no rank waits for another.
- * For a hashed data set this is also the line of the name list, written after the rename:
- * a whole line means a whole file. */
+ * For a hashed data set this is also the line of the name list, written before the rename:
+ * a listed file is whole when it is there with its size. */
 static int gen_write_digests(struct gen_ctx *g, uint64_t file, char hex[][DIGEST_HEX_MAX],
 			     struct pf_err *e)
 {
@@ -249,8 +249,8 @@ static int gen_write_failed(int rc, const char *path, struct pf_err *e)
 	return pf_fail_errno(e, rc, "%s: cannot write", path);
 }
 
-/* Where file's name would be, when it is made already: a hashed file is whole when its line
- * of the name list is (the line is written after the rename); path gets "" when it is not. */
+/* Where file's name is or will be: a hashed file's is its line of the name list (written
+ * just before the rename); path gets "" when there is no line yet. */
 static int gen_done_path(struct gen_ctx *g, uint64_t file, char *path, struct pf_err *e)
 {
 	char hex[DIGEST_HEX_MAX];
@@ -266,9 +266,11 @@ static int gen_done_path(struct gen_ctx *g, uint64_t file, char *path, struct pf
 	return 0;
 }
 
-/* A hashed file: written to ROOT/NAME/fNNNNNNNNNN.part while digested, then moved to the
- * directories of its name (made here: ranks may race on one, EEXIST is fine) and listed.
- * Two files never share a name: the content of every file depends on its index (the pattern
+/* A hashed file: written to ROOT/NAME/fNNNNNNNNNN.part while digested, listed, then moved to
+ * the directories of its name (made here: ranks may race on one, EEXIST is fine). Listed
+ * before the rename: a run killed in between leaves a line whose file is missing, which the
+ * next generate remakes (a listed file is whole when it exists with its size) and clean
+ * skips; never a file no line names, which clean could not find. Two files never share a name: the content of every file depends on its index (the pattern
  * mixes the index into every 4 KiB block, even a 7-byte file differs), so equal digests would
  * need a hash collision. */
 static int gen_make_hashed(struct gen_ctx *g, uint64_t file, struct pf_err *e)
@@ -287,6 +289,10 @@ static int gen_make_hashed(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 		unlink(tmp);
 		return e->status != PF_OK ? -1 : pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
 	}
+	if (gen_write_digests(g, file, hex, e) != 0) {
+		unlink(tmp);
+		return -1;
+	}
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
 	rc = dataset_mkdirs(path);
@@ -297,7 +303,7 @@ static int gen_make_hashed(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 		unlink(tmp);
 		return pf_fail_errno(e, rc, "%s: cannot move to %s", tmp, path);
 	}
-	return gen_write_digests(g, file, hex, e);
+	return 0;
 }
 
 /* A file already at its final name with the right size is whole: renames happen last. A kept

@@ -131,6 +131,14 @@ wait "$pid" 2>/dev/null
 made=$(find "$root/hashed" -type f ! -name '.*' ! -name '*.part' | wc -l)
 grep -q "complete 0" "$root/hashed/.pfsread-manifest"
 ok $? "the killed generate left an incomplete manifest ($made of 400 files made)"
+# A line is written before its file is renamed into place: no file is left that no line names
+# (clean finds files by their lines), whatever instant the kill hit.
+(cd "$root/hashed" && find . -type f ! -name '.*' ! -name '*.part' | sed 's,.*/,,' | sort) >"$SCRATCH/present"
+tr -d '\000' <"$list" | sort >"$SCRATCH/listed" # lines not written yet are holes: NULs
+comm -23 "$SCRATCH/present" "$SCRATCH/listed" >"$SCRATCH/unlisted"
+sed 's/^/# unlisted: /' "$SCRATCH/unlisted" | head -3
+test ! -s "$SCRATCH/unlisted"
+ok $? "every file the killed generate renamed into place is in the name list"
 check "generate resumes" mpi 2 "$PFSREAD" generate "$cfg"
 grep -q "complete 1" "$root/hashed/.pfsread-manifest" && test "$(find "$root" -name '*.part' | wc -l)" -eq 0
 ok $? "complete, no partial file left"
