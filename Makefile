@@ -79,7 +79,7 @@ DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-ope
                hdf5-tools libyaml-dev liburing-dev libxxhash-dev libssl-dev
 # gnuplot draws the report's charts; chromium (headless) checks its HTML page (the test skips
 # without it).
-DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium xxhash
+DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium xxhash strace
 # The fuzz targets (clang + libFuzzer) and the valgrind run of the suite; the tests skip without.
 DEB_FUZZ_PACKAGES = clang libclang-rt-14-dev valgrind
 deps:

@@ -1213,6 +1213,7 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0},
 	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
 	{"noatime", cfg_h_bool, offsetof(struct experiment, noatime), 0, 0},
+	{"sequential_hint", cfg_h_bool, offsetof(struct experiment, sequential_hint), 0, 0},
 	{"verify", cfg_h_bool, offsetof(struct experiment, verify), 0, 0},
 	{"phase_timeout", cfg_h_duration, offsetof(struct experiment, phase_timeout), 0, 0},
 	{"uring", cfg_h_uring, 0, 0, 0},
@@ -1252,6 +1253,7 @@ static void cfg_defaults(struct experiment *x, const char *source)
 	x->repetitions = 1;
 	x->cache = CFG_CACHE_DROP;
 	x->seed = 1;
+	x->sequential_hint = 1;
 	x->mpiio_collective = 1;
 	x->uring_queue_depth = 16;
 	x->uring_max_inflight = 64ULL << 20;

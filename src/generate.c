@@ -20,6 +20,7 @@
 #include "pfsread/backend_posix.h"
 #include "pfsread/dataset.h"
 #include "pfsread/digest.h"
+#include "pfsread/iobuf.h"
 #include "pfsread/plan.h"
 #include "pfsread/stop.h"
 #include "pfsread/units.h"
@@ -458,8 +459,9 @@ static int gen_begin(struct gen_ctx *g, const struct experiment *x, struct pf_er
 		return pf_fail(e, PF_RUNTIME, "generate: MPI_Comm_rank/size failed");
 	for (int k = 0; k < DIGEST_KINDS; k++)
 		g->dfd[k] = -1;
-	if (posix_memalign((void **)&g->buf, 4096, GEN_BLOCK) != 0)
-		return pf_fail(e, PF_RUNTIME, "generate: out of memory");
+	int rc = iobuf_alloc(GEN_BLOCK, (void **)&g->buf);
+	if (rc != 0)
+		return pf_fail_errno(e, -rc, "generate: cannot allocate a %u-byte buffer", GEN_BLOCK);
 	return 0;
 }
 

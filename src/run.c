@@ -278,9 +278,9 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 	*status = "failed";
 	if (run_atime_mode(x, t, atime_mode, e) != 0)
 		return -1;
-	int rc = posix_memalign(&buf, BACKEND_BUF_ALIGN, alloc), failed = 0;
+	int rc = iobuf_alloc(alloc, &buf), failed = 0;
 	if (rc != 0)
-		return pf_fail_errno(e, rc, "run: cannot allocate a %zu-byte buffer", buflen);
+		return pf_fail_errno(e, -rc, "run: cannot allocate a %zu-byte buffer", buflen);
 	*status = "complete";
 	uint64_t n = plan_phase_count(x);
 	for (uint64_t i = 0; i < n; i++) {

@@ -10,6 +10,7 @@
 
 #include "pfsread/config.h"
 #include "pfsread/err.h"
+#include "pfsread/iobuf.h"
 #include "pfsread/record.h"
 
 /* Capability flags: the core branches on these, never on a backend's name. */
@@ -18,7 +19,7 @@
 
 /* The buffer the core passes to read: aligned to BACKEND_BUF_ALIGN, with room for len rounded
  * up to BACKEND_BUF_ALIGN (so an O_DIRECT tail read may ask for a whole aligned block). */
-#define BACKEND_BUF_ALIGN ((size_t)2 << 20)
+#define BACKEND_BUF_ALIGN IOBUF_ALIGN
 
 /* What the core tells a backend about the file it opens. */
 struct bopen {

@@ -164,6 +164,7 @@ struct experiment {
 	struct cfg_pos root_pos;
 
 	int noatime;                  /* open with O_NOATIME where permitted; default false */
+	int sequential_hint;          /* posix, uring: POSIX_FADV_SEQUENTIAL on open; default true */
 	int verify;                   /* check every block read against the content pattern */
 	double phase_timeout;         /* seconds a phase may take before it is given up; 0: none */
 	struct cfg_hint mpiio_hints[CFG_HINTS_MAX]; /* mpiio_hints: {key: value, ...} */

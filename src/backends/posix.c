@@ -41,9 +41,23 @@ int posix_open_with(const char *path, int flags, const struct bopen *o, struct b
 	return rc;
 }
 
+/* A reader of whole files (or of one contiguous slice each) reads sequentially, and saying
+ * so is what a streaming reader should do: with 4 MiB reads the default read-ahead window
+ * cuts a cold 1 GiB file into twice as many device requests (README, Performance). */
+int posix_hint_sequential(int fd, const struct bopen *o)
+{
+	if (o->x == NULL || !o->x->sequential_hint)
+		return 0;
+	int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return -rc;
+}
+
 static int posix_open(const char *path, const struct bopen *o, struct bfile *f)
 {
-	return posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
+	int rc = posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
+	if (rc == 0 && (rc = posix_hint_sequential(f->fd, o)) != 0)
+		(void)posix_close(f); /* the advice's failure is the one to report */
+	return rc;
 }
 
 /* Fill as much of buf as the file has: pread may return less than asked without EOF. */

@@ -141,17 +141,14 @@ static void uring_register(struct uring_state *st)
 	free(iov);
 }
 
-/* The pool is one allocation, touched here so no page fault lands in the timed region;
- * aligned to 2 MiB when that large, so transparent huge pages can back it. */
+/* The pool is one allocation, touched before the timed region, on huge pages (iobuf). */
 static int uring_alloc(struct uring_state *st)
 {
-	size_t pool = (size_t)st->nbufs * st->stride;
-	size_t align = pool >= BACKEND_BUF_ALIGN ? BACKEND_BUF_ALIGN : URING_PAGE;
 	void *p = NULL;
-	if (posix_memalign(&p, align, pool) != 0)
-		return -ENOMEM;
+	int rc = iobuf_alloc((size_t)st->nbufs * st->stride, &p);
+	if (rc != 0)
+		return rc;
 	st->pool = p;
-	memset(st->pool, 0, pool);
 	st->slots = calloc(st->depth, sizeof *st->slots);
 	st->reqs = calloc(st->nbufs, sizeof *st->reqs);
 	st->free_bufs = calloc(st->nbufs, sizeof *st->free_bufs);
@@ -411,6 +408,8 @@ static void uring_opened(struct uring_state *st, unsigned k, int res)
 		return;
 	}
 	sl->fd = res;
+	if (st->s->open != NULL && (res = posix_hint_sequential(sl->fd, st->s->open)) != 0)
+		uring_fail(st, sl->item, res); /* the close still comes: the fd is the slot's */
 	sl->stage = SLOT_READING;
 	uring_settle(st, k);
 }

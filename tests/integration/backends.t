@@ -121,4 +121,24 @@ for name in sorted(f["phases"]):
     assert all(now[i] != last[ds][i] for i in range(n)), (name, ds)
     last[ds] = now
 ' "$SCRATCH/shift.h5"
+
+# sequential_hint: posix and uring tell the kernel each file is read from start to end
+# (POSIX_FADV_SEQUENTIAL, once per file opened); sequential_hint: false says nothing.
+if command -v strace >/dev/null 2>&1; then
+	for be in posix $(echo "$backends" | grep -o uring); do
+		for hint in true false; do
+			small_config "$SCRATCH/hint.yaml" "$root" "sweep: {backend: [$be], readers_per_node: [1]}" \
+				"cache: none" "sequential_hint: $hint"
+			strace -f -qq -e trace=fadvise64 -o "$SCRATCH/hint-$be-$hint.trace" \
+				"$PFSREAD" run "$SCRATCH/hint.yaml" -o "$SCRATCH/hint.h5" --force >/dev/null 2>&1
+			n=$(grep -c "POSIX_FADV_SEQUENTIAL) = 0" "$SCRATCH/hint-$be-$hint.trace")
+			want=17
+			[ "$hint" = false ] && want=0
+			test "$n" -eq "$want"
+			ok $? "$be, sequential_hint: $hint: $n files advised sequential (want $want, one per file)"
+		done
+	done
+else
+	echo "# strace not installed: the sequential_hint check is skipped"
+fi
 done_testing

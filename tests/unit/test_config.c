@@ -208,9 +208,29 @@ static void test_defaults(void)
 	   "default repetitions 1, cache drop, seed 1");
 	ok(x.ndatasets == 1 && x.datasets[0].nfiles == 4 && x.datasets[0].total_size == 4 * MIB,
 	   "file_count gives total_size");
+	ok(x.sequential_hint == 1 && x.noatime == 0, "default sequential_hint true, noatime false");
 	ok(pos_is(x.readers_pos[0], 1, 1) && pos_is(x.cache_pos, 1, 1),
 	   "defaults point at the top of the file");
 	cfg_free(&x);
+}
+
+/* sequential_hint: a boolean, true unless turned off. */
+static void test_sequential_hint(void)
+{
+	static const char yaml[] = ROOT_LINE DS_LINES "sequential_hint: false\n";
+	char path[256];
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	if (write_file("nohint.yaml", yaml, strlen(yaml), path, sizeof path) != 0)
+		ok(0, "write nohint.yaml");
+	int rc = cfg_load(path, &x, &e);
+	ok(rc == 0 && x.sequential_hint == 0, "sequential_hint: false turns the hint off (%s)",
+	   e.msg);
+	if (rc == 0)
+		cfg_free(&x);
+	expect_fail("sequential_hint: not a boolean", "badhint.yaml",
+		    ROOT_LINE DS_LINES "sequential_hint: often\n", 4, 18, "sequential_hint", NULL);
 }
 
 static void test_scalar_lists(void)
@@ -629,6 +649,7 @@ int main(void)
 	test_full();
 	test_defaults();
 	test_scalar_lists();
+	test_sequential_hint();
 	test_parse_memory();
 	test_names();
 	test_file_errors();
