@@ -179,6 +179,18 @@ static unsigned char dataset_byte(const struct dataset_pattern *p, uint64_t offs
 	return (unsigned char)(dataset_word(p, offset / 8) >> (8 * (offset % 8)));
 }
 
+/* One whole 4 KiB block. A fixed trip count and no possible aliasing let the compiler
+ * vectorize it at -O2 (GCC's cheapest cost model refuses loops that need a remainder loop or
+ * a run-time overlap check): twice the speed of the word loop, which generate feels. */
+static void dataset_fill_block(const uint64_t *restrict texture, uint64_t bw,
+			       unsigned char *restrict out)
+{
+	for (size_t i = 0; i < DATASET_TEXTURE; i++) {
+		uint64_t w = htole64(texture[i] ^ bw);
+		memcpy(out + 8 * i, &w, 8);
+	}
+}
+
 /* Whole words from word k on, n of them, into out: one block word per 4 KiB. */
 static void dataset_fill_words(const struct dataset_pattern *p, uint64_t k, unsigned char *out,
 			       size_t n)
@@ -186,6 +198,13 @@ static void dataset_fill_words(const struct dataset_pattern *p, uint64_t k, unsi
 	while (n > 0) {
 		uint64_t j = k % DATASET_TEXTURE, bw = dataset_block_word(p, k / DATASET_TEXTURE);
 		size_t run = DATASET_TEXTURE - j < n ? DATASET_TEXTURE - j : n;
+		if (run == DATASET_TEXTURE) {
+			dataset_fill_block(p->texture, bw, out);
+			out += 8 * run;
+			k += run;
+			n -= run;
+			continue;
+		}
 		for (size_t i = 0; i < run; i++) {
 			uint64_t w = htole64(p->texture[j + i] ^ bw);
 			memcpy(out + 8 * i, &w, 8);
@@ -221,6 +240,20 @@ static size_t dataset_first_bad_byte(const struct dataset_pattern *p, uint64_t o
 	return end;
 }
 
+/* Whether a whole 4 KiB block is right: the differences ORed together, without an early
+ * exit, so the loop vectorizes as dataset_fill_block does. */
+static int dataset_block_ok(const uint64_t *restrict texture, uint64_t bw,
+			    const unsigned char *restrict in)
+{
+	uint64_t diff = 0;
+	for (size_t i = 0; i < DATASET_TEXTURE; i++) {
+		uint64_t have;
+		memcpy(&have, in + 8 * i, 8);
+		diff |= have ^ htole64(texture[i] ^ bw);
+	}
+	return diff == 0;
+}
+
 /* Whole words from word k on, n of them: the index of the first word that differs, or n. */
 static size_t dataset_check_words(const struct dataset_pattern *p, uint64_t k,
 				  const unsigned char *in, size_t n)
@@ -229,6 +262,11 @@ static size_t dataset_check_words(const struct dataset_pattern *p, uint64_t k,
 	while (done < n) {
 		uint64_t j = k % DATASET_TEXTURE, bw = dataset_block_word(p, k / DATASET_TEXTURE);
 		size_t run = DATASET_TEXTURE - j < n - done ? DATASET_TEXTURE - j : n - done;
+		if (run == DATASET_TEXTURE && dataset_block_ok(p->texture, bw, in + 8 * done)) {
+			done += run;
+			k += run;
+			continue;
+		}
 		for (size_t i = 0; i < run; i++) {
 			uint64_t have;
 			memcpy(&have, in + 8 * (done + i), 8);
