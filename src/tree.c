@@ -197,8 +197,10 @@ static int tree_cmp_str(const void *a, const void *b, void *arg)
 /* Sort s by path (bytes, as LC_ALL=C sort), carrying size along when given. */
 static int tree_sort(struct tree_strs *s, uint64_t *size)
 {
-	uint64_t n = s->n, *perm = malloc((n ? n : 1) * sizeof *perm);
-	uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+	if (s->n == 0)
+		return 0; /* nothing to sort, and nothing allocated to sort in */
+	uint64_t n = s->n, *perm = malloc(n * sizeof *perm);
+	uint64_t *tmp = malloc(n * sizeof *tmp);
 	int rc = perm && tmp ? 0 : -ENOMEM;
 	for (uint64_t i = 0; rc == 0 && i < n; i++)
 		perm[i] = i;
