@@ -39,9 +39,22 @@ int cache_drop_node(struct pf_err *e)
 	return 0;
 }
 
-int cache_fadvise_file(const char *path, struct pf_err *e)
+/* Open path read-only for a probe or an fadvise, with O_NOATIME when asked and permitted
+ * (owner or root; EPERM otherwise, then without): mmap marks a file accessed, so a probe
+ * without it would update the atime that noatime: true promises to leave alone. */
+static int cache_open(const char *path, int noatime)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* O_NONBLOCK: a named pipe must not stall the probe; the timed read will meet it */
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
+	int fd = noatime ? open(path, flags | O_NOATIME) : -1;
+	if (fd < 0)
+		fd = open(path, flags);
+	return fd;
+}
+
+int cache_fadvise_file(const char *path, int noatime, struct pf_err *e)
+{
+	int fd = cache_open(path, noatime);
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "%s: cannot open", path);
 	/* DONTNEED skips dirty pages: write them back first (a file just generated is dirty). */
@@ -74,14 +87,13 @@ static int cache_count_pages(int fd, uint64_t start, uint64_t len, uint64_t *pag
 	return rc;
 }
 
-int cache_resident(const char *path, uint64_t offset, uint64_t len, uint64_t *resident,
-		   struct pf_err *e)
+int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
+		   uint64_t *resident, struct pf_err *e)
 {
 	*resident = 0;
 	if (len == 0)
 		return 0;
-	/* O_NONBLOCK: a named pipe must not stall the probe; the timed read will meet it */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = cache_open(path, noatime);
 	struct stat st;
 	if (fd < 0)
 		return 0; /* the timed read will name what is wrong with it */

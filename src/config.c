@@ -14,6 +14,7 @@
 #include <yaml.h>
 
 #include "pfsread/sizes.h"
+#include "pfsread/tree.h"
 #include "pfsread/units.h"
 
 #define CFG_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -80,6 +81,8 @@ static const char *const cfg_layout_names[] = {
 	[CFG_LAYOUT_INDEXED] = "indexed",
 	[CFG_LAYOUT_FLAT] = "flat",
 	[CFG_LAYOUT_HASHED] = "hashed",
+	[CFG_LAYOUT_TREE] = "tree",
+	[CFG_LAYOUT_IN_PLACE] = "in-place",
 };
 
 static const char *const cfg_bool_names[] = {"false", "true"};
@@ -982,7 +985,7 @@ static int cfg_h_layout_kind(struct cfg_ctx *c, const char *key, yaml_node_t *v,
 {
 	int i;
 	(void)size;
-	if (cfg_enum(c, key, v, cfg_layout_names, CFG_LEN(cfg_layout_names), &i) != 0)
+	if (cfg_enum(c, key, v, cfg_layout_names, CFG_LAYOUT_GIVEN, &i) != 0)
 		return -1;
 	*(enum cfg_layout_kind *)dst = (enum cfg_layout_kind)i;
 	return 0;
@@ -1062,7 +1065,26 @@ static int cfg_h_ds_layout(struct cfg_ctx *c, const char *key, yaml_node_t *v, v
 }
 
 enum { DS_NAME, DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_SIZES, DS_TWIN, DS_LAYOUT,
-       DS_NFIELDS };
+       DS_FROM_TREE, DS_IN_PLACE, DS_NFIELDS };
+
+/* from_tree: a directory; a missing one is for the command that scans it to judge (clean
+ * of a twin must work after its source is gone), anything else in the way is not. */
+static int cfg_h_from_tree(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+			   size_t size)
+{
+	struct stat st;
+	struct cfg_dataset *d = dst;
+	(void)size;
+	if (cfg_h_str(c, key, v, d->from_tree, sizeof d->from_tree) != 0)
+		return -1;
+	d->tree_pos = cfg_pos_of(v);
+	if (stat(d->from_tree, &st) != 0)
+		return errno == ENOENT ? 0 : cfg_fail(c, v, key, "cannot check '%s': %s",
+						      d->from_tree, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cfg_fail(c, v, key, "'%s' is not a directory", d->from_tree);
+	return 0;
+}
 
 /* file_count is read into nfiles, total_size into total_size; cfg_dataset_count settles both. */
 static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
@@ -1075,7 +1097,38 @@ static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
 	[DS_SIZES] = {"sizes", cfg_h_sizes, 0, 0, 0},
 	[DS_TWIN] = {"twin", cfg_h_bool, offsetof(struct cfg_dataset, twin), 0, 0},
 	[DS_LAYOUT] = {"layout", cfg_h_ds_layout, offsetof(struct cfg_dataset, layout), 0, 0},
+	[DS_FROM_TREE] = {"from_tree", cfg_h_from_tree, 0, 0, 0},
+	[DS_IN_PLACE] = {"in_place", cfg_h_bool, offsetof(struct cfg_dataset, in_place), 0, 0},
 };
+
+/* from_tree: the tree gives the files, their sizes and their directories, so every key that
+ * would say so too is refused by name; in_place needs a tree to read. */
+static int cfg_dataset_tree(struct cfg_ctx *c, const char *path, const struct cfg_seen *seen,
+			    struct cfg_dataset *d)
+{
+	static const int refused[] = {DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_SIZES, DS_TWIN,
+				      DS_LAYOUT};
+	char key[CFG_KEY_MAX];
+	if (seen[DS_FROM_TREE].key == NULL) {
+		if (seen[DS_IN_PLACE].key == NULL)
+			return 1;
+		cfg_path(key, sizeof key, path, "in_place");
+		return cfg_fail(c, seen[DS_IN_PLACE].key, key,
+				"needs from_tree: PATH (the tree to read in place)");
+	}
+	for (size_t i = 0; i < CFG_LEN(refused); i++) {
+		if (seen[refused[i]].key == NULL)
+			continue;
+		cfg_path(key, sizeof key, path, cfg_dataset_fields[refused[i]].name);
+		return cfg_fail(c, seen[refused[i]].key, key,
+				"not allowed with from_tree (%s)",
+				refused[i] == DS_LAYOUT ? "the twin keeps the tree's directories"
+				: refused[i] == DS_TWIN ? "a one-file twin of a tree is not done yet"
+							: "the tree gives the files and their sizes");
+	}
+	d->sizes = CFG_SIZES_TREE;
+	return 0;
+}
 
 /* A histogram counts its own files: file_count and total_size are refused with it. */
 static int cfg_dataset_histogram(struct cfg_ctx *c, const char *path, const struct cfg_seen *seen)
@@ -1166,9 +1219,11 @@ static int cfg_dataset(struct cfg_ctx *c, size_t i, yaml_node_t *entry)
 	if (snprintf(path, sizeof path, "datasets[%zu]", i) < 0)
 		path[0] = '\0';
 	d->pos = cfg_pos_of(entry);
+	d->entry = i;
 	if (cfg_walk(c, path, entry, cfg_dataset_fields, DS_NFIELDS, d, seen) != 0)
 		return -1;
-	if (cfg_dataset_count(c, path, entry, d, seen) != 0)
+	int plain = cfg_dataset_tree(c, path, seen, d);
+	if (plain < 0 || (plain && cfg_dataset_count(c, path, entry, d, seen) != 0))
 		return -1;
 	return cfg_dataset_unique(c, i, path, seen[DS_NAME].val);
 }
@@ -1413,6 +1468,8 @@ static void cfg_settle_layouts(struct experiment *x)
 		struct cfg_layout *l = &x->datasets[i].layout;
 		if (!l->given)
 			l->kind = CFG_LAYOUT_INDEXED;
+		if (x->datasets[i].from_tree[0] != '\0')
+			l->kind = x->datasets[i].in_place ? CFG_LAYOUT_IN_PLACE : CFG_LAYOUT_TREE;
 		if (l->kind == CFG_LAYOUT_INDEXED && !l->fpd_given)
 			l->files_per_dir = x->files_per_dir;
 		if (l->kind != CFG_LAYOUT_INDEXED)
@@ -1422,6 +1479,25 @@ static void cfg_settle_layouts(struct experiment *x)
 			l->digest = DIGEST_NONE;
 		}
 	}
+}
+
+/* An in-place tree holds its own bytes, not pfsread's pattern, and has no digest list:
+ * verify: true and process.digest cannot check it (cpu_ns_per_byte alone can run). */
+static int cfg_check_in_place(struct cfg_ctx *c)
+{
+	char key[CFG_KEY_MAX];
+	const struct experiment *x = c->x;
+	for (size_t i = 0; i < x->ndatasets; i++) {
+		const struct cfg_dataset *d = &x->datasets[i];
+		if (!d->in_place || (!x->verify && x->process_digest == DIGEST_NONE))
+			continue;
+		if (snprintf(key, sizeof key, "datasets[%zu].in_place", d->entry) < 0)
+			key[0] = '\0';
+		return cfg_fail_at(c->e, x, d->tree_pos, key, "%s checks pfsread's own content, "
+				   "and a tree read in place holds its own",
+				   x->verify ? "verify: true" : "process.digest");
+	}
+	return 0;
 }
 
 static int cfg_document(struct cfg_ctx *c)
@@ -1444,7 +1520,7 @@ static int cfg_document(struct cfg_ctx *c)
 	if (cfg_add_twins(c) != 0)
 		return -1;
 	cfg_settle_layouts(c->x);
-	return 0;
+	return cfg_check_in_place(c);
 }
 
 /* Line and column of byte offset in text: reader errors (bad UTF-8) carry only an offset. */
@@ -1605,6 +1681,10 @@ void cfg_free(struct experiment *x)
 	if (x == NULL)
 		return;
 	free(x->yaml_text);
+	for (size_t i = 0; x->datasets != NULL && i < x->ndatasets; i++) {
+		tree_free(x->datasets[i].tree);
+		free(x->datasets[i].tree);
+	}
 	free(x->datasets);
 	memset(x, 0, sizeof *x);
 }

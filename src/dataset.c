@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pfsread/tree.h"
+
 /* snprintf's result -> 0, or -1 when the path did not fit. */
 static int dataset_print(size_t len, int n)
 {
@@ -38,9 +40,24 @@ int dataset_subdir_path(const struct experiment *x, const struct cfg_dataset *d,
 			     snprintf(buf, len, "%s/%s/d%06" PRIu64, x->root, d->name, dir));
 }
 
+/* A from_tree data set: the tree's own file (in place) or the twin's, from the description. */
+static int dataset_tree_path(const struct experiment *x, const struct cfg_dataset *d,
+			     uint64_t file, char *buf, size_t len)
+{
+	if (d->tree == NULL || file >= d->tree->nfiles)
+		return -1;
+	if (d->layout.kind == CFG_LAYOUT_IN_PLACE)
+		return dataset_print(len, snprintf(buf, len, "%s/%s", d->tree->source,
+						   tree_file_path(d->tree, file, 1)));
+	return dataset_print(len, snprintf(buf, len, "%s/%s/%s", x->root, d->name,
+					   tree_file_path(d->tree, file, 0)));
+}
+
 int dataset_file_path(const struct experiment *x, const struct cfg_dataset *d, uint64_t file,
 		      char *buf, size_t len)
 {
+	if (d->layout.kind == CFG_LAYOUT_IN_PLACE || d->layout.kind == CFG_LAYOUT_TREE)
+		return dataset_tree_path(x, d, file, buf, len);
 	if (d->layout.kind == CFG_LAYOUT_FLAT)
 		return dataset_print(len, snprintf(buf, len, "%s/%s/f%010" PRIu64, x->root, d->name,
 						   file));
@@ -337,6 +354,8 @@ static void manifest_layout_line(const struct manifest *m, char *buf, size_t len
 	if (m->layout == CFG_LAYOUT_HASHED)
 		snprintf(buf, len, "hashed %u %u %s", m->depth, m->width,
 			 digest_name((enum digest_kind)m->name_digest));
+	else if (m->layout == CFG_LAYOUT_TREE || m->layout == CFG_LAYOUT_IN_PLACE)
+		snprintf(buf, len, "%s", cfg_layout_name((enum cfg_layout_kind)m->layout));
 	else if (m->layout == CFG_LAYOUT_FLAT)
 		snprintf(buf, len, "flat f%%010u");
 	else
@@ -406,6 +425,10 @@ static int manifest_parse_layout(struct manifest *m, const char *rest)
 		m->name_digest = digest_from_name(digest);
 		m->layout = CFG_LAYOUT_HASHED;
 		return m->name_digest > DIGEST_NONE ? 0 : -1;
+	}
+	if (strncmp(rest, "tree", 4) == 0 || strncmp(rest, "in-place", 8) == 0) {
+		m->layout = rest[0] == 't' ? CFG_LAYOUT_TREE : CFG_LAYOUT_IN_PLACE;
+		return 0;
 	}
 	m->layout = strncmp(rest, "flat", 4) == 0 ? CFG_LAYOUT_FLAT : CFG_LAYOUT_INDEXED;
 	return 0;

@@ -20,9 +20,11 @@
 #include "pfsread/backend_posix.h"
 #include "pfsread/dataset.h"
 #include "pfsread/digest.h"
+#include "pfsread/fromtree.h"
 #include "pfsread/iobuf.h"
 #include "pfsread/plan.h"
 #include "pfsread/stop.h"
+#include "pfsread/tree.h"
 #include "pfsread/units.h"
 
 #define GEN_BLOCK (4u << 20) /* write and verify in 4 MiB blocks */
@@ -138,7 +140,28 @@ static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
 	} else {
 		want.digests = have.digests; /* lists of the same files stay valid */
 	}
+	/* from_tree: the description beside the manifest, never in the tree */
+	if (g->d->tree != NULL && fromtree_write(dir, g->d, e) != 0)
+		return -1;
 	return manifest_write(dir, &want, e);
+}
+
+/* A twin's directories (the source's, renamed), block-decomposed over the ranks: mkdir -p,
+ * since a directory's parent may be another rank's (EEXIST is fine). Empty ones too. */
+static int gen_make_tree_dirs(const struct gen_ctx *g, struct pf_err *e)
+{
+	char path[GEN_PATH];
+	uint64_t first, count;
+	plan_block(g->d->tree->ndirs, (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
+	for (uint64_t k = first; k < first + count; k++) {
+		if (snprintf(path, sizeof path, "%s/%s/%s", g->x->root, g->d->name,
+			     tree_dir_path(g->d->tree, k, 1)) >= (int)sizeof path)
+			return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+		int rc = dataset_mkdirs(path);
+		if (rc != 0)
+			return pf_fail_errno(e, rc, "%s: cannot create directory", path);
+	}
+	return 0;
 }
 
 /* The subdirectories are made once, block-decomposed over the ranks, before any file. */
@@ -146,6 +169,8 @@ static int gen_make_subdirs(const struct gen_ctx *g, struct pf_err *e)
 {
 	char path[GEN_PATH];
 	uint64_t first, count;
+	if (g->d->layout.kind == CFG_LAYOUT_TREE)
+		return gen_make_tree_dirs(g, e);
 	plan_block(dataset_ndirs(g->x, g->d), (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
 	for (uint64_t i = first; i < first + count; i++) {
 		if (dataset_subdir_path(g->x, g->d, i, path, sizeof path) != 0)
@@ -433,11 +458,36 @@ static int gen_close_digests(struct gen_ctx *g, int rc, struct pf_err *e)
 	return rc;
 }
 
+/* A tree read in place: gen_decide wrote its description; the manifest says complete. Not a
+ * byte is written in the tree. */
+static int gen_in_place(const struct gen_ctx *g, struct pf_err *e)
+{
+	char dir[GEN_PATH];
+	struct manifest m;
+	int rc = 0, verdict = 0;
+	if (g->rank == 0) {
+		manifest_from_config(g->x, g->d, &m);
+		m.complete = 1;
+		rc = dataset_dir(g->x, g->d, dir, sizeof dir) == 0
+			     ? manifest_write(dir, &m, e)
+			     : pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+		if (rc == 0)
+			printf("generate %s: in place: %" PRIu64 " files (%" PRIu64 " B) of %s listed "
+			       "in %s/%s; nothing written in the tree\n", g->d->name, g->d->nfiles,
+			       g->d->total_size, g->d->tree->source, dir, TREE_FILE);
+	}
+	return gen_share_verdict(rc, &verdict, e);
+}
+
 static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 {
 	int verdict = GEN_MAKE, rc = g->rank == 0 ? gen_decide(g, e) : 0;
+	if (g->rank == 0 && g->d->tree != NULL)
+		fromtree_print(stdout, g->x, g->d);
 	if (gen_share_verdict(rc, &verdict, e) != 0)
 		return -1;
+	if (g->d->layout.kind == CFG_LAYOUT_IN_PLACE)
+		return gen_in_place(g, e);
 	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
 	if (gen_all_ok(gen_make_subdirs(g, e), e) != 0)
 		return -1;
@@ -540,7 +590,7 @@ static int verify_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	else if ((uint64_t)st.st_size != dataset_file_size(g->d, file))
 		rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: size %lld bytes, expected %" PRIu64,
 			     g->d->name, path, (long long)st.st_size, dataset_file_size(g->d, file));
-	else
+	else if (g->d->layout.kind != CFG_LAYOUT_IN_PLACE) /* a tree's own bytes: not ours */
 		rc = verify_content(g, file, fd, path, e);
 	close(fd);
 	return rc;
@@ -575,7 +625,11 @@ static int verify_dataset(struct gen_ctx *g, struct pf_err *e)
 		}
 	if (gen_all_ok(rc, e) != 0)
 		return -1;
-	if (g->rank == 0)
+	if (g->rank == 0 && g->d->layout.kind == CFG_LAYOUT_IN_PLACE)
+		printf("verify %s: in place: %" PRIu64 " files, %" PRIu64 " B: every size as listed "
+		       "(the content is the tree's own and is not checked)\n", g->d->name,
+		       g->d->nfiles, g->d->total_size);
+	else if (g->rank == 0)
 		printf("verify %s: %" PRIu64 " files, %" PRIu64 " B: all bytes as generated\n",
 		       g->d->name, g->d->nfiles, g->d->total_size);
 	return 0;
@@ -797,12 +851,89 @@ static int clean_hashed_dirs(const struct manifest *m, int fd, const char *where
 	return rc;
 }
 
+/* The directory holding rel (a path below the data set's directory; cut at its last '/'),
+ * opened level by level from dsfd without following a link; *leaf gets rel's last name.
+ * -1 when a level is gone, or is a link or not a directory (said so: not followed). */
+static int clean_open_parent(int dsfd, const char *dsdir, char *rel, const char **leaf)
+{
+	char *save = NULL, *slash = strrchr(rel, '/');
+	int fd = dup(dsfd);
+	*leaf = slash != NULL ? slash + 1 : rel;
+	if (slash == NULL)
+		return fd;
+	*slash = '\0';
+	for (char *part = strtok_r(rel, "/", &save); fd >= 0 && part != NULL;
+	     part = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
+			fprintf(stderr, "pfsread: clean: %s/.../%s is a symbolic link or not a "
+				"directory; not followed\n", dsdir, part);
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+/* A twin: this rank's block of the files its description lists (and their .part names),
+ * each unlinked inside its directory. The description must be the one the manifest names. */
+static int clean_tree_files(struct gen_ctx *g, const struct manifest *have, int dsfd,
+			    const char *dsdir, struct pf_err *e)
+{
+	char want[MANIFEST_SIZES_MAX], rel[GEN_PATH], part[GEN_PATH + 8];
+	const struct tree_desc *t = g->d->tree;
+	uint64_t first, count;
+	int rc = 0;
+	if (t == NULL)
+		return pf_fail(e, PF_RUNTIME, "clean: %s: %s is missing, so the twin's files are "
+			       "unknown; nothing removed", dsdir, TREE_FILE);
+	if (sizes_describe(g->d, want, sizeof want) != 0 || strcmp(want, have->sizes) != 0)
+		return pf_fail(e, PF_RUNTIME, "clean: %s: %s does not match the manifest; refusing "
+			       "to remove anything", dsdir, TREE_FILE);
+	plan_block(t->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
+	for (uint64_t f = first; f < first + count && rc == 0; f++) {
+		const char *leaf;
+		snprintf(rel, sizeof rel, "%s", tree_file_path(t, f, 0));
+		int fd = clean_open_parent(dsfd, dsdir, rel, &leaf);
+		if (fd < 0)
+			continue; /* gone already, or a link: nothing of ours there */
+		snprintf(part, sizeof part, "%s.part", leaf);
+		rc = clean_unlink(fd, leaf, 0, dsdir, e);
+		if (rc == 0)
+			rc = clean_unlink(fd, part, 0, dsdir, e);
+		close(fd);
+	}
+	return rc;
+}
+
+/* Rank 0, after every file is gone: the twin's directories, deepest first (a child sorts
+ * after its parent); one that still holds something pfsread did not make is kept and named. */
+static int clean_tree_dirs(const struct tree_desc *t, int dsfd, const char *dsdir,
+			   struct pf_err *e)
+{
+	char rel[GEN_PATH];
+	int rc = 0;
+	for (uint64_t k = t->ndirs; k > 0 && rc == 0; k--) {
+		const char *leaf;
+		snprintf(rel, sizeof rel, "%s", tree_dir_path(t, k - 1, 1));
+		int fd = clean_open_parent(dsfd, dsdir, rel, &leaf);
+		if (fd < 0)
+			continue;
+		rc = clean_unlink(fd, leaf, AT_REMOVEDIR, dsdir, e);
+		close(fd);
+	}
+	return rc;
+}
+
 /* The files of the manifest's layout, this rank's share. */
 static int clean_files(struct gen_ctx *g, const struct manifest *have, int dsfd,
 		       const char *dsdir, struct pf_err *e)
 {
 	int rc = 0;
 	uint64_t first, count;
+	if (have->layout == CFG_LAYOUT_IN_PLACE)
+		return 0; /* the tree is not ours: only the description and the manifest go */
+	if (have->layout == CFG_LAYOUT_TREE)
+		return clean_tree_files(g, have, dsfd, dsdir, e);
 	if (have->layout == CFG_LAYOUT_FLAT)
 		return clean_flat(have, dsfd, dsdir, g->rank, g->nranks, e);
 	if (have->layout == CFG_LAYOUT_HASHED)
@@ -864,6 +995,11 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 	}
 	if (g->rank == 0 && have.layout == CFG_LAYOUT_HASHED)
 		rc = clean_hashed_dirs(&have, dsfd, dsdir, have.depth, e);
+	if (g->rank == 0 && have.layout == CFG_LAYOUT_TREE)
+		rc = clean_tree_dirs(g->d->tree, dsfd, dsdir, e);
+	if (g->rank == 0 && rc == 0 &&
+	    (have.layout == CFG_LAYOUT_TREE || have.layout == CFG_LAYOUT_IN_PLACE))
+		rc = clean_unlink(dsfd, TREE_FILE, 0, dsdir, e);
 	for (int k = 1; g->rank == 0 && rc == 0 && k < DIGEST_KINDS; k++) {
 		char list[64];
 		snprintf(list, sizeof list, "%s%s", DATASET_DIGESTS, digest_name((enum digest_kind)k));
@@ -874,7 +1010,10 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 		rc = clean_unlink(dsfd, DATASET_MANIFEST, 0, dsdir, e);
 		if (rc == 0)
 			rc = clean_unlink(AT_FDCWD, dsdir, AT_REMOVEDIR, ".", e);
-		if (rc == 0)
+		if (rc == 0 && have.layout == CFG_LAYOUT_IN_PLACE)
+			printf("clean %s: in place: removed pfsread's description and manifest in %s; "
+			       "the tree itself is untouched\n", g->d->name, dsdir);
+		else if (rc == 0)
 			printf("clean %s: removed the %" PRIu64 " files its manifest lists\n", g->d->name,
 			       have.nfiles);
 	}

@@ -11,6 +11,7 @@
 #include "pfsread/config.h"
 #include "pfsread/dataset.h"
 #include "pfsread/err.h"
+#include "pfsread/fromtree.h"
 #include "pfsread/generate.h"
 #include "pfsread/plan.h"
 #include "pfsread/report.h"
@@ -75,10 +76,12 @@ static void plan_print_dataset_sizes(const struct experiment *x, const struct cf
 	printf(", mean %.0f B, sizes %s\n", (double)d->total_size / (double)d->nfiles, sizes);
 }
 
-/* A flat or hashed data set's layout, on a line of its own (indexed is the default). */
-static void plan_print_layout(const struct cfg_dataset *d)
+/* A flat, hashed or from_tree data set's layout, on lines of its own (indexed is the
+ * default). */
+static void plan_print_layout(const struct experiment *x, const struct cfg_dataset *d)
 {
 	const struct cfg_layout *l = &d->layout;
+	fromtree_print(stdout, x, d);
 	if (l->kind == CFG_LAYOUT_FLAT)
 		printf("  layout flat: every file in %s/\n", d->name);
 	else if (l->kind == CFG_LAYOUT_HASHED)
@@ -92,7 +95,7 @@ static void plan_print_layout(const struct cfg_dataset *d)
 static void plan_print_dataset(const struct experiment *x, const struct cfg_dataset *d)
 {
 	plan_print_dataset_sizes(x, d);
-	plan_print_layout(d);
+	plan_print_layout(x, d);
 }
 
 static void plan_print_phase(const struct experiment *x, const struct topo_map *t, uint64_t i)
@@ -137,7 +140,10 @@ static int cmd_plan(int argc, char **argv, struct pf_err *e)
 	struct topo_map t = {0};
 	if (cfg_load(config, &x, e) != 0)
 		return -1;
-	int rc = plan_even_map(ranks, nodes, &t) == 0 ? 0 : pf_fail(e, PF_RUNTIME, "plan: out of memory");
+	/* one process: scanning the trees here is the exact count, and no storm */
+	int rc = fromtree_scan_all(&x, e);
+	if (rc == 0 && plan_even_map(ranks, nodes, &t) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "plan: out of memory");
 	for (size_t i = 0; rc == 0 && i < x.nreaders; i++) {
 		if (x.readers_per_node[i] <= plan_min_node_size(&t))
 			continue;
@@ -230,6 +236,11 @@ static int run_mpi_command(const char *cmd, int argc, char **argv, int rank, cha
 	struct experiment x;
 	memset(&x, 0, sizeof x);
 	int rc = load_config_everywhere(config, rank, &x, e);
+	/* from_tree: generate scans (rank 0); the others read what generate described */
+	if (rc == 0)
+		rc = fromtree_share(&x, strcmp(cmd, "generate") == 0 ? FROMTREE_SCAN
+					: strcmp(cmd, "clean") == 0 ? FROMTREE_READ_IF_THERE
+								    : FROMTREE_READ, e);
 	if (rc == 0 && strcmp(cmd, "run") == 0)
 		rc = run_experiment(&x, &o, e);
 	else if (rc == 0 && strcmp(cmd, "generate") == 0)

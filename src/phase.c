@@ -289,7 +289,7 @@ static int phase_prepare_cache(const struct phase_spec *s, const struct topology
 		return 0;
 	for (uint64_t i = 0; i < w->n; i++)
 		if (phase_path(s, w, i, path, sizeof path, e) != 0 ||
-		    cache_fadvise_file(path, e) != 0)
+		    cache_fadvise_file(path, s->x->noatime, e) != 0)
 			return -1;
 	return 0;
 }
@@ -304,7 +304,7 @@ static int phase_residency(const struct phase_spec *s, const struct phase_work *
 	for (uint64_t i = 0; i < w->n; i += step) {
 		uint64_t r;
 		if (phase_path(s, w, i, path, sizeof path, e) != 0 ||
-		    cache_resident(path, w->offset[i], w->length[i], &r, e) != 0)
+		    cache_resident(path, w->offset[i], w->length[i], s->x->noatime, &r, e) != 0)
 			return -1;
 		probed += w->length[i];
 		resident += r;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pfsread/tree.h"
+
 static uint64_t sizes_mix(uint64_t z)
 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -90,6 +92,8 @@ uint64_t dataset_file_size(const struct cfg_dataset *d, uint64_t i)
 		return sizes_lognormal(d, i);
 	case CFG_SIZES_HISTOGRAM:
 		return sizes_histogram(d, i);
+	case CFG_SIZES_TREE:
+		return d->tree != NULL && i < d->tree->nfiles ? d->tree->size[i] : 0;
 	case CFG_SIZES_FIXED:
 	default:
 		return d->file_size;
@@ -138,6 +142,12 @@ int sizes_describe(const struct cfg_dataset *d, char *buf, size_t len)
 	int n = 0;
 	size_t used;
 	buf[0] = '\0';
+	if (d->sizes == CFG_SIZES_TREE && d->tree != NULL) /* the list's hash: a changed tree differs */
+		n = snprintf(buf, len,
+			     "tree nfiles=%" PRIu64 " total=%" PRIu64 " dirs=%" PRIu64 " depth=%" PRIu64
+			     " list=%016" PRIx64,
+			     d->tree->nfiles, d->tree->total, d->tree->ndirs, d->tree->depth,
+			     d->tree->hash);
 	if (d->sizes == CFG_SIZES_LOGNORMAL)
 		n = snprintf(buf, len,
 			     "lognormal median=%" PRIu64 " sigma=%.17g min=%" PRIu64 " max=%" PRIu64

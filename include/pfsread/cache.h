@@ -13,12 +13,13 @@ int cache_check_allowed(enum cfg_cache c, struct pf_err *e);
 /* sync + drop_caches: call once per node (its first rank). */
 int cache_drop_node(struct pf_err *e);
 
-/* POSIX_FADV_DONTNEED on the whole of path. */
-int cache_fadvise_file(const char *path, struct pf_err *e);
+/* POSIX_FADV_DONTNEED on the whole of path (opened with O_NOATIME when noatime and permitted). */
+int cache_fadvise_file(const char *path, int noatime, struct pf_err *e);
 
 /* Bytes of [offset, offset + len) of path that are in the page cache now (mincore on a
- * mapping; reads nothing). A file that cannot be opened counts as not resident. */
-int cache_resident(const char *path, uint64_t offset, uint64_t len, uint64_t *resident,
-		   struct pf_err *e);
+ * mapping; reads nothing, but a mapping marks the file accessed: with noatime the file is
+ * opened with O_NOATIME where permitted). A file that cannot be opened counts as not resident. */
+int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
+		   uint64_t *resident, struct pf_err *e);
 
 #endif

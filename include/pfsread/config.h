@@ -55,14 +55,19 @@ enum cfg_order {
 enum cfg_sizes_kind {
 	CFG_SIZES_FIXED,     /* every file file_size bytes */
 	CFG_SIZES_LOGNORMAL, /* sizes: {distribution: lognormal, median, sigma, min, max} */
-	CFG_SIZES_HISTOGRAM  /* sizes: {histogram: [[size, count], ...]} */
+	CFG_SIZES_HISTOGRAM, /* sizes: {histogram: [[size, count], ...]} */
+	CFG_SIZES_TREE       /* from_tree: each file's size from the tree's description */
 };
 
 enum cfg_layout_kind {
 	CFG_LAYOUT_INDEXED, /* ROOT/NAME/dNNNNNN/fNNNNNNNNNN, files_per_dir per directory (default) */
 	CFG_LAYOUT_FLAT,    /* ROOT/NAME/fNNNNNNNNNN, all in one directory */
-	CFG_LAYOUT_HASHED   /* ROOT/NAME/a4/d5/83/a4d5832f...: named by the digest of the content */
+	CFG_LAYOUT_HASHED,  /* ROOT/NAME/a4/d5/83/a4d5832f...: named by the digest of the content */
+	/* from_tree data sets only (never written as a layout: key): */
+	CFG_LAYOUT_TREE,    /* the twin: ROOT/NAME/dNNNNNN/.../fNNNNNNNNNN, the source's directories */
+	CFG_LAYOUT_IN_PLACE /* the tree itself, read as it is; ROOT/NAME holds only the description */
 };
+#define CFG_LAYOUT_GIVEN 3 /* the kinds a layout: key may name: indexed, flat, hashed */
 
 #define CFG_HASH_DEPTH_MAX 8
 #define CFG_HASH_WIDTH_MAX 4
@@ -88,6 +93,8 @@ struct cfg_bucket {
 	uint64_t end;
 };
 
+struct tree_desc; /* tree.h */
+
 struct cfg_dataset {
 	char name[CFG_NAME_MAX]; /* also the directory under root; [A-Za-z0-9._-], no "..", not empty */
 	uint64_t file_size;      /* bytes, > 0: every file's size when fixed; for variable sizes the
@@ -109,6 +116,14 @@ struct cfg_dataset {
 	int twin;                /* twin: true: a data set NAME-onefile with the same total follows */
 	int twin_of;             /* a twin: 1 + the index of its data set; 0 otherwise */
 	struct cfg_layout layout; /* settled at load: never left to the caller to default */
+
+	/* from_tree: PATH (README "Data sets from an existing tree"). The tree is not scanned at
+	 * load (every rank loads the config): fromtree.h attaches its description later. */
+	char from_tree[CFG_PATH_MAX]; /* "" when not a from_tree data set */
+	int in_place;             /* read the tree itself instead of generating a twin */
+	struct cfg_pos tree_pos;  /* of from_tree's value, for messages after loading */
+	size_t entry;             /* the index of the data set as written (datasets[entry]) */
+	struct tree_desc *tree;   /* the description, once attached; owned (cfg_free) */
 };
 
 /* hardware: what the machine can do, for the report's ceilings (README "Reports"); the

@@ -35,7 +35,8 @@ uint64_t sizes_histogram_stride(uint64_t n);
 uint64_t sizes_histogram_median(const struct cfg_dataset *d);
 
 /* A one-line description of d's size spec for manifests and plan ("lognormal median=4096
- * sigma=1.5 min=7 max=1048576 seed=1 nfiles=300 total=..."); "" for a fixed-size data set.
+ * sigma=1.5 min=7 max=1048576 seed=1 nfiles=300 total=...", or for a tree "tree nfiles=N
+ * total=T dirs=D depth=K list=HASH"); "" for a fixed-size data set.
  * Returns 0, or -1 when it did not fit in len. */
 int sizes_describe(const struct cfg_dataset *d, char *buf, size_t len);
 

@@ -64,4 +64,12 @@ expect_status 2 "plan: 4 readers per node on 100 ranks over 100 nodes is refused
 contains "readers_per_node[1]" "plan names the first readers_per_node entry that cannot be met"
 expect_status 2 "plan without --nodes is a usage error" "$PFSREAD" plan configs/local.yaml --ranks 4
 expect_status 0 "plan the local config" "$PFSREAD" plan configs/local.yaml --ranks 4 --nodes 1
+# every shipped config loads and plans (tree.yaml scans /usr/include: skipped without it)
+for c in configs/*.yaml; do
+	if [ "$c" = configs/tree.yaml ] && [ ! -d /usr/include ]; then
+		ok 0 "# SKIP $c: no /usr/include"
+		continue
+	fi
+	check "$c plans" "$PFSREAD" plan "$c" --ranks 8 --nodes 1
+done
 done_testing

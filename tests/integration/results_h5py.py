@@ -9,7 +9,8 @@ EXPECT_JSON is a JSON object; every key is optional:
 "datasets" gives, per data set name, the file count and the bytes a complete phase reads, and
 "dir" the data set's directory: each file's size is then taken from the file itself (os.stat of
 dNNNNNN/fNNNNNNNNNN or fNNNNNNNNNN, the index from the name; for a hashed layout, the name list
-gives file i's name), for data sets whose files differ in size.
+gives file i's name; for a tree read in place, line i of the description .pfsread-tree names
+file i inside the tree), for data sets whose files differ in size.
 
 Checks the root attributes and topology, then every phase: its attributes are all present
 (strings read back as str); and for a complete phase: bytes == nfiles * file_size (or, with
@@ -116,10 +117,33 @@ def hashed_layout(directory):
     return None
 
 
+def in_place_files(directory):
+    """The tree's files by index (source + relative path) when the manifest in directory says
+    the data set is read in place, else None."""
+    try:
+        with open(os.path.join(directory, ".pfsread-manifest")) as f:
+            if "layout in-place\n" not in f.read():
+                return None
+        with open(os.path.join(directory, ".pfsread-tree"), "rb") as f:
+            lines = f.read().split(b"\n")
+    except OSError:
+        return None
+    unescape = lambda b: re.sub(rb"%([0-9A-F]{2})", lambda m: bytes([int(m.group(1), 16)]), b)
+    source = [unescape(l[7:]) for l in lines if l.startswith(b"source ")][0]
+    return [os.path.join(source, unescape(l.split(b" ", 2)[2]))
+            for l in lines if l.startswith(b"f ")]
+
+
 def sizes_on_disk(where, directory, n):
     """Each file's size, by index, from the data set's directory (os.stat of every file).
     A hashed data set's files are found through its name list (line i: file i's name)."""
     sizes = np.full(n, -1, dtype=np.int64)
+    tree = in_place_files(directory)
+    if tree is not None:
+        check(len(tree) == n, where, "%s lists %d files, not %d" % (directory, len(tree), n))
+        for i, path in enumerate(tree):
+            sizes[i] = os.stat(path).st_size
+        return sizes
     hashed = hashed_layout(directory)
     if hashed is not None:
         depth, width, kind = hashed

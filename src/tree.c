@@ -1,0 +1,542 @@
+/* tree: describe an existing directory tree (sizes, paths, directories, depth; never content)
+ * and read the description back; derive the paths of its synthetic twin. The tree is only
+ * read: directories are opened read-only without following links, files are only stat'ed. */
+#include "pfsread/tree.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- string tables ---- */
+
+/* Append s (n bytes) as a new string. 0 or -ENOMEM. */
+static int tree_strs_add(struct tree_strs *s, const char *str, size_t n)
+{
+	if (s->n == s->ncap) {
+		uint64_t cap = s->ncap ? 2 * s->ncap : 256;
+		uint64_t *off = realloc(s->off, cap * sizeof *off);
+		if (off == NULL)
+			return -ENOMEM;
+		s->off = off;
+		s->ncap = cap;
+	}
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		while (cap < s->len + n + 1)
+			cap *= 2;
+		char *buf = realloc(s->buf, cap);
+		if (buf == NULL)
+			return -ENOMEM;
+		s->buf = buf;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, str, n);
+	s->buf[s->len + n] = '\0';
+	s->off[s->n++] = s->len;
+	s->len += n + 1;
+	return 0;
+}
+
+static const char *tree_str(const struct tree_strs *s, uint64_t i)
+{
+	return s->buf + s->off[i];
+}
+
+static void tree_strs_free(struct tree_strs *s)
+{
+	free(s->buf);
+	free(s->off);
+	memset(s, 0, sizeof *s);
+}
+
+void tree_free(struct tree_desc *t)
+{
+	if (t == NULL)
+		return;
+	free(t->size);
+	free(t->text);
+	tree_strs_free(&t->files);
+	tree_strs_free(&t->dirs);
+	tree_strs_free(&t->twin_files);
+	tree_strs_free(&t->twin_dirs);
+	memset(t, 0, sizeof *t);
+}
+
+__attribute__((format(printf, 3, 4))) static int tree_why(char *why, size_t len,
+							   const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vsnprintf(why, len, fmt, ap) < 0 && len > 0)
+		why[0] = '\0';
+	va_end(ap);
+	return -1;
+}
+
+/* ---- the scan ---- */
+
+/* What the walk collects before sorting: sizes beside the paths, by the order met. */
+struct tree_scan_ctx {
+	struct tree_desc *t;
+	uint64_t *size;
+	uint64_t cap;
+	int noatime;
+	char *why;
+	size_t whylen;
+};
+
+static int tree_add_file(struct tree_scan_ctx *c, const char *rel, uint64_t size)
+{
+	if (c->t->files.n == c->cap) {
+		uint64_t cap = c->cap ? 2 * c->cap : 256;
+		uint64_t *s = realloc(c->size, cap * sizeof *s);
+		if (s == NULL)
+			return -ENOMEM;
+		c->size = s;
+		c->cap = cap;
+	}
+	c->size[c->t->files.n] = size;
+	return tree_strs_add(&c->t->files, rel, strlen(rel));
+}
+
+/* A directory below dirfd, read-only, never through a link; with O_NOATIME when asked and
+ * permitted (only the owner or root may: EPERM otherwise, then without). */
+static int tree_open_dir(int dirfd, const char *name, int noatime)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = noatime ? openat(dirfd, name, flags | O_NOATIME) : -1;
+	if (fd < 0)
+		fd = openat(dirfd, name, flags);
+	return fd;
+}
+
+static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t depth);
+
+/* One entry of the directory at fd (rel: its path below the top, "" for the top). */
+static int tree_entry(struct tree_scan_ctx *c, int fd, const char *rel, const char *name,
+		      uint64_t depth)
+{
+	char sub[CFG_PATH_MAX];
+	struct stat st;
+	if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", name) >= (int)sizeof sub)
+		return tree_why(c->why, c->whylen, "%s/%s/%s: path too long", c->t->source, rel,
+				name);
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return tree_why(c->why, c->whylen, "%s/%s: cannot stat: %s", c->t->source, sub,
+				strerror(errno));
+	if (S_ISLNK(st.st_mode)) {
+		c->t->symlinks++;
+		return 0;
+	}
+	if (S_ISREG(st.st_mode)) {
+		if (faccessat(fd, name, R_OK, AT_EACCESS) != 0)
+			return tree_why(c->why, c->whylen, "%s/%s: not readable: %s", c->t->source,
+					sub, strerror(errno));
+		return tree_add_file(c, sub, (uint64_t)st.st_size) == 0
+			       ? 0 : tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		c->t->specials++;
+		return 0;
+	}
+	if (depth + 1 > TREE_DEPTH_MAX)
+		return tree_why(c->why, c->whylen, "%s/%s: more than %d levels deep", c->t->source,
+				sub, TREE_DEPTH_MAX);
+	if (tree_strs_add(&c->t->dirs, sub, strlen(sub)) != 0)
+		return tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
+	if (depth + 1 > c->t->depth)
+		c->t->depth = depth + 1;
+	int sfd = tree_open_dir(fd, name, c->noatime);
+	if (sfd < 0)
+		return tree_why(c->why, c->whylen, "%s/%s: cannot open directory: %s", c->t->source,
+				sub, strerror(errno));
+	return tree_walk(c, sfd, sub, depth + 1);
+}
+
+/* Every entry of the directory open at fd (taken over: closed here). */
+static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t depth)
+{
+	DIR *dir = fdopendir(fd);
+	if (dir == NULL) {
+		int err = errno;
+		close(fd);
+		return tree_why(c->why, c->whylen, "%s/%s: cannot read directory: %s", c->t->source,
+				rel, strerror(err));
+	}
+	int rc = 0;
+	struct dirent *de;
+	errno = 0;
+	while (rc == 0 && (de = readdir(dir)) != NULL) {
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			rc = tree_entry(c, dirfd(dir), rel, de->d_name, depth);
+		errno = 0;
+	}
+	if (rc == 0 && errno != 0)
+		rc = tree_why(c->why, c->whylen, "%s/%s: cannot read directory: %s", c->t->source,
+			      rel, strerror(errno));
+	closedir(dir);
+	return rc;
+}
+
+/* ---- sorting and what follows from the sorted lists ---- */
+
+static int tree_cmp_str(const void *a, const void *b, void *arg)
+{
+	const struct tree_strs *s = arg;
+	return strcmp(tree_str(s, *(const uint64_t *)a), tree_str(s, *(const uint64_t *)b));
+}
+
+/* Sort s by path (bytes, as LC_ALL=C sort), carrying size along when given. */
+static int tree_sort(struct tree_strs *s, uint64_t *size)
+{
+	if (s->n == 0)
+		return 0; /* nothing to sort, and nothing allocated to sort in */
+	uint64_t n = s->n, *perm = malloc(n * sizeof *perm);
+	uint64_t *tmp = malloc(n * sizeof *tmp);
+	int rc = perm && tmp ? 0 : -ENOMEM;
+	for (uint64_t i = 0; rc == 0 && i < n; i++)
+		perm[i] = i;
+	if (rc == 0)
+		qsort_r(perm, n, sizeof *perm, tree_cmp_str, s);
+	for (uint64_t i = 0; rc == 0 && i < n; i++)
+		tmp[i] = s->off[perm[i]];
+	if (rc == 0)
+		memcpy(s->off, tmp, n * sizeof *tmp);
+	for (uint64_t i = 0; rc == 0 && size != NULL && i < n; i++)
+		tmp[i] = size[perm[i]];
+	if (rc == 0 && size != NULL)
+		memcpy(size, tmp, n * sizeof *tmp);
+	free(perm);
+	free(tmp);
+	return rc;
+}
+
+/* The index of directory path (n bytes) in the sorted dirs, or -1 ("": the top). */
+static int64_t tree_find_dir(const struct tree_desc *t, const char *path, size_t n)
+{
+	uint64_t lo = 0, hi = t->dirs.n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const char *s = tree_str(&t->dirs, mid);
+		int c = strncmp(s, path, n);
+		if (c == 0 && s[n] != '\0')
+			c = 1;
+		if (c == 0)
+			return (int64_t)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* The twin's path of whatever lies in the parent of rel, plus leaf, into s. */
+static int tree_twin_add(struct tree_desc *t, struct tree_strs *s, const char *rel,
+			 const char *leaf)
+{
+	char buf[CFG_PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	int64_t parent = slash ? tree_find_dir(t, rel, (size_t)(slash - rel)) : -1;
+	if (slash != NULL && parent < 0)
+		return -EINVAL; /* a file whose directory is not listed: a damaged description */
+	int n = snprintf(buf, sizeof buf, "%s%s%s", parent >= 0 ? tree_str(&t->twin_dirs, (uint64_t)parent) : "",
+			 parent >= 0 ? "/" : "", leaf);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		return -ENAMETOOLONG;
+	return tree_strs_add(s, buf, (size_t)n);
+}
+
+/* The twin: directory k becomes dNNNNNN (k) inside its parent's twin, file i fNNNNNNNNNN (i)
+ * inside its directory's twin. A parent sorts before its children (a prefix comes first), so
+ * its twin is made already. */
+static int tree_twin(struct tree_desc *t)
+{
+	char leaf[32];
+	int rc = 0;
+	for (uint64_t k = 0; rc == 0 && k < t->dirs.n; k++) {
+		snprintf(leaf, sizeof leaf, "d%06" PRIu64, k);
+		rc = tree_twin_add(t, &t->twin_dirs, tree_str(&t->dirs, k), leaf);
+	}
+	for (uint64_t i = 0; rc == 0 && i < t->files.n; i++) {
+		snprintf(leaf, sizeof leaf, "f%010" PRIu64, i);
+		rc = tree_twin_add(t, &t->twin_files, tree_str(&t->files, i), leaf);
+	}
+	return rc;
+}
+
+static int tree_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The size of the file at position (n - 1) / 2 by size. */
+static int tree_median(struct tree_desc *t)
+{
+	if (t->nfiles == 0)
+		return 0;
+	uint64_t *s = malloc(t->nfiles * sizeof *s);
+	if (s == NULL)
+		return -ENOMEM;
+	memcpy(s, t->size, t->nfiles * sizeof *s);
+	qsort(s, t->nfiles, sizeof *s, tree_cmp_u64);
+	t->median = s[(t->nfiles - 1) / 2];
+	free(s);
+	return 0;
+}
+
+/* ---- the text ---- */
+
+static uint64_t tree_fnv(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* A path on one line: '%', control characters and DEL as %XX (a name may hold a newline). */
+static int tree_put_escaped(struct tree_strs *out, const char *s)
+{
+	char buf[3 * CFG_PATH_MAX + 1];
+	size_t n = 0;
+	for (; *s != '\0' && n + 4 < sizeof buf; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch < 0x20 || ch == 0x7f || ch == '%')
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%%%02X", ch);
+		else
+			buf[n++] = (char)ch;
+	}
+	if (out->len > 0)
+		out->len--; /* the strings of out make one text: drop the NUL before appending */
+	return tree_strs_add(out, buf, n);
+}
+
+/* Append a formatted line (without escaping) to the text being built in out. */
+__attribute__((format(printf, 2, 3))) static int tree_put(struct tree_strs *out,
+							   const char *fmt, ...)
+{
+	char line[CFG_PATH_MAX + 128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof line)
+		return -ENAMETOOLONG;
+	if (out->len > 0)
+		out->len--; /* continue the text over the previous NUL */
+	return tree_strs_add(out, line, (size_t)n);
+}
+
+/* t->text from t's lists: a header, then "d PATH" per directory and "f SIZE PATH" per file. */
+static int tree_format(struct tree_desc *t)
+{
+	struct tree_strs out = {0};
+	int rc = tree_put(&out, "pfsread-tree 1\n# written by pfsread generate: the tree's files, "
+			  "never its content\nsource ");
+	rc = rc ? rc : tree_put_escaped(&out, t->source);
+	rc = rc ? rc : tree_put(&out, "\nfiles %" PRIu64 "\nbytes %" PRIu64 "\ndirs %" PRIu64
+				"\ndepth %" PRIu64 "\nsymlinks %" PRIu64 "\nspecials %" PRIu64 "\n",
+				t->nfiles, t->total, t->dirs.n, t->depth, t->symlinks, t->specials);
+	for (uint64_t k = 0; rc == 0 && k < t->dirs.n; k++) {
+		rc = tree_put(&out, "d ");
+		rc = rc ? rc : tree_put_escaped(&out, tree_str(&t->dirs, k));
+		rc = rc ? rc : tree_put(&out, "\n");
+	}
+	for (uint64_t i = 0; rc == 0 && i < t->files.n; i++) {
+		rc = tree_put(&out, "f %" PRIu64 " ", t->size[i]);
+		rc = rc ? rc : tree_put_escaped(&out, tree_str(&t->files, i));
+		rc = rc ? rc : tree_put(&out, "\n");
+	}
+	rc = rc ? rc : tree_put(&out, "end\n");
+	if (rc != 0) {
+		tree_strs_free(&out);
+		return rc;
+	}
+	t->text = out.buf; /* taken over from out */
+	t->text_len = out.len - 1;
+	free(out.off);
+	t->hash = tree_fnv(t->text, t->text_len);
+	return 0;
+}
+
+/* What follows the walk or the parse: sorted lists, twin paths, median, text. */
+static int tree_settle(struct tree_desc *t, int format)
+{
+	int rc = tree_sort(&t->dirs, NULL);
+	rc = rc ? rc : tree_sort(&t->files, t->size);
+	t->nfiles = t->files.n;
+	t->ndirs = t->dirs.n;
+	t->total = 0;
+	for (uint64_t i = 0; i < t->nfiles; i++)
+		t->total += t->size[i];
+	rc = rc ? rc : tree_twin(t);
+	rc = rc ? rc : tree_median(t);
+	return rc == 0 && format ? tree_format(t) : rc;
+}
+
+int tree_scan(const char *path, int noatime, struct tree_desc *t, char *why, size_t whylen)
+{
+	struct tree_scan_ctx c = {t, NULL, 0, noatime, why, whylen};
+	memset(t, 0, sizeof *t);
+	if (realpath(path, t->source) == NULL)
+		return tree_why(why, whylen, "%s: %s", path, strerror(errno));
+	int fd = tree_open_dir(AT_FDCWD, t->source, noatime);
+	int rc = fd < 0 ? tree_why(why, whylen, "%s: cannot open directory: %s", t->source,
+				   strerror(errno))
+			: tree_walk(&c, fd, "", 0);
+	t->size = c.size;
+	if (rc == 0 && tree_settle(t, 1) != 0)
+		rc = tree_why(why, whylen, "%s: out of memory or a path too long", t->source);
+	if (rc != 0)
+		tree_free(t);
+	return rc;
+}
+
+/* ---- reading it back ---- */
+
+static int tree_hex(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Undo tree_put_escaped on the n bytes at s, into out (CFG_PATH_MAX). -1 when damaged. */
+static int tree_unescape(const char *s, size_t n, char *out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k + 1 >= CFG_PATH_MAX)
+			return -1;
+		if (s[i] != '%') {
+			out[k++] = s[i];
+			continue;
+		}
+		if (i + 2 >= n || tree_hex(s[i + 1]) < 0 || tree_hex(s[i + 2]) < 0)
+			return -1;
+		out[k++] = (char)(tree_hex(s[i + 1]) * 16 + tree_hex(s[i + 2]));
+		i += 2;
+	}
+	out[k] = '\0';
+	return k > 0 && strchr(out, '\0') == out + k ? 0 : -1;
+}
+
+/* One "d PATH" or "f SIZE PATH" line (n bytes, no newline). */
+static int tree_parse_entry(struct tree_scan_ctx *c, const char *line, size_t n)
+{
+	char path[CFG_PATH_MAX];
+	if (n > 2 && line[0] == 'd' && line[1] == ' ')
+		return tree_unescape(line + 2, n - 2, path) == 0
+			       ? tree_strs_add(&c->t->dirs, path, strlen(path)) : -1;
+	if (n < 5 || line[0] != 'f' || line[1] != ' ')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long size = strtoull(line + 2, &end, 10);
+	if (errno != 0 || end == line + 2 || *end != ' ' || line[2] < '0' || line[2] > '9' ||
+	    tree_unescape(end + 1, n - (size_t)(end + 1 - line), path) != 0)
+		return -1;
+	return tree_add_file(c, path, size);
+}
+
+/* A header line "KEY VALUE" into the field it names. */
+static int tree_parse_header(struct tree_desc *t, const char *line, size_t n)
+{
+	static const char *const keys[] = {"files", "bytes", "dirs", "depth", "symlinks", "specials"};
+	uint64_t *fields[] = {&t->nfiles, &t->total, &t->ndirs, &t->depth, &t->symlinks,
+			      &t->specials};
+	if (n > 7 && strncmp(line, "source ", 7) == 0)
+		return tree_unescape(line + 7, n - 7, t->source);
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		size_t kl = strlen(keys[k]);
+		if (n > kl + 1 && strncmp(line, keys[k], kl) == 0 && line[kl] == ' ') {
+			char num[32];
+			if (n - kl - 1 >= sizeof num)
+				return -1;
+			memcpy(num, line + kl + 1, n - kl - 1);
+			num[n - kl - 1] = '\0';
+			return sscanf(num, "%" SCNu64, fields[k]) == 1 ? 0 : -1;
+		}
+	}
+	return 1; /* not a header line */
+}
+
+static int tree_parse_lines(struct tree_scan_ctx *c, const char *text, size_t len, int *ended)
+{
+	size_t lineno = 0;
+	for (size_t at = 0; at < len && !*ended;) {
+		const char *line = text + at, *nl = memchr(line, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - line) : len - at;
+		at += n + 1;
+		lineno++;
+		int rc = 0;
+		if (lineno == 1)
+			rc = n == 14 && strncmp(line, "pfsread-tree 1", 14) == 0 ? 0 : -1;
+		else if (n == 3 && strncmp(line, "end", 3) == 0)
+			*ended = 1;
+		else if (n > 0 && line[0] != '#' && (rc = tree_parse_header(c->t, line, n)) == 1)
+			rc = tree_parse_entry(c, line, n);
+		if (rc != 0)
+			return tree_why(c->why, c->whylen, "line %zu is damaged", lineno);
+	}
+	return 0;
+}
+
+int tree_parse(const char *text, size_t len, struct tree_desc *t, char *why, size_t whylen)
+{
+	struct tree_scan_ctx c = {t, NULL, 0, 0, why, whylen};
+	uint64_t nfiles, total, ndirs;
+	int ended = 0;
+	memset(t, 0, sizeof *t);
+	int rc = tree_parse_lines(&c, text, len, &ended);
+	t->size = c.size;
+	nfiles = t->nfiles;
+	total = t->total;
+	ndirs = t->ndirs;
+	if (rc == 0 && !ended)
+		rc = tree_why(why, whylen, "cut short (no 'end' line)");
+	if (rc == 0 && tree_settle(t, 0) != 0)
+		rc = tree_why(why, whylen, "out of memory or a file outside its directories");
+	if (rc == 0 && (nfiles != t->nfiles || total != t->total || ndirs != t->ndirs))
+		rc = tree_why(why, whylen, "its counts differ from its lines");
+	if (rc == 0 && (t->text = malloc(len + 1)) == NULL)
+		rc = tree_why(why, whylen, "out of memory");
+	if (rc != 0) {
+		tree_free(t);
+		return -1;
+	}
+	memcpy(t->text, text, len);
+	t->text[len] = '\0';
+	t->text_len = len;
+	t->hash = tree_fnv(text, len);
+	return 0;
+}
+
+/* ---- use ---- */
+
+const char *tree_file_path(const struct tree_desc *t, uint64_t i, int in_place)
+{
+	return tree_str(in_place ? &t->files : &t->twin_files, i);
+}
+
+const char *tree_dir_path(const struct tree_desc *t, uint64_t k, int twin)
+{
+	return tree_str(twin ? &t->twin_dirs : &t->dirs, k);
+}
+
+void tree_attach(struct cfg_dataset *d, struct tree_desc *t)
+{
+	d->tree = t;
+	d->sizes = CFG_SIZES_TREE;
+	d->nfiles = t->nfiles;
+	d->total_size = t->total;
+	d->file_size = t->median;
+}

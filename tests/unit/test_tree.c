@@ -1,0 +1,314 @@
+/* test_tree: from_tree data sets. A small tree built in a temporary directory is described
+ * (counts, sizes, depth, links and special files skipped, sorted paths); the description reads
+ * back the same; the twin has the same sizes multiset, the same directories per level and
+ * files per directory, and the same depth; the config keys of from_tree refuse what makes no
+ * sense with file:line:key. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pfsread/config.h"
+#include "pfsread/dataset.h"
+#include "pfsread/sizes.h"
+#include "pfsread/tree.h"
+#include "tap.h"
+
+static char top[64];
+
+static int make_file(const char *rel, size_t size)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", top, rel);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	int rc = ftruncate(fd, (off_t)size);
+	return close(fd) == 0 ? rc : -1;
+}
+
+static int make_dir(const char *rel)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", top, rel);
+	return mkdir(path, 0755);
+}
+
+/* top/: a 3 levels deep tree of 7 files (one empty, one named with a newline), 2 empty
+ * directories, a symbolic link to a file, one to a directory, and a fifo. */
+static int build_tree(void)
+{
+	char path[256], target[256];
+	snprintf(top, sizeof top, "/tmp/pfsread-tree-XXXXXX");
+	if (mkdtemp(top) == NULL)
+		return -1;
+	int rc = make_dir("src") | make_dir("src/lib") | make_dir("src/lib/deep") |
+		 make_dir("docs") | make_dir("empty") | make_dir("docs/none");
+	rc |= make_file("README", 100) | make_file("src/main.c", 4096) |
+	      make_file("src/lib/a.c", 10) | make_file("src/lib/b.c", 10) |
+	      make_file("src/lib/deep/x.h", 70000) | make_file("docs/__init__.py", 0) |
+	      make_file("docs/new\nline", 3);
+	snprintf(path, sizeof path, "%s/link", top);
+	snprintf(target, sizeof target, "%s/src/main.c", top);
+	rc |= symlink(target, path);
+	snprintf(path, sizeof path, "%s/src/dirlink", top);
+	rc |= symlink("lib", path);
+	snprintf(path, sizeof path, "%s/fifo", top);
+	rc |= mkfifo(path, 0644);
+	return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void test_scan(struct tree_desc *t)
+{
+	char why[512] = "";
+	int rc = tree_scan(top, 1, t, why, sizeof why);
+	ok(rc == 0, "scan the tree");
+	if (rc != 0) {
+		diag("%s", why);
+		return;
+	}
+	ok(t->nfiles == 7, "7 regular files (%llu)", (unsigned long long)t->nfiles);
+	ok(t->total == 100 + 4096 + 10 + 10 + 70000 + 0 + 3, "total bytes %llu",
+	   (unsigned long long)t->total);
+	ok(t->ndirs == 6, "6 directories, empty ones too (%llu)", (unsigned long long)t->ndirs);
+	ok(t->depth == 3, "depth 3 (%llu)", (unsigned long long)t->depth);
+	ok(t->symlinks == 2 && t->specials == 1, "2 links and 1 fifo skipped (%llu, %llu)",
+	   (unsigned long long)t->symlinks, (unsigned long long)t->specials);
+	ok(strcmp(tree_file_path(t, 0, 1), "README") == 0 &&
+		   strcmp(tree_file_path(t, 1, 1), "docs/__init__.py") == 0 &&
+		   strcmp(tree_file_path(t, 2, 1), "docs/new\nline") == 0 &&
+		   strcmp(tree_file_path(t, 6, 1), "src/main.c") == 0,
+	   "files in sorted path order");
+	ok(t->size[0] == 100 && t->size[4] == 10 && t->size[5] == 70000 && t->size[6] == 4096,
+	   "each size beside its path");
+	ok(t->median == 10, "median by size (%llu)", (unsigned long long)t->median);
+	for (uint64_t i = 1; i < t->nfiles; i++)
+		if (strcmp(tree_file_path(t, i - 1, 1), tree_file_path(t, i, 1)) >= 0)
+			ok(0, "file %llu out of order", (unsigned long long)i);
+}
+
+/* Levels (0: the top) and files per directory of a list of relative paths. */
+static uint64_t levels(const char *rel)
+{
+	uint64_t n = 0;
+	for (; *rel; rel++)
+		n += *rel == '/';
+	return n;
+}
+
+static void test_twin(const struct tree_desc *t)
+{
+	uint64_t src_dirs[8] = {0}, twin_dirs[8] = {0}, a[16], b[16];
+	int same_files_per_dir = 1;
+	for (uint64_t k = 0; k < t->ndirs; k++) {
+		src_dirs[levels(tree_dir_path(t, k, 0))]++;
+		twin_dirs[levels(tree_dir_path(t, k, 1))]++;
+	}
+	ok(memcmp(src_dirs, twin_dirs, sizeof src_dirs) == 0,
+	   "the twin has as many directories on every level as the source");
+	for (uint64_t i = 0; i < t->nfiles; i++) {
+		a[i] = levels(tree_file_path(t, i, 1));
+		b[i] = levels(tree_file_path(t, i, 0));
+		/* the same directory: the twin directory of the source's directory */
+		const char *s = tree_file_path(t, i, 1), *w = tree_file_path(t, i, 0);
+		const char *ss = strrchr(s, '/'), *ws = strrchr(w, '/');
+		if ((ss == NULL) != (ws == NULL))
+			same_files_per_dir = 0;
+		for (uint64_t k = 0; ss != NULL && ws != NULL && k < t->ndirs; k++)
+			if (strncmp(tree_dir_path(t, k, 0), s, (size_t)(ss - s)) == 0 &&
+			    tree_dir_path(t, k, 0)[ss - s] == '\0')
+				same_files_per_dir &= strncmp(tree_dir_path(t, k, 1), w,
+							      (size_t)(ws - w)) == 0;
+	}
+	ok(memcmp(a, b, t->nfiles * sizeof *a) == 0, "every twin file as deep as its source");
+	ok(same_files_per_dir, "every twin file in the twin of its source's directory");
+	ok(strcmp(tree_file_path(t, 5, 0), "d000003/d000004/d000005/f0000000005") == 0,
+	   "twin names: dNNNNNN per directory, fNNNNNNNNNN per file (%s)",
+	   tree_file_path(t, 5, 0));
+}
+
+static void test_parse(const struct tree_desc *t)
+{
+	struct tree_desc back;
+	char why[256] = "";
+	int rc = tree_parse(t->text, t->text_len, &back, why, sizeof why);
+	ok(rc == 0, "the description reads back (%s)", why);
+	if (rc != 0)
+		return;
+	int same = back.nfiles == t->nfiles && back.ndirs == t->ndirs && back.depth == t->depth &&
+		   back.total == t->total && back.hash == t->hash &&
+		   strcmp(back.source, t->source) == 0;
+	for (uint64_t i = 0; same && i < t->nfiles; i++)
+		same = back.size[i] == t->size[i] &&
+		       strcmp(tree_file_path(&back, i, 1), tree_file_path(t, i, 1)) == 0 &&
+		       strcmp(tree_file_path(&back, i, 0), tree_file_path(t, i, 0)) == 0;
+	ok(same, "the same files, sizes, paths (a newline in a name too), twin and hash");
+	tree_free(&back);
+	char *cut = strdup(t->text);
+	if (cut == NULL)
+		return;
+	char *end = strstr(cut, "end\n");
+	if (end != NULL)
+		*end = '\0';
+	ok(tree_parse(cut, strlen(cut), &back, why, sizeof why) != 0 && strstr(why, "cut short"),
+	   "a description cut short is refused (%s)", why);
+	free(cut);
+	const char bad[] = "pfsread-tree 1\nsource /x\nfiles 2\nbytes 3\ndirs 0\ndepth 0\n"
+			   "f 1 a\nf 1 b\nend\n";
+	ok(tree_parse(bad, sizeof bad - 1, &back, why, sizeof why) != 0 && strstr(why, "counts"),
+	   "counts that differ from the lines are refused (%s)", why);
+}
+
+static void test_attach(struct tree_desc *t)
+{
+	struct cfg_dataset d;
+	uint64_t sizes[16], want[16];
+	memset(&d, 0, sizeof d);
+	snprintf(d.name, sizeof d.name, "tw");
+	d.layout.kind = CFG_LAYOUT_TREE;
+	tree_attach(&d, t);
+	for (uint64_t i = 0; i < d.nfiles; i++) {
+		sizes[i] = dataset_file_size(&d, i);
+		want[i] = t->size[i];
+	}
+	qsort(sizes, d.nfiles, sizeof *sizes, cmp_u64);
+	qsort(want, d.nfiles, sizeof *want, cmp_u64);
+	ok(d.nfiles == 7 && d.total_size == t->total && d.file_size == 10 &&
+		   memcmp(sizes, want, d.nfiles * sizeof *sizes) == 0,
+	   "the twin's sizes: the same multiset as the tree's");
+	struct experiment x;
+	char path[4200], buf[4200];
+	memset(&x, 0, sizeof x);
+	snprintf(x.root, sizeof x.root, "/r");
+	ok(dataset_file_path(&x, &d, 5, buf, sizeof buf) == 0 &&
+		   strcmp(buf, "/r/tw/d000003/d000004/d000005/f0000000005") == 0,
+	   "a twin file lives under ROOT/NAME (%s)", buf);
+	d.layout.kind = CFG_LAYOUT_IN_PLACE;
+	snprintf(path, sizeof path, "%s/src/lib/deep/x.h", t->source);
+	ok(dataset_file_path(&x, &d, 5, buf, sizeof buf) == 0 && strcmp(buf, path) == 0,
+	   "an in-place file is the tree's own (%s)", buf);
+	ok(sizes_describe(&d, buf, sizeof buf) == 0 && strncmp(buf, "tree nfiles=7 total=74219 "
+							"dirs=6 depth=3 list=", 41) == 0,
+	   "the manifest's sizes line (%s)", buf);
+}
+
+/* A config whose data set line is ds, with top standing for %s. */
+static int load(const char *ds, const char *extra, struct experiment *x, struct pf_err *e)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof yaml, "root: /nonexistent-pfsread-root/data\n%sdatasets:\n  - %s\n",
+		 extra, ds);
+	pf_err_clear(e);
+	return cfg_parse("t.yaml", yaml, strlen(yaml), x, e);
+}
+
+static void expect_fail(const char *what, const char *ds_fmt, const char *extra, int line,
+			const char *key, const char *part)
+{
+	char ds[512], prefix[32], keytext[128];
+	struct experiment x;
+	struct pf_err e;
+	snprintf(ds, sizeof ds, ds_fmt, top);
+	int rc = load(ds, extra, &x, &e);
+	snprintf(prefix, sizeof prefix, "t.yaml:%d:", line);
+	snprintf(keytext, sizeof keytext, "key '%s': ", key);
+	ok(rc == -1 && e.status == PF_USAGE && strncmp(e.msg, prefix, strlen(prefix)) == 0 &&
+		   strstr(e.msg, keytext) != NULL && (part == NULL || strstr(e.msg, part) != NULL),
+	   "%s -> line %d, key %s", what, line, key);
+	diag("%s", e.msg);
+}
+
+static void test_config(void)
+{
+	char ds[512];
+	struct experiment x;
+	struct pf_err e;
+	snprintf(ds, sizeof ds, "{name: t, from_tree: %s}", top);
+	int rc = load(ds, "", &x, &e);
+	ok(rc == 0 && x.datasets[0].layout.kind == CFG_LAYOUT_TREE &&
+		   x.datasets[0].sizes == CFG_SIZES_TREE && x.datasets[0].tree == NULL &&
+		   strcmp(x.datasets[0].from_tree, top) == 0,
+	   "from_tree loads as a twin, its tree not scanned at load (%s)", e.msg);
+	if (rc == 0)
+		cfg_free(&x);
+	snprintf(ds, sizeof ds, "{name: t, from_tree: %s, in_place: true}", top);
+	rc = load(ds, "", &x, &e);
+	ok(rc == 0 && x.datasets[0].layout.kind == CFG_LAYOUT_IN_PLACE && x.datasets[0].in_place,
+	   "in_place: true reads the tree itself");
+	if (rc == 0)
+		cfg_free(&x);
+	rc = load("{name: t, from_tree: /nonexistent-pfsread-tree}", "", &x, &e);
+	ok(rc == 0, "a missing tree is for the command that scans it (clean of a twin must work)");
+	if (rc == 0)
+		cfg_free(&x);
+	expect_fail("from_tree a file", "{name: t, from_tree: %s/README}", "", 3,
+		    "datasets[0].from_tree", "not a directory");
+	expect_fail("from_tree empty", "{name: t, from_tree: ''}%.0s", "", 3,
+		    "datasets[0].from_tree", "must not be empty");
+	expect_fail("in_place without from_tree", "{name: t, file_size: 1MiB, file_count: 2, "
+		    "in_place: true}%.0s", "", 3, "datasets[0].in_place", "needs from_tree");
+	expect_fail("in_place not a bool", "{name: t, from_tree: %s, in_place: yes}", "", 3,
+		    "datasets[0].in_place", "unknown value");
+	expect_fail("from_tree with file_size", "{name: t, from_tree: %s, file_size: 1MiB}", "", 3,
+		    "datasets[0].file_size", "not allowed with from_tree");
+	expect_fail("from_tree with file_count", "{name: t, from_tree: %s, file_count: 3}", "", 3,
+		    "datasets[0].file_count", "not allowed with from_tree");
+	expect_fail("from_tree with total_size", "{name: t, from_tree: %s, total_size: 1GB}", "", 3,
+		    "datasets[0].total_size", "not allowed with from_tree");
+	expect_fail("from_tree with sizes", "{name: t, from_tree: %s, sizes: {histogram: "
+		    "[[1KiB, 2]]}}", "", 3, "datasets[0].sizes", "not allowed with from_tree");
+	expect_fail("from_tree with twin", "{name: t, from_tree: %s, twin: true}", "", 3,
+		    "datasets[0].twin", "not allowed with from_tree");
+	expect_fail("from_tree with layout", "{name: t, from_tree: %s, layout: flat}", "", 3,
+		    "datasets[0].layout", "keeps the tree's directories");
+	expect_fail("in place with verify: true", "{name: t, from_tree: %s, in_place: true}",
+		    "verify: true\n", 4, "datasets[0].in_place", "verify: true");
+	expect_fail("in place with process.digest", "{name: t, from_tree: %s, in_place: true}",
+		    "process: {digest: xxh64}\n", 4, "datasets[0].in_place", "process.digest");
+	expect_fail("layout: tree is not a layout one may give", "{name: t, file_size: 1KiB, "
+		    "file_count: 1, layout: tree}%.0s", "", 3, "datasets[0].layout", "unknown value");
+}
+
+static void remove_tree(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+	if (system(cmd) != 0)
+		diag("could not remove %s", top);
+}
+
+int main(void)
+{
+	struct tree_desc t;
+	memset(&t, 0, sizeof t);
+	if (!ok(build_tree() == 0, "build a small tree in %s", top)) {
+		remove_tree();
+		return tap_done();
+	}
+	test_scan(&t);
+	if (t.nfiles == 7) {
+		test_twin(&t);
+		test_parse(&t);
+		test_attach(&t);
+	}
+	test_config();
+	char why[256] = "";
+	struct tree_desc none;
+	char sub[128];
+	snprintf(sub, sizeof sub, "%s/empty", top);
+	ok(tree_scan(sub, 0, &none, why, sizeof why) == 0 && none.nfiles == 0,
+	   "a tree without files scans to no files (the caller refuses it)");
+	tree_free(&none);
+	tree_free(&t);
+	remove_tree();
+	return tap_done();
+}
