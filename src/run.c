@@ -208,15 +208,17 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 	return rc;
 }
 
-static void run_phase_spec(const struct experiment *x, uint64_t index, const char *atime_mode,
-			   struct phase_spec *s)
+#define RUN_ATIME_LEN 16 /* "strictatime" and a NUL */
+
+static void run_phase_spec(const struct experiment *x, uint64_t index,
+			   char (*atime_mode)[RUN_ATIME_LEN], struct phase_spec *s)
 {
 	struct plan_point p;
 	plan_phase_at(x, index, &p);
 	s->pattern = p.pattern;
 	s->decomp = p.decomp;
 	s->shift_use = x->cache == CFG_CACHE_SHIFT ? plan_dataset_use(x, index) : 0;
-	s->atime_mode = atime_mode;
+	s->atime_mode = atime_mode[p.dataset];
 	s->x = x;
 	s->ds = &x->datasets[p.dataset];
 	s->be = backend_find(x->backends[p.backend]);
@@ -237,15 +239,22 @@ static uint64_t run_max_transfer(const struct experiment *x)
 }
 
 /* The atime mode of the mount holding the data sets, as rank 0 sees it, for every rank. */
-static int run_atime_mode(const struct experiment *x, const struct topology *t, char *mode,
-			  struct pf_err *e)
+/* Each data set's mount atime mode, from rank 0: the root's, or an in-place tree's own
+ * (another mount, maybe). mode has RUN_ATIME_LEN bytes per data set. */
+static int run_atime_mode(const struct experiment *x, const struct topology *t,
+			  char (*mode)[RUN_ATIME_LEN], struct pf_err *e)
 {
-	struct mount_info m;
 	struct pf_err ignored = {0};
-	snprintf(mode, 16, "unknown");
-	if (t->rank == 0 && envinfo_mount(x->root, &m, &ignored) == 0)
-		snprintf(mode, 16, "%s", m.atime_mode);
-	if (MPI_Bcast(mode, 16, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+	for (size_t i = 0; i < x->ndatasets; i++) {
+		const struct cfg_dataset *d = &x->datasets[i];
+		struct mount_info m;
+		snprintf(mode[i], RUN_ATIME_LEN, "unknown");
+		if (t->rank == 0 && envinfo_mount(d->in_place ? d->from_tree : x->root, &m,
+						  &ignored) == 0)
+			snprintf(mode[i], RUN_ATIME_LEN, "%s", m.atime_mode);
+	}
+	if (MPI_Bcast(mode, (int)(x->ndatasets * RUN_ATIME_LEN), MPI_CHAR, 0, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
 	return 0;
 }
@@ -270,17 +279,23 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 		      const char **status, struct pf_err *e)
 {
 	void *buf = NULL;
-	char atime_mode[16];
+	char (*atime_mode)[RUN_ATIME_LEN] = calloc(x->ndatasets, RUN_ATIME_LEN);
 	/* room for an O_DIRECT tail read rounded up: see BACKEND_BUF_ALIGN */
 	size_t buflen = (size_t)run_max_transfer(x);
 	size_t alloc = (buflen + BACKEND_BUF_ALIGN - 1) / BACKEND_BUF_ALIGN * BACKEND_BUF_ALIGN +
 		       BACKEND_BUF_ALIGN;
 	*status = "failed";
-	if (run_atime_mode(x, t, atime_mode, e) != 0)
+	if (atime_mode == NULL)
+		return pf_fail(e, PF_RUNTIME, "run: out of memory");
+	if (run_atime_mode(x, t, atime_mode, e) != 0) {
+		free(atime_mode);
 		return -1;
+	}
 	int rc = iobuf_alloc(alloc, &buf), failed = 0;
-	if (rc != 0)
+	if (rc != 0) {
+		free(atime_mode);
 		return pf_fail_errno(e, -rc, "run: cannot allocate a %zu-byte buffer", buflen);
+	}
 	*status = "complete";
 	uint64_t n = plan_phase_count(x);
 	for (uint64_t i = 0; i < n; i++) {
@@ -309,6 +324,7 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 			break;
 	}
 	free(buf);
+	free(atime_mode);
 	return failed || rc != 0 ? -1 : 0;
 }
 

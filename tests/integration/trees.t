@@ -138,7 +138,7 @@ fi
 
 # read-only: the tree bind-mounted read-only reads in place as well
 mkdir -p "$ro"
-if mount --bind "$tree" "$ro" 2>/dev/null && mount -o remount,bind,ro "$ro" 2>/dev/null; then
+if mount --bind "$tree" "$ro" 2>/dev/null && mount -o remount,bind,ro,noatime "$ro" 2>/dev/null; then
 	touch "$ro/x" 2>/dev/null
 	test $? -ne 0
 	ok $? "the bind mount is read-only"
@@ -151,6 +151,21 @@ if mount --bind "$tree" "$ro" 2>/dev/null && mount -o remount,bind,ro "$ro" 2>/d
 	check "read-only mount: h5py: $bytes B read" "$PYTHON" "$CHECK_H5" "$SCRATCH/ro.h5" \
 		"{\"datasets\": {\"src\": {\"nfiles\": 40, \"bytes\": $bytes, \"dir\": \"$SCRATCH/rodata/src\"},
 		  \"twin\": {\"nfiles\": 40, \"bytes\": $bytes, \"dir\": \"$SCRATCH/rodata/twin\"}}}"
+	# the in-place phases record the tree's mount (noatime here), the twin's the root's
+	rootmode=$(findmnt -n -o OPTIONS -T "$SCRATCH" | tr , '\n' | grep -m1 -xE 'noatime|relatime' || echo strictatime)
+	"$PYTHON" - "$SCRATCH/ro.h5" "$rootmode" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+modes = {}
+for p in f["phases"].values():
+    a = p.attrs
+    ds = a["dataset"].decode() if isinstance(a["dataset"], bytes) else str(a["dataset"])
+    m = a["atime_mode"].decode() if isinstance(a["atime_mode"], bytes) else str(a["atime_mode"])
+    modes.setdefault(ds, set()).add(m)
+print(f"# atime modes per data set: {modes}")
+sys.exit(0 if modes == {"src": {"noatime"}, "twin": {sys.argv[2]}} else 1)
+PY
+	ok $? "atime_mode: the tree's own mount (noatime) for in place, the root's ($rootmode) for the twin"
 	check "read-only mount: clean" mpi 2 "$PFSREAD" clean "$rocfg"
 	umount "$ro"
 	ok $? "unmount"
