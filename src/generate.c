@@ -129,6 +129,12 @@ static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
 				       "%s: directory is not empty and holds no pfsread manifest; "
 				       "refusing to write into it",
 				       dir);
+	} else if (!manifest_same_files(&want, &have) && want.layout == CFG_LAYOUT_IN_PLACE &&
+		   have.layout == CFG_LAYOUT_IN_PLACE) {
+		/* nothing here is data of ours: describe the tree as it is now */
+		printf("generate %s: %s changed since it was described (%" PRIu64 " files then, %" PRIu64
+		       " now): described again\n", g->d->name, g->d->from_tree, have.nfiles,
+		       want.nfiles);
 	} else if (!manifest_same_files(&want, &have)) {
 		return pf_fail(e, PF_USAGE,
 			       "%s: holds data set '%s' made with other parameters "

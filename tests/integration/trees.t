@@ -194,6 +194,21 @@ contains "other parameters" "the message says other parameters"
 rm "$tree/new.c"
 check "clean" mpi 1 "$PFSREAD" clean "$cfg"
 
+# in place, nothing of the data is pfsread's: a changed tree is described again
+sed '/name: twin/d' "$cfg" >"$SCRATCH/inplace.yaml"
+check "in place alone: generate" mpi 1 "$PFSREAD" generate "$SCRATCH/inplace.yaml"
+head -c 4097 /dev/urandom >"$tree/new.c"
+expect_status 0 "a changed tree: generate describes it again" \
+	mpi 1 "$PFSREAD" generate "$SCRATCH/inplace.yaml"
+contains "changed since it was described (40 files then, 41 now): described again" \
+	"generate says the tree changed and how"
+expect_status 0 "run in place on the changed tree" \
+	mpi 2 "$PFSREAD" run "$SCRATCH/inplace.yaml" -o "$SCRATCH/inplace.h5"
+check "h5py: the new file is read too" "$PYTHON" "$CHECK_H5" "$SCRATCH/inplace.h5" \
+	"{\"datasets\": {\"src\": {\"nfiles\": 41, \"bytes\": $((bytes + 4097)), \"dir\": \"$root/src\"}}}"
+rm "$tree/new.c"
+check "clean" mpi 1 "$PFSREAD" clean "$SCRATCH/inplace.yaml"
+
 # bad input: exit 2, file:line:col and the key, nothing written
 bad="$SCRATCH/bad.yaml"
 bad_tree() { # WHAT WANT_TEXT YAML_DATASET_LINE
