@@ -327,6 +327,7 @@ struct phase_run_ctx {
 	/* process: each block digested and/or CPU spent on it, on the clock */
 	struct digest dg;         /* kind DIGEST_NONE: no digest */
 	char *want;               /* [w->n x (hex + 1)]: each item's line of the digest list */
+	uint64_t digesting;       /* a pipelining backend: the item dg holds, or UINT64_MAX */
 	uint64_t ns_per_byte;
 	double io;                /* seconds in open, read and close calls */
 	double process;           /* seconds digesting and spinning */
@@ -372,10 +373,10 @@ static void phase_spin(uint64_t ns)
 }
 
 /* process: the block just read, digested and/or paid for in CPU, on the clock. */
-static void phase_process_block(struct phase_run_ctx *c, size_t got)
+static void phase_process_block(struct phase_run_ctx *c, const void *buf, size_t got)
 {
 	double t0 = phase_now(c);
-	digest_update(&c->dg, c->buf, got);
+	digest_update(&c->dg, buf, got);
 	phase_spin(got * c->ns_per_byte);
 	c->process += phase_now(c) - t0;
 }
@@ -437,7 +438,7 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 		if (s->x->verify && got > 0 && phase_verify_block(c, i, off, c->buf, got, f->path) != 0)
 			return -EILSEQ;
 		if (c->process_on && got > 0)
-			phase_process_block(c, got);
+			phase_process_block(c, c->buf, got);
 		off += got;
 		*done += got;
 		if (rc == -EINTR) {
@@ -547,7 +548,58 @@ static int phase_share_consume(const void *core, uint64_t i, uint64_t offset, co
 	return phase_verify_block(c, i, offset, buf, len, path);
 }
 
-/* A pipelining backend reads the whole share itself; the core only names the failure. */
+/* process with a pipelining backend: item i's digest starts with its first block, or at its
+ * end for a file without any. */
+static int phase_share_begin(struct phase_run_ctx *c, uint64_t i)
+{
+	char path[PHASE_PATH];
+	if (c->digesting == i || c->dg.kind == DIGEST_NONE)
+		return 0;
+	c->digesting = i;
+	double t0 = phase_now(c);
+	int rc = digest_init(&c->dg);
+	c->process += phase_now(c) - t0;
+	if (rc == 0)
+		return 0;
+	if (phase_share_path(c, i, path, sizeof path) != 0)
+		snprintf(path, sizeof path, "file %llu", (unsigned long long)c->w->file[i]);
+	return pf_fail_errno(c->e, rc, "%s: %s digest failed", path, digest_name(c->dg.kind));
+}
+
+/* process with a pipelining backend: item i's blocks, in offset order (the backend is
+ * BACKEND_IN_ORDER), verified off the clock and processed on it, as by the core's own loop. */
+static int phase_share_process(const void *core, uint64_t i, uint64_t offset, const void *buf,
+			       size_t len)
+{
+	struct phase_run_ctx *c = (struct phase_run_ctx *)core;
+	if (c->s->x->verify && phase_share_consume(core, i, offset, buf, len) != 0)
+		return -1;
+	if (phase_share_begin(c, i) != 0)
+		return -1;
+	phase_process_block(c, buf, len);
+	return 0;
+}
+
+/* process with a pipelining backend: item i had all its blocks; a whole file's digest against
+ * its line of the list (a short one is left to phase_check_bytes, as in the core's loop). */
+static int phase_share_item_done(const void *core, uint64_t i, uint64_t bytes)
+{
+	struct phase_run_ctx *c = (struct phase_run_ctx *)core;
+	char path[PHASE_PATH];
+	if (c->dg.kind == DIGEST_NONE)
+		return 0;
+	if (phase_share_begin(c, i) != 0)
+		return -1;
+	c->digesting = UINT64_MAX;
+	if (bytes != c->w->length[i])
+		return 0;
+	if (phase_share_path(c, i, path, sizeof path) != 0)
+		snprintf(path, sizeof path, "file %llu", (unsigned long long)c->w->file[i]);
+	return phase_check_digest(c, i, path) != 0 ? -1 : 0;
+}
+
+/* A pipelining backend reads the whole share itself; the core only names the failure. With a
+ * process step it hands the blocks back in file order and says how long it waited for I/O. */
 static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 {
 	char path[PHASE_PATH];
@@ -558,9 +610,15 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 		.open = &c->bo, .transfer = c->s->transfer_size, .recs = o->files, .failed = 0,
 		.stop = stop_now, .consume = c->s->x->verify ? phase_share_consume : NULL,
 	};
+	if (c->process_on) {
+		sh.ordered = 1;
+		sh.consume = phase_share_process;
+		sh.item_done = phase_share_item_done;
+	}
 	if (w->n == 0)
 		return 0; /* no share, no setup: nothing to call */
 	int rc = c->s->be->read_share(w->backend_state, &sh);
+	c->io += sh.wait_s;
 	/* started items are a prefix; the rest were never opened and keep zero times */
 	o->me.files = w->n;
 	while (rc != 0 && o->me.files > 0 && o->files[o->me.files - 1].open_start == 0)
@@ -569,7 +627,7 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 	if (rc == 0)
 		return 0;
 	if (rc == -EILSEQ)
-		return -1; /* verify named the file, the offset and the bytes */
+		return -1; /* verify or the digest named the file */
 	if (rc == -EINTR && stop_now() && sh.failed < w->n &&
 	    phase_share_path(c, sh.failed, path, sizeof path) == 0)
 		return phase_stopped(c, path, o->files[sh.failed].bytes);
@@ -761,7 +819,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	struct phase_work w = {.comm = MPI_COMM_NULL};
 	struct phase_run_ctx c = {.s = s, .t = t, .w = &w, .buf = buf, .key = dataset_key(s->ds),
 				  .paused = 0, .noatime = s->x->noatime, .status = PHASE_COMPLETE,
-				  .e = e, .process_on = cfg_processes(s->x),
+				  .e = e, .process_on = cfg_processes(s->x), .digesting = UINT64_MAX,
 				  .ns_per_byte = s->x->process_cpu_ns_per_byte};
 	memset(o, 0, sizeof *o);
 	phase_fill_info(s, t, &o->info);
@@ -797,7 +855,9 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	if (w.backend_state != NULL)
 		s->be->teardown(w.backend_state);
 	phase_sum_rank(o);
-	if (phase_pipelined(s)) /* its calls overlap and it processes nothing: all of it is I/O */
+	/* its calls overlap and, without a process step, all of its span is I/O; with one, io_s
+	 * is what it said it waited */
+	if (phase_pipelined(s) && !c.process_on)
 		o->me.io_s = o->me.end - o->me.start;
 	if (c.status == PHASE_COMPLETE && phase_check_bytes(s, &w, o, e) != 0)
 		c.status = PHASE_FAILED;

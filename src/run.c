@@ -54,18 +54,19 @@ const char *run_job_id(void)
 	return id != NULL ? id : "";
 }
 
-/* process: what read-and-process phases cannot do yet. A backend with its own pipeline
- * (read_share: uring) discards data and completes a file's reads out of order, so it has no
- * in-order consumer; a reader of a shared file sees only its slice of it, which no whole-file
- * digest can check. */
+/* process: what read-and-process phases cannot do. A backend with its own pipeline
+ * (read_share) completes a file's reads out of order, so it must be able to hand them back in
+ * order (BACKEND_IN_ORDER); a reader of a shared file sees only its slice of it, which no
+ * whole-file digest can check. */
 static int run_check_process(const struct experiment *x, struct pf_err *e)
 {
 	if (!cfg_processes(x))
 		return 0;
 	for (size_t i = 0; i < x->nbackends; i++)
-		if (backend_find(x->backends[i])->read_share != NULL)
+		if (backend_find(x->backends[i])->read_share != NULL &&
+		    !(backend_find(x->backends[i])->flags & BACKEND_IN_ORDER))
 			return cfg_fail_at(e, x, x->process_pos, "process",
-					   "not yet with the %s backend (sweep.backend[%zu]): its "
+					   "not with the %s backend (sweep.backend[%zu]): its "
 					   "pipeline has no in-order consumer of the bytes read",
 					   x->backends[i], i);
 	for (size_t i = 0; x->process_digest != DIGEST_NONE && i < x->npatterns; i++)

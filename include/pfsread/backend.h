@@ -16,6 +16,7 @@
 /* Capability flags: the core branches on these, never on a backend's name. */
 #define BACKEND_BYPASSES_CACHE 0x1u /* reads never go through the page cache (O_DIRECT) */
 #define BACKEND_COLLECTIVE 0x2u     /* with pattern shared, opens and reads are collective */
+#define BACKEND_IN_ORDER 0x4u       /* read_share honours bshare.ordered: it can feed a digest */
 
 /* The buffer the core passes to read: aligned to BACKEND_BUF_ALIGN, with room for len rounded
  * up to BACKEND_BUF_ALIGN (so an O_DIRECT tail read may ask for a whole aligned block). */
@@ -56,6 +57,15 @@ struct bshare {
 	/* May be NULL. Called with every block as it arrives (blocks of one item in any order):
 	 * buf holds [offset, offset + len) of item i. Non-zero: the call fails with -EILSEQ. */
 	int (*consume)(const void *core, uint64_t i, uint64_t offset, const void *buf, size_t len);
+	/* Read-and-process (only with BACKEND_IN_ORDER): consume gets each item's blocks in
+	 * offset order, whole (a short read's continuation joined to it), items one after the
+	 * other in index order, while later reads stay in flight; then item_done (may be NULL)
+	 * once the item's last block was consumed, with the bytes that arrived. A buffer is not
+	 * read into again before consume returned. Non-zero from either: the call fails with
+	 * -EILSEQ. read_end of an item is stamped after its item_done. */
+	int ordered;
+	int (*item_done)(const void *core, uint64_t i, uint64_t bytes);
+	double wait_s;   /* out, with ordered: seconds spent submitting and waiting for I/O */
 };
 
 struct backend {

@@ -1,8 +1,11 @@
 /* uring backend: io_uring with several files in flight per reader (open, reads and close as
- * batched requests), a bounded queue depth and a bound on bytes in flight. */
+ * batched requests), a bounded queue depth and a bound on bytes in flight. For read-and-process
+ * phases the same pipeline runs ahead of an in-order consumer: completions still arrive in any
+ * order, and inorder hands each file's blocks to the processing in offset order. */
 #ifdef HAVE_LIBURING
 
 #include "pfsread/backend_posix.h"
+#include "pfsread/inorder.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +42,7 @@ struct uring_slot {
 	int fd;
 	int noatime;     /* the open asks for O_NOATIME */
 	int eof;         /* a read met the end of the file: ask for no more */
+	int delivered;   /* ordered: every block consumed and item_done called */
 	unsigned reads;  /* reads in flight */
 	enum uring_stage stage;
 	char *path;      /* must live until the openat is submitted: the kernel copies it then */
@@ -72,12 +76,15 @@ struct uring_state {
 	unsigned *act;            /* busy slots in item order, so earlier files get buffers first */
 	unsigned nact;
 	char *paths;              /* [depth][URING_PATH_MAX] */
+	struct inorder order;     /* streams: slots; blocks: buffers (ordered calls only) */
 	/* per read_share call */
 	struct bshare *s;
 	unsigned inflight;        /* requests queued or in flight */
 	uint64_t next_item;       /* the next item to open */
 	int err;                  /* the call's first error */
 	double t;                 /* time stamp of the batch being reaped */
+	int ordered;              /* s->ordered: buffers wait for the consumer */
+	double wait;              /* ordered: seconds in submit and wait */
 };
 
 static uint64_t uring_tag(enum uring_kind kind, unsigned index)
@@ -103,6 +110,14 @@ static void uring_fail(struct uring_state *st, uint64_t item, int err)
 		return;
 	st->err = err;
 	st->s->failed = item;
+}
+
+/* inorder refuses only what the pipeline never asks (its bookkeeping broke): fail the call
+ * rather than hand the consumer blocks out of order. */
+static void uring_order_check(struct uring_state *st, uint64_t item, int rc)
+{
+	if (rc != 0)
+		uring_fail(st, item, -EIO);
 }
 
 /* The lightest mode the kernel accepts: DEFER_TASKRUN runs completions only when we wait,
@@ -159,7 +174,7 @@ static int uring_alloc(struct uring_state *st)
 		return -ENOMEM;
 	for (unsigned k = 0; k < st->depth; k++)
 		st->slots[k].path = st->paths + (size_t)k * URING_PATH_MAX;
-	return 0;
+	return inorder_init(&st->order, st->depth, st->nbufs);
 }
 
 static void uring_teardown(void *state)
@@ -177,6 +192,7 @@ static void uring_teardown(void *state)
 	free(st->free_slots);
 	free(st->act);
 	free(st->paths);
+	inorder_free(&st->order);
 	free(st);
 }
 
@@ -286,12 +302,15 @@ static void uring_queue_open(struct uring_state *st, double now)
 	sl->fd = -1;
 	sl->noatime = s->open != NULL && s->open->noatime;
 	sl->eof = 0;
+	sl->delivered = 0;
 	sl->reads = 0;
 	if (uring_prep_open(st, k) != 0) {
 		s->recs[i].open_end = s->recs[i].read_end = s->recs[i].close_end = now;
 		st->free_slots[st->nfree_slots++] = k;
 		return;
 	}
+	if (st->ordered) /* the slot is free, so its stream is over: cannot be refused */
+		uring_order_check(st, i, inorder_start(&st->order, k));
 	sl->stage = SLOT_OPENING;
 	st->act[st->nact++] = k;
 	st->inflight++;
@@ -315,17 +334,25 @@ static void uring_queue_read(struct uring_state *st, unsigned k)
 	sl->next += r->len;
 	sl->reads++;
 	st->inflight++;
+	if (st->ordered)
+		uring_order_check(st, sl->item, inorder_issue(&st->order, k, b));
 }
 
 /* Reads are over when none is in flight and there is nothing left to ask (the item is
- * covered, the file ended, or the call failed): stamp read_end and let the close queue. */
+ * covered, the file ended, or the call failed): stamp read_end and let the close queue.
+ * Ordered, nothing left to ask finishes the stream, and reads are over once the consumer had
+ * every block (so read_end spans the processing and the close waits for it). */
 static void uring_settle(struct uring_state *st, unsigned k)
 {
 	struct uring_slot *sl = &st->slots[k];
-	if (sl->stage != SLOT_READING || sl->reads > 0)
+	if (sl->stage != SLOT_READING || (sl->reads > 0 && !st->ordered))
 		return;
 	if (sl->next < sl->end && !sl->eof && st->err == 0)
 		return;
+	if (st->ordered && !sl->delivered) { /* delivered: the stream is over, long finished */
+		uring_order_check(st, sl->item, inorder_finish(&st->order, k));
+		return;
+	}
 	st->s->recs[sl->item].read_end = st->t;
 	sl->stage = SLOT_CLOSE_WAIT;
 }
@@ -344,22 +371,27 @@ static uint64_t uring_demand(const struct uring_state *st, const struct uring_sl
 
 /* One pass over the busy slots in item order (earlier files first: closes, then reads as
  * buffers and queue room allow), then open new files while the open ones cannot use all
- * the buffers, so opens overlap the reads of the files before them. */
+ * the buffers, so opens overlap the reads of the files before them. Ordered, a file gets
+ * buffers only once every file before it asked for all of its blocks: reads are then issued
+ * in the order the consumer takes them, so the blocks holding buffers are never all waiting
+ * behind one that has none (no deadlock, however few the buffers). */
 static void uring_fill(struct uring_state *st)
 {
 	uint64_t demand = 0;
 	double now = 0;
-	int stamped = 0;
+	int stamped = 0, held = 0;
 	for (unsigned j = 0; j < st->nact; j++) {
 		unsigned k = st->act[j];
 		struct uring_slot *sl = &st->slots[k];
-		if (sl->stage == SLOT_READING && st->err == 0)
+		if (sl->stage == SLOT_READING && st->err == 0 && !held)
 			while (st->nfree_bufs > 0 && st->inflight < st->depth && sl->next < sl->end &&
 			       !sl->eof && st->err == 0)
 				uring_queue_read(st, k);
 		uring_settle(st, k);
 		if (sl->stage == SLOT_CLOSE_WAIT && st->inflight < st->depth)
 			uring_queue_close(st, k);
+		if (st->ordered && !held)
+			held = uring_demand(st, sl) > 0;
 		if (demand < st->nbufs)
 			demand += uring_demand(st, sl);
 	}
@@ -404,6 +436,8 @@ static void uring_opened(struct uring_state *st, unsigned k, int res)
 	if (res < 0) {
 		uring_fail(st, sl->item, res);
 		r->read_end = r->close_end = st->t;
+		if (st->ordered) /* no block was issued: it leaves the order at once */
+			uring_order_check(st, sl->item, inorder_drop(&st->order, k));
 		uring_release_slot(st, k);
 		return;
 	}
@@ -414,9 +448,20 @@ static void uring_opened(struct uring_state *st, unsigned k, int res)
 	uring_settle(st, k);
 }
 
+/* Ordered: the buffer's block is whole (or failed, or met the end of the file); it stays
+ * taken until the consumer had it. */
+static void uring_hold(struct uring_state *st, unsigned b, uint64_t item)
+{
+	if (inorder_complete(&st->order, b) == 0)
+		return;
+	uring_fail(st, item, -EIO);
+	st->free_bufs[st->nfree_bufs++] = b;
+}
+
 /* A read's result: more bytes, end of file (0), or an error. A short read continues at the
  * new offset in the same buffer (network file systems return them); -EAGAIN and -EINTR are
- * retried as they stand. */
+ * retried as they stand. Ordered, the request keeps count of what its buffer holds (boff
+ * bytes from off - boff) for the consumer. */
 static void uring_read_done(struct uring_state *st, unsigned b, int res)
 {
 	struct uring_read *r = &st->reqs[b];
@@ -426,23 +471,27 @@ static void uring_read_done(struct uring_state *st, unsigned b, int res)
 	if (res > 0) {
 		sl->bytes += (uint64_t)res;
 		const struct bshare *s = st->s;
-		if (s->consume != NULL &&
+		int part = (uint32_t)res < r->len;
+		if (!st->ordered && s->consume != NULL &&
 		    s->consume(s->core, sl->item, r->off,
 			       st->pool + (size_t)b * st->stride + r->boff, (size_t)res) != 0)
 			uring_fail(st, sl->item, -EILSEQ);
-		if ((uint32_t)res < r->len && st->err == 0) {
+		if ((part && st->err == 0) || st->ordered) {
 			r->off += (uint64_t)res;
 			r->boff += (size_t)res;
 			r->len -= (uint32_t)res;
-			if (uring_prep_read(st, b) == 0)
-				return;
 		}
+		if (part && st->err == 0 && uring_prep_read(st, b) == 0)
+			return;
 	} else if (res == 0) {
 		sl->eof = 1; /* a short file: the core compares bytes with the length */
 	} else {
 		uring_fail(st, sl->item, res);
 	}
-	st->free_bufs[st->nfree_bufs++] = b;
+	if (st->ordered)
+		uring_hold(st, b, sl->item);
+	else
+		st->free_bufs[st->nfree_bufs++] = b;
 	st->inflight--;
 	sl->reads--;
 	uring_settle(st, r->slot);
@@ -557,9 +606,75 @@ static void uring_abandon(struct uring_state *st, int err)
 	st->broken = 1;
 }
 
+/* Ordered: submit what fill queued for the buffer just freed, without waiting, so the kernel
+ * reads on behind the processing. Only a stop request is acted on here: any other error
+ * leaves the requests queued, and the loop's next submit meets it again and handles it. */
+static void uring_refill(struct uring_state *st)
+{
+	const struct bshare *s = st->s;
+	uring_fill(st);
+	if (io_uring_sq_ready(&st->ring) == 0)
+		return;
+	double t0 = s->now(s->core);
+	int rc = io_uring_submit(&st->ring);
+	st->wait += s->now(s->core) - t0;
+	if (rc == -EINTR && st->err == 0 && s->stop != NULL && s->stop())
+		uring_stop(st);
+}
+
+/* Ordered: block b of slot k is next in file order. Consumed unless the call failed (then
+ * what is left only drains); its buffer is free again afterwards, never before. */
+static void uring_consume(struct uring_state *st, unsigned k, unsigned b)
+{
+	const struct bshare *s = st->s;
+	const struct uring_read *r = &st->reqs[b];
+	const struct uring_slot *sl = &st->slots[k];
+	if (st->err == 0 && r->boff > 0 && s->consume != NULL &&
+	    s->consume(s->core, sl->item, r->off - r->boff, st->pool + (size_t)b * st->stride,
+		       r->boff) != 0)
+		uring_fail(st, sl->item, -EILSEQ);
+	st->free_bufs[st->nfree_bufs++] = b;
+}
+
+/* Ordered: slot k's item had every block; the consumer ends it (a digest compared), then
+ * read_end is stamped and the close may queue. */
+static void uring_item_done(struct uring_state *st, unsigned k)
+{
+	const struct bshare *s = st->s;
+	struct uring_slot *sl = &st->slots[k];
+	sl->delivered = 1;
+	if (st->err == 0 && s->item_done != NULL && s->item_done(s->core, sl->item, sl->bytes) != 0)
+		uring_fail(st, sl->item, -EILSEQ);
+	st->t = s->now(s->core);
+	uring_settle(st, k);
+}
+
+/* Ordered: hand the consumer everything that is next in file order. A stop request (the
+ * processing may run long between waits, when no EINTR would tell) is looked at after each. */
+static void uring_deliver(struct uring_state *st)
+{
+	const struct bshare *s = st->s;
+	unsigned k, b;
+	enum inorder_event ev;
+	while ((ev = inorder_next(&st->order, &k, &b)) != INORDER_NONE) {
+		if (ev == INORDER_END)
+			uring_item_done(st, k);
+		else
+			uring_consume(st, k, b);
+		if (st->err == 0 && s->stop != NULL && s->stop())
+			uring_stop(st);
+		if (ev == INORDER_BLOCK)
+			uring_refill(st);
+	}
+}
+
 static void uring_begin(struct uring_state *st, struct bshare *s)
 {
 	st->s = s;
+	st->ordered = s->ordered;
+	st->wait = 0;
+	if (st->ordered)
+		inorder_reset(&st->order);
 	st->inflight = 0;
 	st->next_item = 0;
 	st->err = 0;
@@ -577,7 +692,9 @@ static void uring_begin(struct uring_state *st, struct bshare *s)
 }
 
 /* Read items 0..nitems-1 with up to depth requests and nbufs buffers in flight; the data is
- * discarded. Items start in index order, so the started ones are a prefix; each started
+ * discarded, or with s->ordered handed to s->consume in file order (a buffer then stays taken
+ * from its read's submission until consume returned, so nbufs also bounds the bytes waiting
+ * for the processing). Items start in index order, so the started ones are a prefix; each started
  * item's record gets open_start, open_end, read_end, close_end, bytes and error (the errno
  * of its own failure, else 0); items never started are left as they were. A file shorter
  * than its item is not an error here: its bytes say so. On error returns -errno with
@@ -599,13 +716,19 @@ static int uring_read_share(void *state, struct bshare *s)
 			uring_abandon(st, -EIO); /* cannot happen: fill always queues something */
 			break;
 		}
+		double t0 = st->ordered ? s->now(s->core) : 0;
 		int rc = uring_submit(st);
+		if (st->ordered)
+			st->wait += s->now(s->core) - t0;
 		if (rc < 0) {
 			uring_abandon(st, rc);
 			break;
 		}
 		uring_reap(st);
+		if (st->ordered)
+			uring_deliver(st);
 	}
+	s->wait_s = st->wait;
 	return st->err;
 }
 
@@ -618,7 +741,7 @@ static int uring_open(const char *path, const struct bopen *o, struct bfile *f)
 
 const struct backend uring_backend = {
 	.name = "uring",
-	.flags = 0,
+	.flags = BACKEND_IN_ORDER,
 	.open = uring_open,
 	.read = posix_read,
 	.close = posix_close,

@@ -60,26 +60,30 @@ for n, (ds, status) in st.items():
 mv "$SCRATCH/gone.saved" "$gone"
 
 # 2. a read that never returns: a named pipe with no writer, given up at phase_timeout, with
-#    the synchronous read loop and with the io_uring pipeline (its requests are cancelled)
-for BE in posix uring; do
-	write_cfg "phase_timeout: 2s"
+#    the synchronous read loop and with the io_uring pipeline (its requests are cancelled),
+#    also when it runs ahead of a process step (uring+process: blocks handed over in order)
+for variant in posix uring uring+process; do
+	BE=${variant%+process}
+	proc="process: {cpu_ns_per_byte: 0}"
+	[ "$variant" = uring+process ] && proc="process: {cpu_ns_per_byte: 1}"
+	write_cfg "phase_timeout: 2s" "$proc"
 	pipe="$root/small/d000000/f0000000003"
-	mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/hang-$BE.h5" >"$SCRATCH/hang.out" 2>&1 &
+	mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/hang-$variant.h5" >"$SCRATCH/hang.out" 2>&1 &
 	pid=$!
-	wait_for "$SCRATCH/hang-$BE.h5"
+	wait_for "$SCRATCH/hang-$variant.h5"
 	mv "$pipe" "$SCRATCH/pipe.saved" && mkfifo "$pipe"
 	wait $pid
-	ok $(($? == 1 ? 0 : 1)) "$BE: a read that hangs: exit status 1 after the time limit"
+	ok $(($? == 1 ? 0 : 1)) "$variant: a read that hangs: exit status 1 after the time limit"
 	OUT=$(cat "$SCRATCH/hang.out")
-	contains "time limit of 2 s reached; rank 0 on" "$BE: the message names the limit, the rank and the host"
-	contains "had not finished $pipe" "$BE: and the file"
-	check "$BE: the results file holds the finished phase and the timed-out one" "$PYTHON" -c '
+	contains "time limit of 2 s reached; rank 0 on" "$variant: the message names the limit, the rank and the host"
+	contains "had not finished $pipe" "$variant: and the file"
+	check "$variant: the results file holds the finished phase and the timed-out one" "$PYTHON" -c '
 import h5py, sys
 f = h5py.File(sys.argv[1], "r")
 assert f.attrs["status"] == "timeout", f.attrs["status"]
 st = [f["phases"][n].attrs["status"] for n in sorted(f["phases"])]
 assert st == ["complete", "timeout"], st
-' "$SCRATCH/hang-$BE.h5"
+' "$SCRATCH/hang-$variant.h5"
 	rm -f "$pipe"
 	mv "$SCRATCH/pipe.saved" "$pipe"
 done

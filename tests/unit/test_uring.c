@@ -1,5 +1,7 @@
 /* test_uring: the uring backend's read_share pipeline (queue depths, transfer sizes, bytes in
- * flight, slices, short files, errors without fd leaks) and its per-file hooks. */
+ * flight, slices, short files, errors without fd leaks), its ordered mode for read-and-process
+ * (each file's bytes handed over once, in order, intact, items in order) and its per-file
+ * hooks. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,9 +34,19 @@ static const uint64_t sizes[NSIZES] = {0, 1, 4095, 4096, 2 * MIB, 2 * MIB + 17, 
 
 static char dir[64];
 
-/* What the core would be: the item -> file index map behind path(). */
+/* What the core would be: the item -> file index map behind path(), and for ordered calls
+ * what the consumer saw. */
 struct core {
 	const uint64_t *file;
+	const uint64_t *off, *len;
+	uint64_t nitems;
+	uint64_t item;        /* the item being consumed */
+	uint64_t at;          /* the next offset expected of it */
+	uint64_t done;        /* items ended through item_done */
+	uint64_t spin;        /* ns of busy work per block: lets completions pile up behind */
+	uint64_t fail_item;   /* item_done says no for this one (UINT64_MAX: never) */
+	int bad;
+	char why[160];
 };
 
 static int core_path(const void *core, uint64_t i, char *buf, size_t len)
@@ -63,6 +75,48 @@ static uint64_t file_size(uint64_t f)
 static unsigned char pattern(uint64_t f, uint64_t off)
 {
 	return (unsigned char)((f * 31 + off) & 0xff);
+}
+
+static void core_fail(struct core *c, const char *why, uint64_t i, uint64_t off)
+{
+	if (!c->bad)
+		snprintf(c->why, sizeof c->why, "%s (item %llu offset %llu)", why,
+			 (unsigned long long)i, (unsigned long long)off);
+	c->bad = 1;
+}
+
+static void busy(uint64_t ns)
+{
+	double end = core_now(NULL) + (double)ns * 1e-9;
+	while (core_now(NULL) < end)
+		;
+}
+
+/* Ordered: item i's next bytes, exactly where the last block ended, as the file holds them. */
+static int core_consume(const void *core, uint64_t i, uint64_t off, const void *buf, size_t len)
+{
+	struct core *c = (struct core *)core;
+	const unsigned char *p = buf;
+	if (i != c->item || off != c->at || len == 0)
+		core_fail(c, "a block out of order", i, off);
+	for (size_t k = 0; k < len && !c->bad; k++)
+		if (p[k] != pattern(c->file[i], off + k))
+			core_fail(c, "a byte not as the file holds it", i, off + k);
+	c->at = off + len;
+	busy(c->spin);
+	return 0;
+}
+
+/* Ordered: item i ended, in its turn, after all that arrived of it. */
+static int core_item_done(const void *core, uint64_t i, uint64_t bytes)
+{
+	struct core *c = (struct core *)core;
+	if (i != c->item || bytes != c->at - c->off[i])
+		core_fail(c, "an item ended out of turn or early", i, c->at);
+	c->done++;
+	c->item = i + 1;
+	c->at = i + 1 < c->nitems ? c->off[i + 1] : 0;
+	return i == c->fail_item;
 }
 
 static int write_file(uint64_t f, uint64_t size)
@@ -146,6 +200,43 @@ static int share_read(void *state, struct share *sh, size_t transfer, int noatim
 	memset(sh->recs, 0, sizeof sh->recs);
 	rc = uring->read_share(state, &s);
 	sh->failed = s.failed;
+	return rc;
+}
+
+/* stop() for the ordered calls: 1 once it was asked stop_calls times (0: never). */
+static int stop_calls;
+
+static int stop_after(void)
+{
+	return stop_calls > 0 && --stop_calls == 0 ? (stop_calls = -1, 1) : stop_calls < 0;
+}
+
+/* An ordered call (read-and-process): the blocks go to core_consume, the ends to
+ * core_item_done; *wait gets the time the backend says it waited for I/O. */
+static int share_read_ordered(void *state, struct share *sh, size_t transfer, struct core *c,
+			      double *wait)
+{
+	struct bopen o = {.size = 0, .noatime = 0, .comm = MPI_COMM_SELF, .x = NULL};
+	struct bshare s = {
+		.nitems = sh->n, .offset = sh->off, .length = sh->len, .path = core_path,
+		.now = core_now, .core = c, .open = &o, .transfer = transfer, .recs = sh->recs,
+		.failed = NO_PATH, .stop = stop_after, .consume = core_consume, .ordered = 1,
+		.item_done = core_item_done, .wait_s = -1,
+	};
+	int rc;
+	c->file = sh->file;
+	c->off = sh->off;
+	c->len = sh->len;
+	c->nitems = sh->n;
+	c->item = 0;
+	c->at = sh->n > 0 ? sh->off[0] : 0;
+	c->done = 0;
+	c->bad = 0;
+	c->why[0] = '\0';
+	memset(sh->recs, 0, sizeof sh->recs);
+	rc = uring->read_share(state, &s);
+	sh->failed = s.failed;
+	*wait = s.wait_s;
 	return rc;
 }
 
@@ -241,6 +332,118 @@ static void test_matrix(void)
 				   depths[d], transfers[t], (unsigned long long)inflights[m], rc, rc1,
 				   rc2, why);
 			}
+}
+
+/* The first open_start to the last close_end of a share. */
+static double share_span(const struct share *sh)
+{
+	return sh->n > 0 ? sh->recs[sh->n - 1].close_end - sh->recs[0].open_start : 0;
+}
+
+/* Ordered, one share: every byte handed over once, in order, intact, every item ended in
+ * its turn, the records as unordered calls fill them, the wait within the span. */
+static int ordered_good(void *st, struct share *sh, size_t transfer, struct core *c,
+			char *why, size_t whylen)
+{
+	double wait = -1;
+	int rc = share_read_ordered(st, sh, transfer, c, &wait);
+	if (rc != 0 || c->bad || c->done != sh->n) {
+		snprintf(why, whylen, "rc %d, %llu of %llu items ended: %s", rc,
+			 (unsigned long long)c->done, (unsigned long long)sh->n, c->why);
+		return 0;
+	}
+	if (!share_good(sh, why, whylen))
+		return 0;
+	if (!(wait >= 0 && wait <= share_span(sh) + 1e-6)) {
+		snprintf(why, whylen, "waited %.9f s in a span of %.9f s", wait, share_span(sh));
+		return 0;
+	}
+	return 1;
+}
+
+/* Ordered calls across depths, transfers and bytes in flight, with a consumer slower than
+ * the reads now and then (completions then arrive while it works and wait for it). */
+static void test_ordered(void)
+{
+	static const int depths[] = {1, 4, 64};
+	static const size_t transfers[] = {4096, 128 << 10, 1 << 20};
+	static const uint64_t inflights[] = {64 * MIB, 256 << 10};
+	static struct share sh;
+	char why[256];
+	for (size_t d = 0; d < 3; d++)
+		for (size_t t = 0; t < 3; t++)
+			for (size_t m = 0; m < 2; m++) {
+				struct experiment x = make_x(depths[d], inflights[m]);
+				struct core c = {.spin = m == 1 && t == 1 ? 20000 : 0, .fail_item = NO_PATH};
+				void *st = NULL;
+				int fds = count_fds(), good = 0;
+				int rc = uring->setup(&x, transfers[t], &st);
+				why[0] = '\0';
+				if (rc == 0) {
+					share_all(&sh);
+					good = ordered_good(st, &sh, transfers[t], &c, why, sizeof why);
+					share_slices(&sh);
+					good = good && ordered_good(st, &sh, transfers[t], &c, why, sizeof why);
+				}
+				uring->teardown(st);
+				ok(rc == 0 && good && count_fds() == fds,
+				   "ordered: depth %d transfer %zu max_inflight %llu%s: every byte in order, "
+				   "items in turn (%d) %s",
+				   depths[d], transfers[t], (unsigned long long)inflights[m],
+				   c.spin ? ", slow consumer" : "", rc, why);
+			}
+}
+
+/* Ordered: an unreadable item, a consumer that rejects an item (a digest mismatch), a short
+ * file and a stop request each end the call as they should, with no fd left open. */
+static void test_ordered_errors(void)
+{
+	struct experiment x = make_x(16, 256 << 10);
+	static struct share sh;
+	struct core c = {.spin = 0, .fail_item = NO_PATH};
+	void *st = NULL;
+	double wait;
+	int rc = uring->setup(&x, 64 << 10, &st), fds = count_fds(); /* the ring's fd counted */
+	if (rc != 0) {
+		ok(0, "ordered errors: setup (%d)", rc);
+		return;
+	}
+	share_all(&sh);
+	sh.file[5] = 998;
+	rc = share_read_ordered(st, &sh, 64 << 10, &c, &wait);
+	ok(rc == -EISDIR && sh.failed == 5 && sh.recs[5].error == EISDIR && !c.bad &&
+		   count_fds() == fds,
+	   "ordered: a directory at item 5 -> %d, failed %llu, nothing out of order %s", rc,
+	   (unsigned long long)sh.failed, c.why);
+	share_all(&sh);
+	c.fail_item = 3;
+	rc = share_read_ordered(st, &sh, 64 << 10, &c, &wait);
+	ok(rc == -EILSEQ && sh.failed == 3 && sh.recs[3].error == EILSEQ && c.done == 4 && !c.bad &&
+		   sh.recs[3].read_end <= sh.recs[3].close_end && count_fds() == fds,
+	   "ordered: item 3 rejected by its item_done -> %d, failed %llu, 4 items ended (%llu)", rc,
+	   (unsigned long long)sh.failed, (unsigned long long)c.done);
+	c.fail_item = NO_PATH;
+	sh.n = 0;
+	share_add(&sh, 997, 0, 4096);
+	share_add(&sh, 4, 0, 2 * MIB);
+	rc = share_read_ordered(st, &sh, 64 << 10, &c, &wait);
+	ok(rc == 0 && !c.bad && c.done == 2 && sh.recs[0].bytes == 100 && sh.recs[1].bytes == 2 * MIB,
+	   "ordered: a short file ends with the bytes it had (%d: %llu) %s", rc,
+	   (unsigned long long)sh.recs[0].bytes, c.why);
+	share_all(&sh);
+	c.spin = 50000;
+	stop_calls = 10;
+	rc = share_read_ordered(st, &sh, 4096, &c, &wait);
+	stop_calls = 0;
+	ok(rc == -EINTR && c.done < sh.n && !c.bad && count_fds() == fds,
+	   "ordered: a stop request while processing ends the call with -EINTR (%d, %llu items)", rc,
+	   (unsigned long long)c.done);
+	c.spin = 0;
+	share_all(&sh);
+	char why[256] = "";
+	ok(ordered_good(st, &sh, 64 << 10, &c, why, sizeof why) && count_fds() == fds,
+	   "ordered: after all that, the state still reads every file in order %s", why);
+	uring->teardown(st);
 }
 
 /* An item that cannot be read fails the call with its -errno and index, after everything
@@ -360,8 +563,8 @@ static void test_hooks(void)
 	int rc, same = 1, fds = count_fds();
 	snprintf(path, sizeof path, "%s/f005", dir);
 	ok(uring->open && uring->read && uring->close && uring->setup && uring->teardown &&
-	   uring->read_share && uring->flags == 0,
-	   "uring fills every hook, flags 0");
+	   uring->read_share && uring->flags == BACKEND_IN_ORDER,
+	   "uring fills every hook, flags: in order only");
 	if (posix_memalign((void **)&buf, BACKEND_BUF_ALIGN, BACKEND_BUF_ALIGN) != 0) {
 		ok(0, "buffer");
 		return;
@@ -429,6 +632,8 @@ int main(void)
 		return tap_done();
 	}
 	test_matrix();
+	test_ordered();
+	test_ordered_errors();
 	test_failure(1, 999, 5, -ENOENT);
 	test_failure(4, 999, 5, -ENOENT);
 	test_failure(64, 999, 0, -ENOENT);
