@@ -1106,7 +1106,7 @@ static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
 static int cfg_dataset_tree(struct cfg_ctx *c, const char *path, const struct cfg_seen *seen,
 			    struct cfg_dataset *d)
 {
-	static const int refused[] = {DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_SIZES, DS_TWIN,
+	static const int refused[] = {DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_SIZES,
 				      DS_LAYOUT};
 	char key[CFG_KEY_MAX];
 	if (seen[DS_FROM_TREE].key == NULL) {
@@ -1123,7 +1123,6 @@ static int cfg_dataset_tree(struct cfg_ctx *c, const char *path, const struct cf
 		return cfg_fail(c, seen[refused[i]].key, key,
 				"not allowed with from_tree (%s)",
 				refused[i] == DS_LAYOUT ? "the twin keeps the tree's directories"
-				: refused[i] == DS_TWIN ? "a one-file twin of a tree is not done yet"
 							: "the tree gives the files and their sizes");
 	}
 	d->sizes = CFG_SIZES_TREE;

@@ -66,7 +66,8 @@ static int ft_scan(const struct experiment *x, const struct cfg_dataset *d,
 	return rc;
 }
 
-/* Attach t (moved into a new allocation that d owns). */
+/* Attach t (moved into a new allocation that d owns). A one-file twin (twin: true), which
+ * the config inserts right after d, learns its size only now: the tree's total. */
 static int ft_attach(struct cfg_dataset *d, struct tree_desc *t, struct pf_err *e)
 {
 	struct tree_desc *own = malloc(sizeof *own);
@@ -76,6 +77,8 @@ static int ft_attach(struct cfg_dataset *d, struct tree_desc *t, struct pf_err *
 	}
 	*own = *t;
 	tree_attach(d, own);
+	if (d->twin)
+		d[1].file_size = d[1].total_size = d->total_size;
 	return 0;
 }
 

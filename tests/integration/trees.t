@@ -209,6 +209,20 @@ check "h5py: the new file is read too" "$PYTHON" "$CHECK_H5" "$SCRATCH/inplace.h
 rm "$tree/new.c"
 check "clean" mpi 1 "$PFSREAD" clean "$SCRATCH/inplace.yaml"
 
+# the small-vs-large question of a real tree: the tree in place against its one-file twin
+sed -e '/name: twin/d' -e 's/in_place: true}/in_place: true, twin: true}/' "$cfg" >"$SCRATCH/onefile.yaml"
+expect_status 0 "twin: true of a tree: plan" "$PFSREAD" plan "$SCRATCH/onefile.yaml" --ranks 2 --nodes 1
+contains "data set src-onefile: 1 files" "plan lists src-onefile"
+check "twin: true of a tree: generate" mpi 2 "$PFSREAD" generate "$SCRATCH/onefile.yaml"
+test "$(stat -c %s "$root/src-onefile/d000000/f0000000000")" -eq "$bytes"
+ok $? "the one-file twin holds the tree's $bytes B"
+expect_status 0 "twin: true of a tree: run" mpi 2 "$PFSREAD" run "$SCRATCH/onefile.yaml" -o "$SCRATCH/onefile.h5"
+expect_status 0 "twin: true of a tree: report" "$PFSREAD" report "$SCRATCH/onefile.h5"
+contains "src: 40 files of mean" "the report gives the tree's small/large ratio"
+check "twin: true of a tree: clean" mpi 2 "$PFSREAD" clean "$SCRATCH/onefile.yaml"
+test ! -e "$root/src-onefile" && test ! -e "$root/src"
+ok $? "clean removed the one-file twin and the description"
+
 # bad input: exit 2, file:line:col and the key, nothing written
 bad="$SCRATCH/bad.yaml"
 bad_tree() { # WHAT WANT_TEXT YAML_DATASET_LINE

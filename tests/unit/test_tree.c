@@ -13,6 +13,7 @@
 
 #include "pfsread/config.h"
 #include "pfsread/dataset.h"
+#include "pfsread/fromtree.h"
 #include "pfsread/sizes.h"
 #include "pfsread/tree.h"
 #include "tap.h"
@@ -211,6 +212,29 @@ static int load(const char *ds, const char *extra, struct experiment *x, struct 
 	return cfg_parse("t.yaml", yaml, strlen(yaml), x, e);
 }
 
+/* twin: true with from_tree: NAME-onefile follows, its size unknown until the tree is
+ * described, then the tree's total. */
+static void test_one_file_twin(void)
+{
+	char ds[512];
+	struct experiment x;
+	struct pf_err e;
+	snprintf(ds, sizeof ds, "{name: t, from_tree: %s, twin: true}", top);
+	int rc = load(ds, "", &x, &e);
+	ok(rc == 0 && x.ndatasets == 2 && strcmp(x.datasets[1].name, "t-onefile") == 0 &&
+		   x.datasets[1].twin_of == 1 && x.datasets[1].nfiles == 1,
+	   "from_tree with twin: true loads, t-onefile after it (%s)", e.msg);
+	if (rc != 0)
+		return;
+	rc = fromtree_scan_all(&x, &e);
+	ok(rc == 0 && x.datasets[0].total_size > 0 &&
+		   x.datasets[1].file_size == x.datasets[0].total_size &&
+		   x.datasets[1].total_size == x.datasets[0].total_size,
+	   "once described, the one-file twin holds the tree's total (%llu B)",
+	   (unsigned long long)x.datasets[0].total_size);
+	cfg_free(&x);
+}
+
 static void expect_fail(const char *what, const char *ds_fmt, const char *extra, int line,
 			const char *key, const char *part)
 {
@@ -266,8 +290,7 @@ static void test_config(void)
 		    "datasets[0].total_size", "not allowed with from_tree");
 	expect_fail("from_tree with sizes", "{name: t, from_tree: %s, sizes: {histogram: "
 		    "[[1KiB, 2]]}}", "", 3, "datasets[0].sizes", "not allowed with from_tree");
-	expect_fail("from_tree with twin", "{name: t, from_tree: %s, twin: true}", "", 3,
-		    "datasets[0].twin", "not allowed with from_tree");
+	test_one_file_twin();
 	expect_fail("from_tree with layout", "{name: t, from_tree: %s, layout: flat}", "", 3,
 		    "datasets[0].layout", "keeps the tree's directories");
 	expect_fail("in place with verify: true", "{name: t, from_tree: %s, in_place: true}",
