@@ -26,14 +26,31 @@ static int fz_terminated(const char *s, size_t size)
 	return memchr(s, '\0', size) != NULL;
 }
 
-static void fz_check_dataset(const struct cfg_dataset *d)
+/* The sizes a loaded data set promises. A from_tree data set, and its one-file twin, are
+ * sized only once the tree is described (plan, generate, or the saved description): 0 here. */
+static void fz_check_sizes(const struct experiment *x, const struct cfg_dataset *d)
+{
+	const struct cfg_dataset *of = d->twin_of ? &x->datasets[d->twin_of - 1] : NULL;
+	if (d->sizes == CFG_SIZES_TREE) {
+		FZ_CHECK(d->from_tree[0] != '\0' && d->nfiles == 0 && d->total_size == 0);
+	} else if (of != NULL && of->sizes == CFG_SIZES_TREE) {
+		FZ_CHECK(d->nfiles == 1 && d->file_size == 0 && d->total_size == 0);
+	} else if (d->sizes == CFG_SIZES_FIXED) {
+		FZ_CHECK(d->file_size > 0 && d->nfiles > 0);
+		FZ_CHECK(d->nfiles <= UINT64_MAX / d->file_size);
+		FZ_CHECK(d->total_size == d->nfiles * d->file_size);
+	} else {
+		FZ_CHECK(d->file_size > 0 && d->nfiles > 0 && d->total_size > 0);
+	}
+}
+
+static void fz_check_dataset(const struct experiment *x, const struct cfg_dataset *d)
 {
 	FZ_CHECK(fz_terminated(d->name, sizeof d->name));
 	FZ_CHECK(d->name[0] != '\0' && strcmp(d->name, ".") != 0 && strcmp(d->name, "..") != 0);
 	FZ_CHECK(strchr(d->name, '/') == NULL);
-	FZ_CHECK(d->file_size > 0 && d->nfiles > 0);
-	FZ_CHECK(d->nfiles <= UINT64_MAX / d->file_size);
-	FZ_CHECK(d->total_size == d->nfiles * d->file_size);
+	FZ_CHECK(d->twin_of == 0 || (size_t)d->twin_of <= x->ndatasets);
+	fz_check_sizes(x, d);
 	FZ_CHECK(d->pos.line >= 1 && d->pos.col >= 1);
 }
 
@@ -65,7 +82,7 @@ static void fz_check(const struct experiment *x, const char *text, size_t len)
 	FZ_CHECK(x->files_per_dir > 0);
 	FZ_CHECK(x->datasets != NULL && x->ndatasets >= 1);
 	for (size_t i = 0; i < x->ndatasets; i++)
-		fz_check_dataset(&x->datasets[i]);
+		fz_check_dataset(x, &x->datasets[i]);
 	FZ_CHECK(x->nreaders >= 1 && x->nreaders <= CFG_LIST_MAX);
 	for (size_t i = 0; i < x->nreaders; i++)
 		FZ_CHECK(x->readers_per_node[i] >= 1 && x->readers_pos[i].line >= 1);
