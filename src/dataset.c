@@ -378,7 +378,7 @@ static int manifest_format(const struct manifest *m, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : n;
 }
 
-static int manifest_write_fd(int fd, const char *text, size_t len)
+static int dataset_write_fd(int fd, const char *text, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, text, len);
@@ -392,26 +392,35 @@ static int manifest_write_fd(int fd, const char *text, size_t len)
 	return fsync(fd) == 0 ? 0 : -errno;
 }
 
-int manifest_write(const char *dir, const struct manifest *m, struct pf_err *e)
+int dataset_write_atomic(const char *dir, const char *name, const char *text, size_t len,
+			 const char *what, struct pf_err *e)
 {
-	char path[CFG_PATH_MAX + 64], tmp[CFG_PATH_MAX + 64], text[MANIFEST_SIZES_MAX + 1024];
-	int len = manifest_format(m, text, sizeof text);
-	if (len < 0 || snprintf(path, sizeof path, "%s/%s", dir, DATASET_MANIFEST) >= (int)sizeof path ||
+	char path[CFG_PATH_MAX + 64], tmp[CFG_PATH_MAX + 72];
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
 	    snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-		return pf_fail(e, PF_RUNTIME, "%s: manifest path too long", dir);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		return pf_fail(e, PF_USAGE, "%s: path too long for %s", dir, what);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "%s: cannot create", tmp);
-	int rc = manifest_write_fd(fd, text, (size_t)len);
+	int rc = dataset_write_fd(fd, text, len);
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = -errno;
 	if (rc != 0) {
 		unlink(tmp);
-		return pf_fail_errno(e, rc, "%s: cannot write the manifest", path);
+		return pf_fail_errno(e, rc, "%s: cannot write %s", path, what);
 	}
 	return 0;
+}
+
+int manifest_write(const char *dir, const struct manifest *m, struct pf_err *e)
+{
+	char text[MANIFEST_SIZES_MAX + 1024];
+	int len = manifest_format(m, text, sizeof text);
+	if (len < 0)
+		return pf_fail(e, PF_RUNTIME, "%s: manifest too long", dir);
+	return dataset_write_atomic(dir, DATASET_MANIFEST, text, (size_t)len, "the manifest", e);
 }
 
 /* The layout line; an old manifest's "layout d%06u/f%010u" is the indexed layout. */

@@ -216,39 +216,10 @@ int fromtree_share(struct experiment *x, enum fromtree_mode mode, struct pf_err 
 	return rc;
 }
 
-static int ft_write_all(int fd, const char *text, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		text += n;
-		len -= (size_t)n;
-	}
-	return fsync(fd) == 0 ? 0 : -errno;
-}
-
 int fromtree_write(const char *dir, const struct cfg_dataset *d, struct pf_err *e)
 {
-	char path[FT_PATH], tmp[FT_PATH + 8];
-	if (snprintf(path, sizeof path, "%s/%s", dir, TREE_FILE) >= (int)sizeof path ||
-	    snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-		return pf_fail(e, PF_USAGE, "%s: path too long", dir);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return pf_fail_errno(e, errno, "%s: cannot create", tmp);
-	int rc = ft_write_all(fd, d->tree->text, d->tree->text_len);
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0) {
-		unlink(tmp);
-		return pf_fail_errno(e, rc, "%s: cannot write the tree's description", path);
-	}
-	return 0;
+	return dataset_write_atomic(dir, TREE_FILE, d->tree->text, d->tree->text_len,
+				    "the tree's description", e);
 }
 
 void fromtree_print(FILE *out, const struct experiment *x, const struct cfg_dataset *d)

@@ -727,6 +727,18 @@ static int clean_flat(const struct manifest *m, int dsfd, const char *dsdir, int
 	return rc;
 }
 
+/* One level down from fd (closed): part, opened without following a link; a link or a
+ * non-directory there is said (not followed). The new descriptor, or -1. */
+static int clean_descend(int fd, const char *part, const char *dsdir, const char *shown)
+{
+	int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
+		fprintf(stderr, "pfsread: clean: %s/%s: a level is a symbolic link or not a "
+			"directory; not followed\n", dsdir, shown);
+	close(fd);
+	return next;
+}
+
 /* Open the directory of a hashed name level by level from dsfd, never following a link.
  * Returns the directory's descriptor, or -1 (with a note when a level is a link: not
  * followed; or ENOENT: already gone). */
@@ -737,12 +749,7 @@ static int clean_open_hashed_dir(const struct manifest *m, int dsfd, const char 
 	for (unsigned level = 0; fd >= 0 && level < m->depth; level++) {
 		char part[CFG_HASH_WIDTH_MAX + 1];
 		snprintf(part, sizeof part, "%.*s", (int)m->width, hex + level * m->width);
-		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
-			fprintf(stderr, "pfsread: clean: a level of %s/%s is a symbolic link or not "
-				"a directory; not followed\n", dsdir, hex);
-		close(fd);
-		fd = next;
+		fd = clean_descend(fd, part, dsdir, hex);
 	}
 	return fd;
 }
@@ -869,14 +876,8 @@ static int clean_open_parent(int dsfd, const char *dsdir, char *rel, const char 
 		return fd;
 	*slash = '\0';
 	for (char *part = strtok_r(rel, "/", &save); fd >= 0 && part != NULL;
-	     part = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
-			fprintf(stderr, "pfsread: clean: %s/.../%s is a symbolic link or not a "
-				"directory; not followed\n", dsdir, part);
-		close(fd);
-		fd = next;
-	}
+	     part = strtok_r(NULL, "/", &save))
+		fd = clean_descend(fd, part, dsdir, part);
 	return fd;
 }
 

@@ -93,6 +93,11 @@ void manifest_from_config(const struct experiment *x, const struct cfg_dataset *
 /* Write the manifest into dir atomically (temporary file, fsync, rename). */
 int manifest_write(const char *dir, const struct manifest *m, struct pf_err *e);
 
+/* Write text to dir/name atomically: a temporary file, fsync, rename; what names it in
+ * messages ("the manifest"). Nothing half-written is left on failure. 0 or -1 (e set). */
+int dataset_write_atomic(const char *dir, const char *name, const char *text, size_t len,
+			 const char *what, struct pf_err *e);
+
 /* Read dir's manifest. Returns 0, 1 when there is none, -1 on a damaged one (e set). */
 int manifest_read(const char *dir, struct manifest *m, struct pf_err *e);
 
