@@ -66,9 +66,13 @@ else
 	echo "# full-disk test skipped: needs root to mount a small tmpfs"
 fi
 
-# kill -9 one rank in the middle of a run
+# kill -9 one rank in the middle of a run. The phases spend CPU per byte so that each lasts
+# 0.1-0.6 s: the kill lands inside a phase, as in a real run, not in the few milliseconds of
+# the flush that ends one (HDF5 files are not crash-safe during a flush: a kill there could
+# leave the superblock ahead of the file's end), and a loaded machine cannot finish the run
+# before the kill (800 phases of these small files took a few seconds without the CPU cost).
 root2="$SCRATCH/data2"
-small_config "$cfg" "$root2" "cache: none" "repetitions: 400"
+small_config "$cfg" "$root2" "cache: none" "repetitions: 400" "process: {cpu_ns_per_byte: 200}"
 check "generate a fresh data set" mpi 2 "$PFSREAD" generate "$cfg"
 mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/killed.h5" >"$SCRATCH/killed.out" 2>&1 &
 pid=$!
