@@ -8,6 +8,7 @@
 #include <hdf5.h>
 
 #include "pfsread/calibrate.h"
+#include "pfsread/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,18 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-double calib_mean(const double *v, size_t n)
-{
-	double sum = 0;
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(v[i])) {
-			sum += v[i];
-			m++;
-		}
-	return m ? sum / (double)m : NAN;
-}
 
 static const struct results_field calib_pair_fields[] = {
 	{"from", offsetof(struct calib_pair, from), sizeof(int32_t), RESULTS_I32},
@@ -222,13 +211,13 @@ static void calib_means(struct calib_data *c)
 		return; /* the means stay unknown: the report then uses no measured figure */
 	for (int n = 0; n < c->nnodes; n++)
 		v[n] = c->nodes[n].disk_MBps;
-	c->disk_MBps = calib_mean(v, (size_t)c->nnodes);
+	c->disk_MBps = stats_mean(v, (size_t)c->nnodes);
 	for (int n = 0; n < c->nnodes; n++)
 		v[n] = c->nodes[n].memcpy_MBps;
-	c->memcpy_MBps = calib_mean(v, (size_t)c->nnodes);
+	c->memcpy_MBps = stats_mean(v, (size_t)c->nnodes);
 	for (int n = 0; n < c->nnodes; n++)
 		v[n] = c->nodes[n].link_MBps;
-	c->link_MBps = calib_mean(v, (size_t)c->nnodes);
+	c->link_MBps = stats_mean(v, (size_t)c->nnodes);
 	free(v);
 }
 

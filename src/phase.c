@@ -341,7 +341,21 @@ static double phase_now(const struct phase_run_ctx *c)
 	return topology_now(c->t) - c->paused;
 }
 
-/* verify: true: the block just read against the content pattern, off the clock. */
+static int phase_share_path(const void *core, uint64_t i, char *buf, size_t len)
+{
+	const struct phase_run_ctx *c = core;
+	return phase_item_path(c->s, c->w, i, buf, len);
+}
+
+/* Item i's path for a message, or "file N" when it cannot be built. */
+static void phase_share_name(const struct phase_run_ctx *c, uint64_t i, char *buf, size_t len)
+{
+	if (phase_share_path(c, i, buf, len) != 0)
+		snprintf(buf, len, "file %llu", (unsigned long long)c->w->file[i]);
+}
+
+/* verify: true: the block just read against the content pattern, off the clock (path NULL:
+ * built only for the message). */
 static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off,
 			      const void *buf, size_t got, const char *path)
 {
@@ -349,8 +363,13 @@ static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off,
 	unsigned char want = 0;
 	int64_t bad = dataset_check(c->key, c->w->file[i], off, buf, got, &want);
 	c->paused += topology_now(c->t) - t0;
+	char name[PHASE_PATH];
 	if (bad < 0)
 		return 0;
+	if (path == NULL) { /* named only when it failed: no formatting per block */
+		phase_share_name(c, i, name, sizeof name);
+		path = name;
+	}
 	return pf_fail(c->e, PF_RUNTIME, "data set %s: %s: offset %llu: expected byte 0x%02x, found 0x%02x",
 		       c->s->ds->name, path, (unsigned long long)(off + (uint64_t)bad), want,
 		       ((const unsigned char *)buf)[bad]);
@@ -381,19 +400,24 @@ static void phase_process_block(struct phase_run_ctx *c, const void *buf, size_t
 	c->process += phase_now(c) - t0;
 }
 
-/* process.digest: item i read whole; its digest against its line of the list. */
+/* process.digest: item i read whole; its digest against its line of the list (path NULL:
+ * built only for the message). */
 static int phase_check_digest(struct phase_run_ctx *c, uint64_t i, const char *path)
 {
-	char hex[DIGEST_HEX_MAX];
+	char hex[DIGEST_HEX_MAX], name[PHASE_PATH];
 	size_t len = digest_hex_len(c->dg.kind);
 	const char *want = c->want + i * (len + 1);
 	double t0 = phase_now(c);
 	int rc = digest_final_hex(&c->dg, hex);
 	c->process += phase_now(c) - t0;
+	if (rc == 0 && strncmp(hex, want, len) == 0)
+		return 0;
+	if (path == NULL) { /* named only when it failed */
+		phase_share_name(c, i, name, sizeof name);
+		path = name;
+	}
 	if (rc != 0)
 		return pf_fail_errno(c->e, rc, "%s: %s digest failed", path, digest_name(c->dg.kind));
-	if (strncmp(hex, want, len) == 0)
-		return 0;
 	pf_fail(c->e, PF_RUNTIME, "data set %s: %s: %s digest %s, the digest list says %.*s",
 		c->s->ds->name, path, digest_name(c->dg.kind), hex, (int)len, want);
 	return -EILSEQ;
@@ -526,12 +550,6 @@ static int phase_read_items(struct phase_run_ctx *c, struct phase_output *o)
 	return failed || c->status != PHASE_COMPLETE ? -1 : 0;
 }
 
-static int phase_share_path(const void *core, uint64_t i, char *buf, size_t len)
-{
-	const struct phase_run_ctx *c = core;
-	return phase_item_path(c->s, c->w, i, buf, len);
-}
-
 static double phase_share_now(const void *core)
 {
 	return phase_now(core);
@@ -541,11 +559,7 @@ static double phase_share_now(const void *core)
 static int phase_share_consume(const void *core, uint64_t i, uint64_t offset, const void *buf,
 			       size_t len)
 {
-	struct phase_run_ctx *c = (struct phase_run_ctx *)core;
-	char path[PHASE_PATH];
-	if (phase_share_path(c, i, path, sizeof path) != 0)
-		snprintf(path, sizeof path, "file %llu", (unsigned long long)c->w->file[i]);
-	return phase_verify_block(c, i, offset, buf, len, path);
+	return phase_verify_block((struct phase_run_ctx *)core, i, offset, buf, len, NULL);
 }
 
 /* process with a pipelining backend: item i's digest starts with its first block, or at its
@@ -561,8 +575,7 @@ static int phase_share_begin(struct phase_run_ctx *c, uint64_t i)
 	c->process += phase_now(c) - t0;
 	if (rc == 0)
 		return 0;
-	if (phase_share_path(c, i, path, sizeof path) != 0)
-		snprintf(path, sizeof path, "file %llu", (unsigned long long)c->w->file[i]);
+	phase_share_name(c, i, path, sizeof path);
 	return pf_fail_errno(c->e, rc, "%s: %s digest failed", path, digest_name(c->dg.kind));
 }
 
@@ -585,7 +598,6 @@ static int phase_share_process(const void *core, uint64_t i, uint64_t offset, co
 static int phase_share_item_done(const void *core, uint64_t i, uint64_t bytes)
 {
 	struct phase_run_ctx *c = (struct phase_run_ctx *)core;
-	char path[PHASE_PATH];
 	if (c->dg.kind == DIGEST_NONE)
 		return 0;
 	if (phase_share_begin(c, i) != 0)
@@ -593,9 +605,7 @@ static int phase_share_item_done(const void *core, uint64_t i, uint64_t bytes)
 	c->digesting = UINT64_MAX;
 	if (bytes != c->w->length[i])
 		return 0;
-	if (phase_share_path(c, i, path, sizeof path) != 0)
-		snprintf(path, sizeof path, "file %llu", (unsigned long long)c->w->file[i]);
-	return phase_check_digest(c, i, path) != 0 ? -1 : 0;
+	return phase_check_digest(c, i, NULL) != 0 ? -1 : 0;
 }
 
 /* A pipelining backend reads the whole share itself; the core only names the failure. With a

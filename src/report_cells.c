@@ -70,19 +70,6 @@ static long cells_assign(const struct run_data *run, struct report_cell *c, long
 	return n;
 }
 
-/* Mean of the finite values of v[0..n), NaN when none. */
-static double rc_mean(const double *v, size_t n)
-{
-	double sum = 0;
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(v[i])) {
-			sum += v[i];
-			m++;
-		}
-	return m ? sum / (double)m : NAN;
-}
-
 /* The figures of one phase that a cell averages. */
 enum { RC_BW, RC_STONEWALL, RC_SPREAD, RC_FILES, RC_META, RC_RESIDENT, RC_NFIG };
 
@@ -114,7 +101,7 @@ static int cell_finish(struct report_cell *c, long k, const long *cell, size_t n
 		for (size_t i = 0; i < nphases; i++)
 			if (cell[i] == k)
 				tmp[m++] = fig[i][f];
-		mean[f] = rc_mean(tmp, m);
+		mean[f] = stats_mean(tmp, m);
 	}
 	c->n = (int)m;
 	m = 0;

@@ -66,6 +66,18 @@ static double *stats_finite(const double *v, size_t n, size_t *m)
 	return c;
 }
 
+double stats_mean(const double *v, size_t n)
+{
+	double sum = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i])) {
+			sum += v[i];
+			m++;
+		}
+	return m ? sum / (double)m : NAN;
+}
+
 int stats_of(const double *v, size_t n, struct stats *s)
 {
 	size_t m;

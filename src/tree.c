@@ -17,17 +17,25 @@
 
 /* ---- string tables ---- */
 
+/* Room for one more entry in *a (n used of *cap), doubling. 0 or -ENOMEM. */
+static int tree_grow(uint64_t **a, uint64_t *cap, uint64_t n)
+{
+	if (n < *cap)
+		return 0;
+	uint64_t more = *cap ? 2 * *cap : 256;
+	uint64_t *p = realloc(*a, more * sizeof *p);
+	if (p == NULL)
+		return -ENOMEM;
+	*a = p;
+	*cap = more;
+	return 0;
+}
+
 /* Append s (n bytes) as a new string. 0 or -ENOMEM. */
 static int tree_strs_add(struct tree_strs *s, const char *str, size_t n)
 {
-	if (s->n == s->ncap) {
-		uint64_t cap = s->ncap ? 2 * s->ncap : 256;
-		uint64_t *off = realloc(s->off, cap * sizeof *off);
-		if (off == NULL)
-			return -ENOMEM;
-		s->off = off;
-		s->ncap = cap;
-	}
+	if (tree_grow(&s->off, &s->ncap, s->n) != 0)
+		return -ENOMEM;
 	if (s->len + n + 1 > s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4096;
 		while (cap < s->len + n + 1)
@@ -95,14 +103,8 @@ struct tree_scan_ctx {
 
 static int tree_add_file(struct tree_scan_ctx *c, const char *rel, uint64_t size)
 {
-	if (c->t->files.n == c->cap) {
-		uint64_t cap = c->cap ? 2 * c->cap : 256;
-		uint64_t *s = realloc(c->size, cap * sizeof *s);
-		if (s == NULL)
-			return -ENOMEM;
-		c->size = s;
-		c->cap = cap;
-	}
+	if (tree_grow(&c->size, &c->cap, c->t->files.n) != 0)
+		return -ENOMEM;
 	c->size[c->t->files.n] = size;
 	return tree_strs_add(&c->t->files, rel, strlen(rel));
 }

@@ -56,8 +56,6 @@ void calib_free(struct calib_data *c);
 int calib_write(const char *path, int force, const struct calib_data *c, const char *config_yaml,
 		struct pf_err *e);
 
-/* Mean of the finite v[i] (NaN when none): the figure the report uses for a node. */
-double calib_mean(const double *v, size_t n);
 
 #ifdef PFSREAD_WITH_MPI
 /* `pfsread calibrate CONFIG [-o FILE] [--force] [--disk-size SIZE] [--mem-size SIZE]

@@ -14,6 +14,9 @@ struct stats {
 	double ci95; /* half-width of the 95% confidence interval of the mean: t(0.975, n-1) sd/sqrt(n) */
 };
 
+/* The mean of the finite values of v[0..n), NaN when there is none. */
+double stats_mean(const double *v, size_t n);
+
 /* Summarise v[0..n). Non-finite values are left out (n counts the others). Sorts a copy for
  * the median. Returns 0, or -1 when the copy cannot be allocated (*s then holds NaNs). */
 int stats_of(const double *v, size_t n, struct stats *s);

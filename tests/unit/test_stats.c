@@ -71,8 +71,18 @@ static void test_overlap(void)
 	ok(stats_overlap(&a, &b) == -1, "one repetition: no estimate");
 }
 
+/* stats_mean: the finite values only, NaN for none (the report's node and cell figures). */
+static void test_mean(void)
+{
+	const double v[] = {1, NAN, 2, INFINITY, 6};
+	const double none[] = {NAN, -INFINITY};
+	ok(stats_mean(v, 5) == 3.0, "mean of the finite values: 3 (%g)", stats_mean(v, 5));
+	ok(isnan(stats_mean(none, 2)) && isnan(stats_mean(v, 0)), "no finite value: NaN");
+}
+
 int main(void)
 {
+	test_mean();
 	test_summary();
 	test_edges();
 	test_t_and_quantiles();
