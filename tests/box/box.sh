@@ -179,7 +179,7 @@ ns_up() {
 		# them in from /proc is refused now and then here): an anchor process holds the node's
 		# namespaces, and the agent enters them through /proc/ANCHOR
 		nsenter --net="/run/netns/box-$n" --mount="$B/ns/$n.mnt" --uts="$B/ns/$n.uts" \
-			sleep 2147483647 &
+			sleep 2147483647 </dev/null >/dev/null 2>&1 &
 		p=$!
 		echo "$p" >"$RUN/anchor-$n"
 		record_pid "$p"
@@ -255,7 +255,7 @@ volume management
 end-volume
 EOF
 	ton srv glusterd -f "$B/srv/gl/glusterd.vol" -p "$B/srv/gl/run/glusterd.pid" \
-		-l "$B/log/glusterd.log" || return 1
+		-l "$B/log/glusterd.log" </dev/null >>"$B/log/glusterd.out" 2>&1 || return 1
 	record_ns box-srv
 	for i in $(seq 100); do G volume list >/dev/null 2>&1 && break; sleep 0.2; done
 	# shellcheck disable=SC2086
@@ -267,7 +267,7 @@ EOF
 	for n in $(nodes); do
 		ton "$n" mount -t glusterfs \
 			-o "log-file=$B/log/client-$n.log${GL_MOUNT_OPTS:+,$GL_MOUNT_OPTS}" \
-			"$SRV_IP:/vol" "$B/fs" || return 1
+			"$SRV_IP:/vol" "$B/fs" </dev/null >>"$B/log/mount.out" 2>&1 || return 1
 		record_ns "box-$n"
 	done
 }
@@ -346,7 +346,7 @@ ceph_cli() { ton srv ceph -c "$CEPH_CONF" "$@"; }
 ceph_start() {
 	local name=$1
 	shift
-	nsenter --net=/run/netns/box-srv "$@" -f -c "$CEPH_CONF" >>"$B/log/$name.out" 2>&1 &
+	nsenter --net=/run/netns/box-srv "$@" -f -c "$CEPH_CONF" </dev/null >>"$B/log/$name.out" 2>&1 &
 	record_pid $!
 }
 
@@ -448,7 +448,7 @@ ceph_up() {
 	[ "$pgs" = 1 ] || { say "ceph: not active+clean in 120 s"; return 1; }
 	for n in $(nodes); do
 		on "$n" ceph-fuse -f -c "$CEPH_CONF" -n client.admin -m "$SRV_IP:6789" \
-			$CEPH_FUSE_OPTS "$B/fs" >>"$B/log/ceph-fuse-$n.out" 2>&1 &
+			$CEPH_FUSE_OPTS "$B/fs" </dev/null >>"$B/log/ceph-fuse-$n.out" 2>&1 &
 		record_pid $!
 		for i in $(seq 100); do on "$n" mountpoint -q "$B/fs" && break; sleep 0.2; done
 		on "$n" mountpoint -q "$B/fs" || return 1
@@ -744,7 +744,7 @@ cmd_iperf() {
 	command -v iperf3 >/dev/null || die "iperf3 is not installed"
 	port=$((5200 + ${n#n}))
 	nsenter --net=/run/netns/box-srv timeout $((secs + 20)) iperf3 -s -1 -B "$SRV_IP" -p "$port" \
-		>/dev/null 2>&1 &
+		</dev/null >/dev/null 2>&1 &
 	record_pid $!
 	sleep 0.3
 	# -R: the server sends, as a read does
@@ -789,9 +789,29 @@ cmd_diskcap() {
 	done
 }
 
+# one box command that changes the box at a time (a test's trap and a hand may both run down)
+# (a directory, not flock: the daemons started under the lock would inherit a locked fd)
+LOCK=/run/pfsread-box.lock
+lock() {
+	local i p
+	for i in $(seq 600); do
+		if mkdir "$LOCK" 2>/dev/null; then
+			echo $$ >"$LOCK/pid"
+			trap 'rm -rf "$LOCK"' EXIT
+			return 0
+		fi
+		# the holder died without removing it
+		p=$(cat "$LOCK/pid" 2>/dev/null)
+		[ -n "$p" ] && ! kill -0 "$p" 2>/dev/null && rm -rf "$LOCK"
+		sleep 0.5
+	done
+	die "another box.sh has held $LOCK for 5 minutes (pid $(cat "$LOCK/pid" 2>/dev/null))"
+}
+
 main() {
 	local cmd=${1:-}
 	[ $# -gt 0 ] && shift
+	case "$cmd" in up | down | rate | cut | mend | diskcap) lock ;; esac
 	case "$cmd" in
 	up) cmd_up "$@" ;;
 	down) cmd_down ;;
