@@ -19,6 +19,7 @@
 #define PHASE_PATH (CFG_PATH_MAX + 64)
 #define PHASE_SLICE_ALIGN 4096     /* pattern shared cuts files at multiples of this */
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
+#define PHASE_SKEW_FLOOR_S 0.05    /* see phase_clock_bound */
 
 #define PHASE_MPI(call)                                                                 \
 	do {                                                                            \
@@ -700,16 +701,40 @@ static void phase_sum_rank(struct phase_output *o)
 	}
 }
 
+/* The most the opening barrier's exits may differ by when every clock is right: twice the
+ * worst offset error (two ranks, each wrong by up to its error) plus what a barrier's release
+ * takes to reach every rank, a descheduled one included (PHASE_SKEW_FLOOR_S). A clock that is
+ * off by a start-up time (seconds) is far beyond it. */
+static double phase_clock_bound(const struct topology *t)
+{
+	double worst = 0;
+	for (int r = 0; r < t->nranks; r++)
+		if (t->rank_error_s[r] > worst)
+			worst = t->rank_error_s[r];
+	return PHASE_SKEW_FLOOR_S + 2 * worst;
+}
+
+/* The phase's doubts, from its agreed figures: "clock" when the ranks' clocks disagreed at the
+ * opening barrier by more than they can. */
+static void phase_flags(struct phase_info *p)
+{
+	p->flags[0] = '\0';
+	if (p->start_skew_s > p->clock_bound_s)
+		snprintf(p->flags, sizeof p->flags, "clock");
+}
+
 /* After the closing barrier: times relative to the earliest barrier exit, and the phase's
- * outcome (bytes, first start, last end, residency, failure) agreed by all ranks. */
-static int phase_agree(const struct phase_spec *s, double opened, int status, int noatime,
-		       struct phase_output *o, struct pf_err *e)
+ * outcome (bytes, first start, last end, residency, failure, the barrier's skew) agreed by
+ * all ranks. */
+static int phase_agree(const struct phase_spec *s, const struct topology *t, double opened,
+		       int status, int noatime, struct phase_output *o, struct pf_err *e)
 {
 	int rc = 0, worst = 0, all_noatime = 0;
-	double base, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
+	double base, latest, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
 	double resident[2] = {o->me.resident_fraction * (double)o->me.bytes, (double)o->me.bytes};
 	uint64_t bytes = 0;
 	PHASE_MPI(MPI_Allreduce(&opened, &base, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+	PHASE_MPI(MPI_Allreduce(&opened, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
@@ -726,12 +751,20 @@ static int phase_agree(const struct phase_spec *s, double opened, int status, in
 		o->me.start -= base;
 		o->me.end -= base;
 	}
+	o->me.barrier_s = opened - base;
+	o->me.clock_offset_s = t->rank_offset_s[t->rank];
+	o->me.clock_error_s = t->rank_error_s[t->rank];
+	o->info.start_skew_s = latest - base;
+	o->info.clock_bound_s = phase_clock_bound(t);
 	o->info.bytes = bytes;
 	o->info.noatime = all_noatime;
 	o->info.resident_fraction = resident[1] > 0 ? resident[0] / resident[1] : 0;
+	snprintf(o->info.cache_state, sizeof o->info.cache_state, "%s",
+		 cache_state_name(cache_state_of(o->info.resident_fraction)));
 	o->info.elapsed_s = last > first ? last - first : 0;
 	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? (double)bytes / o->info.elapsed_s / 1e6 : 0;
 	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[worst]);
+	phase_flags(&o->info);
 	if (worst != PHASE_COMPLETE)
 		rc = -1; /* the ranks that failed say why */
 out:
@@ -871,7 +904,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 		o->me.io_s = o->me.end - o->me.start;
 	if (c.status == PHASE_COMPLETE && phase_check_bytes(s, &w, o, e) != 0)
 		c.status = PHASE_FAILED;
-	rc = phase_agree(s, opened, c.status, c.noatime, o, e);
+	rc = phase_agree(s, t, opened, c.status, c.noatime, o, e);
 out:
 	digest_close(&c.dg);
 	free(c.want);

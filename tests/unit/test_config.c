@@ -353,7 +353,7 @@ static void test_key_errors(void)
 	expect_fail("unknown top-level key", "unknown.yaml", ROOT_LINE DS_LINES "colour: blue\n", 4,
 		    1, "colour",
 		    "unknown key (allowed: name, root, results, layout, datasets, sweep, "
-		    "repetitions, cache, seed, ");
+		    "repetitions, cache, shift_fallback, seed, ");
 	expect_fail("unknown data set key", "unknownds.yaml",
 		    ROOT_LINE "datasets:\n  - name: a\n    file_size: 1MiB\n    filecount: 4\n",
 		    5, 5, "datasets[0].filecount",
