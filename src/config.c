@@ -1365,6 +1365,8 @@ static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
 	}
 	if (x->cache_pos.line == 0)
 		x->cache_pos = pos;
+	if (x->shift_fallback_pos.line == 0)
+		x->shift_fallback_pos = pos;
 }
 
 /* ---- after the whole document: sizes need the seed, twins the totals ---- */

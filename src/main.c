@@ -160,6 +160,11 @@ static int cmd_plan(int argc, char **argv, struct pf_err *e)
 		       x.name, (unsigned long long)n, ranks, nodes, x.root);
 		for (size_t i = 0; i < x.ndatasets; i++)
 			plan_print_dataset(&x, &x.datasets[i]);
+		if (x.cache == CFG_CACHE_SHIFT) {
+			char shift[512];
+			plan_shift_describe(&x, nodes, shift, sizeof shift);
+			printf("%s\n", shift);
+		}
 		printf("%5s  %-12s %10s %9s %7s %8s %15s %-8s %9s %-8s %4s %12s\n", "phase",
 		       "dataset", "file size", "files", "r/node", "readers", "files/reader",
 		       "backend", "transfer", "order", "rep", "bytes");

@@ -54,6 +54,8 @@ struct phase_work {
 	size_t name_len;
 };
 
+static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t);
+
 static void phase_fill_info(const struct phase_spec *s, const struct topology *t,
 			    struct phase_info *p)
 {
@@ -69,6 +71,10 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 	p->transfer_size = s->transfer_size;
 	snprintf(p->order, sizeof p->order, "%s", cfg_order_name(s->order));
 	snprintf(p->cache, sizeof p->cache, "%s", cfg_cache_name(x->cache));
+	if (x->cache == CFG_CACHE_SHIFT && phase_cache_action(s, t) != CFG_CACHE_SHIFT &&
+	    phase_cache_action(s, t) != CFG_CACHE_NONE)
+		snprintf(p->cache_evict, sizeof p->cache_evict, "%s",
+			 cfg_cache_name(phase_cache_action(s, t)));
 	snprintf(p->pattern, sizeof p->pattern, "%s", cfg_pattern_name(s->pattern));
 	snprintf(p->decomposition, sizeof p->decomposition, "%s", cfg_decomp_name(s->decomp));
 	snprintf(p->atime_mode, sizeof p->atime_mode, "%s", s->atime_mode ? s->atime_mode : "");
@@ -279,14 +285,26 @@ static int phase_path(const struct phase_spec *s, const struct phase_work *w, ui
 	return 0;
 }
 
+/* What empties the cache before this phase: the experiment's strategy, but cache: shift has
+ * only nnodes - 1 cold uses of a data set (use nnodes brings each file back to the node that
+ * wrote it, later ones to nodes that read it), after which shift_fallback evicts on the
+ * reading node. */
+static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t)
+{
+	if (s->x->cache != CFG_CACHE_SHIFT)
+		return s->x->cache;
+	return plan_shift_is_cold(s->shift_use, t->nnodes) ? CFG_CACHE_SHIFT : s->x->shift_fallback;
+}
+
 /* Before the opening barrier: empty the cache the way the experiment asks. */
 static int phase_prepare_cache(const struct phase_spec *s, const struct topology *t,
 			       const struct phase_work *w, struct pf_err *e)
 {
 	char path[PHASE_PATH];
-	if (s->x->cache == CFG_CACHE_DROP && t->local_rank == 0)
+	enum cfg_cache action = phase_cache_action(s, t);
+	if (action == CFG_CACHE_DROP && t->local_rank == 0)
 		return cache_drop_node(e);
-	if (s->x->cache != CFG_CACHE_FADVISE)
+	if (action != CFG_CACHE_FADVISE)
 		return 0;
 	for (uint64_t i = 0; i < w->n; i++)
 		if (phase_path(s, w, i, path, sizeof path, e) != 0 ||

@@ -235,6 +235,7 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 	json_knum(out, "server_disk_MBps", h->server_disk_MBps > 0 ? h->server_disk_MBps : NAN, 0);
 	json_knum(out, "server_link_MBps", h->server_link_MBps > 0 ? h->server_link_MBps : NAN, 0);
 	json_kbool(out, "data_on_compute_nodes", h->data_on_compute_nodes, 0);
+	json_kbool(out, "data_remote", h->data_remote, 0);
 	json_knum(out, "racks", h->racks > 0 ? h->racks : NAN, 0);
 	json_knum(out, "rack_uplink_MBps", h->rack_uplink_MBps > 0 ? h->rack_uplink_MBps : NAN, 0);
 	fputs("}", out);

@@ -490,9 +490,13 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 	for (long i = 0; i < r->ncells && rc >= 0; i++)
 		if (r->cells[i].efficiency > 1.05)
 			rp_para(out, f, "%s x %d readers/node%s: measured %.0f%% of its ceiling: a "
-				"figure of the hardware is too low, or the data came from a cache",
+				"hardware figure is too low or missing from the model%s",
 				r->cells[i].dataset, (int)r->cells[i].readers_per_node,
-				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100);
+				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100,
+				r->cells[i].state == CACHE_COLD
+					? " (its data was not in this node's page cache before it; "
+					  "a cache elsewhere, such as the servers', may have served it)"
+					: "");
 	return rc < 0 ? -1 : 0;
 }
 

@@ -112,6 +112,13 @@ static int run_check_experiment(const struct experiment *x, const struct topolog
 	if (x->cache == CFG_CACHE_SHIFT && t->nnodes < 2)
 		return cfg_fail_at(e, x, x->cache_pos, "cache",
 				   "'shift' reads each file on another node, and this job has one node");
+	if (x->cache == CFG_CACHE_SHIFT && !plan_shift_is_cold(plan_dataset_uses(x), t->nnodes) &&
+	    cache_check_allowed(x->shift_fallback, e) != 0) {
+		char why[sizeof e->msg];
+		snprintf(why, sizeof why, "%s", e->msg);
+		pf_err_clear(e);
+		return cfg_fail_at(e, x, x->shift_fallback_pos, "shift_fallback", "%s", why);
+	}
 	if (cache_check_allowed(x->cache, e) != 0) {
 		char why[sizeof e->msg];
 		snprintf(why, sizeof why, "%s", e->msg);
@@ -476,9 +483,14 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
 	meta.env = env;
-	if (t.rank == 0)
+	if (t.rank == 0) {
+		char shift[512];
 		printf("pfsread %s: %s, %d ranks on %d nodes, %llu phases -> %s\n", PFSREAD_VERSION,
 		       x->name, t.nranks, t.nnodes, (unsigned long long)plan_phase_count(x), path);
+		plan_shift_describe(x, t.nnodes, shift, sizeof shift);
+		if (x->cache == CFG_CACHE_SHIFT)
+			printf("%s\n", shift);
+	}
 	stop_watchdog_stage("creating the results file (H5Fcreate, collective)");
 	rc = results_create(path, o->force, MPI_COMM_WORLD, &meta, &r, e);
 	if (rc == 0)
