@@ -20,4 +20,16 @@ int stop_timed_out(void);
 /* stop_signal() || stop_timed_out(). */
 int stop_now(void);
 
+/* The start-up watchdog: a run that has not reached its first phase (or a command its work)
+ * seconds after the first call here is stuck (an MPI start-up that hangs spins without a
+ * word). Then this process prints the stage it was at and exits with status 1. Later calls
+ * set a new limit, still counted from the first call; 0 disarms it. Returns 0 or -1. */
+int stop_watchdog_arm(double seconds);
+
+/* What start-up is doing now, for the watchdog's message: a string that outlives the run. */
+void stop_watchdog_stage(const char *stage);
+
+/* This process's rank, for the watchdog's message (-1: not known yet). */
+void stop_watchdog_rank(int rank);
+
 #endif
