@@ -59,7 +59,47 @@ bmpi() {
 	per=$2
 	shift 2
 	spec=$(echo "$hosts" | sed "s/\([^,]*\)/\1:$per/g")
-	timeout "${BMPI_TIMEOUT:-300}" "$BOX" mpirun --host "$spec" --map-by "ppr:$per:node" "$@"
+	# in the background: a signal to the test interrupts wait at once and the trap tears the
+	# box down (a foreground child would be waited for first)
+	timeout "${BMPI_TIMEOUT:-300}" "$BOX" mpirun --host "$spec" --map-by "ppr:$per:node" "$@" &
+	wait $!
+}
+
+# box_pids NAME: keep the list of what the box started, to check later that all of it ended
+box_pids() {
+	cp /box/run/pids "$SCRATCH/pids.$1"
+}
+
+# box_left [PIDS_FILE]: what is left of a box (empty: nothing): namespaces, the tmpfs, loop
+# devices, the guard route, any process still seeing a mount under /box (a node's FUSE mount
+# lives in a mount namespace of its own), and the processes recorded in PIDS_FILE
+box_left() {
+	w=""
+	ip netns list | grep -q '^box-' && w="$w namespaces"
+	mountpoint -q /box && w="$w /box"
+	losetup -a | grep -q '(/box/' && w="$w loop-devices"
+	ip route show type unreachable | grep -q '10.77.0.0/24' && w="$w guard-route"
+	cat /proc/[0-9]*/mountinfo 2>/dev/null | awk '$5 ~ /^\/box(\/|$)/' | grep -q . && w="$w mounts"
+	if [ -n "${1:-}" ]; then
+		while read -r p s c; do
+			[ "$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$p/stat" 2>/dev/null)" = "$s" ] &&
+				w="$w $c($p)"
+		done <"$1"
+	fi
+	echo "${w# }"
+}
+
+# box_down_clean DESC: down, then nothing may be left of the box
+box_down_clean() {
+	box_pids down
+	T0=$(date +%s.%N)
+	out=$("$BOX" down 2>&1)
+	st=$?
+	BOX_OWNED=0
+	echo "# $out ($(elapsed "$T0") s wall)"
+	left=$(box_left "$SCRATCH/pids.down")
+	[ $st -eq 0 ] && [ -z "$left" ]
+	ok $? "$1${left:+ (left: $left)}"
 }
 
 # rx_total NODES...: bytes the nodes have received on their links, summed
