@@ -80,7 +80,7 @@ box_left() {
 	losetup -a | grep -q '(/box/' && w="$w loop-devices"
 	ip route show type unreachable | grep -q '10.77.0.0/24' && w="$w guard-route"
 	cat /proc/[0-9]*/mountinfo 2>/dev/null | awk '$5 ~ /^\/box(\/|$)/' | grep -q . && w="$w mounts"
-	if [ -n "${1:-}" ]; then
+	if [ -f "${1:-}" ]; then
 		while read -r p s c; do
 			[ "$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$p/stat" 2>/dev/null)" = "$s" ] &&
 				w="$w $c($p)"
