@@ -4,6 +4,8 @@
 #   make check                install what is missing, build, run the whole suite (prove)
 #   make install PREFIX=...   install the binary, configs and job scripts
 #   make fuzz                 fuzz the config loader and the report's reader (clang, libFuzzer)
+#   make box-check            the truth tests in a cluster in a box (root; see README)
+#   make box-demo             GlusterFS against MooseFS in a cluster in a box, one HTML report
 # On a cluster, build against the loaded modules:
 #   make MPICC=cc HDF5_CFLAGS=-I$$HDF5_DIR/include HDF5_LIBS="-L$$HDF5_DIR/lib -lhdf5"
 
@@ -121,6 +123,28 @@ bench-scale: deps
 	$(MPIRUN) $$([ "$$(id -u)" -eq 0 ] && echo --allow-run-as-root) --oversubscribe -np 4 \
 	  $(BUILD)/scale_bench $${BENCH_DIR:-/var/tmp}
 
+# The cluster in a box (tests/box/box.sh; README "Cluster in a box"): nodes in network, mount
+# and UTS namespaces on shaped links, GlusterFS / MooseFS / CephFS servers. Root, netns, FUSE.
+#   make box-check   the truth tests (tests/box/*.t), one box at a time (~5 minutes)
+#   make box-demo    GlusterFS against MooseFS (and CephFS) in miniature, one HTML report
+# `make check CHECK_BOX=1` adds the box tests to the suite where the machine allows them (root,
+# network namespaces, /dev/fuse); off by default: they take minutes and one box runs at a time.
+DEB_BOX_PACKAGES = glusterfs-server glusterfs-client moosefs-master moosefs-chunkserver \
+                   moosefs-client moosefs-cli iperf3 xfsprogs e2fsprogs python3-h5py gnuplot-nox
+CHECK_BOX ?= 0
+BOX_TESTS = $(shell [ "$(CHECK_BOX)" = 1 ] && [ "$$(id -u)" = 0 ] && [ -c /dev/fuse ] && \
+              unshare --net true 2>/dev/null && echo tests/box/*.t)
+.PHONY: box-check box-demo
+box-check: deps
+	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
+	$(MAKE) all
+	PFSREAD=$(CURDIR)/build/pfsread prove --timer tests/box/*.t
+
+box-demo: deps
+	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
+	$(MAKE) all
+	PFSREAD=$(CURDIR)/build/pfsread tests/box/demo.sh
+
 # The whole suite: unit tests and integration tests on the normal build, then the unit
 # tests and an end-to-end run again under ASan+UBSan. One prove run, one closing line.
 check: deps-test
@@ -129,7 +153,7 @@ check: deps-test
 	PFSREAD=$(CURDIR)/build/pfsread PFSREAD_SAN=$(CURDIR)/build-san/pfsread \
 	  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  prove --exec '' --timer $(UNIT_SRCS:tests/unit/%.c=build/tests/%) \
-	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t
+	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t $(BOX_TESTS)
 
 install: $(BUILD)/pfsread
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pfsread/configs \
