@@ -138,7 +138,7 @@ BOX_TESTS = $(shell [ "$(CHECK_BOX)" = 1 ] && [ "$$(id -u)" = 0 ] && [ -c /dev/f
 box-check: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
 	$(MAKE) all
-	PFSREAD=$(CURDIR)/build/pfsread prove --timer tests/box/*.t
+	PFSREAD=$(CURDIR)/build/pfsread prove -v --timer tests/box/*.t
 
 box-demo: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)

@@ -38,6 +38,7 @@ RUN=$B/run
 TMPFS_MB=${BOX_TMPFS_MB:-3072}      # the whole box: images, state, logs
 IMG_MB=${BOX_IMG_MB:-1024}          # one brick / chunk store / OSD image (sparse)
 GL_MOUNT_OPTS=${BOX_GLUSTER_MOUNT_OPTS:-}
+GL_PING_TIMEOUT=${BOX_GLUSTER_PING_TIMEOUT:-10}
 # MooseFS's default 1 MiB read-ahead pulled 91 MiB over the link for a 64 MiB file read by two
 # ranks: the smallest read-ahead keeps the bytes on the wire close to the bytes read
 MFS_MOUNT_OPTS=${BOX_MFS_MOUNT_OPTS:-mfsreadaheadleng=131072}
@@ -46,6 +47,7 @@ CEPH_FUSE_OPTS=${BOX_CEPH_FUSE_OPTS:---client_oc=false}
 CG_BLKIO=/sys/fs/cgroup/blkio/box-srv
 
 say() { echo "box: $*" >&2; }
+step() { [ -z "${BOX_VERBOSE:-}" ] || say "$1: $(since "$2") s"; }
 die() { say "$*"; exit 1; }
 usage() { say "$*"; sed -n '3,20p' "$0" >&2; exit 2; }
 t() { timeout "${T:-60}" "$@"; }
@@ -260,8 +262,8 @@ EOF
 	for i in $(seq 100); do G volume list >/dev/null 2>&1 && break; sleep 0.2; done
 	# shellcheck disable=SC2086
 	G volume create vol transport tcp $bricks force >/dev/null || return 1
-	# a client cut off from the server gives up after 10 s (default 42) instead of hanging reads
-	G volume set vol network.ping-timeout 10 >/dev/null || return 1
+	# a client cut off from the server gives up after 10 s (GlusterFS's default: 42 s)
+	G volume set vol network.ping-timeout "$GL_PING_TIMEOUT" >/dev/null || return 1
 	G volume start vol >/dev/null || return 1
 	record_ns box-srv
 	for n in $(nodes); do
@@ -591,15 +593,23 @@ cmd_down() {
 	done
 	# shellcheck disable=SC2086
 	WAIT=3 end_pids $pids
+	step "processes in the nodes" "$start"
 	# 2. the mounts of the nodes (a client cut from its server may hang: lazily then)
 	for n in $(box_netns); do
 		n=${n#box-}
-		[ -e "$B/ns/$n.mnt" ] && on "$n" mountpoint -q "$B/fs" 2>/dev/null || continue
-		T=20 ton "$n" umount "$B/fs" 2>/dev/null || T=10 ton "$n" umount -l "$B/fs" 2>/dev/null
+		# (from mountinfo: a stat of the mount would hang on a client cut off from its server)
+		[ -e "$B/ns/$n.mnt" ] && on "$n" grep -q " $B/fs " /proc/self/mountinfo 2>/dev/null || continue
+		# a cut path first mended, so that the client can say goodbye to its server
+		ip -n "box-$n" route del blackhole "$SRV_IP/32" 2>/dev/null
+		ip -n box-srv route del blackhole "$(node_ip "$n")/32" 2>/dev/null
+		T=5 ton "$n" umount --no-canonicalize "$B/fs" 2>/dev/null ||
+			T=5 ton "$n" umount --no-canonicalize -l "$B/fs" 2>/dev/null
 	done
+	step "mounts" "$start"
 	# 3. every process recorded and every one left in the box's namespaces, daemons included
 	# shellcheck disable=SC2046
 	WAIT=10 end_pids $(our_pids | sort -u)
+	step "daemons" "$start"
 	# 4. the namespaces: bind mounts of mount and UTS namespaces, then the network ones
 	if [ -d "$B/ns" ]; then
 		for p in "$B"/ns/*; do mountpoint -q "$p" 2>/dev/null && t umount "$p"; done

@@ -171,8 +171,9 @@ ge "$res" 0.95
 ok $? "cache none, repetition 2: its resident fraction says warm (>= 95%)"
 OUT=$(phase none 1 warm)
 [ "$OUT" = True ]
-todo $? "cache none, repetition 2: the report flags it warm" \
-	"pfsread flags warm only when cache is not none (report_phase_warm) and averages it with the cold one"
+ok $? "cache none, repetition 2: the report flags it warm"
+OUT=$("$PFSREAD" report "$SCRATCH/none.h5")
+contains "WARM" "cache none: the report's cells keep the warm repetition apart (WARM)"
 
 cachestudy drop drop 1
 read0=$(phase drop 0 bytes)
