@@ -125,7 +125,7 @@ bench-scale: deps
 
 # The cluster in a box (tests/box/box.sh; README "Cluster in a box"): nodes in network, mount
 # and UTS namespaces on shaped links, GlusterFS / MooseFS / CephFS servers. Root, netns, FUSE.
-#   make box-check   the truth tests (tests/box/*.t), one box at a time (~5 minutes)
+#   make box-check   the truth tests (tests/box/*.t), one box at a time (~6 minutes)
 #   make box-demo    GlusterFS against MooseFS (and CephFS) in miniature, one HTML report
 # `make check CHECK_BOX=1` adds the box tests to the suite where the machine allows them (root,
 # network namespaces, /dev/fuse); off by default: they take minutes and one box runs at a time.
