@@ -443,13 +443,17 @@ ceph_up() {
 	ceph_start mds.a ceph-mds -i a
 	pgs=0
 	for i in $(seq 240); do
+		# every placement group active+clean ("41 pgs: 41 active+clean; ...")
 		ceph_cli mds stat 2>/dev/null | grep -q 'up:active' &&
-			ceph_cli pg stat 2>/dev/null | grep -q '^40 pgs: 40 active+clean' && pgs=1 && break
+			ceph_cli pg stat 2>/dev/null | awk '$1 == $3 && $4 ~ /^active\+clean/ { ok = 1 } END { exit !ok }' &&
+			pgs=1 && break
 		sleep 0.5
 	done
 	[ "$pgs" = 1 ] || { say "ceph: not active+clean in 120 s"; return 1; }
 	for n in $(nodes); do
-		on "$n" ceph-fuse -f -c "$CEPH_CONF" -n client.admin -m "$SRV_IP:6789" \
+		# (nsenter itself in the background, not a function: $! is then the client's pid)
+		nsenter --net="/run/netns/box-$n" --mount="$B/ns/$n.mnt" \
+			ceph-fuse -f -c "$CEPH_CONF" -n client.admin -m "$SRV_IP:6789" \
 			$CEPH_FUSE_OPTS "$B/fs" </dev/null >>"$B/log/ceph-fuse-$n.out" 2>&1 &
 		record_pid $!
 		for i in $(seq 100); do on "$n" mountpoint -q "$B/fs" && break; sleep 0.2; done

@@ -34,6 +34,16 @@ check "generate on 2 nodes" bmpi n1,n2 1 "$PFSREAD" generate "$SCRATCH/c.yaml"
 expect_status 0 "ceph osd stat" "$BOX" exec server -- ceph -c /box/srv/ceph/ceph.conf osd stat
 figure "OSDs" "$OUT"
 contains "2 up" "2 OSDs up"
+# CRUSH places a file's objects by hash: the data set must have landed on both OSDs
+expect_status 0 "ceph osd df" "$BOX" exec server -- ceph -c /box/srv/ceph/ceph.conf osd df -f json
+printf '%s\n' "$OUT" >"$SCRATCH/osd-df.json"
+check "the data set is spread over both OSDs" "$PYTHON" -c '
+import json, sys
+nodes = json.load(open(sys.argv[1]))["nodes"]
+used = {n["name"]: n["kb_used_data"] for n in nodes}
+print(used)
+assert len(used) >= 2 and all(v > 16 * 1024 for v in used.values()), used
+' "$SCRATCH/osd-df.json"
 "$BOX" cold ceph
 check "run on 2 nodes" bmpi n1,n2 1 "$PFSREAD" run "$SCRATCH/c.yaml"
 b=$(rep_json "$SCRATCH/c.h5" "d['cells'][0]['mean_MBps']")
