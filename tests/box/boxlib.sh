@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # boxlib.sh: what the box tests share, on top of tests/integration/lib.sh (TAP, scratch,
 # checks): the skip rules, the packages, one box per test torn down on exit, failure and signal,
 # and small measurements (bytes on the nodes' links, figures from the report's json).
