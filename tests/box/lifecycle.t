@@ -93,6 +93,22 @@ ok $? "MooseFS, 1 node: the report names the server's link as the limit"
 [ "$(rep_json "$SCRATCH/m.h5" "d['meta']['hostnames']")" = "['n1']" ]
 ok $? "the results name the node by its box host name"
 
+# the server's disk capped at 20 MiB/s (cgroup v1 blkio on its chunk device; cold bricks)
+if "$BOX" diskcap 20; then
+	sed -i 's/^hardware: .*/hardware: {node_link_MBps: 50, storage_servers: 1, server_link_MBps: 36, server_disk_MBps: 20.97}/' "$SCRATCH/m.yaml"
+	"$BOX" cold life
+	check "run on MooseFS, the server's disk capped" bmpi n1 1 "$PFSREAD" run "$SCRATCH/m.yaml" -o "$SCRATCH/m-disk.h5"
+	"$BOX" diskcap off
+	b=$(rep_json "$SCRATCH/m-disk.h5" "d['cells'][0]['mean_MBps']")
+	figure "MooseFS, n1, server disk at 20 MiB/s: aggregate" "$b MB/s (cap 20.97 MB/s)"
+	within "$b" 20.97 0.10
+	ok $? "server disk capped: pfsread at the disk's cap (within 10%)"
+	[ "$(rep_json "$SCRATCH/m-disk.h5" "d['cells'][0]['ceiling']['limit']")" = "server disks" ]
+	ok $? "server disk capped: the report names the server's disks as the limit"
+else
+	ok 1 "the server's disk can be capped (cgroup v1 blkio)"
+fi
+
 box_down_clean "down leaves nothing: namespaces, mounts, loop devices, daemons, guard route"
 T0=$(date +%s.%N)
 expect_status 0 "down again is fine (idempotent)" "$BOX" down
