@@ -308,8 +308,15 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 		if (e->status == PF_HUNG)
 			break; /* nothing collective can be done any more */
 		if (results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr) != 0) {
-			pf_fail(e, werr.status, "%s", werr.msg);
+			if (werr.status == PF_HUNG)
+				pf_fail_lost(e, "%s", werr.msg);
+			else
+				pf_fail(e, werr.status, "%s", werr.msg);
 			rc = -1;
+		}
+		if (e->status == PF_HUNG) {
+			phase_output_free(&out);
+			break; /* the results file cannot be written any more: main aborts */
 		}
 		if (t->rank == 0)
 			run_print_phase(x, &out.info, i, n);
@@ -462,9 +469,14 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (r != NULL) {
 		struct pf_err cerr = {0};
 		if (results_close(r, status, &cerr) != 0) {
-			pf_fail(e, cerr.status, "%s", cerr.msg);
+			if (cerr.status == PF_HUNG)
+				pf_fail_lost(e, "%s", cerr.msg);
+			else
+				pf_fail(e, cerr.status, "%s", cerr.msg);
 			rc = -1;
 		}
+		if (e->status == PF_HUNG)
+			goto out;
 	}
 	if (strcmp(status, "interrupted") == 0 && stop_signal() != 0 && e->status != PF_OK)
 		e->status = 128 + stop_signal(); /* the exit status a shell gives a killed job */
