@@ -11,13 +11,20 @@
 
 /* ---- csv ---- */
 
+/* A string cell. A results file may be someone else's, and a spreadsheet runs a cell that
+ * starts with = + - @ (or a tab or carriage return before one) as a formula: such a cell gets
+ * a leading ' (shown as text, the way spreadsheets mark text). Numbers never come here
+ * (csv_num), so a negative figure stays a number. */
 static void csv_field(FILE *out, const char *s)
 {
-	if (strpbrk(s, ",\"\r\n") == NULL) {
+	int formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
+	if (!formula && strpbrk(s, ",\"\r\n") == NULL) {
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);

@@ -41,17 +41,25 @@ void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 			       rp_or_dash(run->status),     fs,
 			       mount};
 	if (f == REPORT_TEXT) {
-		for (size_t i = 0; i < sizeof label / sizeof label[0]; i++)
-			fprintf(out, "%-8s %s\n", label[i], value[i]);
+		for (size_t i = 0; i < sizeof label / sizeof label[0]; i++) {
+			fprintf(out, "%-8s ", label[i]);
+			rp_plain_text(out, value[i]);
+			fputc('\n', out);
+		}
 		return;
 	}
-	if (f == REPORT_MARKDOWN)
-		fprintf(out, "## %s\n\n", value[0]);
-	else
+	if (f == REPORT_MARKDOWN) {
+		fputs("## ", out);
+		rp_md_text(out, value[0]);
+		fputs("\n\n", out);
+	} else {
 		fputs("<ul class=\"meta\">\n", out);
+	}
 	for (size_t i = 1; i < sizeof label / sizeof label[0]; i++)
 		if (f == REPORT_MARKDOWN) {
-			fprintf(out, "- %s: %s\n", label[i], value[i]);
+			fprintf(out, "- %s: ", label[i]);
+			rp_md_text(out, value[i]);
+			fputc('\n', out);
 		} else {
 			fprintf(out, "<li>%s: ", label[i]);
 			rp_html_text(out, value[i]);
