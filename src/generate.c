@@ -587,12 +587,17 @@ static int verify_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	if (path[0] == '\0')
 		return pf_fail(e, PF_RUNTIME, "data set %s: file %" PRIu64 " has no name in the "
 			       "name list (run 'pfsread generate' to finish it)", g->d->name, file);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO in the file's place must not block the open (no effect on a
+	 * regular file's reads) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "data set %s: %s: cannot open", g->d->name, path);
 	int rc = 0;
 	if (fstat(fd, &st) != 0)
 		rc = pf_fail_errno(e, errno, "%s: fstat", path);
+	else if (dataset_not_regular(st.st_mode) != NULL)
+		rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: is %s, not a regular file", g->d->name,
+			     path, dataset_not_regular(st.st_mode));
 	else if ((uint64_t)st.st_size != dataset_file_size(g->d, file))
 		rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: size %lld bytes, expected %" PRIu64,
 			     g->d->name, path, (long long)st.st_size, dataset_file_size(g->d, file));

@@ -337,8 +337,9 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 }
 
 /* Before any timing: each rank checks the files generate gave it (a block of every data set
- * over all ranks) are there with their sizes, so that a missing, short or long file is named
- * up front rather than found in the middle of a timed phase. */
+ * over all ranks) are there, regular, with their sizes, so that a missing, short or long file
+ * (or a FIFO whose open would block, a directory) is named up front rather than found in the
+ * middle of a timed phase. */
 static int run_check_files(const struct experiment *x, const struct topology *t, struct pf_err *e)
 {
 	char path[RUN_PATH], hex[DIGEST_HEX_MAX];
@@ -366,6 +367,9 @@ static int run_check_files(const struct experiment *x, const struct topology *t,
 				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
 			else if (stat(path, &st) != 0)
 				rc = pf_fail_errno(e, errno, "data set %s: %s", ds->name, path);
+			else if (dataset_not_regular(st.st_mode) != NULL)
+				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: is %s, not a regular file",
+					     ds->name, path, dataset_not_regular(st.st_mode));
 			else if ((uint64_t)st.st_size != dataset_file_size(ds, f))
 				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: %lld bytes, the manifest says %llu "
 					     "(run 'pfsread generate' to remake it)",
