@@ -334,6 +334,7 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_knum(out, "elapsed_s", p->elapsed_s, 0);
 	json_knum(out, "bandwidth_MBps", p->bandwidth_MBps, 0);
 	json_kstr(out, "status", p->status, 0);
+	json_kstr(out, "invalid", report_phase_invalid(p), 0); /* null: its figures can be true */
 	json_kbool(out, "warm", report_phase_warm(p), 0);
 	json_ku64(out, "files_read", s.files, 0);
 	json_knum(out, "files_per_s", s.files_per_s, 0);

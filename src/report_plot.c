@@ -274,7 +274,7 @@ static long timeline_phase(const struct run_data *run)
 	long best = -1;
 	for (size_t i = 0; i < run->nphases; i++) {
 		const struct phase_info *p = &run->phases[i].info;
-		if (strcmp(p->status, "complete") != 0 || run->phases[i].nranks == 0)
+		if (!report_phase_counts(p) || run->phases[i].nranks == 0)
 			continue;
 		if (best < 0) {
 			best = (long)i;
@@ -343,7 +343,7 @@ static size_t latency_gather(const struct run_data *run, uint64_t fs, double *v)
 	size_t n = 0;
 	for (size_t i = 0; i < run->nphases; i++)
 		if (run->phases[i].info.file_size == fs &&
-		    strcmp(run->phases[i].info.status, "complete") == 0)
+		    report_phase_counts(&run->phases[i].info))
 			n += analyze_file_times(&run->phases[i], v + n);
 	return n;
 }
@@ -412,7 +412,7 @@ static size_t node_datasets(const struct run_data *run, size_t *first)
 	size_t n = 0;
 	for (size_t i = 0; i < run->nphases; i++) {
 		size_t k = 0;
-		if (strcmp(run->phases[i].info.status, "complete") != 0)
+		if (!report_phase_counts(&run->phases[i].info))
 			continue;
 		while (k < n && strcmp(run->phases[first[k]].info.dataset, run->phases[i].info.dataset))
 			k++;
@@ -429,7 +429,7 @@ static void node_sums(const struct run_data *run, const size_t *first, size_t nd
 	int nn = run->nnodes;
 	for (size_t i = 0; i < run->nphases; i++) {
 		size_t d = 0;
-		if (strcmp(run->phases[i].info.status, "complete") != 0)
+		if (!report_phase_counts(&run->phases[i].info))
 			continue;
 		while (d < nds && strcmp(run->phases[first[d]].info.dataset,
 					 run->phases[i].info.dataset))
