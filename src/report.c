@@ -441,5 +441,8 @@ void report_phase_line(FILE *out, const struct phase_info *p)
 		units_format_size_binary(p->transfer_size, transfer, sizeof transfer), p->order,
 		p->cache, (int)p->repetition, units_format_size(p->bytes, bytes, sizeof bytes),
 		units_format_duration(p->elapsed_s, elapsed, sizeof elapsed), p->bandwidth_MBps,
-		p->nfiles, strcmp(p->status, "complete") == 0 ? "" : " FAILED");
+		p->nfiles, strcmp(p->status, "complete") == 0      ? ""
+			   : strcmp(p->status, "timeout") == 0     ? " TIMED OUT"
+			   : strcmp(p->status, "interrupted") == 0 ? " INTERRUPTED"
+								   : " FAILED");
 }
