@@ -3,6 +3,8 @@
 # test's own with a size and an inode cap (root only). Issue 12's items, one section each:
 #  7  a FIFO in place of a file of an in-place tree: run and verify refuse it at once (no
 #     blocking open); report refuses a FIFO, /dev/zero and a directory at once
+#  10 clean counts what it removed and what it kept, and keeps a manifest that no longer
+#     lists every file of pfsread's it finds (changed by hand)
 #  13 a directory in place of a data file is named as such; a from_tree path that is too
 #     long says so; cache: fadvise on an unreadable file records the errno on its row
 . "$(dirname "$0")/lib.sh"
@@ -67,4 +69,22 @@ expect_status 1 "verify: the same" "$PFSREAD" verify "$cfg13"
 contains "$victim: is a directory" "verify names it a directory"
 rmdir "$victim"
 check "generate remakes the file" mpi 1 "$PFSREAD" generate "$cfg13"
+
+# ---- 10: clean counts what it removed and kept, and keeps a manifest that lies ----
+echo mine >"$M/d13/small/d000000/notes.txt"
+man="$M/d13/small/.pfsread-manifest"
+cp "$man" "$SCRATCH/manifest.saved"
+sed -i 's/^nfiles 6$/nfiles 2/' "$man"
+expect_status 1 "clean with a manifest changed to list 2 of the 6 files fails" 	mpi 2 "$PFSREAD" clean "$cfg13"
+contains "removed 2 files (the manifest lists 2)" "it counts the 2 it removed"
+contains "still holds 4 files with the names pfsread gives" "it names the 4 it could not account for"
+test -f "$man" && test -f "$M/d13/small/d000001/f0000000005"
+ok $? "the manifest and the unlisted files are kept (clean can be run again)"
+cp "$SCRATCH/manifest.saved" "$man"
+expect_status 0 "with the manifest back, clean finishes" mpi 2 "$PFSREAD" clean "$cfg13"
+contains "removed 4 files (the manifest lists 6)" "it counts what it removed this time"
+contains "kept 1 files pfsread did not make" "and what it kept"
+case "$OUT" in *"//"*) ok 1 "paths print normalised (no //)" ;; *) ok 0 "paths print normalised (no //)" ;; esac
+test -f "$M/d13/small/d000000/notes.txt" && test ! -e "$man"
+ok $? "the foreign file stays, the manifest is gone"
 done_testing
