@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +274,19 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
 	fflush(stdout);
 }
 
+/* With a time limit, a results write stuck for twice the limit (at least RUN_WRITE_WAIT_MIN
+ * seconds) ends the process: after a write failed on one rank without an error (Open MPI's
+ * OMPIO drops it), parallel HDF5 can leave the ranks in different collective calls, which no
+ * signal interrupts. Without a time limit there is no deadline (a stalled file system may
+ * come back). A watchdog that cannot be armed is only a lost safeguard: not an error. */
+#define RUN_WRITE_WAIT_MIN 10.0
+
+static void run_watchdog(const struct experiment *x, const struct topology *t, const char *what)
+{
+	if (x->phase_timeout > 0)
+		(void)stop_watchdog(fmax(2 * x->phase_timeout, RUN_WRITE_WAIT_MIN), t->rank, what);
+}
+
 /* The phases, in plan order. A failed phase (an I/O error, a short file) is kept, marked, and
  * the run goes on: the other phases are unaffected. A time limit or a signal ends the run
  * after the phase in progress is written. *status gets the run's status for the file. */
@@ -307,7 +321,11 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 		rc = phase_run(&s, t, buf, buflen, &out, e);
 		if (e->status == PF_HUNG)
 			break; /* nothing collective can be done any more */
-		if (results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr) != 0) {
+		run_watchdog(x, t, "writing a phase to the results file");
+		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr);
+		if (stop_watchdog(0, t->rank, NULL) != 0 && wrc == 0)
+			wrc = pf_fail_errno(&werr, errno, "run: cannot stop the watchdog");
+		if (wrc != 0) {
 			if (werr.status == PF_HUNG)
 				pf_fail_lost(e, "%s", werr.msg);
 			else
@@ -472,7 +490,10 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		goto out; /* main aborts: a collective close would wait for the stuck rank */
 	if (r != NULL) {
 		struct pf_err cerr = {0};
-		if (results_close(r, status, &cerr) != 0) {
+		run_watchdog(x, &t, "closing the results file");
+		int crc = results_close(r, status, &cerr);
+		(void)stop_watchdog(0, t.rank, NULL); /* the close is over either way */
+		if (crc != 0) {
 			if (cerr.status == PF_HUNG)
 				pf_fail_lost(e, "%s", cerr.msg);
 			else

@@ -3,6 +3,7 @@
 #include "pfsread/stop.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -82,4 +83,50 @@ int stop_timed_out(void)
 int stop_now(void)
 {
 	return stop_sig != 0 || stop_alarm != 0;
+}
+
+/* The watchdog: its own timer and signal (SIGVTALRM, which nothing else here uses), and the
+ * message written ahead, since a handler may only write and _exit. */
+static char stop_watch_msg[768];
+static size_t stop_watch_len;
+
+static void stop_on_watchdog(int sig)
+{
+	(void)sig;
+	ssize_t n = write(STDERR_FILENO, stop_watch_msg, stop_watch_len);
+	(void)n; /* nothing more can be done about a failed write here */
+	_exit(1);
+}
+
+int stop_watchdog(double seconds, int rank, const char *what)
+{
+	static timer_t timer;
+	static int have_timer;
+	struct itimerspec it;
+	memset(&it, 0, sizeof it);
+	if (!have_timer) {
+		struct sigevent sev;
+		struct sigaction sa;
+		if (seconds <= 0)
+			return 0;
+		memset(&sev, 0, sizeof sev);
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = stop_on_watchdog;
+		sev.sigev_notify = SIGEV_SIGNAL;
+		sev.sigev_signo = SIGVTALRM;
+		if (sigemptyset(&sa.sa_mask) != 0 || sigaction(SIGVTALRM, &sa, NULL) != 0 ||
+		    timer_create(CLOCK_MONOTONIC, &sev, &timer) != 0)
+			return -1;
+		have_timer = 1;
+	}
+	if (seconds > 0) {
+		int n = snprintf(stop_watch_msg, sizeof stop_watch_msg,
+				 "pfsread: rank %d: %s: stuck for %g s; aborting\n", rank,
+				 what ? what : "a step", seconds);
+		stop_watch_len = n < 0 ? 0 : (size_t)n < sizeof stop_watch_msg ? (size_t)n
+									: sizeof stop_watch_msg - 1;
+		it.it_value.tv_sec = (time_t)seconds;
+		it.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+	}
+	return timer_settime(timer, 0, &it, NULL) == 0 ? 0 : -1;
 }

@@ -20,4 +20,10 @@ int stop_timed_out(void);
 /* stop_signal() || stop_timed_out(). */
 int stop_now(void);
 
+/* A deadline for a step that no signal can interrupt (a collective HDF5 write whose ranks
+ * went separate ways after one's write failed without an error): once seconds have passed,
+ * the process writes "pfsread: rank RANK: WHAT: stuck for N s; aborting" to stderr and exits
+ * with status 1 (mpirun then ends the other ranks). seconds 0 cancels it. 0 or -1. */
+int stop_watchdog(double seconds, int rank, const char *what);
+
 #endif
