@@ -114,3 +114,16 @@ int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
 	*resident = pages * page > len ? len : pages * page;
 	return 0;
 }
+
+enum cache_state cache_state_of(double resident_fraction)
+{
+	if (!(resident_fraction > CACHE_COLD_MAX))
+		return CACHE_COLD;
+	return resident_fraction >= CACHE_WARM_MIN ? CACHE_WARM : CACHE_MIXED;
+}
+
+const char *cache_state_name(enum cache_state s)
+{
+	static const char *const names[] = {"cold", "mixed", "warm"};
+	return s <= CACHE_WARM ? names[s] : "unknown";
+}

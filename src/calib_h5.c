@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 static const struct results_field calib_pair_fields[] = {
-	{"from", offsetof(struct calib_pair, from), sizeof(int32_t), RESULTS_I32},
-	{"to", offsetof(struct calib_pair, to), sizeof(int32_t), RESULTS_I32},
-	{"MBps", offsetof(struct calib_pair, MBps), sizeof(double), RESULTS_F64},
+	{"from", offsetof(struct calib_pair, from), sizeof(int32_t), RESULTS_I32, 1},
+	{"to", offsetof(struct calib_pair, to), sizeof(int32_t), RESULTS_I32, 1},
+	{"MBps", offsetof(struct calib_pair, MBps), sizeof(double), RESULTS_F64, 1},
 };
 #define CALIB_NPAIR_FIELDS (sizeof calib_pair_fields / sizeof calib_pair_fields[0])
 

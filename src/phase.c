@@ -19,6 +19,7 @@
 #define PHASE_PATH (CFG_PATH_MAX + 64)
 #define PHASE_SLICE_ALIGN 4096     /* pattern shared cuts files at multiples of this */
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
+#define PHASE_SKEW_FLOOR_S 0.05    /* see phase_clock_bound */
 
 #define PHASE_MPI(call)                                                                 \
 	do {                                                                            \
@@ -54,6 +55,8 @@ struct phase_work {
 	int32_t *prep_error;      /* NULL, or [n]: errno of a file's cache preparation (fadvise) */
 };
 
+static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t);
+
 static void phase_fill_info(const struct phase_spec *s, const struct topology *t,
 			    struct phase_info *p)
 {
@@ -69,6 +72,10 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 	p->transfer_size = s->transfer_size;
 	snprintf(p->order, sizeof p->order, "%s", cfg_order_name(s->order));
 	snprintf(p->cache, sizeof p->cache, "%s", cfg_cache_name(x->cache));
+	if (x->cache == CFG_CACHE_SHIFT && phase_cache_action(s, t) != CFG_CACHE_SHIFT &&
+	    phase_cache_action(s, t) != CFG_CACHE_NONE)
+		snprintf(p->cache_evict, sizeof p->cache_evict, "%s",
+			 cfg_cache_name(phase_cache_action(s, t)));
 	snprintf(p->pattern, sizeof p->pattern, "%s", cfg_pattern_name(s->pattern));
 	snprintf(p->decomposition, sizeof p->decomposition, "%s", cfg_decomp_name(s->decomp));
 	snprintf(p->atime_mode, sizeof p->atime_mode, "%s", s->atime_mode ? s->atime_mode : "");
@@ -280,14 +287,26 @@ static int phase_path(const struct phase_spec *s, const struct phase_work *w, ui
 	return 0;
 }
 
+/* What empties the cache before this phase: the experiment's strategy, but cache: shift has
+ * only nnodes - 1 cold uses of a data set (use nnodes brings each file back to the node that
+ * wrote it, later ones to nodes that read it), after which shift_fallback evicts on the
+ * reading node. */
+static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t)
+{
+	if (s->x->cache != CFG_CACHE_SHIFT)
+		return s->x->cache;
+	return plan_shift_is_cold(s->shift_use, t->nnodes) ? CFG_CACHE_SHIFT : s->x->shift_fallback;
+}
+
 /* Before the opening barrier: empty the cache the way the experiment asks. */
 static int phase_prepare_cache(const struct phase_spec *s, const struct topology *t,
 			       struct phase_work *w, struct pf_err *e)
 {
 	char path[PHASE_PATH];
-	if (s->x->cache == CFG_CACHE_DROP && t->local_rank == 0)
+	enum cfg_cache action = phase_cache_action(s, t);
+	if (action == CFG_CACHE_DROP && t->local_rank == 0)
 		return cache_drop_node(e);
-	if (s->x->cache != CFG_CACHE_FADVISE)
+	if (action != CFG_CACHE_FADVISE)
 		return 0;
 	for (uint64_t i = 0; i < w->n; i++) {
 		if (phase_path(s, w, i, path, sizeof path, e) != 0)
@@ -774,16 +793,40 @@ static void phase_sum_rank(struct phase_output *o)
 	}
 }
 
+/* The most the opening barrier's exits may differ by when every clock is right: twice the
+ * worst offset error (two ranks, each wrong by up to its error) plus what a barrier's release
+ * takes to reach every rank, a descheduled one included (PHASE_SKEW_FLOOR_S). A clock that is
+ * off by a start-up time (seconds) is far beyond it. */
+static double phase_clock_bound(const struct topology *t)
+{
+	double worst = 0;
+	for (int r = 0; r < t->nranks; r++)
+		if (t->rank_error_s[r] > worst)
+			worst = t->rank_error_s[r];
+	return PHASE_SKEW_FLOOR_S + 2 * worst;
+}
+
+/* The phase's doubts, from its agreed figures: "clock" when the ranks' clocks disagreed at the
+ * opening barrier by more than they can. */
+static void phase_flags(struct phase_info *p)
+{
+	p->flags[0] = '\0';
+	if (p->start_skew_s > p->clock_bound_s)
+		snprintf(p->flags, sizeof p->flags, "clock");
+}
+
 /* After the closing barrier: times relative to the earliest barrier exit, and the phase's
- * outcome (bytes, first start, last end, residency, failure) agreed by all ranks. */
-static int phase_agree(const struct phase_spec *s, double opened, int status, int noatime,
-		       struct phase_output *o, struct pf_err *e)
+ * outcome (bytes, first start, last end, residency, failure, the barrier's skew) agreed by
+ * all ranks. */
+static int phase_agree(const struct phase_spec *s, const struct topology *t, double opened,
+		       int status, int noatime, struct phase_output *o, struct pf_err *e)
 {
 	int rc = 0, worst = 0, all_noatime = 0;
-	double base, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
+	double base, latest, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
 	double resident[2] = {o->me.resident_fraction * (double)o->me.bytes, (double)o->me.bytes};
 	uint64_t bytes = 0;
 	PHASE_MPI(MPI_Allreduce(&opened, &base, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+	PHASE_MPI(MPI_Allreduce(&opened, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
@@ -800,12 +843,20 @@ static int phase_agree(const struct phase_spec *s, double opened, int status, in
 		o->me.start -= base;
 		o->me.end -= base;
 	}
+	o->me.barrier_s = opened - base;
+	o->me.clock_offset_s = t->rank_offset_s[t->rank];
+	o->me.clock_error_s = t->rank_error_s[t->rank];
+	o->info.start_skew_s = latest - base;
+	o->info.clock_bound_s = phase_clock_bound(t);
 	o->info.bytes = bytes;
 	o->info.noatime = all_noatime;
 	o->info.resident_fraction = resident[1] > 0 ? resident[0] / resident[1] : 0;
+	snprintf(o->info.cache_state, sizeof o->info.cache_state, "%s",
+		 cache_state_name(cache_state_of(o->info.resident_fraction)));
 	o->info.elapsed_s = last > first ? last - first : 0;
 	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? (double)bytes / o->info.elapsed_s / 1e6 : 0;
 	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[worst]);
+	phase_flags(&o->info);
 	if (worst != PHASE_COMPLETE)
 		rc = -1; /* the ranks that failed say why */
 out:
@@ -952,7 +1003,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	if (phase_prep_errors(&w, o) != 0 && c.status == PHASE_COMPLETE)
 		c.status = PHASE_FAILED;
 	phase_name_bad(&c, o, earlier);
-	rc = phase_agree(s, opened, c.status, c.noatime, o, e);
+	rc = phase_agree(s, t, opened, c.status, c.noatime, o, e);
 out:
 	digest_close(&c.dg);
 	free(c.want);

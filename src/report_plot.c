@@ -153,7 +153,7 @@ static int same_series(const struct report_cell *a, const struct report_cell *b)
 	       strcmp(a->order, b->order) == 0 && strcmp(a->cache, b->cache) == 0 &&
 	       strcmp(a->pattern, b->pattern) == 0 &&
 	       strcmp(a->decomposition, b->decomposition) == 0 &&
-	       a->queue_depth == b->queue_depth && a->warm == b->warm;
+	       a->queue_depth == b->queue_depth && a->state == b->state;
 }
 
 static int series_first(const struct rp_run *r, long i)
@@ -194,9 +194,9 @@ static int bw_ceiling(FILE *f, const struct rp_run *r, char *limit, size_t len)
 		const struct report_cell *c = &r->cells[i];
 		long k = 0;
 		while (k < i && !(r->cells[k].readers_per_node == c->readers_per_node &&
-				  !r->cells[k].warm && isfinite(r->cells[k].ceiling_MBps)))
+				  r->cells[k].state == CACHE_COLD && isfinite(r->cells[k].ceiling_MBps)))
 			k++;
-		if (k < i || c->warm || !isfinite(c->ceiling_MBps))
+		if (k < i || c->state != CACHE_COLD || !isfinite(c->ceiling_MBps))
 			continue;
 		fprintf(f, "%d %.6g\n", (int)c->readers_per_node, c->ceiling_MBps);
 		if (any && strcmp(limit, c->limit) != 0)
@@ -217,8 +217,8 @@ static void series_title(FILE *gp, const struct report_cell *c, int many_combos)
 		 many_combos ? c->backend : "", many_combos ? " " : "",
 		 many_combos ? units_format_size_binary(c->transfer_size, xfer, sizeof xfer) : "",
 		 many_combos ? " " : "", many_combos ? c->cache : "");
-	if (c->warm)
-		strncat(t, " WARM", sizeof t - strlen(t) - 1);
+	if (c->state != CACHE_COLD)
+		strncat(t, c->state == CACHE_WARM ? " WARM" : " MIXED", sizeof t - strlen(t) - 1);
 	gp_text(gp, t);
 }
 
@@ -281,7 +281,7 @@ static long timeline_phase(const struct run_data *run)
 			continue;
 		}
 		const struct phase_info *b = &run->phases[best].info;
-		int cold = !report_phase_warm(p), bcold = !report_phase_warm(b);
+		int cold = report_phase_state(p) == CACHE_COLD, bcold = report_phase_state(b) == CACHE_COLD;
 		if (cold > bcold || (cold == bcold && p->active_readers > b->active_readers))
 			best = (long)i;
 	}

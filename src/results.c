@@ -241,7 +241,7 @@ static int res_phase_attrs(struct results *r, hid_t g, const char *obj, const st
 	for (size_t i = 0; i < results_nphase_attrs; i++) {
 		const struct results_field *f = &results_phase_attrs[i];
 		const char *v = (const char *)p + f->offset;
-		char s[sizeof p->dataset];
+		char s[sizeof p->mpiio_hints]; /* the longest string attribute */
 		if (f->kind == RESULTS_STR)
 			snprintf(s, sizeof s, "%.*s", (int)strnlen(v, f->size), v);
 		if ((f->kind == RESULTS_STR ? res_attr_str(r, g, obj, f->name, s, e)

@@ -18,8 +18,9 @@
 
 /* ---- the schema: one entry per struct member, named as the member ---- */
 
-#define RES_FIELD(type, member, kind) \
-	{ #member, offsetof(struct type, member), sizeof(((struct type *)0)->member), kind }
+#define RES_FIELD_SINCE(type, member, kind, since) \
+	{ #member, offsetof(struct type, member), sizeof(((struct type *)0)->member), kind, since }
+#define RES_FIELD(type, member, kind) RES_FIELD_SINCE(type, member, kind, 1)
 
 const struct results_field results_phase_attrs[] = {
 	RES_FIELD(phase_info, index, RESULTS_U32),
@@ -46,6 +47,11 @@ const struct results_field results_phase_attrs[] = {
 	RES_FIELD(phase_info, elapsed_s, RESULTS_F64),
 	RES_FIELD(phase_info, bandwidth_MBps, RESULTS_F64),
 	RES_FIELD(phase_info, status, RESULTS_STR),
+	RES_FIELD_SINCE(phase_info, cache_state, RESULTS_STR, 2),
+	RES_FIELD_SINCE(phase_info, cache_evict, RESULTS_STR, 2),
+	RES_FIELD_SINCE(phase_info, start_skew_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(phase_info, clock_bound_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(phase_info, flags, RESULTS_STR, 2),
 };
 const size_t results_nphase_attrs = sizeof results_phase_attrs / sizeof results_phase_attrs[0];
 
@@ -64,6 +70,9 @@ const struct results_field results_rank_fields[] = {
 	RES_FIELD(rank_rec, verify_s, RESULTS_F64),
 	RES_FIELD(rank_rec, io_s, RESULTS_F64),
 	RES_FIELD(rank_rec, process_s, RESULTS_F64),
+	RES_FIELD_SINCE(rank_rec, barrier_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(rank_rec, clock_offset_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(rank_rec, clock_error_s, RESULTS_F64, 2),
 };
 const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
 
@@ -353,10 +362,10 @@ static int rd_version(const struct rd *c, hid_t file)
 	if (rd_attr_num(c, file, "/", "schema_version", RESULTS_I32, &v) < 0)
 		return -1;
 	c->run->schema_version = v;
-	if (v != RESULTS_SCHEMA_VERSION)
+	if (v < 1 || v > RESULTS_SCHEMA_VERSION)
 		return pf_fail(
 			c->e, PF_RUNTIME,
-			"%s: schema version %d not supported (this pfsread reads version %d)",
+			"%s: schema version %d not supported (this pfsread reads versions 1 to %d)",
 			c->path, (int)v, RESULTS_SCHEMA_VERSION);
 	return 0;
 }
@@ -508,6 +517,8 @@ static int rd_phase_attr(const struct rd *c, hid_t g, const char *obj,
 {
 	char *dst = (char *)info + f->offset, *s = NULL, what[192];
 	int rc = 0;
+	if (f->since > c->run->schema_version)
+		return 0; /* an older file: left zero (or "") */
 	if (f->kind != RESULTS_STR)
 		return rd_attr_num(c, g, obj, f->name, f->kind, dst);
 	if (strcmp(f->name, "process") == 0 && H5Aexists(g, f->name) == 0) {

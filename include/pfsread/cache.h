@@ -23,4 +23,15 @@ int cache_fadvise_file(const char *path, int noatime, struct pf_err *e);
 int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
 		   uint64_t *resident, struct pf_err *e);
 
+/* What a phase measured, whatever the strategy meant to do: cold when at most
+ * CACHE_COLD_MAX of its bytes were in the page cache before it, warm from CACHE_WARM_MIN, mixed
+ * in between. A strategy can fail (shift on too few nodes, cache: none on a second repetition),
+ * so the report groups and labels phases by this, never by the strategy's name. */
+#define CACHE_COLD_MAX 0.05
+#define CACHE_WARM_MIN 0.95
+enum cache_state { CACHE_COLD, CACHE_MIXED, CACHE_WARM };
+
+enum cache_state cache_state_of(double resident_fraction);
+const char *cache_state_name(enum cache_state s); /* "cold" | "mixed" | "warm" */
+
 #endif

@@ -11,7 +11,9 @@
 #include "pfsread/err.h"
 #include "pfsread/record.h"
 
-#define RESULTS_SCHEMA_VERSION 1
+/* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state. The
+ * reader takes every version from 1: what an older file lacks reads as zero or "". */
+#define RESULTS_SCHEMA_VERSION 2
 #define RESULTS_HOST_MAX 256
 
 /* Root attributes, as strings and counts the caller already has. */
@@ -64,6 +66,7 @@ struct results_field {
 	size_t offset;     /* offsetof in the struct */
 	size_t size;       /* sizeof the member (the array size of a string) */
 	enum results_kind kind;
+	int since;         /* the schema version that brought it (older files lack it) */
 };
 
 extern const struct results_field results_phase_attrs[]; /* struct phase_info */
