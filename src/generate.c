@@ -983,7 +983,8 @@ static int clean_files(struct gen_ctx *g, const struct manifest *have, int dsfd,
 /* What a data set's directory holds, counted without following a link: files with the
  * names pfsread's layouts give (fNNNNNNNNNN, their .part, and hashed names of 16 or 40 hex
  * digits) and everything else but pfsread's own top-level files (manifest, description,
- * lists). Counted before and after clean removes what the manifest lists: what went is the
+ * lists). Rank 0 reads the directories (no stat where readdir gives the type): 800 reads
+ * of a directory for 800,000 files, beside their 800,000 unlinks. Counted before and after clean removes what the manifest lists: what went is the
  * difference, and files with pfsread's names that stay mean the manifest does not list them
  * (it was changed), so it must stay too. */
 struct clean_survey {
@@ -1015,22 +1016,27 @@ static void clean_survey_dir(int fd, int top, unsigned depth, struct clean_surve
 	}
 	for (struct dirent *de; (de = readdir(dir)) != NULL;) {
 		const char *n = de->d_name;
+		unsigned char type = de->d_type;
 		struct stat st;
 		int part;
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 ||
 		    (top && (strcmp(n, DATASET_MANIFEST) == 0 || strcmp(n, TREE_FILE) == 0 ||
 			     strncmp(n, DATASET_DIGESTS, strlen(DATASET_DIGESTS)) == 0)))
 			continue;
-		if (fstatat(dirfd(dir), n, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			continue; /* gone meanwhile */
-		if (S_ISDIR(st.st_mode) && depth > 0) {
+		/* the entry's type from readdir: a stat only where the file system does not say */
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(dir), n, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue; /* gone meanwhile */
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type == DT_DIR && depth > 0) {
 			int sub = openat(dirfd(dir), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
 				clean_survey_dir(sub, 0, depth - 1, s);
-		} else if (S_ISREG(st.st_mode) && clean_ours_name(n, &part)) {
+		} else if (type == DT_REG && clean_ours_name(n, &part)) {
 			s->ours += !part;
 			s->parts += (uint64_t)part;
-		} else if (!S_ISDIR(st.st_mode)) {
+		} else if (type != DT_DIR) {
 			s->foreign++;
 		}
 	}
