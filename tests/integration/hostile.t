@@ -190,6 +190,8 @@ YAML
 		"$PYTHON" -c '
 import h5py, sys, errno
 f = h5py.File(sys.argv[1], "r")
+got = [f["phases"][n].attrs["backend"] for n in sorted(f["phases"])]
+assert got == ["posix", "mmap", "mpiio", "uring"], got
 for n in sorted(f["phases"]):
     p = f["phases"][n]
     bad = {int(r["file"]): int(r["error"]) for r in p["files"][:] if r["error"]}
