@@ -940,11 +940,10 @@ static int phase_close_barrier(const struct phase_spec *s, struct pf_err *e)
 		if (!done)
 			nanosleep(&nap, NULL);
 	}
-	if (!done)
-		rc = pf_fail(e, PF_HUNG,
-			     "phase %u: some rank is still stuck %g s after the time limit of %g s "
-			     "(the ranks that said why are above); aborting the run",
-			     s->index, limit + 5, limit);
+	if (!done) /* over an earlier failure too: main must abort, not finalize */
+		rc = pf_fail_lost(e, "phase %u: some rank is still stuck %g s after the time limit "
+				  "of %g s (the ranks that said why are above); aborting the run",
+				  s->index, limit + 5, limit);
 out:
 	return rc;
 }
