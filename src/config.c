@@ -326,12 +326,26 @@ static int cfg_h_name(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *
 	return 0;
 }
 
+/* A path's repeated and trailing slashes dropped ("/mnt//x/" is "/mnt/x"; "/" stays), so
+ * that the paths built from it and printed read as the user would write them. */
+static void cfg_tidy_path(char *p)
+{
+	char *out = p;
+	for (const char *in = p; *in; in++)
+		if (*in != '/' || out == p || out[-1] != '/')
+			*out++ = *in;
+	while (out > p + 1 && out[-1] == '/')
+		out--;
+	*out = '\0';
+}
+
 /* root: a missing directory is for the caller to judge, anything else in the way is not. */
 static int cfg_h_root(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
 {
 	struct stat st;
 	if (cfg_h_str(c, key, v, dst, size) != 0)
 		return -1;
+	cfg_tidy_path(dst);
 	c->x->root_pos = cfg_pos_of(v);
 	if (stat(dst, &st) != 0) {
 		if (errno == ENOENT)

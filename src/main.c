@@ -111,7 +111,7 @@ static void plan_print_phase(const struct experiment *x, const struct topo_map *
 	       (unsigned long long)d->nfiles, p.readers_per_node, (unsigned long long)readers,
 	       (unsigned long long)least, (unsigned long long)most, x->backends[p.backend],
 	       units_format_size_binary(p.transfer_size, xfer, sizeof xfer),
-	       cfg_order_name(p.order), p.repetition + 1,
+	       cfg_order_name(p.order), p.repetition, /* from 0, as run and report count */
 	       units_format_size(d->total_size, bytes, sizeof bytes));
 }
 

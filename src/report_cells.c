@@ -20,9 +20,27 @@ enum cache_state report_phase_state(const struct phase_info *p)
 	return cache_state_of(p->resident_fraction);
 }
 
+const char *report_phase_invalid(const struct phase_info *p)
+{
+	if (isnan(p->elapsed_s) || isinf(p->elapsed_s))
+		return "elapsed time not a number";
+	if (p->elapsed_s < 0)
+		return "negative elapsed time";
+	if (isnan(p->bandwidth_MBps) || isinf(p->bandwidth_MBps))
+		return "bandwidth not a number";
+	if (p->bandwidth_MBps < 0)
+		return "negative bandwidth";
+	return NULL;
+}
+
+int report_phase_counts(const struct phase_info *p)
+{
+	return strcmp(p->status, "complete") == 0 && report_phase_invalid(p) == NULL;
+}
+
 static int rc_complete(const struct phase_data *pd)
 {
-	return strcmp(pd->info.status, "complete") == 0;
+	return report_phase_counts(&pd->info);
 }
 
 /* ---- cells ---- */

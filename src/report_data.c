@@ -11,13 +11,20 @@
 
 /* ---- csv ---- */
 
+/* A string cell. A results file may be someone else's, and a spreadsheet runs a cell that
+ * starts with = + - @ (or a tab or carriage return before one) as a formula: such a cell gets
+ * a leading ' (shown as text, the way spreadsheets mark text). Numbers never come here
+ * (csv_num), so a negative figure stays a number. */
 static void csv_field(FILE *out, const char *s)
 {
-	if (strpbrk(s, ",\"\r\n") == NULL) {
+	int formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
+	if (!formula && strpbrk(s, ",\"\r\n") == NULL) {
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
@@ -333,6 +340,7 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_knum(out, "elapsed_s", p->elapsed_s, 0);
 	json_knum(out, "bandwidth_MBps", p->bandwidth_MBps, 0);
 	json_kstr(out, "status", p->status, 0);
+	json_kstr(out, "invalid", report_phase_invalid(p), 0); /* null: its figures can be true */
 	json_kbool(out, "warm", report_phase_state(p) != CACHE_COLD, 0);
 	json_kstr(out, "cache_state", cache_state_name(report_phase_state(p)), 0);
 	json_knum(out, "start_skew_s", p->start_skew_s, 0);

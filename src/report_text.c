@@ -41,17 +41,25 @@ void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 			       rp_or_dash(run->status),     fs,
 			       mount};
 	if (f == REPORT_TEXT) {
-		for (size_t i = 0; i < sizeof label / sizeof label[0]; i++)
-			fprintf(out, "%-8s %s\n", label[i], value[i]);
+		for (size_t i = 0; i < sizeof label / sizeof label[0]; i++) {
+			fprintf(out, "%-8s ", label[i]);
+			rp_plain_text(out, value[i]);
+			fputc('\n', out);
+		}
 		return;
 	}
-	if (f == REPORT_MARKDOWN)
-		fprintf(out, "## %s\n\n", value[0]);
-	else
+	if (f == REPORT_MARKDOWN) {
+		fputs("## ", out);
+		rp_md_text(out, value[0]);
+		fputs("\n\n", out);
+	} else {
 		fputs("<ul class=\"meta\">\n", out);
+	}
 	for (size_t i = 1; i < sizeof label / sizeof label[0]; i++)
 		if (f == REPORT_MARKDOWN) {
-			fprintf(out, "- %s: %s\n", label[i], value[i]);
+			fprintf(out, "- %s: ", label[i]);
+			rp_md_text(out, value[i]);
+			fputc('\n', out);
 		} else {
 			fprintf(out, "<li>%s: ", label[i]);
 			rp_html_text(out, value[i]);
@@ -122,7 +130,9 @@ static void summary_cell(struct tbl *t, const struct report_cell *c, long n,
 	for (long i = 0; i < n; i++) {
 		if (!same_row(&c[i], row) || c[i].readers_per_node != readers)
 			continue;
-		if (c[i].n > 1)
+		if (!isfinite(c[i].mean_MBps))
+			tbl_add(t, "-"); /* as every other table shows a figure that does not exist */
+		else if (c[i].n > 1 && isfinite(c[i].min_MBps) && isfinite(c[i].max_MBps))
 			tbl_add(t, "%.1f (%.1f-%.1f)", c[i].mean_MBps, c[i].min_MBps,
 				c[i].max_MBps);
 		else
@@ -244,7 +254,7 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 /* 1 when phase p belongs to cell c in every key but the file size (the twin's differs). */
 static int twin_phase_of(const struct report_cell *c, const struct phase_info *p)
 {
-	return strcmp(c->dataset, p->dataset) == 0 && strcmp(p->status, "complete") == 0 &&
+	return strcmp(c->dataset, p->dataset) == 0 && report_phase_counts(p) &&
 	       c->readers_per_node == p->readers_per_node && strcmp(c->backend, p->backend) == 0 &&
 	       c->transfer_size == p->transfer_size && strcmp(c->order, p->order) == 0 &&
 	       strcmp(c->cache, p->cache) == 0 && strcmp(c->pattern, p->pattern) == 0 &&
@@ -655,8 +665,11 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	tbl_num(t, 6, s.read_s);
 	tbl_num(t, 6, s.close_s);
 	tbl_num(t, 1, p->resident_fraction * 100);
-	tbl_add(t, "%s%s%s%s", p->status, rp_state_note(report_phase_state(p)),
-		p->flags[0] ? " !" : "", p->flags);
+	if (report_phase_invalid(p) != NULL)
+		tbl_add(t, "%s, INVALID: %s", p->status, report_phase_invalid(p));
+	else
+		tbl_add(t, "%s%s%s%s", p->status, rp_state_note(report_phase_state(p)),
+			p->flags[0] ? " !" : "", p->flags);
 }
 
 static int details_table(FILE *out, const struct run_data *run, enum report_format f,
@@ -673,7 +686,20 @@ static int details_table(FILE *out, const struct run_data *run, enum report_form
 	for (size_t i = 0; i < run->nphases; i++)
 		details_row(&t, &run->phases[i]);
 	rp_heading(out, f, 2, "phases (times summed over ranks)");
-	return tbl_print(out, &t, f, e);
+	if (tbl_print(out, &t, f, e) != 0)
+		return -1;
+	for (size_t i = 0; i < run->nphases; i++) {
+		const struct phase_info *p = &run->phases[i].info;
+		char v[96] = "";
+		if (report_phase_invalid(p) == NULL)
+			continue;
+		if (isfinite(p->elapsed_s) && isfinite(p->bandwidth_MBps))
+			snprintf(v, sizeof v, ": elapsed %g s, bandwidth %g MB/s", p->elapsed_s,
+				 p->bandwidth_MBps);
+		rp_para(out, f, "phase %04u is INVALID (%s%s): left out of every statistic",
+			(unsigned)p->index, report_phase_invalid(p), v);
+	}
+	return 0;
 }
 
 int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,20 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
 	fflush(stdout);
 }
 
+/* With a time limit, a results write stuck for twice the limit (at least RUN_WRITE_WAIT_MIN
+ * seconds) ends the process: after a write failed on one rank without an error (Open MPI's
+ * OMPIO drops it), parallel HDF5 can leave the ranks in different collective calls, which no
+ * signal interrupts. Without a time limit there is no deadline (a stalled file system may
+ * come back). A watchdog that cannot be armed is only a lost safeguard: not an error. */
+#define RUN_WRITE_WAIT_MIN 10.0
+
+static void run_watchdog(const struct experiment *x, const char *what)
+{
+	if (x->phase_timeout > 0)
+		(void)stop_watchdog_step(fmax(2 * x->phase_timeout, RUN_WRITE_WAIT_MIN), what);
+}
+
+
 /* Clocks drift apart (tens of ppm without NTP: tens of milliseconds an hour), so a long study
  * measures the offsets again, between phases, once RUN_CLOCK_RESYNC_S have passed. Rank 0
  * decides, so that all ranks enter the collective together. */
@@ -339,9 +354,20 @@ static int run_phases(const struct experiment *x, struct topology *t, struct res
 		rc = phase_run(&s, t, buf, buflen, &out, e);
 		if (e->status == PF_HUNG)
 			break; /* nothing collective can be done any more */
-		if (results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr) != 0) {
-			pf_fail(e, werr.status, "%s", werr.msg);
+		run_watchdog(x, "writing a phase to the results file");
+		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr);
+		if (stop_watchdog_step(0, NULL) != 0 && wrc == 0)
+			wrc = pf_fail_errno(&werr, errno, "run: cannot stop the watchdog");
+		if (wrc != 0) {
+			if (werr.status == PF_HUNG)
+				pf_fail_lost(e, "%s", werr.msg);
+			else
+				pf_fail(e, werr.status, "%s", werr.msg);
 			rc = -1;
+		}
+		if (e->status == PF_HUNG) {
+			phase_output_free(&out);
+			break; /* the results file cannot be written any more: main aborts */
 		}
 		if (t->rank == 0)
 			run_print_phase(x, &out.info, i, n);
@@ -362,8 +388,9 @@ static int run_phases(const struct experiment *x, struct topology *t, struct res
 }
 
 /* Before any timing: each rank checks the files generate gave it (a block of every data set
- * over all ranks) are there with their sizes, so that a missing, short or long file is named
- * up front rather than found in the middle of a timed phase. */
+ * over all ranks) are there, regular, with their sizes, so that a missing, short or long file
+ * (or a FIFO whose open would block, a directory) is named up front rather than found in the
+ * middle of a timed phase. */
 static int run_check_files(const struct experiment *x, const struct topology *t, struct pf_err *e)
 {
 	char path[RUN_PATH], hex[DIGEST_HEX_MAX];
@@ -391,6 +418,9 @@ static int run_check_files(const struct experiment *x, const struct topology *t,
 				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
 			else if (stat(path, &st) != 0)
 				rc = pf_fail_errno(e, errno, "data set %s: %s", ds->name, path);
+			else if (dataset_not_regular(st.st_mode) != NULL)
+				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: is %s, not a regular file",
+					     ds->name, path, dataset_not_regular(st.st_mode));
 			else if ((uint64_t)st.st_size != dataset_file_size(ds, f))
 				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: %lld bytes, the manifest says %llu "
 					     "(run 'pfsread generate' to remake it)",
@@ -504,10 +534,18 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		goto out; /* main aborts: a collective close would wait for the stuck rank */
 	if (r != NULL) {
 		struct pf_err cerr = {0};
-		if (results_close(r, status, &cerr) != 0) {
-			pf_fail(e, cerr.status, "%s", cerr.msg);
+		run_watchdog(x, "closing the results file");
+		int crc = results_close(r, status, &cerr);
+		(void)stop_watchdog_step(0, NULL); /* the close is over either way */
+		if (crc != 0) {
+			if (cerr.status == PF_HUNG)
+				pf_fail_lost(e, "%s", cerr.msg);
+			else
+				pf_fail(e, cerr.status, "%s", cerr.msg);
 			rc = -1;
 		}
+		if (e->status == PF_HUNG)
+			goto out;
 	}
 	if (strcmp(status, "interrupted") == 0 && stop_signal() != 0 && e->status != PF_OK)
 		e->status = 128 + stop_signal(); /* the exit status a shell gives a killed job */

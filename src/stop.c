@@ -21,6 +21,7 @@ static int watchdog_have_timer;
 static _Atomic(const char *) watchdog_stage = "starting";
 static _Atomic int watchdog_rank = -1;
 static _Atomic(double) watchdog_limit;
+static _Atomic int watchdog_step; /* armed by stop_watchdog_step, not for start-up */
 static struct timespec watchdog_start;
 
 static void stop_on_signal(int sig)
@@ -106,10 +107,13 @@ static void stop_watchdog_fire(union sigval unused)
 	(void)unused;
 	if (rank >= 0)
 		snprintf(who, sizeof who, "rank %d: ", rank);
-	int n = snprintf(msg, sizeof msg,
-			 "pfsread: %sstart-up did not finish within %g s (startup_timeout); it was "
-			 "at: %s; giving up\n",
-			 who, atomic_load(&watchdog_limit), atomic_load(&watchdog_stage));
+	int n = atomic_load(&watchdog_step)
+			? snprintf(msg, sizeof msg, "pfsread: %s%s: stuck for %g s; giving up\n", who,
+				   atomic_load(&watchdog_stage), atomic_load(&watchdog_limit))
+			: snprintf(msg, sizeof msg,
+				   "pfsread: %sstart-up did not finish within %g s (startup_timeout); "
+				   "it was at: %s; giving up\n",
+				   who, atomic_load(&watchdog_limit), atomic_load(&watchdog_stage));
 	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
 		n = 0; /* nothing more can be done about stderr */
 	_exit(1);
@@ -158,4 +162,15 @@ void stop_watchdog_stage(const char *stage)
 void stop_watchdog_rank(int rank)
 {
 	atomic_store(&watchdog_rank, rank);
+}
+
+int stop_watchdog_step(double seconds, const char *what)
+{
+	if (seconds > 0) {
+		atomic_store(&watchdog_step, 1);
+		stop_watchdog_stage(what);
+		if (watchdog_have_timer && clock_gettime(CLOCK_MONOTONIC, &watchdog_start) != 0)
+			return -1;
+	}
+	return stop_watchdog_arm(seconds); /* counted from now: the start was just reset */
 }

@@ -13,7 +13,8 @@ int cache_check_allowed(enum cfg_cache c, struct pf_err *e);
 /* sync + drop_caches: call once per node (its first rank). */
 int cache_drop_node(struct pf_err *e);
 
-/* POSIX_FADV_DONTNEED on the whole of path (opened with O_NOATIME when noatime and permitted). */
+/* POSIX_FADV_DONTNEED on the whole of path (opened with O_NOATIME when noatime and permitted).
+ * 0, or -errno with the message in e. */
 int cache_fadvise_file(const char *path, int noatime, struct pf_err *e);
 
 /* Bytes of [offset, offset + len) of path that are in the page cache now (mincore on a

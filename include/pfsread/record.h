@@ -4,6 +4,7 @@
 #define PFSREAD_RECORD_H
 
 #include <stddef.h>
+#include <errno.h>
 #include <stdint.h>
 
 /* Phase attributes: the sweep point and its outcome (HDF5 attributes of /phases/NNNN). */
@@ -76,7 +77,17 @@ struct file_rec {
 	double read_end;           /* all reads done */
 	double close_end;
 	uint64_t bytes;
-	int32_t error;             /* errno of the failure on this file, 0 when it was read whole */
+	int32_t error;             /* errno of the failure on this file, RECORD_SHORT when it ended
+				    * before its bytes, RECORD_ABANDONED when its read was given up
+				    * at another file's failure, 0 when it was read whole */
 };
+
+/* The error of a file that ended before its expected bytes (it shrank during the run, or a
+ * read path saw an early end): ENODATA, "No data available", documented in the README. */
+#define RECORD_SHORT ENODATA
+/* The error of a file a pipelining backend had started when it gave its reader's share up at
+ * another file's failure (uring stops at the first bad file): ECANCELED, "Operation
+ * canceled". Its bytes are what arrived before. */
+#define RECORD_ABANDONED ECANCELED
 
 #endif

@@ -24,6 +24,14 @@ int report_parse_format(const char *name, enum report_format *f);
  * Repetitions of different states are never averaged together. */
 enum cache_state report_phase_state(const struct phase_info *p);
 
+/* Why phase p's figures cannot be true ("negative elapsed time", "bandwidth not a number",
+ * ...), or NULL when they can. A results file may be damaged or made by hand: such a phase is
+ * listed and flagged INVALID, and left out of every statistic like a failed one. */
+const char *report_phase_invalid(const struct phase_info *p);
+
+/* 1 when phase p counts in the statistics: complete, with figures that can be true. */
+int report_phase_counts(const struct phase_info *p);
+
 /* One cell: all completed phases that share every sweep key but the repetition, and the same
  * measured cache state. Bandwidths in MB/s (10^6 B/s), times in seconds, fractions in 0..1. */
 struct report_cell {

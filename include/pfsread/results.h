@@ -122,6 +122,13 @@ struct run_data {
 	size_t nphases;
 };
 
+/* 1 when path is a regular file with the HDF5 signature at 0, 512, 1024, ... (where a user
+ * block may put it), 0 when it is a regular file without it; -1 with a message in e (may be
+ * NULL) when it cannot be opened or is not a regular file (a FIFO, a device, a directory).
+ * Never blocks on a FIFO, and reads at most one 8-byte block per doubling of the file's size
+ * (/dev/zero is refused, not scanned). No MPI needed. */
+int results_h5_signature(const char *path, struct pf_err *e);
+
 /* Read path. A file that is not a pfsread results file, is truncated, or has a schema this
  * version does not know fails with a message naming the file (PF_RUNTIME). No MPI needed. */
 int results_read(const char *path, struct run_data *run, struct pf_err *e);

@@ -32,4 +32,10 @@ void stop_watchdog_stage(const char *stage);
 /* This process's rank, for the watchdog's message (-1: not known yet). */
 void stop_watchdog_rank(int rank);
 
+/* The same watchdog for one step after start-up that no signal can interrupt (a collective
+ * HDF5 write whose ranks went separate ways after one's write failed without an error):
+ * seconds counted from now; once they have passed the process prints "pfsread: rank R: WHAT:
+ * stuck for N s; giving up" and exits with status 1. 0 disarms it. Returns 0 or -1. */
+int stop_watchdog_step(double seconds, const char *what);
+
 #endif
