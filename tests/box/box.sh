@@ -97,7 +97,15 @@ end_pids() {
 	done
 	# shellcheck disable=SC2086
 	kill -KILL $left 2>/dev/null
-	sleep 0.2
+	# a process in an uninterruptible wait (a FUSE client whose server vanished) dies when it
+	# leaves it: wait for that too, up to 20 s
+	for i in $(seq 100); do
+		p=""
+		for p in $left; do kill -0 "$p" 2>/dev/null && break; p=""; done
+		[ -z "$p" ] && return 0
+		sleep 0.2
+	done
+	say "processes still there after SIGKILL:$left"
 }
 
 box_netns() { ip netns list 2>/dev/null | awk '$1 ~ /^box-/ { print $1 }'; }

@@ -35,15 +35,24 @@ expect_status 0 "ceph osd stat" "$BOX" exec server -- ceph -c /box/srv/ceph/ceph
 figure "OSDs" "$OUT"
 contains "2 up" "2 OSDs up"
 # CRUSH places a file's objects by hash: the data set must have landed on both OSDs
-expect_status 0 "ceph osd df" "$BOX" exec server -- ceph -c /box/srv/ceph/ceph.conf osd df -f json
-printf '%s\n' "$OUT" >"$SCRATCH/osd-df.json"
-check "the data set is spread over both OSDs" "$PYTHON" -c '
+# the OSDs report their usage every few seconds: ask until both have the data, up to 30 s
+spread() {
+	"$BOX" exec server -- ceph -c /box/srv/ceph/ceph.conf osd df -f json >"$SCRATCH/osd-df.json" &&
+		"$PYTHON" -c '
 import json, sys
 nodes = json.load(open(sys.argv[1]))["nodes"]
 used = {n["name"]: n["kb_used_data"] for n in nodes}
 print(used)
 assert len(used) >= 2 and all(v > 16 * 1024 for v in used.values()), used
 ' "$SCRATCH/osd-df.json"
+}
+i=0
+until spread >/dev/null 2>&1 || [ $i -ge 30 ]; do
+	i=$((i + 1))
+	sleep 1
+done
+check "the data set is spread over both OSDs" spread
+figure "data per OSD (KiB)" "$(spread 2>/dev/null)"
 "$BOX" cold ceph
 check "run on 2 nodes" bmpi n1,n2 1 "$PFSREAD" run "$SCRATCH/c.yaml"
 b=$(rep_json "$SCRATCH/c.h5" "d['cells'][0]['mean_MBps']")
