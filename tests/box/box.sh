@@ -97,9 +97,9 @@ end_pids() {
 	done
 	# shellcheck disable=SC2086
 	kill -KILL $left 2>/dev/null
-	# a process in an uninterruptible wait (a FUSE client whose server vanished) dies when it
-	# leaves it: wait for that too, up to 20 s
-	for i in $(seq 100); do
+	# a process in an uninterruptible wait (a read from a FUSE client whose server vanished)
+	# dies when it leaves it: wait for that too, up to KWAIT seconds
+	for i in $(seq $((${KWAIT:-20} * 5))); do
 		p=""
 		for p in $left; do kill -0 "$p" 2>/dev/null && break; p=""; done
 		[ -z "$p" ] && return 0
@@ -603,8 +603,9 @@ cmd_down() {
 			case "$(cat "/proc/$p/comm" 2>/dev/null)" in glusterfs | mfsmount | ceph-fuse) ;; *) pids="$pids $p" ;; esac
 		done
 	done
+	# (a rank stuck in a read of a cut-off FUSE mount dies only once its client is gone, below)
 	# shellcheck disable=SC2086
-	WAIT=3 end_pids $pids
+	WAIT=3 KWAIT=1 end_pids $pids 2>/dev/null
 	step "processes in the nodes" "$start"
 	# 2. the mounts of the nodes (a client cut from its server may hang: lazily then)
 	for n in $(box_netns); do
