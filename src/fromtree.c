@@ -87,7 +87,7 @@ int fromtree_scan_all(struct experiment *x, struct pf_err *e)
 	for (size_t i = 0; i < x->ndatasets; i++) {
 		struct cfg_dataset *d = &x->datasets[i];
 		struct tree_desc t;
-		if (d->from_tree[0] == '\0')
+		if (d->from_tree == NULL)
 			continue;
 		if (ft_scan(x, d, &t, e) != 0 || ft_attach(d, &t, e) != 0)
 			return -1;
@@ -207,7 +207,7 @@ int fromtree_share(struct experiment *x, enum fromtree_mode mode, struct pf_err 
 	if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "from_tree: MPI_Comm_rank failed");
 	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++)
-		if (x->datasets[i].from_tree[0] != '\0')
+		if (x->datasets[i].from_tree != NULL)
 			rc = ft_share_one(x, &x->datasets[i], rank, mode, e);
 	if (MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "from_tree: MPI_Allreduce failed");

@@ -83,3 +83,15 @@ int stop_now(void)
 {
 	return stop_sig != 0 || stop_alarm != 0;
 }
+
+int stop_status(void)
+{
+	return stop_sig != 0 ? 128 + stop_sig : PF_RUNTIME;
+}
+
+int stop_check(struct pf_err *e, const char *what)
+{
+	if (stop_sig == 0)
+		return 0;
+	return pf_fail(e, 128 + stop_sig, "%s: interrupted by signal %d", what, (int)stop_sig);
+}

@@ -32,7 +32,7 @@ static void fz_check_sizes(const struct experiment *x, const struct cfg_dataset 
 {
 	const struct cfg_dataset *of = d->twin_of ? &x->datasets[d->twin_of - 1] : NULL;
 	if (d->sizes == CFG_SIZES_TREE) {
-		FZ_CHECK(d->from_tree[0] != '\0' && d->nfiles == 0 && d->total_size == 0);
+		FZ_CHECK(d->from_tree != NULL && d->from_tree[0] != '\0' && d->nfiles == 0 && d->total_size == 0);
 	} else if (of != NULL && of->sizes == CFG_SIZES_TREE) {
 		FZ_CHECK(d->nfiles == 1 && d->file_size == 0 && d->total_size == 0);
 	} else if (d->sizes == CFG_SIZES_FIXED) {
