@@ -1856,6 +1856,10 @@ static int cfg_read_file(const char *path, char **text, size_t *len, struct pf_e
 			buf = grown;
 		}
 		n += fread(buf + n, 1, cap - n, f);
+		if (ferror(f) && stop_signal() != 0) { /* a pipe that is slow to deliver */
+			stop_check(e, path);
+			goto out;
+		}
 		if (ferror(f)) {
 			pf_fail(e, PF_USAGE, "%s: cannot read: %s", path, strerror(errno));
 			goto out;
