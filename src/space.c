@@ -252,10 +252,11 @@ int space_check(const struct space_fs *fs, const struct space_need *need, const 
 	if (bytes <= fs->free_bytes && inodes <= fs->free_inodes)
 		return 0;
 	return pf_fail(e, PF_USAGE,
-		       "%s needs %s and %s inodes (with %s and %s inodes left free); %s has %s "
-		       "and %s inodes free%s: refusing to start (for a file system that "
+		       "%s needs %s and %s inodes, and a margin of %s and %s inodes stays free; "
+		       "%s has %s and %s inodes free%s: refusing to start (for a file system that "
 		       "misreports its free space: space_check: false)",
-		       what, space_bytes(bytes, nb, sizeof nb), space_count(inodes, ni, sizeof ni),
+		       what, space_bytes(need->bytes, nb, sizeof nb),
+		       space_count(need->inodes, ni, sizeof ni),
 		       space_bytes(fs->margin_bytes, mb, sizeof mb),
 		       space_count(fs->margin_inodes, mi, sizeof mi), fs->path,
 		       space_bytes(fs->free_bytes, fb, sizeof fb),
