@@ -634,7 +634,7 @@ static int gen_count_whole(struct gen_ctx *g, uint64_t out[2], struct pf_err *e)
 		return 0;
 	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
 	for (uint64_t f = g->first; f < g->first + g->count; f++) {
-		if ((f - g->first) % 1024 == 0 && stop_signal() != 0)
+		if (stop_signal() != 0)
 			return gen_stopped(e);
 		if (dataset_file_path(g->x, g->d, f, path, sizeof path) != 0)
 			return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
@@ -705,7 +705,7 @@ static int gen_check_all(struct gen_ctx *g, struct pf_err *e)
 	for (size_t i = 0; rc == 0 && g->rank == 0 && i < x->ndatasets; i++) {
 		struct manifest have;
 		int st = GEN_FRESH;
-		if (i % 1024 == 0 && stop_signal() != 0)
+		if (stop_signal() != 0)
 			rc = gen_stopped(e);
 		else
 			rc = gen_classify(x, &x->datasets[i], &st, &have, e);

@@ -392,7 +392,7 @@ static int run_check_files(const struct experiment *x, const struct topology *t,
 		}
 		for (uint64_t f = first; f < first + count && rc == 0; f++) {
 			struct stat st;
-			if ((f - first) % 1024 == 0 && stop_check(e, "run: checking the files") != 0) {
+			if (stop_check(e, "run: checking the files") != 0) {
 				rc = -1;
 				break;
 			}
