@@ -358,8 +358,12 @@ static int ydoc_close(struct ydoc_ctx *c)
 	const struct ydoc_frame *fr = &c->stack[--c->depth];
 	struct ynode *n = &c->nodes[fr->node - 1];
 	size_t k = c->npend - fr->pend_from;
-	const int *kids = c->pend + fr->pend_from;
 	c->expanded[fr->node - 1] = c->total - fr->total_before;
+	n->off = 0;
+	n->n = 0;
+	if (k == 0)
+		return 0; /* empty: nothing to move (and the arrays may not exist yet) */
+	const int *kids = c->pend + fr->pend_from;
 	if (n->type == YAML_SEQUENCE_NODE) {
 		if (ydoc_room(&c->items, &c->items_cap, c->nitems + k, sizeof *c->items) != 0)
 			return ydoc_nomem(c);
@@ -438,15 +442,18 @@ static int ydoc_event(struct ydoc_ctx *c, yaml_event_t *ev, int *done)
  * moved while they grew, so runs were kept as offsets until now). */
 static void ydoc_finish(struct ydoc_ctx *c, struct ydoc *d)
 {
+	static const int no_items[1];
+	static const struct ypair no_pairs[1];
 	for (size_t i = 0; i < c->nn; i++) {
 		struct ynode *n = &c->nodes[i];
 		size_t off = n->off;
+		/* an array never grown is NULL (only empty collections point into it) */
 		if (n->type == YAML_SCALAR_NODE)
-			n->str = c->strs + off;
+			n->str = c->strs + off; /* every scalar put its text there */
 		else if (n->type == YAML_SEQUENCE_NODE)
-			n->kids = c->items + off;
+			n->kids = n->n > 0 ? c->items + off : no_items;
 		else
-			n->pairs = c->pairs + off;
+			n->pairs = n->n > 0 ? c->pairs + off : no_pairs;
 	}
 	d->nodes = c->nodes;
 	d->nnodes = c->nn;
