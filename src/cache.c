@@ -54,20 +54,24 @@ static int cache_open(const char *path, int noatime)
 
 int cache_fadvise_file(const char *path, int noatime, struct pf_err *e)
 {
-	int fd = cache_open(path, noatime);
-	if (fd < 0)
-		return pf_fail_errno(e, errno, "%s: cannot open", path);
+	int err, fd = cache_open(path, noatime);
+	if (fd < 0) {
+		err = errno;
+		pf_fail_errno(e, err, "%s: cannot open", path);
+		return -err;
+	}
 	/* DONTNEED skips dirty pages: write them back first (a file just generated is dirty). */
 	if (fdatasync(fd) != 0) {
-		int saved = errno;
+		err = errno;
 		close(fd);
-		return pf_fail_errno(e, saved, "%s: fdatasync", path);
+		pf_fail_errno(e, err, "%s: fdatasync", path);
+		return -err;
 	}
-	int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
-	if (rc != 0)
-		return pf_fail_errno(e, rc, "%s: posix_fadvise(DONTNEED)", path);
-	return 0;
+	if (err != 0)
+		pf_fail_errno(e, err, "%s: posix_fadvise(DONTNEED)", path);
+	return -err;
 }
 
 static int cache_count_pages(int fd, uint64_t start, uint64_t len, uint64_t *pages)
@@ -109,4 +113,17 @@ int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
 		return pf_fail_errno(e, rc, "%s: mincore", path);
 	*resident = pages * page > len ? len : pages * page;
 	return 0;
+}
+
+enum cache_state cache_state_of(double resident_fraction)
+{
+	if (!(resident_fraction > CACHE_COLD_MAX))
+		return CACHE_COLD;
+	return resident_fraction >= CACHE_WARM_MIN ? CACHE_WARM : CACHE_MIXED;
+}
+
+const char *cache_state_name(enum cache_state s)
+{
+	static const char *const names[] = {"cold", "mixed", "warm"};
+	return s <= CACHE_WARM ? names[s] : "unknown";
 }

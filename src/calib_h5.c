@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 static const struct results_field calib_pair_fields[] = {
-	{"from", offsetof(struct calib_pair, from), sizeof(int32_t), RESULTS_I32},
-	{"to", offsetof(struct calib_pair, to), sizeof(int32_t), RESULTS_I32},
-	{"MBps", offsetof(struct calib_pair, MBps), sizeof(double), RESULTS_F64},
+	{"from", offsetof(struct calib_pair, from), sizeof(int32_t), RESULTS_I32, 1},
+	{"to", offsetof(struct calib_pair, to), sizeof(int32_t), RESULTS_I32, 1},
+	{"MBps", offsetof(struct calib_pair, MBps), sizeof(double), RESULTS_F64, 1},
 };
 #define CALIB_NPAIR_FIELDS (sizeof calib_pair_fields / sizeof calib_pair_fields[0])
 
@@ -37,14 +37,8 @@ static const struct {
 
 int calib_probe(const char *path)
 {
-	static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-	unsigned char buf[8];
-	FILE *f = fopen(path, "rb");
-	int is_h5 = f != NULL && fread(buf, 1, sizeof buf, f) == sizeof buf &&
-		    memcmp(buf, sig, sizeof sig) == 0;
-	if (f != NULL)
-		fclose(f); /* read only */
-	if (!is_h5 || H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+	/* a regular HDF5 file only: a FIFO would block the open, /dev/zero never end a scan */
+	if (results_h5_signature(path, NULL) != 1 || H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
 		return 0;
 	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (file < 0)

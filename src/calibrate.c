@@ -514,8 +514,14 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 	char path[CFG_PATH_MAX] = "", iso[32] = "";
 	MPI_Comm leaders = MPI_COMM_NULL;
 	memset(&mine, 0, sizeof mine);
+	if (stop_watchdog_arm(x->startup_timeout) != 0)
+		return pf_fail(e, PF_RUNTIME, "calibrate: cannot set the start-up watchdog");
 	if (topology_discover(&t, e) != 0)
 		return -1;
+	if (stop_watchdog_arm(0) != 0) {
+		topology_free(&t);
+		return pf_fail(e, PF_RUNTIME, "calibrate: cannot stop the start-up watchdog");
+	}
 	if (cal_agree(x, o, t.rank, t.nnodes, path, sizeof path, iso, sizeof iso, e) != 0) {
 		topology_free(&t);
 		return -1;

@@ -82,7 +82,7 @@ void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struc
 	memset(r, 0, sizeof *r);
 	r->limit = -1;
 	r->MBps = NAN;
-	if (!p->warm && ceil_servers(hw, p->run_nodes) > 0) {
+	if (!p->warm && (ceil_servers(hw, p->run_nodes) > 0 || hw->data_remote)) {
 		ceil_network(hw, p, r);
 	} else if (!p->warm) {
 		snprintf(how, sizeof how, "%d node%s x %.6g MB/s", p->reader_nodes,

@@ -347,12 +347,26 @@ static int cfg_h_name(struct cfg_ctx *c, const char *key, struct ynode *v, void 
 	return 0;
 }
 
+/* A path's repeated and trailing slashes dropped ("/mnt//x/" is "/mnt/x"; "/" stays), so
+ * that the paths built from it and printed read as the user would write them. */
+static void cfg_tidy_path(char *p)
+{
+	char *out = p;
+	for (const char *in = p; *in; in++)
+		if (*in != '/' || out == p || out[-1] != '/')
+			*out++ = *in;
+	while (out > p + 1 && out[-1] == '/')
+		out--;
+	*out = '\0';
+}
+
 /* root: a missing directory is for the caller to judge, anything else in the way is not. */
 static int cfg_h_root(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	struct stat st;
 	if (cfg_h_str(c, key, v, dst, size) != 0)
 		return -1;
+	cfg_tidy_path(dst);
 	c->x->root_pos = cfg_pos_of(v);
 	if (stat(dst, &st) != 0) {
 		if (errno == ENOENT)
@@ -502,6 +516,22 @@ static int cfg_h_cache(struct cfg_ctx *c, const char *key, struct ynode *v, void
 		return -1;
 	*(enum cfg_cache *)dst = (enum cfg_cache)i;
 	c->x->cache_pos = cfg_pos_of(v);
+	return 0;
+}
+
+/* shift_fallback: how a shifted phase empties the cache once every other node has read its
+ * files (fadvise | drop | none), stored as the cache strategy it borrows. */
+static int cfg_h_fallback(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			  size_t size)
+{
+	static const char *const names[] = {"none", "fadvise", "drop"};
+	static const enum cfg_cache as[] = {CFG_CACHE_NONE, CFG_CACHE_FADVISE, CFG_CACHE_DROP};
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, names, CFG_LEN(names), &i) != 0)
+		return -1;
+	*(enum cfg_cache *)dst = as[i];
+	c->x->shift_fallback_pos = cfg_pos_of(v);
 	return 0;
 }
 
@@ -1414,11 +1444,13 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"sweep", cfg_h_sweep, 0, 0, 0},
 	{"repetitions", cfg_h_repetitions, offsetof(struct experiment, repetitions), 0, 0},
 	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0},
+	{"shift_fallback", cfg_h_fallback, offsetof(struct experiment, shift_fallback), 0, 0},
 	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
 	{"noatime", cfg_h_bool, offsetof(struct experiment, noatime), 0, 0},
 	{"sequential_hint", cfg_h_bool, offsetof(struct experiment, sequential_hint), 0, 0},
 	{"verify", cfg_h_bool, offsetof(struct experiment, verify), 0, 0},
 	{"phase_timeout", cfg_h_duration, offsetof(struct experiment, phase_timeout), 0, 0},
+	{"startup_timeout", cfg_h_duration, offsetof(struct experiment, startup_timeout), 0, 0},
 	{"uring", cfg_h_uring, 0, 0, 0},
 	{"mpiio", cfg_h_mpiio, 0, 0, 0},
 	{"mpiio_hints", cfg_h_hints, 0, 0, 0},
@@ -1456,6 +1488,8 @@ static void cfg_defaults(struct experiment *x, const char *source)
 	x->files_per_dir = 1000;
 	x->repetitions = 1;
 	x->cache = CFG_CACHE_DROP;
+	x->shift_fallback = CFG_CACHE_FADVISE;
+	x->startup_timeout = CFG_STARTUP_TIMEOUT_S;
 	x->seed = 1;
 	x->sequential_hint = 1;
 	x->mpiio_collective = 1;
@@ -1496,6 +1530,8 @@ static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
 	}
 	if (x->cache_pos.line == 0)
 		x->cache_pos = pos;
+	if (x->shift_fallback_pos.line == 0)
+		x->shift_fallback_pos = pos;
 }
 
 /* ---- after the whole document: sizes need the seed, twins the totals ---- */

@@ -146,6 +146,25 @@ int dataset_mkdirs(const char *path)
 	}
 }
 
+const char *dataset_not_regular(unsigned mode)
+{
+	if (S_ISREG(mode))
+		return NULL;
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a named pipe (FIFO)";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
 /* FNV-1a over the name, then mixed: names that differ by one letter get unrelated content. */
 static uint64_t dataset_mix(uint64_t z)
 {

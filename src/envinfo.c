@@ -206,6 +206,31 @@ void envinfo_fs_label(unsigned long magic, const struct mount_info *m, char *out
 		snprintf(out, len, "%s", name != NULL ? name : type[0] ? type : "unknown");
 }
 
+int envinfo_fs_remote(const char *mount_type, const char *source)
+{
+	static const char *const remote[] = {
+		"nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "pvfs2",
+		"orangefs", "ceph", "glusterfs", "afs", "9p", "ocfs2", "gfs2", "panfs", "wekafs",
+		"daos", "fuse.glusterfs", "fuse.mfs", "fuse.ceph-fuse", "fuse.ceph", "fuse.sshfs",
+		"fuse.s3fs", "fuse.lizardfs", "fuse.beegfs", "fuse.dfuse", "fuse.juicefs", "fuse.gcsfuse"};
+	static const char *const local[] = {
+		"ext2", "ext3", "ext4", "xfs", "btrfs", "zfs", "f2fs", "tmpfs", "ramfs", "vfat",
+		"exfat", "ntfs", "ntfs3", "overlay", "squashfs", "iso9660", "jfs", "reiserfs"};
+	if (mount_type == NULL || mount_type[0] == '\0')
+		return -1;
+	for (size_t i = 0; i < sizeof remote / sizeof remote[0]; i++)
+		if (strcmp(mount_type, remote[i]) == 0)
+			return 1;
+	for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+		if (strcmp(mount_type, local[i]) == 0)
+			return 0;
+	/* any other FUSE or network mount names its server: host:/path, //host/share, mfs#host */
+	if (source != NULL && (strchr(source, ':') != NULL || strncmp(source, "//", 2) == 0 ||
+			       strchr(source, '#') != NULL))
+		return 1;
+	return -1;
+}
+
 static void envinfo_filesystem(const char *root, struct environment *env)
 {
 	struct statfs sf;

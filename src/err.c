@@ -35,6 +35,31 @@ int pf_fail_errno(struct pf_err *e, int errnum, const char *fmt, ...)
 	return -1;
 }
 
+int pf_fail_lost(struct pf_err *e, const char *fmt, ...)
+{
+	char before[sizeof e->msg];
+	va_list ap;
+	if (e == NULL)
+		return -1;
+	snprintf(before, sizeof before, "%s", e->status != PF_OK ? e->msg : "");
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	e->status = PF_HUNG;
+	if (before[0] == '\0' || strcmp(before, e->msg) == 0)
+		return -1;
+	static const char sep[] = " (before that: ";
+	size_t n = strlen(e->msg), room = sizeof e->msg - 1;
+	for (const char *p = sep; *p && n < room; p++)
+		e->msg[n++] = *p;
+	for (const char *p = before; *p && n < room; p++)
+		e->msg[n++] = *p;
+	if (n < room)
+		e->msg[n++] = ')';
+	e->msg[n] = '\0';
+	return -1;
+}
+
 void pf_err_clear(struct pf_err *e)
 {
 	e->status = PF_OK;

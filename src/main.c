@@ -111,7 +111,7 @@ static void plan_print_phase(const struct experiment *x, const struct topo_map *
 	       (unsigned long long)d->nfiles, p.readers_per_node, (unsigned long long)readers,
 	       (unsigned long long)least, (unsigned long long)most, x->backends[p.backend],
 	       units_format_size_binary(p.transfer_size, xfer, sizeof xfer),
-	       cfg_order_name(p.order), p.repetition + 1,
+	       cfg_order_name(p.order), p.repetition, /* from 0, as run and report count */
 	       units_format_size(d->total_size, bytes, sizeof bytes));
 }
 
@@ -160,6 +160,11 @@ static int cmd_plan(int argc, char **argv, struct pf_err *e)
 		       x.name, (unsigned long long)n, ranks, nodes, x.root);
 		for (size_t i = 0; i < x.ndatasets; i++)
 			plan_print_dataset(&x, &x.datasets[i]);
+		if (x.cache == CFG_CACHE_SHIFT) {
+			char shift[512];
+			plan_shift_describe(&x, nodes, shift, sizeof shift);
+			printf("%s\n", shift);
+		}
 		printf("%5s  %-12s %10s %9s %7s %8s %15s %-8s %9s %-8s %4s %12s\n", "phase",
 		       "dataset", "file size", "files", "r/node", "readers", "files/reader",
 		       "backend", "transfer", "order", "rep", "bytes");
@@ -235,14 +240,21 @@ static int run_mpi_command(const char *cmd, int argc, char **argv, int rank, cha
 		return usage_error(e, "%s: name a config file", cmd);
 	struct experiment x;
 	memset(&x, 0, sizeof x);
+	stop_watchdog_stage("reading the config (MPI_Bcast from rank 0)");
 	int rc = load_config_everywhere(config, rank, &x, e);
+	if (rc == 0 && stop_watchdog_arm(x.startup_timeout) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "cannot set the start-up watchdog");
+	if (rc == 0 && x.ndatasets > 0)
+		stop_watchdog_stage("describing trees (from_tree)");
 	/* from_tree: generate scans (rank 0); the others read what generate described */
 	if (rc == 0)
 		rc = fromtree_share(&x, strcmp(cmd, "generate") == 0 ? FROMTREE_SCAN
 					: strcmp(cmd, "clean") == 0 ? FROMTREE_READ_IF_THERE
 								    : FROMTREE_READ, e);
 	if (rc == 0 && strcmp(cmd, "run") == 0)
-		rc = run_experiment(&x, &o, e);
+		rc = run_experiment(&x, &o, e); /* disarms the watchdog at its first phase */
+	else if (rc == 0 && stop_watchdog_arm(0) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "cannot stop the start-up watchdog");
 	else if (rc == 0 && strcmp(cmd, "generate") == 0)
 		rc = generate_all(&x, e);
 	else if (rc == 0 && strcmp(cmd, "verify") == 0)
@@ -282,6 +294,12 @@ static int main_mpi(const char *cmd, int argc, char **argv, int full_argc, char 
 	int rank = 0, nranks = 1;
 	struct pf_err e = {0};
 	char cmdline[4096];
+	/* before MPI_Init, which can hang too; the config's startup_timeout replaces the default */
+	if (stop_watchdog_arm(CFG_STARTUP_TIMEOUT_S) != 0) {
+		fprintf(stderr, "pfsread: cannot set the start-up watchdog\n");
+		return PF_RUNTIME;
+	}
+	stop_watchdog_stage("MPI_Init");
 	if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
 		fprintf(stderr, "pfsread: MPI_Init failed\n");
 		return PF_RUNTIME;
@@ -291,6 +309,7 @@ static int main_mpi(const char *cmd, int argc, char **argv, int full_argc, char 
 	    MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
 	    MPI_Comm_size(MPI_COMM_WORLD, &nranks) != MPI_SUCCESS)
 		pf_fail(&e, PF_RUNTIME, "MPI setup failed");
+	stop_watchdog_rank(rank);
 	join_command_line(full_argc, full_argv, cmdline, sizeof cmdline);
 	if (e.status == PF_OK && stop_install() != 0)
 		pf_fail(&e, PF_RUNTIME, "cannot install signal handlers");

@@ -19,6 +19,7 @@
 #define PHASE_PATH (CFG_PATH_MAX + 64)
 #define PHASE_SLICE_ALIGN 4096     /* pattern shared cuts files at multiples of this */
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
+#define PHASE_SKEW_FLOOR_S 0.05    /* see phase_clock_bound */
 
 #define PHASE_MPI(call)                                                                 \
 	do {                                                                            \
@@ -51,7 +52,10 @@ struct phase_work {
 	 * NUL-terminated; read before the opening barrier, so paths are one snprintf each */
 	char *names;
 	size_t name_len;
+	int32_t *prep_error;      /* NULL, or [n]: errno of a file's cache preparation (fadvise) */
 };
+
+static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t);
 
 static void phase_fill_info(const struct phase_spec *s, const struct topology *t,
 			    struct phase_info *p)
@@ -68,6 +72,10 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 	p->transfer_size = s->transfer_size;
 	snprintf(p->order, sizeof p->order, "%s", cfg_order_name(s->order));
 	snprintf(p->cache, sizeof p->cache, "%s", cfg_cache_name(x->cache));
+	if (x->cache == CFG_CACHE_SHIFT && phase_cache_action(s, t) != CFG_CACHE_SHIFT &&
+	    phase_cache_action(s, t) != CFG_CACHE_NONE)
+		snprintf(p->cache_evict, sizeof p->cache_evict, "%s",
+			 cfg_cache_name(phase_cache_action(s, t)));
 	snprintf(p->pattern, sizeof p->pattern, "%s", cfg_pattern_name(s->pattern));
 	snprintf(p->decomposition, sizeof p->decomposition, "%s", cfg_decomp_name(s->decomp));
 	snprintf(p->atime_mode, sizeof p->atime_mode, "%s", s->atime_mode ? s->atime_mode : "");
@@ -144,6 +152,7 @@ static int phase_plan_shared(const struct phase_spec *s, struct phase_work *w)
 
 static void phase_free_work(struct phase_work *w)
 {
+	free(w->prep_error);
 	free(w->names);
 	free(w->file);
 	free(w->offset);
@@ -278,20 +287,54 @@ static int phase_path(const struct phase_spec *s, const struct phase_work *w, ui
 	return 0;
 }
 
+/* What empties the cache before this phase: the experiment's strategy, but cache: shift has
+ * only nnodes - 1 cold uses of a data set (use nnodes brings each file back to the node that
+ * wrote it, later ones to nodes that read it), after which shift_fallback evicts on the
+ * reading node. */
+static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t)
+{
+	if (s->x->cache != CFG_CACHE_SHIFT)
+		return s->x->cache;
+	return plan_shift_is_cold(s->shift_use, t->nnodes) ? CFG_CACHE_SHIFT : s->x->shift_fallback;
+}
+
 /* Before the opening barrier: empty the cache the way the experiment asks. */
 static int phase_prepare_cache(const struct phase_spec *s, const struct topology *t,
-			       const struct phase_work *w, struct pf_err *e)
+			       struct phase_work *w, struct pf_err *e)
 {
 	char path[PHASE_PATH];
-	if (s->x->cache == CFG_CACHE_DROP && t->local_rank == 0)
+	enum cfg_cache action = phase_cache_action(s, t);
+	if (action == CFG_CACHE_DROP && t->local_rank == 0)
 		return cache_drop_node(e);
-	if (s->x->cache != CFG_CACHE_FADVISE)
+	if (action != CFG_CACHE_FADVISE)
 		return 0;
-	for (uint64_t i = 0; i < w->n; i++)
-		if (phase_path(s, w, i, path, sizeof path, e) != 0 ||
-		    cache_fadvise_file(path, s->x->noatime, e) != 0)
+	for (uint64_t i = 0; i < w->n; i++) {
+		if (phase_path(s, w, i, path, sizeof path, e) != 0)
 			return -1;
+		/* a file that cannot be emptied from the cache is that file's failure (its row
+		 * gets the errno after the phase), not the phase's: the others are still read */
+		int rc = cache_fadvise_file(path, s->x->noatime, e);
+		if (rc != 0 && w->prep_error == NULL &&
+		    (w->prep_error = calloc(w->n, sizeof *w->prep_error)) == NULL)
+			return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+		if (rc != 0)
+			w->prep_error[i] = -rc;
+	}
 	return 0;
+}
+
+/* After the closing barrier: a file whose cache preparation failed keeps that errno on its
+ * row unless its read failed too. -1 when there was one (the message is in e already). */
+static int phase_prep_errors(const struct phase_work *w, struct phase_output *o)
+{
+	int rc = 0;
+	for (uint64_t i = 0; w->prep_error != NULL && i < o->me.files; i++)
+		if (w->prep_error[i] != 0) {
+			if (o->files[i].error == 0)
+				o->files[i].error = w->prep_error[i];
+			rc = -1;
+		}
+	return rc;
 }
 
 /* How much of this rank's share is in the page cache now; many files are sampled. */
@@ -332,6 +375,7 @@ struct phase_run_ctx {
 	double io;                /* seconds in open, read and close calls */
 	double process;           /* seconds digesting and spinning */
 	int noatime;              /* every open so far used O_NOATIME */
+	int abandoned;            /* a pipelining backend gave the share up at a failure */
 	int status;               /* enum phase_status of this rank */
 	struct pf_err *e;
 };
@@ -668,6 +712,7 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 		return 0; /* no share, no setup: nothing to call */
 	int rc = c->s->be->read_share(w->backend_state, &sh);
 	c->io += sh.wait_s;
+	c->abandoned = rc != 0;
 	/* started items are a prefix; the rest were never opened and keep zero times */
 	o->me.files = w->n;
 	while (rc != 0 && o->me.files > 0 && o->files[o->me.files - 1].open_start == 0)
@@ -685,22 +730,70 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 	return pf_fail_errno(c->e, rc, "phase %u: %s backend failed", c->s->index, c->s->be->name);
 }
 
-/* Bytes read short of what the item should hold: the first such file is named. */
+/* After the closing barrier: a file read short of what its item should hold (it shrank, or
+ * ended early) gets RECORD_SHORT on its row, as an I/O error gets its errno, so that the row
+ * alone says it is bad; the first such file is named. Where a pipelining backend gave the
+ * share up (abandoned), its unfinished files get RECORD_ABANDONED instead: they were not
+ * short, their reads were cancelled. -1 when there was one. */
 static int phase_check_bytes(const struct phase_spec *s, const struct phase_work *w,
-			     const struct phase_output *o, struct pf_err *e)
+			     struct phase_output *o, int abandoned, struct pf_err *e)
 {
 	char path[PHASE_PATH];
+	int rc = 0;
 	for (uint64_t i = 0; i < o->me.files; i++) {
-		if (o->files[i].bytes == w->length[i])
+		struct file_rec *r = &o->files[i];
+		if (r->bytes == w->length[i] || r->error != 0)
+			continue;
+		r->error = abandoned ? RECORD_ABANDONED : RECORD_SHORT;
+		if (rc != 0 || abandoned)
 			continue;
 		if (phase_path(s, w, i, path, sizeof path, e) != 0)
 			return -1;
-		return pf_fail(e, PF_RUNTIME, "%s: short file: %llu bytes at offset %llu, expected %llu",
-			       path, (unsigned long long)(w->offset[i] + o->files[i].bytes),
-			       (unsigned long long)w->offset[i],
-			       (unsigned long long)(w->offset[i] + w->length[i]));
+		rc = pf_fail(e, PF_RUNTIME, "%s: short file: %llu bytes at offset %llu, expected %llu",
+			     path, (unsigned long long)(w->offset[i] + r->bytes),
+			     (unsigned long long)w->offset[i],
+			     (unsigned long long)(w->offset[i] + w->length[i]));
 	}
-	return 0;
+	return abandoned ? -1 : rc;
+}
+
+#define PHASE_BAD_SHOWN 50 /* bad files named per rank and phase */
+
+/* After the closing barrier: the message kept for the run names one failure; a rank with
+ * several bad files in this phase (or whose earlier failure holds the message) names each,
+ * at most PHASE_BAD_SHOWN, on stderr. */
+static void phase_name_bad(const struct phase_run_ctx *c, const struct phase_output *o,
+			   int earlier)
+{
+	char path[PHASE_PATH];
+	uint64_t bad = 0, shown = 0;
+	for (uint64_t i = 0; i < o->me.files; i++)
+		bad += o->files[i].error != 0;
+	if (bad == 0 || (bad == 1 && !earlier))
+		return;
+	fprintf(stderr, "pfsread: rank %d: phase %u: %llu bad file%s:\n", c->t->rank, c->s->index,
+		(unsigned long long)bad, bad == 1 ? "" : "s");
+	for (uint64_t i = 0; i < o->me.files && shown < PHASE_BAD_SHOWN; i++) {
+		const struct file_rec *r = &o->files[i];
+		if (r->error == 0)
+			continue;
+		phase_share_name(c, i, path, sizeof path);
+		if (r->error == RECORD_SHORT)
+			fprintf(stderr, "pfsread: rank %d:   %s: short: %llu of %llu bytes\n",
+				c->t->rank, path, (unsigned long long)r->bytes,
+				(unsigned long long)c->w->length[i]);
+		else
+			fprintf(stderr, "pfsread: rank %d:   %s: %s\n", c->t->rank, path,
+				r->error == EILSEQ ? "content differs (verify or digest)"
+				: r->error == RECORD_ABANDONED ? "not finished: its reads were "
+								 "cancelled at another file's failure"
+				: r->error == EINTR ? "not finished: the phase was stopped"
+						    : strerror(r->error));
+		shown++;
+	}
+	if (bad > shown)
+		fprintf(stderr, "pfsread: rank %d:   and %llu more (the files table's error column "
+			"has every one)\n", c->t->rank, (unsigned long long)(bad - shown));
 }
 
 /* A backend that keeps several files in flight reads whole files itself. */
@@ -739,16 +832,40 @@ static void phase_sum_rank(struct phase_output *o)
 	}
 }
 
+/* The most the opening barrier's exits may differ by when every clock is right: twice the
+ * worst offset error (two ranks, each wrong by up to its error) plus what a barrier's release
+ * takes to reach every rank, a descheduled one included (PHASE_SKEW_FLOOR_S). A clock that is
+ * off by a start-up time (seconds) is far beyond it. */
+static double phase_clock_bound(const struct topology *t)
+{
+	double worst = 0;
+	for (int r = 0; r < t->nranks; r++)
+		if (t->rank_error_s[r] > worst)
+			worst = t->rank_error_s[r];
+	return PHASE_SKEW_FLOOR_S + 2 * worst;
+}
+
+/* The phase's doubts, from its agreed figures: "clock" when the ranks' clocks disagreed at the
+ * opening barrier by more than they can. */
+static void phase_flags(struct phase_info *p)
+{
+	p->flags[0] = '\0';
+	if (p->start_skew_s > p->clock_bound_s)
+		snprintf(p->flags, sizeof p->flags, "clock");
+}
+
 /* After the closing barrier: times relative to the earliest barrier exit, and the phase's
- * outcome (bytes, first start, last end, residency, failure) agreed by all ranks. */
-static int phase_agree(const struct phase_spec *s, double opened, int status, int noatime,
-		       struct phase_output *o, struct pf_err *e)
+ * outcome (bytes, first start, last end, residency, failure, the barrier's skew) agreed by
+ * all ranks. */
+static int phase_agree(const struct phase_spec *s, const struct topology *t, double opened,
+		       int status, int noatime, struct phase_output *o, struct pf_err *e)
 {
 	int rc = 0, worst = 0, all_noatime = 0;
-	double base, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
+	double base, latest, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
 	double resident[2] = {o->me.resident_fraction * (double)o->me.bytes, (double)o->me.bytes};
 	uint64_t bytes = 0;
 	PHASE_MPI(MPI_Allreduce(&opened, &base, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+	PHASE_MPI(MPI_Allreduce(&opened, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 	PHASE_MPI(MPI_Allreduce(&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
@@ -765,12 +882,20 @@ static int phase_agree(const struct phase_spec *s, double opened, int status, in
 		o->me.start -= base;
 		o->me.end -= base;
 	}
+	o->me.barrier_s = opened - base;
+	o->me.clock_offset_s = t->rank_offset_s[t->rank];
+	o->me.clock_error_s = t->rank_error_s[t->rank];
+	o->info.start_skew_s = latest - base;
+	o->info.clock_bound_s = phase_clock_bound(t);
 	o->info.bytes = bytes;
 	o->info.noatime = all_noatime;
 	o->info.resident_fraction = resident[1] > 0 ? resident[0] / resident[1] : 0;
+	snprintf(o->info.cache_state, sizeof o->info.cache_state, "%s",
+		 cache_state_name(cache_state_of(o->info.resident_fraction)));
 	o->info.elapsed_s = last > first ? last - first : 0;
 	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? (double)bytes / o->info.elapsed_s / 1e6 : 0;
 	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[worst]);
+	phase_flags(&o->info);
 	if (worst != PHASE_COMPLETE)
 		rc = -1; /* the ranks that failed say why */
 out:
@@ -827,7 +952,9 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 		rc = pf_fail(e, PF_RUNTIME, "phase %u: MPI_Barrier on the node failed", s->index);
 	if (rc == 0)
 		rc = phase_residency(s, w, &o->me.resident_fraction, e);
-	if (rc == 0 && phase_pipelined(s) && s->be->setup != NULL && w->n > 0) {
+	/* a backend's phase state: always, but a pipeline's only where it reads the share */
+	if (rc == 0 && s->be->setup != NULL && w->n > 0 &&
+	    (phase_pipelined(s) || s->be->read_share == NULL)) {
 		int src = s->be->setup(s->x, s->transfer_size, &w->backend_state);
 		if (src != 0)
 			rc = pf_fail_errno(e, src, "phase %u: %s backend setup", s->index, s->be->name);
@@ -852,11 +979,10 @@ static int phase_close_barrier(const struct phase_spec *s, struct pf_err *e)
 		if (!done)
 			nanosleep(&nap, NULL);
 	}
-	if (!done)
-		rc = pf_fail(e, PF_HUNG,
-			     "phase %u: some rank is still stuck %g s after the time limit of %g s "
-			     "(the ranks that said why are above); aborting the run",
-			     s->index, limit + 5, limit);
+	if (!done) /* over an earlier failure too: main must abort, not finalize */
+		rc = pf_fail_lost(e, "phase %u: some rank is still stuck %g s after the time limit "
+				  "of %g s (the ranks that said why are above); aborting the run",
+				  s->index, limit + 5, limit);
 out:
 	return rc;
 }
@@ -870,6 +996,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 				  .paused = 0, .noatime = s->x->noatime, .status = PHASE_COMPLETE,
 				  .e = e, .process_on = cfg_processes(s->x), .digesting = UINT64_MAX,
 				  .ns_per_byte = s->x->process_cpu_ns_per_byte};
+	int earlier = e->status != PF_OK; /* the run's message names an earlier failure */
 	memset(o, 0, sizeof *o);
 	phase_fill_info(s, t, &o->info);
 	o->me.rank = t->rank;
@@ -908,9 +1035,13 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	 * is what it said it waited */
 	if (phase_pipelined(s) && !c.process_on)
 		o->me.io_s = o->me.end - o->me.start;
-	if (c.status == PHASE_COMPLETE && phase_check_bytes(s, &w, o, e) != 0)
+	/* a stopped phase's last files are partial on purpose: only a finished one is checked */
+	if (c.status < PHASE_TIMEOUT && phase_check_bytes(s, &w, o, c.abandoned, e) != 0)
 		c.status = PHASE_FAILED;
-	rc = phase_agree(s, opened, c.status, c.noatime, o, e);
+	if (phase_prep_errors(&w, o) != 0 && c.status == PHASE_COMPLETE)
+		c.status = PHASE_FAILED;
+	phase_name_bad(&c, o, earlier);
+	rc = phase_agree(s, t, opened, c.status, c.noatime, o, e);
 out:
 	digest_close(&c.dg);
 	free(c.want);

@@ -2,6 +2,7 @@
  * which each reader takes its share. Pure: the same answer on every rank, with no traffic. */
 #include "pfsread/plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 void plan_block(uint64_t nitems, uint64_t nparts, uint64_t part, uint64_t *first, uint64_t *count)
@@ -87,6 +88,37 @@ uint64_t plan_dataset_use(const struct experiment *x, uint64_t index)
 			 x->npatterns * x->ndecomps;
 	uint64_t repetition = index / (inner * x->ndatasets);
 	return repetition * inner + index % inner + 1;
+}
+
+uint64_t plan_dataset_uses(const struct experiment *x)
+{
+	return plan_phase_count(x) / x->ndatasets;
+}
+
+int plan_shift_is_cold(uint64_t use, int nnodes)
+{
+	return use >= 1 && use < (uint64_t)nnodes;
+}
+
+void plan_shift_describe(const struct experiment *x, int nnodes, char *buf, size_t len)
+{
+	uint64_t uses = plan_dataset_uses(x), cold = nnodes > 1 ? (uint64_t)nnodes - 1 : 0;
+	if (uses <= cold) {
+		snprintf(buf, len, "cache: shift: %d nodes give each data set %llu cold use%s (every "
+			 "file read on a node that neither wrote nor read it), enough for its %llu",
+			 nnodes, (unsigned long long)cold, cold == 1 ? "" : "s",
+			 (unsigned long long)uses);
+		return;
+	}
+	snprintf(buf, len, "cache: shift: %d nodes give each data set %llu cold use%s (every file "
+		 "read on a node that neither wrote nor read it), and each is read %llu times: "
+		 "uses %llu-%llu %s (shift_fallback: %s)", nnodes, (unsigned long long)cold,
+		 cold == 1 ? "" : "s", (unsigned long long)uses, (unsigned long long)cold + 1,
+		 (unsigned long long)uses,
+		 x->shift_fallback == CFG_CACHE_NONE ? "go back to nodes that hold the files and will "
+						       "be warm"
+						     : "evict the files on the reading node first",
+		 cfg_cache_name(x->shift_fallback));
 }
 
 /* The node that reads file f in the use-th shifted phase of its data set. */

@@ -77,10 +77,12 @@ static void tbl_text_row(FILE *out, const struct tbl *t, char *const *row, const
 {
 	for (size_t c = 0; c < t->ncols; c++) {
 		int last = c + 1 == t->ncols;
-		if (tbl_right(t, c))
-			fprintf(out, "%*s", (int)w[c], row[c]);
-		else
-			fprintf(out, "%-*s", last ? 0 : (int)w[c], row[c]);
+		size_t len = strlen(row[c]), pad = w[c] > len ? w[c] - len : 0;
+		for (size_t k = 0; tbl_right(t, c) && k < pad; k++)
+			fputc(' ', out);
+		rp_plain_text(out, row[c]);
+		for (size_t k = 0; !tbl_right(t, c) && !last && k < pad; k++)
+			fputc(' ', out);
 		fputs(last ? "\n" : "  ", out);
 	}
 }
@@ -103,20 +105,31 @@ static void tbl_text(FILE *out, const struct tbl *t, size_t *w)
 		tbl_text_row(out, t, t->cell + i, w);
 }
 
-static void md_text(FILE *out, const char *s)
+/* Strings from a results file in markdown: a table cell must not end at a | of the text nor
+ * a line at its newline, and the text must not open a code span, an HTML tag or an escape
+ * of the renderer's. Control characters become spaces. */
+void rp_md_text(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '|')
+	for (; s != NULL && *s; s++) {
+		if (strchr("\\|`<>", *s) != NULL)
 			fputc('\\', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
 	}
+}
+
+/* Text for a terminal: control characters (escape sequences, carriage returns, newlines
+ * inside a value) become spaces. */
+void rp_plain_text(FILE *out, const char *s)
+{
+	for (; s != NULL && *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
 }
 
 static void tbl_markdown_row(FILE *out, const struct tbl *t, char *const *row)
 {
 	for (size_t c = 0; c < t->ncols; c++) {
 		fputs("| ", out);
-		md_text(out, row[c]);
+		rp_md_text(out, row[c]);
 		fputc(' ', out);
 	}
 	fputs("|\n", out);
@@ -198,8 +211,13 @@ static void rp_vprose(FILE *out, enum report_format f, const char *open, const c
 		fputs(open, out);
 		rp_html_text(out, s);
 		fputs(close, out);
+	} else if (f == REPORT_MARKDOWN) {
+		fputs(md_prefix, out);
+		rp_md_text(out, s);
+		fputc('\n', out);
 	} else {
-		fprintf(out, "%s%s\n", f == REPORT_MARKDOWN ? md_prefix : "", s);
+		rp_plain_text(out, s);
+		fputc('\n', out);
 	}
 	free(s);
 }
@@ -423,5 +441,8 @@ void report_phase_line(FILE *out, const struct phase_info *p)
 		units_format_size_binary(p->transfer_size, transfer, sizeof transfer), p->order,
 		p->cache, (int)p->repetition, units_format_size(p->bytes, bytes, sizeof bytes),
 		units_format_duration(p->elapsed_s, elapsed, sizeof elapsed), p->bandwidth_MBps,
-		p->nfiles, strcmp(p->status, "complete") == 0 ? "" : " FAILED");
+		p->nfiles, strcmp(p->status, "complete") == 0      ? ""
+			   : strcmp(p->status, "timeout") == 0     ? " TIMED OUT"
+			   : strcmp(p->status, "interrupted") == 0 ? " INTERRUPTED"
+								   : " FAILED");
 }

@@ -12,14 +12,35 @@
 #include "pfsread/stats.h"
 #include "pfsread/units.h"
 
-int report_phase_warm(const struct phase_info *p)
+enum cache_state report_phase_state(const struct phase_info *p)
 {
-	return strcmp(p->cache, "none") != 0 && p->resident_fraction > REPORT_WARM_FRACTION;
+	for (int s = CACHE_COLD; s <= CACHE_WARM; s++)
+		if (strcmp(p->cache_state, cache_state_name((enum cache_state)s)) == 0)
+			return (enum cache_state)s;
+	return cache_state_of(p->resident_fraction);
+}
+
+const char *report_phase_invalid(const struct phase_info *p)
+{
+	if (isnan(p->elapsed_s) || isinf(p->elapsed_s))
+		return "elapsed time not a number";
+	if (p->elapsed_s < 0)
+		return "negative elapsed time";
+	if (isnan(p->bandwidth_MBps) || isinf(p->bandwidth_MBps))
+		return "bandwidth not a number";
+	if (p->bandwidth_MBps < 0)
+		return "negative bandwidth";
+	return NULL;
+}
+
+int report_phase_counts(const struct phase_info *p)
+{
+	return strcmp(p->status, "complete") == 0 && report_phase_invalid(p) == NULL;
 }
 
 static int rc_complete(const struct phase_data *pd)
 {
-	return strcmp(pd->info.status, "complete") == 0;
+	return report_phase_counts(&pd->info);
 }
 
 /* ---- cells ---- */
@@ -31,7 +52,7 @@ static int cell_of(const struct report_cell *c, const struct phase_info *p)
 	       c->transfer_size == p->transfer_size && strcmp(c->order, p->order) == 0 &&
 	       strcmp(c->cache, p->cache) == 0 && strcmp(c->pattern, p->pattern) == 0 &&
 	       strcmp(c->decomposition, p->decomposition) == 0 &&
-	       c->queue_depth == p->queue_depth && c->warm == report_phase_warm(p);
+	       c->queue_depth == p->queue_depth && c->state == report_phase_state(p);
 }
 
 static void cell_start(struct report_cell *c, const struct phase_info *p)
@@ -47,7 +68,7 @@ static void cell_start(struct report_cell *c, const struct phase_info *p)
 	snprintf(c->pattern, sizeof c->pattern, "%s", p->pattern);
 	snprintf(c->decomposition, sizeof c->decomposition, "%s", p->decomposition);
 	c->queue_depth = p->queue_depth;
-	c->warm = report_phase_warm(p);
+	c->state = report_phase_state(p);
 	c->ceiling_MBps = c->efficiency = NAN;
 }
 
@@ -124,10 +145,45 @@ static int cell_finish(struct report_cell *c, long k, const long *cell, size_t n
 	return 0;
 }
 
+static int rc_int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* "1-3,5": the 1-based repetitions of cell k, ascending, ranges joined; "..." ends a list cut
+ * short. tmp has room for every phase. */
+static void cell_repetitions(struct report_cell *c, long k, const long *cell,
+			     const struct run_data *run, int *tmp)
+{
+	size_t n = 0, used = 0, len = sizeof c->repetitions;
+	for (size_t i = 0; i < run->nphases; i++)
+		if (cell[i] == k)
+			tmp[n++] = run->phases[i].info.repetition + 1;
+	qsort(tmp, n, sizeof *tmp, rc_int_cmp);
+	c->repetitions[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+		while (j + 1 < n && tmp[j + 1] <= tmp[j] + 1)
+			j++;
+		char one[32];
+		int w = tmp[j] > tmp[i] ? snprintf(one, sizeof one, "%s%d-%d", i ? "," : "", tmp[i], tmp[j])
+					: snprintf(one, sizeof one, "%s%d", i ? "," : "", tmp[i]);
+		if (used + (size_t)w + 4 > len) {
+			snprintf(c->repetitions + used, len - used, "%s...", i ? "," : "");
+			return;
+		}
+		memcpy(c->repetitions + used, one, (size_t)w + 1);
+		used += (size_t)w;
+		i = j;
+	}
+}
+
 struct rc_work {
 	long *cell;
 	double (*fig)[RC_NFIG];
 	double *tmp;
+	int *reps;
 	struct node_bw *nodes;
 };
 
@@ -136,6 +192,7 @@ static void rc_work_free(struct rc_work *w)
 	free(w->cell);
 	free(w->fig);
 	free(w->tmp);
+	free(w->reps);
 	free(w->nodes);
 }
 
@@ -145,8 +202,9 @@ static int rc_work_alloc(struct rc_work *w, size_t nphases, int nnodes)
 	w->cell = calloc(np, sizeof *w->cell);
 	w->fig = calloc(np, sizeof *w->fig);
 	w->tmp = calloc(np, sizeof *w->tmp);
+	w->reps = calloc(np, sizeof *w->reps);
 	w->nodes = calloc(nn, sizeof *w->nodes);
-	if (w->cell && w->fig && w->tmp && w->nodes)
+	if (w->cell && w->fig && w->tmp && w->reps && w->nodes)
 		return 0;
 	rc_work_free(w);
 	return -1;
@@ -173,10 +231,13 @@ long report_cells(const struct run_data *run, struct report_cell **cells)
 			c[w.cell[i]].reader_nodes = reader_nodes;
 		}
 	}
-	for (long k = 0; k < n && n >= 0; k++)
+	for (long k = 0; k < n && n >= 0; k++) {
 		if (cell_finish(&c[k], k, w.cell, run->nphases, (const double(*)[RC_NFIG])w.fig,
 				w.tmp) != 0)
 			n = -1;
+		else
+			cell_repetitions(&c[k], k, w.cell, run, w.reps);
+	}
 	rc_work_free(&w);
 	if (n <= 0)
 		free(c);
@@ -189,7 +250,8 @@ void report_cell_ceiling(struct report_cell *c, const struct ceil_hw *hw, int ru
 			 struct ceil_result *r)
 {
 	struct ceil_result local;
-	struct ceil_point p = {c->reader_nodes, c->readers, run_nodes, c->warm};
+	/* mixed: part of the bytes came from memory, so no storage limit holds for the whole */
+	struct ceil_point p = {c->reader_nodes, c->readers, run_nodes, c->state != CACHE_COLD};
 	if (r == NULL)
 		r = &local;
 	ceiling_compute(hw, &p, r);
@@ -247,12 +309,13 @@ long report_size_classes(const struct run_data *run, struct report_size_class **
 
 /* ---- stragglers ---- */
 
-/* Keep list[0..*n) the k worst (largest slower) with s added when it is worse than the last. */
+/* Keep list[0..*n) the k worst (largest slower) with s added when it is at least `least` times
+ * slower than its median and worse than the last. */
 static void straggler_keep(struct report_straggler *list, size_t *n, size_t k,
-			   const struct report_straggler *s)
+			   const struct report_straggler *s, double least)
 {
 	size_t at = *n;
-	if (k == 0 || !(s->slower > 1.0) || (*n == k && !(s->slower > list[k - 1].slower)))
+	if (k == 0 || !(s->slower >= least) || (*n == k && !(s->slower > list[k - 1].slower)))
 		return;
 	while (at > 0 && list[at - 1].slower < s->slower)
 		at--;
@@ -304,7 +367,7 @@ static void stragglers_nodes(const struct run_data *run, size_t i, struct node_b
 		r->rel_worst = r->phases == 0 || rel < r->rel_worst ? rel : r->rel_worst;
 		r->phases++;
 		if (nnodes > 1)
-			straggler_keep(slow, nn, k, &s);
+			straggler_keep(slow, nn, k, &s, REPORT_SLOW_NODE);
 	}
 }
 
@@ -321,7 +384,7 @@ static void stragglers_files(const struct run_data *run, size_t i, double *tmp, 
 			continue;
 		struct report_straggler s = {i, rc_node_of(run, r->rank), r->rank, r->file, d,
 					     median, d / median};
-		straggler_keep(slow, nf, k, &s);
+		straggler_keep(slow, nf, k, &s, REPORT_SLOW_FILE);
 	}
 }
 
@@ -421,7 +484,7 @@ char *report_key_value(const struct report_cell *c, enum report_key k, char *buf
 		snprintf(buf, len, "%d", (int)c->queue_depth);
 		break;
 	default:
-		snprintf(buf, len, "%s", c->warm ? "warm" : "cold");
+		snprintf(buf, len, "%s", cache_state_name(c->state));
 		break;
 	}
 	return buf;

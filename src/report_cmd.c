@@ -7,6 +7,7 @@
 
 #include "pfsread/calibrate.h"
 #include "pfsread/config.h"
+#include "pfsread/envinfo.h"
 #include "pfsread/report.h"
 
 #define RC_MAX_FILES 256
@@ -70,28 +71,36 @@ static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *
 	hw->data_on_compute_nodes = d->data_on_compute_nodes;
 	hw->racks = (double)d->racks;
 	hw->rack_uplink_MBps = d->rack_uplink_MBps;
-	strcpy(note, "declared in the config: ");
-	size_t start = strlen(note);
-	rc_note(note + start, "node disk", d->node_disk_MBps, " MB/s");
-	rc_note(note + start, "node link", d->node_link_MBps, " MB/s");
-	rc_note(note + start, "node memory copy", d->node_memcpy_MBps, " MB/s");
-	rc_note(note + start, "one reader", d->reader_MBps, " MB/s");
-	rc_note(note + start, "storage servers", (double)d->storage_servers, "");
-	rc_note(note + start, "server disk", d->server_disk_MBps, " MB/s");
-	rc_note(note + start, "server link", d->server_link_MBps, " MB/s");
-	rc_note(note + start, "racks", (double)d->racks, "");
-	rc_note(note + start, "uplinks per rack", d->rack_uplink_MBps, " MB/s");
+	char decl[RC_NOTE_MAX] = "declared in the config: ";
+	size_t start = strlen(decl), used = strlen(note);
+	rc_note(decl + start, "node disk", d->node_disk_MBps, " MB/s");
+	rc_note(decl + start, "node link", d->node_link_MBps, " MB/s");
+	rc_note(decl + start, "node memory copy", d->node_memcpy_MBps, " MB/s");
+	rc_note(decl + start, "one reader", d->reader_MBps, " MB/s");
+	rc_note(decl + start, "storage servers", (double)d->storage_servers, "");
+	rc_note(decl + start, "server disk", d->server_disk_MBps, " MB/s");
+	rc_note(decl + start, "server link", d->server_link_MBps, " MB/s");
+	rc_note(decl + start, "racks", (double)d->racks, "");
+	rc_note(decl + start, "uplinks per rack", d->rack_uplink_MBps, " MB/s");
 	if (d->data_on_compute_nodes)
-		strncat(note, ", data on the compute nodes", RC_NOTE_MAX - strlen(note) - 1);
+		strncat(decl, ", data on the compute nodes", RC_NOTE_MAX - strlen(decl) - 1);
+	snprintf(note + used, RC_NOTE_MAX - used, "%s", decl);
 }
 
-/* Measured figures fill what the config left out. Returns 1 when any was used. */
+/* Measured figures fill what the config left out. Calibration reads its disk figure under the
+ * data root: on a local file system that is the node's disk; on a network one it is one
+ * synchronous reader per node through the file system (all nodes at once), which says
+ * nothing of a local disk, so it becomes the per-reader rate. Returns 1 when any was used. */
 static int rc_measured(const struct calib_data *c, struct ceil_hw *hw, char *note)
 {
 	char m[RC_NOTE_MAX] = "";
 	if (c == NULL)
 		return 0;
-	if (!(hw->node_disk_MBps > 0) && isfinite(c->disk_MBps) && c->disk_MBps > 0)
+	if (hw->data_remote && !(hw->reader_MBps > 0) && isfinite(c->disk_MBps) && c->disk_MBps > 0)
+		rc_note(m, "one reader through the file system", hw->reader_MBps = c->disk_MBps,
+			" MB/s");
+	if (!hw->data_remote && !(hw->node_disk_MBps > 0) && isfinite(c->disk_MBps) &&
+	    c->disk_MBps > 0)
 		rc_note(m, "node disk", hw->node_disk_MBps = c->disk_MBps, " MB/s");
 	if (!(hw->node_link_MBps > 0) && isfinite(c->link_MBps) && c->link_MBps > 0)
 		rc_note(m, "node link", hw->node_link_MBps = c->link_MBps, " MB/s");
@@ -105,6 +114,27 @@ static int rc_measured(const struct calib_data *c, struct ceil_hw *hw, char *not
 	return 1;
 }
 
+/* The value of /environment's key, or NULL. */
+static const char *rc_env(const struct run_data *run, const char *key)
+{
+	for (size_t i = 0; i < run->env.n; i++)
+		if (strcmp(run->env.e[i].key, key) == 0)
+			return run->env.e[i].value;
+	return NULL;
+}
+
+/* 1 when the run's data root is a network file system (its mount as recorded), with a note
+ * that says so; the ceilings then take the links, not a node's disk. */
+static int rc_data_remote(const struct run_data *run, char *note)
+{
+	const char *type = rc_env(run, "fs_mount_type"), *source = rc_env(run, "fs_mount_source");
+	if (envinfo_fs_remote(type, source) != 1)
+		return 0;
+	snprintf(note, RC_NOTE_MAX, "the data is on %s from %s: every byte crosses the reading "
+		 "node's link; ", type, source != NULL ? source : "a server");
+	return 1;
+}
+
 /* The hardware of one run: 1 when any figure is known (*hw, note filled), else 0 with note
  * saying why there is none. */
 static int rc_hardware(const struct run_data *run, const struct calib_data *calib,
@@ -115,6 +145,7 @@ static int rc_hardware(const struct run_data *run, const struct calib_data *cali
 	int declared = 0;
 	memset(hw, 0, sizeof *hw);
 	note[0] = '\0';
+	hw->data_remote = rc_data_remote(run, note);
 	if (run->config_yaml != NULL &&
 	    cfg_parse(run->config_path && run->config_path[0] ? run->config_path : run->path,
 		      run->config_yaml, strlen(run->config_yaml), &x, &err) == 0) {

@@ -11,13 +11,20 @@
 
 /* ---- csv ---- */
 
+/* A string cell. A results file may be someone else's, and a spreadsheet runs a cell that
+ * starts with = + - @ (or a tab or carriage return before one) as a formula: such a cell gets
+ * a leading ' (shown as text, the way spreadsheets mark text). Numbers never come here
+ * (csv_num), so a negative figure stays a number. */
 static void csv_field(FILE *out, const char *s)
 {
-	if (strpbrk(s, ",\"\r\n") == NULL) {
+	int formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
+	if (!formula && strpbrk(s, ",\"\r\n") == NULL) {
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
@@ -45,7 +52,8 @@ void rp_csv_header(FILE *out)
 	fputs("file,dataset,file_size_B,readers_per_node,backend,transfer_size_B,order,cache,n,"
 	      "mean_MBps,min_MBps,max_MBps,pattern,decomposition,queue_depth,warm,sd_MBps,"
 	      "ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,metadata_fraction,"
-	      "resident_fraction,readers,reader_nodes,ceiling_MBps,limit,efficiency\n",
+	      "resident_fraction,readers,reader_nodes,ceiling_MBps,limit,efficiency,cache_state,"
+	      "repetitions\n",
 	      out);
 }
 
@@ -64,7 +72,7 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 	csv_num(out, c->max_MBps, 3);
 	csv_str(out, c->pattern);
 	csv_str(out, c->decomposition);
-	fprintf(out, ",%d,%d", (int)c->queue_depth, c->warm);
+	fprintf(out, ",%d,%d", (int)c->queue_depth, c->state != CACHE_COLD);
 	csv_num(out, c->sd_MBps, 3);
 	csv_num(out, c->ci95_MBps, 3);
 	csv_num(out, c->median_MBps, 3);
@@ -77,6 +85,8 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 	csv_num(out, c->ceiling_MBps, 3);
 	csv_str(out, c->limit);
 	csv_num(out, c->efficiency, 6);
+	csv_str(out, cache_state_name(c->state));
+	csv_str(out, c->repetitions);
 	fputc('\n', out);
 }
 
@@ -232,6 +242,7 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 	json_knum(out, "server_disk_MBps", h->server_disk_MBps > 0 ? h->server_disk_MBps : NAN, 0);
 	json_knum(out, "server_link_MBps", h->server_link_MBps > 0 ? h->server_link_MBps : NAN, 0);
 	json_kbool(out, "data_on_compute_nodes", h->data_on_compute_nodes, 0);
+	json_kbool(out, "data_remote", h->data_remote, 0);
 	json_knum(out, "racks", h->racks > 0 ? h->racks : NAN, 0);
 	json_knum(out, "rack_uplink_MBps", h->rack_uplink_MBps > 0 ? h->rack_uplink_MBps : NAN, 0);
 	fputs("}", out);
@@ -249,7 +260,9 @@ static void json_cell_keys(FILE *out, const struct report_cell *c)
 	json_kstr(out, "pattern", c->pattern, 0);
 	json_kstr(out, "decomposition", c->decomposition, 0);
 	json_kint(out, "queue_depth", c->queue_depth, 0);
-	json_kbool(out, "warm", c->warm, 0);
+	json_kbool(out, "warm", c->state != CACHE_COLD, 0);
+	json_kstr(out, "cache_state", cache_state_name(c->state), 0);
+	json_kstr(out, "repetitions", c->repetitions, 0);
 }
 
 static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_cell *c)
@@ -327,7 +340,13 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_knum(out, "elapsed_s", p->elapsed_s, 0);
 	json_knum(out, "bandwidth_MBps", p->bandwidth_MBps, 0);
 	json_kstr(out, "status", p->status, 0);
-	json_kbool(out, "warm", report_phase_warm(p), 0);
+	json_kstr(out, "invalid", report_phase_invalid(p), 0); /* null: its figures can be true */
+	json_kbool(out, "warm", report_phase_state(p) != CACHE_COLD, 0);
+	json_kstr(out, "cache_state", cache_state_name(report_phase_state(p)), 0);
+	json_knum(out, "start_skew_s", p->start_skew_s, 0);
+	json_knum(out, "clock_bound_s", p->clock_bound_s, 0);
+	json_kstr(out, "flags", p->flags, 0);
+	json_kstr(out, "cache_evict", p->cache_evict, 0);
 	json_ku64(out, "files_read", s.files, 0);
 	json_knum(out, "files_per_s", s.files_per_s, 0);
 	json_knum(out, "open_s", s.open_s, 0);
@@ -423,6 +442,8 @@ static void json_run(FILE *out, const struct rp_run *r)
 	fputs(",\n   \"stragglers\": {", out);
 	json_stragglers(out, r, "nodes", r->slow_nodes, r->nslow_nodes, 0, 1);
 	json_stragglers(out, r, "files", r->slow_files, r->nslow_files, 1, 0);
+	json_knum(out, "node_threshold_x", REPORT_SLOW_NODE, 0);
+	json_knum(out, "file_threshold_x", REPORT_SLOW_FILE, 0);
 	fputs("},\n   \"phases\": [", out);
 	for (size_t i = 0; i < r->run->nphases; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);

@@ -32,6 +32,8 @@ void rp_para(FILE *out, enum report_format f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 void rp_html_text(FILE *out, const char *s); /* & < > " escaped */
+void rp_md_text(FILE *out, const char *s);   /* \\ | ` < > escaped, control characters spaces */
+void rp_plain_text(FILE *out, const char *s); /* control characters as spaces */
 void rp_json_str(FILE *out, const char *s);  /* a JSON string (NULL prints null) */
 void rp_json_num(FILE *out, double v);       /* NaN and infinities print null */
 const char *rp_or_dash(const char *s);

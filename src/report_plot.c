@@ -27,6 +27,7 @@ const char *const rp_chart_titles[RP_NCHARTS] = {
 
 #define RP_TIMELINE_FILES 20000 /* above this, one bar per reader instead of one per file */
 #define RP_CDF_POINTS 2000      /* points per latency curve at most */
+#define RP_BAD_DIR "report: plot directory name too long or holds a control character: %s"
 
 /* What a chart script needs besides the run. */
 struct plot {
@@ -38,37 +39,38 @@ struct plot {
 
 /* ---- small helpers ---- */
 
+/* Everything the script says comes from the results file (data set names, host names, the
+ * config's path, ...), which may be someone else's: gnuplot runs `cmd` in backquotes and
+ * expands @macros everywhere on a line except inside single-quoted strings, and a newline
+ * ends a command. So every string goes out single-quoted (a quote doubled), control
+ * characters become spaces, and a path that holds one is refused rather than altered. */
+
+static int gp_has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 static int plot_path(const struct plot *p, const char *what, const char *ext, char *buf,
 		     size_t len)
 {
 	int n = snprintf(buf, len, "%s/%s%s%s.%s", p->dir, p->r->stem, what[0] ? "-" : "", what,
 			 ext);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	return n < 0 || (size_t)n >= len || gp_has_control(buf) ? -1 : 0;
 }
 
-/* s as a gnuplot single-quoted string (a quote doubled). */
-static void gp_path(FILE *gp, const char *s)
+/* s as a gnuplot single-quoted string: no substitution of any kind happens inside one. */
+static void gp_text(FILE *gp, const char *s)
 {
 	fputc('\'', gp);
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputc('\'', gp);
-		fputc(*s, gp);
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, gp);
 	}
 	fputc('\'', gp);
-}
-
-/* s as a gnuplot double-quoted string (backslash and quote escaped, newlines dropped). */
-static void gp_str(FILE *gp, const char *s)
-{
-	fputc('"', gp);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', gp);
-		if (*s != '\n' && *s != '\r')
-			fputc(*s, gp);
-	}
-	fputc('"', gp);
 }
 
 /* A label safe in a data file column: quotes and blanks replaced. */
@@ -76,7 +78,7 @@ static void dat_label(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++)
-		fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 ? '_' : *s, f);
+		fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 || *s == 0x7f ? '_' : *s, f);
 	fputc('"', f);
 }
 
@@ -84,7 +86,7 @@ static FILE *dat_open(const struct plot *p, const char *what, char *path, size_t
 		      struct pf_err *e)
 {
 	if (plot_path(p, what, "dat", path, len) != 0) {
-		pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", p->dir);
+		pf_fail(e, PF_USAGE, RP_BAD_DIR, p->dir);
 		return NULL;
 	}
 	FILE *f = fopen(path, "w");
@@ -101,21 +103,19 @@ static int dat_close(FILE *f, const char *path, struct pf_err *e)
 	return e->status == PF_OK ? 0 : -1;
 }
 
-/* Title line: what was run. */
+/* Title: what was run on the first line, its size and the detail on the second. */
 static void gp_title(const struct plot *p, const char *what, const char *detail)
 {
-	char buf[768];
-	snprintf(buf, sizeof buf, "%s: %s\\n%d rank%s on %d node%s%s%s", p->name, what,
-		 p->r->run->nranks, p->r->run->nranks == 1 ? "" : "s", p->r->run->nnodes,
+	char first[512], second[512];
+	snprintf(first, sizeof first, "%s: %s", p->name, what);
+	snprintf(second, sizeof second, "%d rank%s on %d node%s%s%s", p->r->run->nranks,
+		 p->r->run->nranks == 1 ? "" : "s", p->r->run->nnodes,
 		 p->r->run->nnodes == 1 ? "" : "s", detail[0] ? ", " : "", detail);
 	fputs("set title ", p->gp);
-	fputc('"', p->gp);
-	for (const char *s = buf; *s; s++) {
-		if (*s == '"' || (*s == '\\' && s[1] != 'n'))
-			fputc('\\', p->gp);
-		fputc(*s, p->gp);
-	}
-	fputs("\"\n", p->gp);
+	gp_text(p->gp, first);
+	fputs(" . \"\\n\" . ", p->gp);
+	gp_text(p->gp, second);
+	fputc('\n', p->gp);
 }
 
 /* Open the chart in PNG, settings and plot command follow; gp_chart_end redraws it as SVG. */
@@ -123,10 +123,10 @@ static int gp_chart_begin(const struct plot *p, int which, struct pf_err *e)
 {
 	char png[4096];
 	if (plot_path(p, rp_chart_names[which], "png", png, sizeof png) != 0)
-		return pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", p->dir);
+		return pf_fail(e, PF_USAGE, RP_BAD_DIR, p->dir);
 	fputs("reset\nset terminal pngcairo size 1000,620 noenhanced font 'sans,10'\nset output ",
 	      p->gp);
-	gp_path(p->gp, png);
+	gp_text(p->gp, png);
 	fputs("\nset grid\n", p->gp);
 	return 0;
 }
@@ -135,11 +135,11 @@ static int gp_chart_end(const struct plot *p, int which, struct pf_err *e)
 {
 	char svg[4096];
 	if (plot_path(p, rp_chart_names[which], "svg", svg, sizeof svg) != 0)
-		return pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", p->dir);
+		return pf_fail(e, PF_USAGE, RP_BAD_DIR, p->dir);
 	fputs("set terminal svg size 1000,620 noenhanced font 'sans,10' background '#ffffff'\n"
 	      "set output ",
 	      p->gp);
-	gp_path(p->gp, svg);
+	gp_text(p->gp, svg);
 	fputs("\nreplot\nunset output\n", p->gp);
 	return 0;
 }
@@ -153,7 +153,7 @@ static int same_series(const struct report_cell *a, const struct report_cell *b)
 	       strcmp(a->order, b->order) == 0 && strcmp(a->cache, b->cache) == 0 &&
 	       strcmp(a->pattern, b->pattern) == 0 &&
 	       strcmp(a->decomposition, b->decomposition) == 0 &&
-	       a->queue_depth == b->queue_depth && a->warm == b->warm;
+	       a->queue_depth == b->queue_depth && a->state == b->state;
 }
 
 static int series_first(const struct rp_run *r, long i)
@@ -194,9 +194,9 @@ static int bw_ceiling(FILE *f, const struct rp_run *r, char *limit, size_t len)
 		const struct report_cell *c = &r->cells[i];
 		long k = 0;
 		while (k < i && !(r->cells[k].readers_per_node == c->readers_per_node &&
-				  !r->cells[k].warm && isfinite(r->cells[k].ceiling_MBps)))
+				  r->cells[k].state == CACHE_COLD && isfinite(r->cells[k].ceiling_MBps)))
 			k++;
-		if (k < i || c->warm || !isfinite(c->ceiling_MBps))
+		if (k < i || c->state != CACHE_COLD || !isfinite(c->ceiling_MBps))
 			continue;
 		fprintf(f, "%d %.6g\n", (int)c->readers_per_node, c->ceiling_MBps);
 		if (any && strcmp(limit, c->limit) != 0)
@@ -217,14 +217,14 @@ static void series_title(FILE *gp, const struct report_cell *c, int many_combos)
 		 many_combos ? c->backend : "", many_combos ? " " : "",
 		 many_combos ? units_format_size_binary(c->transfer_size, xfer, sizeof xfer) : "",
 		 many_combos ? " " : "", many_combos ? c->cache : "");
-	if (c->warm)
-		strncat(t, " WARM", sizeof t - strlen(t) - 1);
-	gp_str(gp, t);
+	if (c->state != CACHE_COLD)
+		strncat(t, c->state == CACHE_WARM ? " WARM" : " MIXED", sizeof t - strlen(t) - 1);
+	gp_text(gp, t);
 }
 
 static int plot_bandwidth(struct plot *p, struct pf_err *e)
 {
-	char path[4096], limit[64];
+	char path[4096], limit[64], t[96];
 	int nseries = 0, combos = 0;
 	FILE *f = dat_open(p, "bandwidth", path, sizeof path, e);
 	if (f == NULL)
@@ -250,15 +250,18 @@ static int plot_bandwidth(struct plot *p, struct pf_err *e)
 	for (long i = 0, s = 0; i < p->r->ncells; i++) {
 		if (!series_first(p->r, i))
 			continue;
-		gp_path(p->gp, path);
+		gp_text(p->gp, path);
 		fprintf(p->gp, " index %ld using 1:2:3:4 with yerrorlines lw 2 pt 7 title ", s++);
 		series_title(p->gp, &p->r->cells[i], combos);
 		fputs(s < nseries || ceiling ? ", \\\n  " : "\n", p->gp);
 	}
 	if (ceiling) {
-		gp_path(p->gp, path);
+		gp_text(p->gp, path);
 		fprintf(p->gp, " index %d using 1:2 with linespoints dt 2 lw 2 lc rgb '#555555' "
-			"title 'ceiling (%s)'\n", nseries, limit);
+			"title ", nseries);
+		snprintf(t, sizeof t, "ceiling (%s)", limit);
+		gp_text(p->gp, t);
+		fputc('\n', p->gp);
 	}
 	return gp_chart_end(p, 0, e);
 }
@@ -271,14 +274,14 @@ static long timeline_phase(const struct run_data *run)
 	long best = -1;
 	for (size_t i = 0; i < run->nphases; i++) {
 		const struct phase_info *p = &run->phases[i].info;
-		if (strcmp(p->status, "complete") != 0 || run->phases[i].nranks == 0)
+		if (!report_phase_counts(p) || run->phases[i].nranks == 0)
 			continue;
 		if (best < 0) {
 			best = (long)i;
 			continue;
 		}
 		const struct phase_info *b = &run->phases[best].info;
-		int cold = !report_phase_warm(p), bcold = !report_phase_warm(b);
+		int cold = report_phase_state(p) == CACHE_COLD, bcold = report_phase_state(b) == CACHE_COLD;
 		if (cold > bcold || (cold == bcold && p->active_readers > b->active_readers))
 			best = (long)i;
 	}
@@ -326,7 +329,7 @@ static int plot_timeline(struct plot *p, struct pf_err *e)
 	fprintf(p->gp, "set xlabel 'time since the opening barrier [s]'\nset ylabel 'reader (MPI "
 		"rank)'\nset yrange [-1:%d]\n%sset xrange [0:*]\nplot ",
 		nr, nr <= 40 ? "set ytics 1\n" : "");
-	gp_path(p->gp, path);
+	gp_text(p->gp, path);
 	fprintf(p->gp, " using 2:1:($3-$2):(0):4 with vectors nohead lw %d lc variable notitle\n",
 		nr <= 32 ? 8 : nr <= 128 ? 3 : 1);
 	return gp_chart_end(p, 1, e);
@@ -340,7 +343,7 @@ static size_t latency_gather(const struct run_data *run, uint64_t fs, double *v)
 	size_t n = 0;
 	for (size_t i = 0; i < run->nphases; i++)
 		if (run->phases[i].info.file_size == fs &&
-		    strcmp(run->phases[i].info.status, "complete") == 0)
+		    report_phase_counts(&run->phases[i].info))
 			n += analyze_file_times(&run->phases[i], v + n);
 	return n;
 }
@@ -391,11 +394,11 @@ static int plot_latency(struct plot *p, struct pf_err *e)
 		if (count[k] == 0)
 			continue;
 		fputs(shown++ ? ", \\\n  " : "", p->gp);
-		gp_path(p->gp, path);
+		gp_text(p->gp, path);
 		snprintf(t, sizeof t, "%s files (%zu)",
 			 units_format_size(p->r->sizes[k].file_size, size, sizeof size), count[k]);
 		fprintf(p->gp, " index %ld using 1:2 with steps lw 2 title ", k);
-		gp_str(p->gp, t);
+		gp_text(p->gp, t);
 	}
 	fputc('\n', p->gp);
 	return gp_chart_end(p, 2, e);
@@ -409,7 +412,7 @@ static size_t node_datasets(const struct run_data *run, size_t *first)
 	size_t n = 0;
 	for (size_t i = 0; i < run->nphases; i++) {
 		size_t k = 0;
-		if (strcmp(run->phases[i].info.status, "complete") != 0)
+		if (!report_phase_counts(&run->phases[i].info))
 			continue;
 		while (k < n && strcmp(run->phases[first[k]].info.dataset, run->phases[i].info.dataset))
 			k++;
@@ -426,7 +429,7 @@ static void node_sums(const struct run_data *run, const size_t *first, size_t nd
 	int nn = run->nnodes;
 	for (size_t i = 0; i < run->nphases; i++) {
 		size_t d = 0;
-		if (strcmp(run->phases[i].info.status, "complete") != 0)
+		if (!report_phase_counts(&run->phases[i].info))
 			continue;
 		while (d < nds && strcmp(run->phases[first[d]].info.dataset,
 					 run->phases[i].info.dataset))
@@ -466,9 +469,9 @@ static int node_script(struct plot *p, const char *path, const size_t *first, si
 		p->r->run->nnodes > 8 ? "set xtics rotate by -60\n" : "");
 	for (size_t d = 0; d < nds; d++) {
 		fputs(d ? ", \\\n  " : "", p->gp);
-		gp_path(p->gp, path);
+		gp_text(p->gp, path);
 		fprintf(p->gp, " using %zu%s title ", d + 2, d ? "" : ":xtic(1)");
-		gp_str(p->gp, p->r->run->phases[first[d]].info.dataset);
+		gp_text(p->gp, p->r->run->phases[first[d]].info.dataset);
 	}
 	fputc('\n', p->gp);
 	return gp_chart_end(p, 3, e);
@@ -570,7 +573,7 @@ static int plot_check(const struct plot *p, struct pf_err *e)
 	for (int i = 0; i < RP_NCHARTS; i++)
 		for (int x = 0; x < 2 && rp_chart_has_data(p->r, i); x++) {
 			if (plot_path(p, rp_chart_names[i], ext[x], path, sizeof path) != 0)
-				return pf_fail(e, PF_USAGE, "report: plot directory name too long");
+				return pf_fail(e, PF_USAGE, RP_BAD_DIR, p->dir);
 			if (stat(path, &st) != 0 || st.st_size == 0)
 				return pf_fail(e, PF_RUNTIME, "report: gnuplot did not write %s", path);
 		}
@@ -595,11 +598,13 @@ static int plot_run(const char *dir, struct rp_run *r, struct pf_err *e)
 	plot_name(&p);
 	if (plot_path(&p, "", "gp", script, sizeof script) != 0 ||
 	    plot_path(&p, "gnuplot", "log", log, sizeof log) != 0)
-		return pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", dir);
+		return pf_fail(e, PF_USAGE, RP_BAD_DIR, dir);
 	if ((p.gp = fopen(script, "w")) == NULL)
 		return pf_fail_errno(e, errno, "report: cannot write %s", script);
-	fprintf(p.gp, "# gnuplot script written by pfsread report for %s\n",
-		rp_or_dash(r->run->path));
+	/* the name quoted: a comment line that ended in a backslash would go on to the next */
+	fputs("# gnuplot script written by pfsread report for ", p.gp);
+	gp_text(p.gp, rp_or_dash(r->run->path));
+	fputc('\n', p.gp);
 	for (int i = 0; i < RP_NCHARTS && rc == 0; i++)
 		if (rp_chart_has_data(r, i))
 			rc = plot_fns[i](&p, e);

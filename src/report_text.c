@@ -41,17 +41,25 @@ void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 			       rp_or_dash(run->status),     fs,
 			       mount};
 	if (f == REPORT_TEXT) {
-		for (size_t i = 0; i < sizeof label / sizeof label[0]; i++)
-			fprintf(out, "%-8s %s\n", label[i], value[i]);
+		for (size_t i = 0; i < sizeof label / sizeof label[0]; i++) {
+			fprintf(out, "%-8s ", label[i]);
+			rp_plain_text(out, value[i]);
+			fputc('\n', out);
+		}
 		return;
 	}
-	if (f == REPORT_MARKDOWN)
-		fprintf(out, "## %s\n\n", value[0]);
-	else
+	if (f == REPORT_MARKDOWN) {
+		fputs("## ", out);
+		rp_md_text(out, value[0]);
+		fputs("\n\n", out);
+	} else {
 		fputs("<ul class=\"meta\">\n", out);
+	}
 	for (size_t i = 1; i < sizeof label / sizeof label[0]; i++)
 		if (f == REPORT_MARKDOWN) {
-			fprintf(out, "- %s: %s\n", label[i], value[i]);
+			fprintf(out, "- %s: ", label[i]);
+			rp_md_text(out, value[i]);
+			fputc('\n', out);
 		} else {
 			fprintf(out, "<li>%s: ", label[i]);
 			rp_html_text(out, value[i]);
@@ -59,6 +67,14 @@ void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 		}
 	if (f == REPORT_HTML)
 		fputs("</ul>\n", out);
+}
+
+#define RP_DOUBTS 10 /* phases in doubt named one by one */
+
+/* " (warm)", " (mixed)" or "" for cold. */
+static const char *rp_state_note(enum cache_state s)
+{
+	return s == CACHE_WARM ? " (warm)" : s == CACHE_MIXED ? " (mixed)" : "";
 }
 
 /* ---- the study's table: rows data sets, columns readers per node ---- */
@@ -70,7 +86,7 @@ static int same_combo(const struct report_cell *a, const struct report_cell *b)
 	       strcmp(a->order, b->order) == 0 && strcmp(a->cache, b->cache) == 0 &&
 	       strcmp(a->pattern, b->pattern) == 0 &&
 	       strcmp(a->decomposition, b->decomposition) == 0 &&
-	       a->queue_depth == b->queue_depth && a->warm == b->warm;
+	       a->queue_depth == b->queue_depth && a->state == b->state;
 }
 
 static int same_row(const struct report_cell *a, const struct report_cell *b)
@@ -114,7 +130,9 @@ static void summary_cell(struct tbl *t, const struct report_cell *c, long n,
 	for (long i = 0; i < n; i++) {
 		if (!same_row(&c[i], row) || c[i].readers_per_node != readers)
 			continue;
-		if (c[i].n > 1)
+		if (!isfinite(c[i].mean_MBps))
+			tbl_add(t, "-"); /* as every other table shows a figure that does not exist */
+		else if (c[i].n > 1 && isfinite(c[i].min_MBps) && isfinite(c[i].max_MBps))
 			tbl_add(t, "%.1f (%.1f-%.1f)", c[i].mean_MBps, c[i].min_MBps,
 				c[i].max_MBps);
 		else
@@ -137,8 +155,11 @@ static void combo_extra(const struct report_cell *k, char *buf, size_t len)
 	if (used < len && k->queue_depth > 1)
 		used += (size_t)snprintf(buf + used, len - used, ", queue depth %d",
 					 (int)k->queue_depth);
-	if (used < len && k->warm)
+	if (used < len && k->state == CACHE_WARM)
 		snprintf(buf + used, len - used, ", WARM (data found in the page cache)");
+	else if (used < len && k->state == CACHE_MIXED)
+		snprintf(buf + used, len - used, ", MIXED (part of the data found in the page "
+			 "cache)");
 }
 
 static int summary_table(FILE *out, const struct report_cell *c, long n,
@@ -172,6 +193,45 @@ static int summary_table(FILE *out, const struct report_cell *c, long n,
 	return tbl_print(out, &t, f, e);
 }
 
+/* Which repetitions found their data in the page cache: they are in cells of their own. */
+static void state_notes(FILE *out, const struct rp_run *r, enum report_format f)
+{
+	for (long i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		if (c->state == CACHE_COLD)
+			continue;
+		rp_para(out, f, "%s x %d reader%s/node, %s, cache %s: repetition%s %s %s (%.0f%% of "
+			"the bytes in the page cache before the phase), kept apart from cold ones",
+			c->dataset, (int)c->readers_per_node, c->readers_per_node == 1 ? "" : "s",
+			c->backend, c->cache, c->n == 1 ? "" : "s", c->repetitions,
+			c->n == 1 ? (c->state == CACHE_WARM ? "was warm" : "was mixed")
+				  : (c->state == CACHE_WARM ? "were warm" : "were mixed"),
+			c->resident_fraction * 100);
+	}
+}
+
+/* Phases whose times are in doubt, and why (the first RP_DOUBTS, then how many more). */
+static void phase_doubts(FILE *out, const struct run_data *run, enum report_format f)
+{
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < run->nphases; i++) {
+		const struct phase_info *p = &run->phases[i].info;
+		if (strstr(p->flags, "clock") == NULL)
+			continue;
+		if (shown++ >= RP_DOUBTS)
+			more++;
+		else
+			rp_para(out, f, "phase %04u (%s x %d/node, rep %d): its ranks left the opening "
+				"barrier %.3g s apart, more than the clocks allow (%.3g s): a rank's "
+				"clock disagrees with the others', so the phase's times cannot be "
+				"trusted", (unsigned)p->index, p->dataset, (int)p->readers_per_node,
+				(int)p->repetition, p->start_skew_s, p->clock_bound_s);
+	}
+	if (more > 0)
+		rp_para(out, f, "... and %zu more phases whose clocks disagreed (see the flags of the "
+			"phases table)", more);
+}
+
 int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
 	int rc = 0;
@@ -180,6 +240,10 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 	for (long i = 0; i < r->ncells && rc == 0; i++)
 		if (first_of(r->cells, i, same_combo))
 			rc = summary_table(out, r->cells, r->ncells, &r->cells[i], f, e);
+	if (rc == 0) {
+		state_notes(out, r, f);
+		phase_doubts(out, r->run, f);
+	}
 	return rc;
 }
 
@@ -190,12 +254,12 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 /* 1 when phase p belongs to cell c in every key but the file size (the twin's differs). */
 static int twin_phase_of(const struct report_cell *c, const struct phase_info *p)
 {
-	return strcmp(c->dataset, p->dataset) == 0 && strcmp(p->status, "complete") == 0 &&
+	return strcmp(c->dataset, p->dataset) == 0 && report_phase_counts(p) &&
 	       c->readers_per_node == p->readers_per_node && strcmp(c->backend, p->backend) == 0 &&
 	       c->transfer_size == p->transfer_size && strcmp(c->order, p->order) == 0 &&
 	       strcmp(c->cache, p->cache) == 0 && strcmp(c->pattern, p->pattern) == 0 &&
 	       strcmp(c->decomposition, p->decomposition) == 0 &&
-	       c->queue_depth == p->queue_depth && c->warm == report_phase_warm(p);
+	       c->queue_depth == p->queue_depth && c->state == report_phase_state(p);
 }
 
 /* Cells a (NAME) and b (NAME-onefile) that differ in nothing else. */
@@ -207,7 +271,7 @@ static int twin_pair(const struct report_cell *a, const struct report_cell *b)
 	       a->transfer_size == b->transfer_size && strcmp(a->order, b->order) == 0 &&
 	       strcmp(a->cache, b->cache) == 0 && strcmp(a->pattern, b->pattern) == 0 &&
 	       strcmp(a->decomposition, b->decomposition) == 0 && a->queue_depth == b->queue_depth &&
-	       a->warm == b->warm;
+	       a->state == b->state;
 }
 
 /* The mean elapsed time of cell c's phases, and the bytes and files of one of them. */
@@ -251,7 +315,8 @@ static void twins(FILE *out, const struct rp_run *r, enum report_format f)
 				"ratio %.1f (%d reader%s/node, %s, %s%s)",
 				a->dataset, (unsigned long long)files, mean, x, y, x / y,
 				(int)a->readers_per_node, a->readers_per_node == 1 ? "" : "s", a->backend,
-				a->pattern, a->warm ? ", WARM" : "");
+				a->pattern, a->state == CACHE_COLD ? "" : a->state == CACHE_WARM
+									  ? ", WARM" : ", MIXED");
 		}
 	}
 }
@@ -371,7 +436,7 @@ static int same_result(const struct ceil_result *a, const struct ceil_result *b)
 static void point_label(const struct report_cell *c, char *buf, size_t len)
 {
 	snprintf(buf, len, "%d reader%s on %d node%s (%s)", c->readers, c->readers == 1 ? "" : "s",
-		 c->reader_nodes, c->reader_nodes == 1 ? "" : "s", c->warm ? "warm" : "cold");
+		 c->reader_nodes, c->reader_nodes == 1 ? "" : "s", cache_state_name(c->state));
 }
 
 /* The limits of cell i, unless an earlier cell had the very same ones. Returns 1 if printed. */
@@ -428,16 +493,20 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 			rp_para(out, f, "%s x %d readers/node%s: %.1f%% of its ceiling: the hardware "
 				"figures are not what limits it; each reader got %.2f MB/s and spent "
 				"%.1f%% of its time in open+close", r->cells[i].dataset,
-				(int)r->cells[i].readers_per_node, r->cells[i].warm ? " (warm)" : "",
+				(int)r->cells[i].readers_per_node, rp_state_note(r->cells[i].state),
 				r->cells[i].efficiency * 100,
 				r->cells[i].readers ? r->cells[i].mean_MBps / r->cells[i].readers : NAN,
 				r->cells[i].meta_fraction * 100);
 	for (long i = 0; i < r->ncells && rc >= 0; i++)
 		if (r->cells[i].efficiency > 1.05)
 			rp_para(out, f, "%s x %d readers/node%s: measured %.0f%% of its ceiling: a "
-				"figure of the hardware is too low, or the data came from a cache",
+				"hardware figure is too low or missing from the model%s",
 				r->cells[i].dataset, (int)r->cells[i].readers_per_node,
-				r->cells[i].warm ? " (warm)" : "", r->cells[i].efficiency * 100);
+				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100,
+				r->cells[i].state == CACHE_COLD
+					? " (its data was not in this node's page cache before it; "
+					  "a cache elsewhere, such as the servers', may have served it)"
+					: "");
 	return rc < 0 ? -1 : 0;
 }
 
@@ -519,10 +588,12 @@ static int slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, s
 	if (r->run->nnodes < 2)
 		return 0;
 	if (r->nslow_nodes == 0) {
-		rp_para(out, f, "slowest nodes: none slower than the median node of its phase");
+		rp_para(out, f, "slowest nodes: none (no node %.2gx slower or more than the median "
+			"node of its phase)", REPORT_SLOW_NODE);
 		return 0;
 	}
-	rp_para(out, f, "slowest nodes:");
+	rp_para(out, f, "slowest nodes (%.2gx slower or more than the median node of their phase):",
+		REPORT_SLOW_NODE);
 	for (size_t i = 0; i < 5; i++)
 		tbl_add(&t, "%s", head[i]);
 	for (size_t i = 0; i < r->nslow_nodes; i++) {
@@ -545,9 +616,13 @@ static int slow_files(FILE *out, const struct rp_run *r, enum report_format f, s
 	static const char *const head[] = {"phase", "file", "reader (host, rank)",
 					   "open to close [ms]", "median file [ms]",
 					   "slower than the median [x]"};
-	if (r->nslow_files == 0)
+	if (r->nslow_files == 0) {
+		rp_para(out, f, "slowest files: none (no file %.2gx slower or more than the median "
+			"file of its phase)", REPORT_SLOW_FILE);
 		return 0;
-	rp_para(out, f, "slowest files:");
+	}
+	rp_para(out, f, "slowest files (%.2gx slower or more than the median file of their "
+		"phase):", REPORT_SLOW_FILE);
 	for (size_t i = 0; i < 6; i++)
 		tbl_add(&t, "%s", head[i]);
 	for (size_t i = 0; i < r->nslow_files; i++) {
@@ -590,7 +665,11 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	tbl_num(t, 6, s.read_s);
 	tbl_num(t, 6, s.close_s);
 	tbl_num(t, 1, p->resident_fraction * 100);
-	tbl_add(t, "%s%s", p->status, report_phase_warm(p) ? " (warm)" : "");
+	if (report_phase_invalid(p) != NULL)
+		tbl_add(t, "%s, INVALID: %s", p->status, report_phase_invalid(p));
+	else
+		tbl_add(t, "%s%s%s%s", p->status, rp_state_note(report_phase_state(p)),
+			p->flags[0] ? " !" : "", p->flags);
 }
 
 static int details_table(FILE *out, const struct run_data *run, enum report_format f,
@@ -607,7 +686,20 @@ static int details_table(FILE *out, const struct run_data *run, enum report_form
 	for (size_t i = 0; i < run->nphases; i++)
 		details_row(&t, &run->phases[i]);
 	rp_heading(out, f, 2, "phases (times summed over ranks)");
-	return tbl_print(out, &t, f, e);
+	if (tbl_print(out, &t, f, e) != 0)
+		return -1;
+	for (size_t i = 0; i < run->nphases; i++) {
+		const struct phase_info *p = &run->phases[i].info;
+		char v[96] = "";
+		if (report_phase_invalid(p) == NULL)
+			continue;
+		if (isfinite(p->elapsed_s) && isfinite(p->bandwidth_MBps))
+			snprintf(v, sizeof v, ": elapsed %g s, bandwidth %g MB/s", p->elapsed_s,
+				 p->bandwidth_MBps);
+		rp_para(out, f, "phase %04u is INVALID (%s%s): left out of every statistic",
+			(unsigned)p->index, report_phase_invalid(p), v);
+	}
+	return 0;
 }
 
 int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)

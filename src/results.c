@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 struct results {
@@ -23,15 +24,27 @@ struct results {
 	hid_t str;                 /* variable-length UTF-8 string of every string attribute */
 	hid_t dxpl;                /* collective data transfer */
 	hid_t dcpl;                /* no fill values: every row is written */
+	int lost;                  /* a write failed: the ranks' HDF5 states may differ */
 };
 
-/* The one failure path: "FILE: OBJECT: what failed: HDF5's innermost message". */
-static int res_fail(const struct results *r, const char *obj, const char *what, struct pf_err *e)
+/* Room a phase needs on the results file system beyond its rows: its group, attributes and
+ * the heaps they grow, and the final close (status attribute, superblock). Generous: the
+ * margin is what keeps a file system that fills up from failing a write half-way. */
+#define RES_PHASE_MARGIN (256u * 1024u)
+
+/* The one failure path: "FILE: OBJECT: what failed: HDF5's innermost message". A write that
+ * fails may fail on some ranks only (parallel HDF5 writes metadata from rank 0, and each rank
+ * its own rows), and HDF5 then leaves the ranks in different collective calls: no further
+ * HDF5 call can be trusted to complete, so the failure is PF_HUNG and main aborts. The file
+ * keeps what the last successful flush wrote. */
+static int res_fail(struct results *r, const char *obj, const char *what, struct pf_err *e)
 {
 	char detail[512];
 	results_h5_detail(detail, sizeof detail);
-	return pf_fail(e, PF_RUNTIME, "%s: %s: %s failed%s%s", r->path, obj, what,
-		       detail[0] ? ": " : "", detail);
+	r->lost = 1;
+	return pf_fail_lost(e, "%s: %s: %s failed%s%s; the file holds what was written before "
+			    "(aborting: parallel HDF5 cannot close a file after a failed write)",
+			    r->path, obj, what, detail[0] ? ": " : "", detail);
 }
 
 /* Run an HDF5 (or MPI, with RES_MPI) call; on failure record it against obj and jump to the
@@ -228,7 +241,7 @@ static int res_phase_attrs(struct results *r, hid_t g, const char *obj, const st
 	for (size_t i = 0; i < results_nphase_attrs; i++) {
 		const struct results_field *f = &results_phase_attrs[i];
 		const char *v = (const char *)p + f->offset;
-		char s[sizeof p->dataset];
+		char s[sizeof p->mpiio_hints]; /* the longest string attribute */
 		if (f->kind == RESULTS_STR)
 			snprintf(s, sizeof s, "%.*s", (int)strnlen(v, f->size), v);
 		if ((f->kind == RESULTS_STR ? res_attr_str(r, g, obj, f->name, s, e)
@@ -253,6 +266,27 @@ out:
 	return rc;
 }
 
+/* Before a phase is written: room for its rows and RES_PHASE_MARGIN on the results file
+ * system, as rank 0 sees it (statvfs), the same verdict on every rank. A file system about to
+ * fill up stops the run cleanly here, with every phase before in the file and the file closed
+ * properly, instead of failing a write half-way (see res_fail). */
+static int res_room(struct results *r, const char *obj, uint64_t rows, struct pf_err *e)
+{
+	int rc = 0;
+	uint64_t v[2] = {UINT64_MAX, rows * 2 + RES_PHASE_MARGIN}; /* bytes free, needed */
+	struct statvfs st;
+	if (r->rank == 0 && statvfs(r->path, &st) == 0)
+		v[0] = (uint64_t)st.f_bavail * (uint64_t)st.f_frsize;
+	RES_MPI(MPI_Bcast(v, 2, MPI_UINT64_T, 0, r->comm), r, obj, "MPI_Bcast", e);
+	if (v[0] < v[1])
+		return pf_fail(e, PF_RUNTIME, "%s: %s not written: the file system holding the "
+			       "results has %llu bytes free, the phase needs about %llu; stopping "
+			       "(the phases before it are in the file)", r->path, obj,
+			       (unsigned long long)v[0], (unsigned long long)v[1]);
+out:
+	return rc;
+}
+
 int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
 			const struct file_rec *files, uint64_t nfiles, struct pf_err *e)
 {
@@ -262,7 +296,11 @@ int results_write_phase(struct results *r, const struct phase_info *p, const str
 	hid_t g = -1;
 	snprintf(name, sizeof name, "%04u", (unsigned)p->index);
 	snprintf(obj, sizeof obj, "/phases/%s", name);
-	if (res_file_offset(r, obj, nfiles, &offset, &total, e) < 0)
+	if (r->lost)
+		return pf_fail_lost(e, "%s: %s: not written after an earlier failure", r->path, obj);
+	if (res_file_offset(r, obj, nfiles, &offset, &total, e) < 0 ||
+	    res_room(r, obj, total * H5Tget_size(r->file_disk) + nr * H5Tget_size(r->rank_disk),
+		     e) < 0)
 		return -1;
 	uint64_t me = (uint64_t)r->rank;
 	struct res_rows ranks = {"ranks", r->rank_disk, r->rank_mem, nr, me, 1, mine};
@@ -394,6 +432,13 @@ int results_close(struct results *r, const char *status, struct pf_err *e)
 	int rc = 0, bad = 0;
 	if (r == NULL)
 		return 0;
+	if (r->lost) { /* no HDF5 call can be trusted: main aborts (see res_fail) */
+		free(r->path);
+		free(r);
+		if (e != NULL && e->status == PF_HUNG)
+			return -1;
+		return pf_fail_lost(e, "results file not closed after a failed write");
+	}
 	if (status != NULL && r->file >= 0)
 		rc = res_attr_str(r, r->file, "/", "status", status, e);
 	const hid_t ids[] = {r->phases,    r->rank_mem, r->rank_disk, r->file_mem, r->file_disk,

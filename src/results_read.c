@@ -5,16 +5,22 @@
 #include "pfsread/results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+#include "pfsread/dataset.h"
 
 /* ---- the schema: one entry per struct member, named as the member ---- */
 
-#define RES_FIELD(type, member, kind) \
-	{ #member, offsetof(struct type, member), sizeof(((struct type *)0)->member), kind }
+#define RES_FIELD_SINCE(type, member, kind, since) \
+	{ #member, offsetof(struct type, member), sizeof(((struct type *)0)->member), kind, since }
+#define RES_FIELD(type, member, kind) RES_FIELD_SINCE(type, member, kind, 1)
 
 const struct results_field results_phase_attrs[] = {
 	RES_FIELD(phase_info, index, RESULTS_U32),
@@ -41,6 +47,11 @@ const struct results_field results_phase_attrs[] = {
 	RES_FIELD(phase_info, elapsed_s, RESULTS_F64),
 	RES_FIELD(phase_info, bandwidth_MBps, RESULTS_F64),
 	RES_FIELD(phase_info, status, RESULTS_STR),
+	RES_FIELD_SINCE(phase_info, cache_state, RESULTS_STR, 2),
+	RES_FIELD_SINCE(phase_info, cache_evict, RESULTS_STR, 2),
+	RES_FIELD_SINCE(phase_info, start_skew_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(phase_info, clock_bound_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(phase_info, flags, RESULTS_STR, 2),
 };
 const size_t results_nphase_attrs = sizeof results_phase_attrs / sizeof results_phase_attrs[0];
 
@@ -59,6 +70,9 @@ const struct results_field results_rank_fields[] = {
 	RES_FIELD(rank_rec, verify_s, RESULTS_F64),
 	RES_FIELD(rank_rec, io_s, RESULTS_F64),
 	RES_FIELD(rank_rec, process_s, RESULTS_F64),
+	RES_FIELD_SINCE(rank_rec, barrier_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(rank_rec, clock_offset_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(rank_rec, clock_error_s, RESULTS_F64, 2),
 };
 const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
 
@@ -200,27 +214,46 @@ static int rd_fail(const struct rd *c, const char *obj, const char *what)
 		       detail[0] ? ": " : "", detail);
 }
 
-/* 1 when f carries the HDF5 signature at 0, 512, 1024, ... (where a user block may put it). */
-static int rd_signature(FILE *f)
+int results_h5_signature(const char *path, struct pf_err *e)
 {
 	static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 	unsigned char buf[8];
-	for (off_t at = 0;; at = at ? at * 2 : 512) {
-		if (fseeko(f, at, SEEK_SET) != 0 || fread(buf, 1, sizeof buf, f) != sizeof buf)
-			return 0;
-		if (memcmp(buf, sig, sizeof sig) == 0)
-			return 1;
+	struct stat st;
+	int found = 0, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return pf_fail_errno(e, errno, "%s: cannot open", path);
+	if (fstat(fd, &st) != 0) {
+		int err = errno;
+		close(fd);
+		return pf_fail_errno(e, err, "%s: cannot read", path);
 	}
+	if (dataset_not_regular(st.st_mode) != NULL) {
+		close(fd);
+		return pf_fail(e, PF_RUNTIME, "%s: is %s, not a results file", path,
+			       dataset_not_regular(st.st_mode));
+	}
+	/* bounded by the file's size; at doubles only while at most half of it, so cannot wrap */
+	for (off_t at = 0; !found && at <= st.st_size - (off_t)sizeof buf;
+	     at = at ? at * 2 : 512) {
+		ssize_t n = pread(fd, buf, sizeof buf, at);
+		if (n < 0) {
+			int err = errno;
+			close(fd);
+			return pf_fail_errno(e, err, "%s: cannot read", path);
+		}
+		found = n == (ssize_t)sizeof buf && memcmp(buf, sig, sizeof sig) == 0;
+		if (at > st.st_size / 2)
+			break;
+	}
+	close(fd); /* read only: nothing to lose */
+	return found;
 }
 
 static int rd_open(const struct rd *c, hid_t *file)
 {
-	FILE *f = fopen(c->path, "rb");
-	if (f == NULL)
-		return pf_fail_errno(c->e, errno, "%s: cannot open", c->path);
-	int sig = rd_signature(f);
-	if (fclose(f) != 0)
-		return pf_fail_errno(c->e, errno, "%s: cannot read", c->path);
+	int sig = results_h5_signature(c->path, c->e);
+	if (sig < 0)
+		return -1;
 	if (!sig)
 		return pf_fail(c->e, PF_RUNTIME, "%s: not an HDF5 file", c->path);
 	*file = H5Fopen(c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -329,10 +362,10 @@ static int rd_version(const struct rd *c, hid_t file)
 	if (rd_attr_num(c, file, "/", "schema_version", RESULTS_I32, &v) < 0)
 		return -1;
 	c->run->schema_version = v;
-	if (v != RESULTS_SCHEMA_VERSION)
+	if (v < 1 || v > RESULTS_SCHEMA_VERSION)
 		return pf_fail(
 			c->e, PF_RUNTIME,
-			"%s: schema version %d not supported (this pfsread reads version %d)",
+			"%s: schema version %d not supported (this pfsread reads versions 1 to %d)",
 			c->path, (int)v, RESULTS_SCHEMA_VERSION);
 	return 0;
 }
@@ -484,6 +517,8 @@ static int rd_phase_attr(const struct rd *c, hid_t g, const char *obj,
 {
 	char *dst = (char *)info + f->offset, *s = NULL, what[192];
 	int rc = 0;
+	if (f->since > c->run->schema_version)
+		return 0; /* an older file: left zero (or "") */
 	if (f->kind != RESULTS_STR)
 		return rd_attr_num(c, g, obj, f->name, f->kind, dst);
 	if (strcmp(f->name, "process") == 0 && H5Aexists(g, f->name) == 0) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "pfsread/topology.h"
 
 #define RUN_PATH (CFG_PATH_MAX + 64)
+#define RUN_CLOCK_RESYNC_S 60.0 /* see run_resync_clocks */
 
 int run_expand_results_path(const char *pattern, const char *name, const char *jobid,
 			    const char *time, char *buf, size_t len)
@@ -103,6 +105,13 @@ static int run_check_experiment(const struct experiment *x, const struct topolog
 	if (x->cache == CFG_CACHE_SHIFT && t->nnodes < 2)
 		return cfg_fail_at(e, x, x->cache_pos, "cache",
 				   "'shift' reads each file on another node, and this job has one node");
+	if (x->cache == CFG_CACHE_SHIFT && !plan_shift_is_cold(plan_dataset_uses(x), t->nnodes) &&
+	    cache_check_allowed(x->shift_fallback, e) != 0) {
+		char why[sizeof e->msg];
+		snprintf(why, sizeof why, "%s", e->msg);
+		pf_err_clear(e);
+		return cfg_fail_at(e, x, x->shift_fallback_pos, "shift_fallback", "%s", why);
+	}
 	if (cache_check_allowed(x->cache, e) != 0) {
 		char why[sizeof e->msg];
 		snprintf(why, sizeof why, "%s", e->msg);
@@ -300,17 +309,46 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
 {
 	printf("[%llu/%llu] ", (unsigned long long)i + 1, (unsigned long long)n);
 	report_phase_line(stdout, p);
-	if (x->cache != CFG_CACHE_NONE && p->resident_fraction > 0.05)
+	if (x->cache != CFG_CACHE_NONE && cache_state_of(p->resident_fraction) != CACHE_COLD)
 		printf("  warning: %.0f%% of the phase's bytes were in the page cache before it "
 		       "started: this measures memory, not storage\n",
 		       p->resident_fraction * 100);
+	if (p->flags[0] != '\0')
+		printf("  warning: the ranks left the opening barrier %.3g s apart, more than their "
+		       "clocks allow (%.3g s): a rank's clock disagrees, the times are in doubt\n",
+		       p->start_skew_s, p->clock_bound_s);
 	fflush(stdout);
+}
+
+/* With a time limit, a results write stuck for twice the limit (at least RUN_WRITE_WAIT_MIN
+ * seconds) ends the process: after a write failed on one rank without an error (Open MPI's
+ * OMPIO drops it), parallel HDF5 can leave the ranks in different collective calls, which no
+ * signal interrupts. Without a time limit there is no deadline (a stalled file system may
+ * come back). A watchdog that cannot be armed is only a lost safeguard: not an error. */
+#define RUN_WRITE_WAIT_MIN 10.0
+
+static void run_watchdog(const struct experiment *x, const char *what)
+{
+	if (x->phase_timeout > 0)
+		(void)stop_watchdog_step(fmax(2 * x->phase_timeout, RUN_WRITE_WAIT_MIN), what);
+}
+
+
+/* Clocks drift apart (tens of ppm without NTP: tens of milliseconds an hour), so a long study
+ * measures the offsets again, between phases, once RUN_CLOCK_RESYNC_S have passed. Rank 0
+ * decides, so that all ranks enter the collective together. */
+static int run_resync_clocks(struct topology *t, struct pf_err *e)
+{
+	int again = t->rank == 0 && topology_clock() - t->synced_at > RUN_CLOCK_RESYNC_S;
+	if (MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
+	return again ? topology_sync_clocks(t, e) : 0;
 }
 
 /* The phases, in plan order. A failed phase (an I/O error, a short file) is kept, marked, and
  * the run goes on: the other phases are unaffected. A time limit or a signal ends the run
  * after the phase in progress is written. *status gets the run's status for the file. */
-static int run_phases(const struct experiment *x, const struct topology *t, struct results *r,
+static int run_phases(const struct experiment *x, struct topology *t, struct results *r,
 		      const char **status, struct pf_err *e)
 {
 	void *buf = NULL;
@@ -340,18 +378,38 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 		return pf_fail_errno(e, -rc, "run: cannot allocate a %zu-byte buffer", buflen);
 	}
 	*status = "complete";
+	if (stop_watchdog_arm(0) != 0) {
+		free(buf);
+		free(atime_mode);
+		return pf_fail(e, PF_RUNTIME, "run: cannot stop the start-up watchdog");
+	}
 	uint64_t n = plan_phase_count(x);
 	for (uint64_t i = 0; i < n; i++) {
 		struct phase_spec s;
 		struct phase_output out;
 		struct pf_err werr = {0};
 		run_phase_spec(x, i, atime_mode, &s);
+		if (run_resync_clocks(t, e) != 0) {
+			rc = -1;
+			break;
+		}
 		rc = phase_run(&s, t, buf, buflen, &out, e);
 		if (e->status == PF_HUNG)
 			break; /* nothing collective can be done any more */
-		if (results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr) != 0) {
-			pf_fail(e, werr.status, "%s", werr.msg);
+		run_watchdog(x, "writing a phase to the results file");
+		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr);
+		if (stop_watchdog_step(0, NULL) != 0 && wrc == 0)
+			wrc = pf_fail_errno(&werr, errno, "run: cannot stop the watchdog");
+		if (wrc != 0) {
+			if (werr.status == PF_HUNG)
+				pf_fail_lost(e, "%s", werr.msg);
+			else
+				pf_fail(e, werr.status, "%s", werr.msg);
 			rc = -1;
+		}
+		if (e->status == PF_HUNG) {
+			phase_output_free(&out);
+			break; /* the results file cannot be written any more: main aborts */
 		}
 		if (t->rank == 0)
 			run_print_phase(x, &out.info, i, n);
@@ -372,8 +430,9 @@ static int run_phases(const struct experiment *x, const struct topology *t, stru
 }
 
 /* Before any timing: each rank checks the files generate gave it (a block of every data set
- * over all ranks) are there with their sizes, so that a missing, short or long file is named
- * up front rather than found in the middle of a timed phase. */
+ * over all ranks) are there, regular, with their sizes, so that a missing, short or long file
+ * (or a FIFO whose open would block, a directory) is named up front rather than found in the
+ * middle of a timed phase. */
 static int run_check_files(const struct experiment *x, const struct topology *t, struct pf_err *e)
 {
 	char path[RUN_PATH], hex[DIGEST_HEX_MAX];
@@ -405,6 +464,9 @@ static int run_check_files(const struct experiment *x, const struct topology *t,
 				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
 			else if (stat(path, &st) != 0)
 				rc = pf_fail_errno(e, errno, "data set %s: %s", ds->name, path);
+			else if (dataset_not_regular(st.st_mode) != NULL)
+				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: is %s, not a regular file",
+					     ds->name, path, dataset_not_regular(st.st_mode));
 			else if ((uint64_t)st.st_size != dataset_file_size(ds, f))
 				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: %lld bytes, the manifest says %llu "
 					     "(run 'pfsread generate' to remake it)",
@@ -478,23 +540,34 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	struct run_meta meta;
 	struct environment *env = malloc(sizeof *env);
 	int rc = topology_discover(&t, e);
+	stop_watchdog_stage("checking the experiment");
 	if (rc == 0)
 		rc = run_check_experiment(x, &t, e);
+	stop_watchdog_stage("checking the data sets' manifests (rank 0)");
 	if (rc == 0)
 		rc = run_share(t.rank == 0 ? run_check_datasets(x, e) : 0, e);
+	stop_watchdog_stage("checking each rank's files (stat)");
 	if (rc == 0)
 		rc = run_check_files(x, &t, e);
+	stop_watchdog_stage("choosing the results path");
 	if (rc == 0)
 		rc = run_results_path(x, o, &t, path, start, e);
+	stop_watchdog_stage("recording the environment (rank 0)");
 	if (rc == 0)
 		rc = env != NULL ? run_environment(x, &t, env, e) : pf_fail(e, PF_RUNTIME, "out of memory");
 	if (rc != 0)
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
 	meta.env = env;
-	if (t.rank == 0)
+	if (t.rank == 0) {
+		char shift[512];
 		printf("pfsread %s: %s, %d ranks on %d nodes, %llu phases -> %s\n", PFSREAD_VERSION,
 		       x->name, t.nranks, t.nnodes, (unsigned long long)plan_phase_count(x), path);
+		plan_shift_describe(x, t.nnodes, shift, sizeof shift);
+		if (x->cache == CFG_CACHE_SHIFT)
+			printf("%s\n", shift);
+	}
+	stop_watchdog_stage("creating the results file (H5Fcreate, collective)");
 	rc = results_create(path, o->force, MPI_COMM_WORLD, &meta, &r, e);
 	if (rc == 0)
 		rc = results_write_topology(r, t.map.node_of_rank,
@@ -507,10 +580,18 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		goto out; /* main aborts: a collective close would wait for the stuck rank */
 	if (r != NULL) {
 		struct pf_err cerr = {0};
-		if (results_close(r, status, &cerr) != 0) {
-			pf_fail(e, cerr.status, "%s", cerr.msg);
+		run_watchdog(x, "closing the results file");
+		int crc = results_close(r, status, &cerr);
+		(void)stop_watchdog_step(0, NULL); /* the close is over either way */
+		if (crc != 0) {
+			if (cerr.status == PF_HUNG)
+				pf_fail_lost(e, "%s", cerr.msg);
+			else
+				pf_fail(e, cerr.status, "%s", cerr.msg);
 			rc = -1;
 		}
+		if (e->status == PF_HUNG)
+			goto out;
 	}
 	if (strcmp(status, "interrupted") == 0 && stop_signal() != 0 && e->status != PF_OK)
 		e->status = 128 + stop_signal(); /* the exit status a shell gives a killed job */

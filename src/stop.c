@@ -1,8 +1,12 @@
-/* stop: signal flags and the phase timer. These are the only globals of the program: a
- * signal handler can reach nothing else, and the timer lives as long as the process. */
+/* stop: signal flags, the phase timer and the start-up watchdog. These are the only globals
+ * of the program: a signal handler or a timer's thread can reach nothing else, and the timers
+ * live as long as the process. */
 #include "pfsread/stop.h"
 
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -10,6 +14,15 @@
 
 static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t stop_alarm;
+
+/* The watchdog's timer, what start-up is doing, for whom, and since when. */
+static timer_t watchdog_timer;
+static int watchdog_have_timer;
+static _Atomic(const char *) watchdog_stage = "starting";
+static _Atomic int watchdog_rank = -1;
+static _Atomic(double) watchdog_limit;
+static _Atomic int watchdog_step; /* armed by stop_watchdog_step, not for start-up */
+static struct timespec watchdog_start;
 
 static void stop_on_signal(int sig)
 {
@@ -94,4 +107,82 @@ int stop_check(struct pf_err *e, const char *what)
 	if (stop_sig == 0)
 		return 0;
 	return pf_fail(e, 128 + stop_sig, "%s: interrupted by signal %d", what, (int)stop_sig);
+}
+
+/* The watchdog's own thread (SIGEV_THREAD), not a signal handler: it may format and write.
+ * A rank stuck in MPI cannot be woken into a clean exit, and the others wait for it in a
+ * collective: this process ends, and the launcher ends the rest. */
+static void stop_watchdog_fire(union sigval unused)
+{
+	char msg[512], who[32] = "";
+	int rank = atomic_load(&watchdog_rank);
+	(void)unused;
+	if (rank >= 0)
+		snprintf(who, sizeof who, "rank %d: ", rank);
+	int n = atomic_load(&watchdog_step)
+			? snprintf(msg, sizeof msg, "pfsread: %s%s: stuck for %g s; giving up\n", who,
+				   atomic_load(&watchdog_stage), atomic_load(&watchdog_limit))
+			: snprintf(msg, sizeof msg,
+				   "pfsread: %sstart-up did not finish within %g s (startup_timeout); "
+				   "it was at: %s; giving up\n",
+				   who, atomic_load(&watchdog_limit), atomic_load(&watchdog_stage));
+	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
+		n = 0; /* nothing more can be done about stderr */
+	_exit(1);
+}
+
+static double stop_since(const struct timespec *t0)
+{
+	struct timespec now;
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return 0;
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+int stop_watchdog_arm(double seconds)
+{
+	struct itimerspec it;
+	memset(&it, 0, sizeof it);
+	if (!watchdog_have_timer) {
+		struct sigevent sev;
+		if (seconds <= 0)
+			return 0;
+		memset(&sev, 0, sizeof sev);
+		sev.sigev_notify = SIGEV_THREAD;
+		sev.sigev_notify_function = stop_watchdog_fire;
+		if (timer_create(CLOCK_MONOTONIC, &sev, &watchdog_timer) != 0 ||
+		    clock_gettime(CLOCK_MONOTONIC, &watchdog_start) != 0)
+			return -1;
+		watchdog_have_timer = 1;
+	}
+	atomic_store(&watchdog_limit, seconds);
+	if (seconds > 0) {
+		double left = seconds - stop_since(&watchdog_start);
+		if (left < 1e-3)
+			left = 1e-3;
+		it.it_value.tv_sec = (time_t)left;
+		it.it_value.tv_nsec = (long)((left - (double)(time_t)left) * 1e9);
+	}
+	return timer_settime(watchdog_timer, 0, &it, NULL) == 0 ? 0 : -1;
+}
+
+void stop_watchdog_stage(const char *stage)
+{
+	atomic_store(&watchdog_stage, stage);
+}
+
+void stop_watchdog_rank(int rank)
+{
+	atomic_store(&watchdog_rank, rank);
+}
+
+int stop_watchdog_step(double seconds, const char *what)
+{
+	if (seconds > 0) {
+		atomic_store(&watchdog_step, 1);
+		stop_watchdog_stage(what);
+		if (watchdog_have_timer && clock_gettime(CLOCK_MONOTONIC, &watchdog_start) != 0)
+			return -1;
+	}
+	return stop_watchdog_arm(seconds); /* counted from now: the start was just reset */
 }

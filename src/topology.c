@@ -1,14 +1,21 @@
-/* topology: the rank-to-node map from MPI_Comm_split_type, host names per node, and per-node
- * clock offsets against rank 0 (MPI_Wtime is not global across nodes). */
+/* topology: the rank-to-node map from MPI_Comm_split_type, host names per node, and each rank's
+ * clock offset against rank 0. The clock is CLOCK_MONOTONIC, not MPI_Wtime: Open MPI's
+ * MPI_Wtime counts from each process's first call (MPI_WTIME_IS_GLOBAL is 0), so two ranks of
+ * one node read it seconds apart at the same instant. */
 #include "pfsread/topology.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "pfsread/stop.h"
+
 #define TOPO_PINGS 16
+#define TOPO_TAG 7
 
 /* The one error path of this module: any failed MPI call becomes a message naming it. */
 #define TOPO_MPI(call)                                                                  \
@@ -87,44 +94,138 @@ out:
 	return rc;
 }
 
-/* Cristian's method: rank 0 asks a node's first rank for its clock; the reply with the shortest
- * round trip bounds the error by half that trip. Offsets are then known to every rank. */
-static int topology_clock_offsets(struct topology *t, struct pf_err *e)
+double topology_clock(void)
+{
+	struct timespec ts;
+	/* cannot fail with a valid clock id and a valid pointer */
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Cristian's method, the asking side: peer answers each ping with its clock; the reply with
+ * the shortest round trip gives the offset (add it to peer's clock to get the asker's) with an
+ * error of at most half that trip. */
+static int topology_ask_clock(MPI_Comm comm, int peer, double *offset, double *error,
+			      struct pf_err *e)
 {
 	int rc = 0;
-	t->clock_offset_s = calloc((size_t)t->nnodes, sizeof(double));
-	if (t->clock_offset_s == NULL)
-		return pf_fail(e, PF_RUNTIME, "topology: out of memory");
-	for (int r = 1; r < t->nranks; r++) {
-		if (t->map.local_rank[r] != 0 || t->map.node_of_rank[r] == 0)
-			continue;
-		if (t->rank == 0) {
-			double best_rtt = 1e9, best = 0, remote;
-			for (int i = 0; i < TOPO_PINGS; i++) {
-				double t0 = MPI_Wtime();
-				TOPO_MPI(MPI_Send(&t0, 1, MPI_DOUBLE, r, 7, MPI_COMM_WORLD));
-				TOPO_MPI(MPI_Recv(&remote, 1, MPI_DOUBLE, r, 7, MPI_COMM_WORLD,
-						  MPI_STATUS_IGNORE));
-				double t1 = MPI_Wtime();
-				if (t1 - t0 < best_rtt) {
-					best_rtt = t1 - t0;
-					best = (t0 + t1) / 2 - remote;
-				}
-			}
-			t->clock_offset_s[t->map.node_of_rank[r]] = best;
-		} else if (t->rank == r) {
-			for (int i = 0; i < TOPO_PINGS; i++) {
-				double dummy, now;
-				TOPO_MPI(MPI_Recv(&dummy, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD,
-						  MPI_STATUS_IGNORE));
-				now = MPI_Wtime();
-				TOPO_MPI(MPI_Send(&now, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD));
-			}
+	double best_rtt = INFINITY, remote = 0;
+	for (int i = 0; i < TOPO_PINGS; i++) {
+		double t0 = topology_clock();
+		TOPO_MPI(MPI_Send(&t0, 1, MPI_DOUBLE, peer, TOPO_TAG, comm));
+		TOPO_MPI(MPI_Recv(&remote, 1, MPI_DOUBLE, peer, TOPO_TAG, comm, MPI_STATUS_IGNORE));
+		double t1 = topology_clock();
+		if (t1 - t0 < best_rtt) {
+			best_rtt = t1 - t0;
+			*offset = (t0 + t1) / 2 - remote;
 		}
 	}
-	TOPO_MPI(MPI_Bcast(t->clock_offset_s, t->nnodes, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	*error = best_rtt / 2;
 out:
 	return rc;
+}
+
+/* Cristian's method, the answering side. */
+static int topology_tell_clock(MPI_Comm comm, int asker, struct pf_err *e)
+{
+	int rc = 0;
+	for (int i = 0; i < TOPO_PINGS; i++) {
+		double ping, now;
+		TOPO_MPI(MPI_Recv(&ping, 1, MPI_DOUBLE, asker, TOPO_TAG, comm, MPI_STATUS_IGNORE));
+		now = topology_clock();
+		TOPO_MPI(MPI_Send(&now, 1, MPI_DOUBLE, asker, TOPO_TAG, comm));
+	}
+out:
+	return rc;
+}
+
+/* Stage 1, every node at once: the node's first rank asks each of its ranks. Ranks of one
+ * kernel share CLOCK_MONOTONIC, so an offset within the error is taken as none; a rank in
+ * another time namespace (or a clock that is not shared) gets its measured offset.
+ * mine[0] and mine[1] get this rank's offset to its node leader and the error. */
+static int topology_local_offsets(struct topology *t, double mine[2], struct pf_err *e)
+{
+	int rc = 0;
+	double (*all)[2] = NULL;
+	mine[0] = mine[1] = 0;
+	if (t->local_size == 1)
+		return 0;
+	if (t->local_rank == 0) {
+		if ((all = calloc((size_t)t->local_size, sizeof *all)) == NULL)
+			return pf_fail(e, PF_RUNTIME, "topology: out of memory");
+		for (int r = 1; r < t->local_size && rc == 0; r++) {
+			rc = topology_ask_clock(t->node_comm, r, &all[r][0], &all[r][1], e);
+			if (fabs(all[r][0]) <= all[r][1])
+				all[r][0] = 0;
+		}
+	} else {
+		rc = topology_tell_clock(t->node_comm, 0, e);
+	}
+	if (rc != 0)
+		goto out;
+	TOPO_MPI(MPI_Scatter(all, 2, MPI_DOUBLE, mine, 2, MPI_DOUBLE, 0, t->node_comm));
+out:
+	free(all);
+	return rc;
+}
+
+/* Stage 2: rank 0 asks each node's first rank; every rank learns the node offsets. */
+static int topology_node_offsets(struct topology *t, double *error, struct pf_err *e)
+{
+	int rc = 0;
+	for (int r = 1; r < t->nranks && rc == 0; r++) {
+		int node = t->map.node_of_rank[r];
+		if (t->map.local_rank[r] != 0 || node == 0)
+			continue;
+		if (t->rank == 0)
+			rc = topology_ask_clock(MPI_COMM_WORLD, r, &t->clock_offset_s[node],
+						&error[node], e);
+		else if (t->rank == r)
+			rc = topology_tell_clock(MPI_COMM_WORLD, 0, e);
+	}
+	if (rc != 0)
+		return rc;
+	TOPO_MPI(MPI_Bcast(t->clock_offset_s, t->nnodes, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	TOPO_MPI(MPI_Bcast(error, t->nnodes, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+out:
+	return rc;
+}
+
+int topology_sync_clocks(struct topology *t, struct pf_err *e)
+{
+	int rc = 0;
+	double mine[2], *node_error = calloc((size_t)t->nnodes, sizeof *node_error);
+	double (*all)[2] = calloc((size_t)t->nranks, sizeof *all);
+	if (node_error == NULL || all == NULL) {
+		rc = pf_fail(e, PF_RUNTIME, "topology: out of memory");
+		goto out;
+	}
+	if (topology_local_offsets(t, mine, e) != 0 || topology_node_offsets(t, node_error, e) != 0) {
+		rc = -1;
+		goto out;
+	}
+	mine[0] += t->clock_offset_s[t->node];
+	mine[1] += node_error[t->node];
+	TOPO_MPI(MPI_Allgather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, MPI_COMM_WORLD));
+	for (int r = 0; r < t->nranks; r++) {
+		t->rank_offset_s[r] = all[r][0];
+		t->rank_error_s[r] = all[r][1];
+	}
+	t->synced_at = topology_clock();
+out:
+	free(node_error);
+	free(all);
+	return rc;
+}
+
+static int topology_clock_alloc(struct topology *t, struct pf_err *e)
+{
+	t->clock_offset_s = calloc((size_t)t->nnodes, sizeof(double));
+	t->rank_offset_s = calloc((size_t)t->nranks, sizeof(double));
+	t->rank_error_s = calloc((size_t)t->nranks, sizeof(double));
+	if (t->clock_offset_s == NULL || t->rank_offset_s == NULL || t->rank_error_s == NULL)
+		return pf_fail(e, PF_RUNTIME, "topology: out of memory");
+	return 0;
 }
 
 /* MemTotal of this machine in bytes, 0 when /proc/meminfo does not say. */
@@ -169,13 +270,21 @@ int topology_discover(struct topology *t, struct pf_err *e)
 	t->node_comm = MPI_COMM_NULL;
 	TOPO_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &t->rank));
 	TOPO_MPI(MPI_Comm_size(MPI_COMM_WORLD, &t->nranks));
+	stop_watchdog_stage("node discovery (MPI_Comm_split_type)");
 	TOPO_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL,
 				     &t->node_comm));
 	TOPO_MPI(MPI_Comm_rank(t->node_comm, &t->local_rank));
 	TOPO_MPI(MPI_Comm_size(t->node_comm, &t->local_size));
-	if (topology_alloc(t, e) != 0 || topology_number_nodes(t, e) != 0 ||
-	    topology_hostnames(t, e) != 0 || topology_clock_offsets(t, e) != 0 ||
-	    topology_memory(t, e) != 0)
+	if (topology_alloc(t, e) != 0 || topology_number_nodes(t, e) != 0)
+		rc = -1;
+	stop_watchdog_stage("host names (MPI_Allgather)");
+	if (rc == 0 && topology_hostnames(t, e) != 0)
+		rc = -1;
+	stop_watchdog_stage("clock synchronisation (ping-pong with rank 0)");
+	if (rc == 0 && (topology_clock_alloc(t, e) != 0 || topology_sync_clocks(t, e) != 0))
+		rc = -1;
+	stop_watchdog_stage("node memory (MPI_Allgather)");
+	if (rc == 0 && topology_memory(t, e) != 0)
 		rc = -1;
 out:
 	return rc;
@@ -183,7 +292,7 @@ out:
 
 double topology_now(const struct topology *t)
 {
-	return MPI_Wtime() + t->clock_offset_s[t->node];
+	return topology_clock() + t->rank_offset_s[t->rank];
 }
 
 void topology_free(struct topology *t)
@@ -193,6 +302,8 @@ void topology_free(struct topology *t)
 	topo_map_free(&t->map);
 	free(t->hostnames);
 	free(t->clock_offset_s);
+	free(t->rank_offset_s);
+	free(t->rank_error_s);
 	free(t->mem_total_bytes);
 	memset(t, 0, sizeof *t);
 	t->node_comm = MPI_COMM_NULL;

@@ -80,14 +80,30 @@ void tree_free(struct tree_desc *t)
 	memset(t, 0, sizeof *t);
 }
 
+#define TREE_WHY_HEAD 160 /* a long message keeps this much of its start ... */
+#define TREE_WHY_TAIL 240 /* ... and of its end, where the reason is */
+
+/* The message of a failure into why; returns -1. Paths deep in a tree can be thousands of
+ * bytes: a message longer than head + tail keeps its start and its end (the reason) with
+ * " ... " between, so that no caller's buffer cuts the reason off. */
 __attribute__((format(printf, 3, 4))) static int tree_why(char *why, size_t len,
 							   const char *fmt, ...)
 {
+	char full[3 * CFG_PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	if (vsnprintf(why, len, fmt, ap) < 0 && len > 0)
-		why[0] = '\0';
+	int n = vsnprintf(full, sizeof full, fmt, ap);
 	va_end(ap);
+	if (len == 0)
+		return -1;
+	if (n < 0)
+		full[0] = '\0';
+	size_t have = strlen(full);
+	if (have > TREE_WHY_HEAD + TREE_WHY_TAIL)
+		snprintf(why, len, "%.*s ... %s", TREE_WHY_HEAD, full,
+			 full + have - TREE_WHY_TAIL);
+	else
+		snprintf(why, len, "%s", full);
 	return -1;
 }
 
@@ -131,8 +147,8 @@ static int tree_entry(struct tree_scan_ctx *c, int fd, const char *rel, const ch
 	char sub[CFG_PATH_MAX];
 	struct stat st;
 	if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", name) >= (int)sizeof sub)
-		return tree_why(c->why, c->whylen, "%s/%s/%s: path too long", c->t->source, rel,
-				name);
+		return tree_why(c->why, c->whylen, "%s/%s/%s: path too long (more than %d bytes "
+				"below the tree's top)", c->t->source, rel, name, CFG_PATH_MAX - 1);
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return tree_why(c->why, c->whylen, "%s/%s: cannot stat: %s", c->t->source, sub,
 				strerror(errno));

@@ -13,7 +13,8 @@ int cache_check_allowed(enum cfg_cache c, struct pf_err *e);
 /* sync + drop_caches: call once per node (its first rank). */
 int cache_drop_node(struct pf_err *e);
 
-/* POSIX_FADV_DONTNEED on the whole of path (opened with O_NOATIME when noatime and permitted). */
+/* POSIX_FADV_DONTNEED on the whole of path (opened with O_NOATIME when noatime and permitted).
+ * 0, or -errno with the message in e. */
 int cache_fadvise_file(const char *path, int noatime, struct pf_err *e);
 
 /* Bytes of [offset, offset + len) of path that are in the page cache now (mincore on a
@@ -21,5 +22,16 @@ int cache_fadvise_file(const char *path, int noatime, struct pf_err *e);
  * opened with O_NOATIME where permitted). A file that cannot be opened counts as not resident. */
 int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
 		   uint64_t *resident, struct pf_err *e);
+
+/* What a phase measured, whatever the strategy meant to do: cold when at most
+ * CACHE_COLD_MAX of its bytes were in the page cache before it, warm from CACHE_WARM_MIN, mixed
+ * in between. A strategy can fail (shift on too few nodes, cache: none on a second repetition),
+ * so the report groups and labels phases by this, never by the strategy's name. */
+#define CACHE_COLD_MAX 0.05
+#define CACHE_WARM_MIN 0.95
+enum cache_state { CACHE_COLD, CACHE_MIXED, CACHE_WARM };
+
+enum cache_state cache_state_of(double resident_fraction);
+const char *cache_state_name(enum cache_state s); /* "cold" | "mixed" | "warm" */
 
 #endif

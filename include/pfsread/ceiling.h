@@ -11,12 +11,15 @@ struct ceil_hw {
 	double node_link_MBps;   /* its network link, each direction (full duplex) */
 	double node_memcpy_MBps; /* memory copy: the bound of reads served from the page cache */
 	double reader_MBps;      /* one reader's best rate (a single synchronous stream) */
-	/* storage: storage_servers > 0 or data_on_compute_nodes means the data comes over the
-	 * network; neither means each node reads its own local disk */
+	/* storage: storage_servers > 0, data_on_compute_nodes or data_remote means the data comes
+	 * over the network; none of them means each node reads its own local disk */
 	double storage_servers;  /* servers holding the data, striped over all of them */
 	double server_disk_MBps; /* per server; default node_disk when data_on_compute_nodes */
 	double server_link_MBps; /* per server; default node_link when data_on_compute_nodes */
 	int data_on_compute_nodes; /* the servers are the run's nodes (default: all of them) */
+	int data_remote;         /* the data root is a network file system: every byte crosses the
+				  * reader's link, servers known or not, and node_disk is not in
+				  * the way */
 	/* the network between racks: nodes spread evenly over racks, each rack's switch joined to
 	 * the backbone by uplinks of rack_uplink_MBps in all, each direction */
 	double racks;

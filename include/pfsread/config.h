@@ -158,6 +158,8 @@ struct cfg_hardware {
 	double rack_uplink_MBps;   /* per rack, all its uplinks together, each direction */
 };
 
+#define CFG_STARTUP_TIMEOUT_S 300.0 /* startup_timeout's default */
+
 struct experiment {
 	char source[CFG_PATH_MAX];   /* the config file path as given */
 	char *yaml_text;             /* the file's text verbatim, NUL-terminated; owned */
@@ -191,6 +193,9 @@ struct experiment {
 	int repetitions;              /* default 1, 1..CFG_REPETITIONS_MAX */
 	enum cfg_cache cache;         /* default drop */
 	struct cfg_pos cache_pos;
+	enum cfg_cache shift_fallback; /* cache: shift beyond its cold uses: none | fadvise (the
+					* default) | drop, applied on the reading node */
+	struct cfg_pos shift_fallback_pos;
 	uint64_t seed;                /* for random order; default 1 */
 	struct cfg_pos root_pos;
 
@@ -198,6 +203,8 @@ struct experiment {
 	int sequential_hint;          /* posix, uring: POSIX_FADV_SEQUENTIAL on open; default true */
 	int verify;                   /* check every block read against the content pattern */
 	double phase_timeout;         /* seconds a phase may take before it is given up; 0: none */
+	double startup_timeout;       /* seconds from start to the first phase (or the command's
+				       * work) before the run is given up; 0: none */
 	struct cfg_hint mpiio_hints[CFG_HINTS_MAX]; /* mpiio_hints: {key: value, ...} */
 	size_t nhints;
 	int mpiio_collective;         /* mpiio.collective, default true */

@@ -70,6 +70,11 @@ int64_t dataset_check(uint64_t key, uint64_t file, uint64_t offset, const void *
 /* mkdir -p: make path and its missing parents. Returns 0 or -errno. */
 int dataset_mkdirs(const char *path);
 
+/* What a file of type mode (st_mode) is, for a message ("a directory", "a named pipe
+ * (FIFO)", ...), or NULL when it is a regular file: data set files must be regular, or an
+ * open blocks (a FIFO) or a read fails in the middle of a timed phase (a directory). */
+const char *dataset_not_regular(unsigned mode);
+
 #define MANIFEST_SIZES_MAX 3072 /* a histogram of CFG_BUCKETS_MAX entries fits */
 
 /* What a manifest records. */

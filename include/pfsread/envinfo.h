@@ -46,6 +46,11 @@ const char *envinfo_fs_name(unsigned long magic);
  * "glusterfs (fuse)", "mfs (fuse)", "lustre"); m may be NULL. Pure. */
 void envinfo_fs_label(unsigned long magic, const struct mount_info *m, char *out, size_t len);
 
+/* Whether a mount's data comes over the network (1: nfs, lustre, gpfs, glusterfs, fuse.mfs,
+ * any mount whose source names a host...), from a disk of the node (0: ext4, xfs, tmpfs...) or
+ * cannot be told (-1). mount_type as /proc/self/mountinfo names it. Pure. */
+int envinfo_fs_remote(const char *mount_type, const char *source);
+
 /* Lustre's striping from the bytes of a "lustre.lov" extended attribute (struct
  * lov_user_md v1/v3, read by offset so that no Lustre headers are needed). Returns 0 and
  * fills count and size, or -1 for bytes that are not a plain layout. Pure. */

@@ -9,7 +9,8 @@ enum pf_status {
 	PF_OK = 0,
 	PF_RUNTIME = 1, /* I/O error, short file, verification mismatch */
 	PF_USAGE = 2,   /* bad command line or configuration, found before any file is touched */
-	PF_HUNG = 3     /* a rank is stuck where no signal reaches it: only MPI_Abort is left */
+	PF_HUNG = 3     /* a rank is stuck where no signal reaches it, or a collective write
+			 * failed on some ranks only (their states differ): only MPI_Abort is left */
 };
 
 struct pf_err {
@@ -25,6 +26,11 @@ int pf_fail(struct pf_err *e, int status, const char *fmt, ...)
 /* As pf_fail, with ": " and strerror(errnum) appended (errnum positive or negative). */
 int pf_fail_errno(struct pf_err *e, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* A failure after which the ranks can no longer make collective calls together (PF_HUNG):
+ * it replaces an earlier failure, whose message is kept after its own, because main must
+ * abort rather than finalize. The arguments must not point into e. Returns -1. */
+int pf_fail_lost(struct pf_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Clear e back to "no error". */
 void pf_err_clear(struct pf_err *e);

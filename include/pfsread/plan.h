@@ -57,6 +57,17 @@ int plan_generator_rank(uint64_t nfiles, int nranks, uint64_t f);
 /* For cache: shift: how many phases up to and including index read the same data set. */
 uint64_t plan_dataset_use(const struct experiment *x, uint64_t index);
 
+/* How many phases read each data set (every data set is read as often). */
+uint64_t plan_dataset_uses(const struct experiment *x);
+
+/* 1 when the use-th shifted phase of a data set reads every file on a node that has neither
+ * written nor read it: uses 1 .. nnodes - 1 (use nnodes is back on the writer's node). */
+int plan_shift_is_cold(uint64_t use, int nnodes);
+
+/* One line for plan and run: how many cold uses cache: shift gives on nnodes nodes, how many
+ * the experiment needs, and what happens to the rest (shift_fallback). */
+void plan_shift_describe(const struct experiment *x, int nnodes, char *buf, size_t len);
+
 /* Fill an even map: nranks over nnodes, ranks spread in blocks (as mpirun --map-by node:
  * first nodes get one more when uneven). Arrays are malloc'ed; topo_map_free releases them. */
 int plan_even_map(int nranks, int nnodes, struct topo_map *t);

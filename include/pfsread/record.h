@@ -4,6 +4,7 @@
 #define PFSREAD_RECORD_H
 
 #include <stddef.h>
+#include <errno.h>
 #include <stdint.h>
 
 /* Phase attributes: the sweep point and its outcome (HDF5 attributes of /phases/NNNN). */
@@ -33,6 +34,13 @@ struct phase_info {
 	double elapsed_s;          /* last reader's end - first reader's start */
 	double bandwidth_MBps;     /* bytes / elapsed_s / 1e6 */
 	char status[16];           /* complete | failed (I/O error, short file) | timeout | interrupted */
+	/* since schema 2 */
+	char cache_state[8];       /* measured: cold | mixed | warm (report_cache_state) */
+	char cache_evict[16];      /* what was done beyond the strategy: "" or "fadvise" or "drop"
+				    * (cache: shift with more uses than cold nodes) */
+	double start_skew_s;       /* latest minus earliest exit from the opening barrier */
+	double clock_bound_s;      /* the most start_skew_s may be for the clocks to be trusted */
+	char flags[64];            /* comma-separated doubts about the phase ("clock"), "" none */
 };
 
 /* One row of /phases/NNNN/ranks. Times in seconds since the phase's opening barrier,
@@ -54,6 +62,10 @@ struct rank_rec {
 				    * calls overlap: end - start) */
 	double process_s;          /* digesting and spending CPU per byte (process:), on the clock:
 				    * inside read_s, which spans a file's reads and their processing */
+	/* since schema 2 */
+	double barrier_s;          /* this rank's exit from the opening barrier */
+	double clock_offset_s;     /* added to its clock to get rank 0's */
+	double clock_error_s;      /* the most clock_offset_s can be wrong by */
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */
@@ -65,7 +77,17 @@ struct file_rec {
 	double read_end;           /* all reads done */
 	double close_end;
 	uint64_t bytes;
-	int32_t error;             /* errno of the failure on this file, 0 when it was read whole */
+	int32_t error;             /* errno of the failure on this file, RECORD_SHORT when it ended
+				    * before its bytes, RECORD_ABANDONED when its read was given up
+				    * at another file's failure, 0 when it was read whole */
 };
+
+/* The error of a file that ended before its expected bytes (it shrank during the run, or a
+ * read path saw an early end): ENODATA, "No data available", documented in the README. */
+#define RECORD_SHORT ENODATA
+/* The error of a file a pipelining backend had started when it gave its reader's share up at
+ * another file's failure (uring stops at the first bad file): ECANCELED, "Operation
+ * canceled". Its bytes are what arrived before. */
+#define RECORD_ABANDONED ECANCELED
 
 #endif

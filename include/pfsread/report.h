@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "pfsread/cache.h"
 #include "pfsread/ceiling.h"
 #include "pfsread/err.h"
 #include "pfsread/results.h"
@@ -18,16 +19,21 @@ enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON, REPO
 /* "text" | "markdown" | "csv" | "json" | "html". Returns 0 or -1. */
 int report_parse_format(const char *name, enum report_format *f);
 
-/* A repetition is warm (its data already in the page cache) when more than this fraction of its
- * bytes was resident before it started while the cache strategy was meant to empty the cache;
- * warm repetitions are never averaged with cold ones. */
-#define REPORT_WARM_FRACTION 0.05
+/* The cache state phase p measured (cold, mixed or warm: see cache_state_of), whatever its
+ * strategy meant: as recorded, or from its resident fraction in files older than schema 2.
+ * Repetitions of different states are never averaged together. */
+enum cache_state report_phase_state(const struct phase_info *p);
 
-/* 1 when phase p is a warm repetition (see REPORT_WARM_FRACTION). */
-int report_phase_warm(const struct phase_info *p);
+/* Why phase p's figures cannot be true ("negative elapsed time", "bandwidth not a number",
+ * ...), or NULL when they can. A results file may be damaged or made by hand: such a phase is
+ * listed and flagged INVALID, and left out of every statistic like a failed one. */
+const char *report_phase_invalid(const struct phase_info *p);
 
-/* One cell: all completed phases that share every sweep key but the repetition, and are all cold
- * or all warm. Bandwidths in MB/s (10^6 B/s), times in seconds, fractions in 0..1. */
+/* 1 when phase p counts in the statistics: complete, with figures that can be true. */
+int report_phase_counts(const struct phase_info *p);
+
+/* One cell: all completed phases that share every sweep key but the repetition, and the same
+ * measured cache state. Bandwidths in MB/s (10^6 B/s), times in seconds, fractions in 0..1. */
 struct report_cell {
 	char dataset[128];
 	uint64_t file_size;
@@ -39,8 +45,10 @@ struct report_cell {
 	char pattern[16];
 	char decomposition[16];
 	int32_t queue_depth;
-	int warm;                 /* 1: repetitions that found their data in the page cache */
+	enum cache_state state;   /* measured: cold, mixed (some of the data in the page cache) or
+				   * warm (all of it) */
 	int n;                    /* repetitions aggregated */
+	char repetitions[48];     /* which ones, 1-based: "1", "2,3", "1-4", "...": cut when long */
 	double mean_MBps, min_MBps, max_MBps; /* barrier-to-barrier aggregate bandwidth */
 	double sd_MBps;           /* sample standard deviation, NaN for n < 2 */
 	double ci95_MBps;         /* half-width of the 95% confidence interval, NaN for n < 2 */
@@ -100,8 +108,14 @@ struct report_node {
 	double rel_worst; /* the least of those ratios */
 };
 
-/* The k slowest nodes and files of the run (worst first, only those slower than their phase's
- * median), and one report_node per node of the run (nodes[run->nnodes], caller's). The arrays
+/* A straggler is at least this many times slower than the median of its phase: a node's
+ * bandwidth (within 20% is the noise of a shared machine or network), a file's open-to-close
+ * time (small files' times vary more). */
+#define REPORT_SLOW_NODE 1.2
+#define REPORT_SLOW_FILE 2.0
+
+/* The k slowest nodes and files of the run (worst first, only stragglers by REPORT_SLOW_NODE and
+ * REPORT_SLOW_FILE), and one report_node per node of the run (nodes[run->nnodes], caller's). The arrays
  * slow_nodes[k] and slow_files[k] are the caller's; *nn and *nf say how many were filled.
  * Returns 0, or -1 on allocation failure. */
 int report_stragglers(const struct run_data *run, size_t k, struct report_straggler *slow_nodes,

@@ -11,7 +11,9 @@
 #include "pfsread/err.h"
 #include "pfsread/record.h"
 
-#define RESULTS_SCHEMA_VERSION 1
+/* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state. The
+ * reader takes every version from 1: what an older file lacks reads as zero or "". */
+#define RESULTS_SCHEMA_VERSION 2
 #define RESULTS_HOST_MAX 256
 
 /* Root attributes, as strings and counts the caller already has. */
@@ -64,6 +66,7 @@ struct results_field {
 	size_t offset;     /* offsetof in the struct */
 	size_t size;       /* sizeof the member (the array size of a string) */
 	enum results_kind kind;
+	int since;         /* the schema version that brought it (older files lack it) */
 };
 
 extern const struct results_field results_phase_attrs[]; /* struct phase_info */
@@ -118,6 +121,13 @@ struct run_data {
 	struct phase_data *phases;
 	size_t nphases;
 };
+
+/* 1 when path is a regular file with the HDF5 signature at 0, 512, 1024, ... (where a user
+ * block may put it), 0 when it is a regular file without it; -1 with a message in e (may be
+ * NULL) when it cannot be opened or is not a regular file (a FIFO, a device, a directory).
+ * Never blocks on a FIFO, and reads at most one 8-byte block per doubling of the file's size
+ * (/dev/zero is refused, not scanned). No MPI needed. */
+int results_h5_signature(const char *path, struct pf_err *e);
 
 /* Read path. A file that is not a pfsread results file, is truncated, or has a schema this
  * version does not know fails with a message naming the file (PF_RUNTIME). No MPI needed. */

@@ -31,4 +31,22 @@ int stop_status(void);
  * signal N", status stop_status()) once SIGTERM or SIGINT arrived. Cheap: one load. */
 int stop_check(struct pf_err *e, const char *what);
 
+/* The start-up watchdog: a run that has not reached its first phase (or a command its work)
+ * seconds after the first call here is stuck (an MPI start-up that hangs spins without a
+ * word). Then this process prints the stage it was at and exits with status 1. Later calls
+ * set a new limit, still counted from the first call; 0 disarms it. Returns 0 or -1. */
+int stop_watchdog_arm(double seconds);
+
+/* What start-up is doing now, for the watchdog's message: a string that outlives the run. */
+void stop_watchdog_stage(const char *stage);
+
+/* This process's rank, for the watchdog's message (-1: not known yet). */
+void stop_watchdog_rank(int rank);
+
+/* The same watchdog for one step after start-up that no signal can interrupt (a collective
+ * HDF5 write whose ranks went separate ways after one's write failed without an error):
+ * seconds counted from now; once they have passed the process prints "pfsread: rank R: WHAT:
+ * stuck for N s; giving up" and exits with status 1. 0 disarms it. Returns 0 or -1. */
+int stop_watchdog_step(double seconds, const char *what);
+
 #endif

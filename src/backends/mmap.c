@@ -1,13 +1,20 @@
 /* mmap backend: map the whole file and copy out of the mapping, as a consumer of mapped data
- * would. The page faults and the kernel's readahead for them are what it measures. */
+ * would. The page faults and the kernel's readahead for them are what it measures. A page
+ * the kernel cannot supply (the file shrank, the device failed) raises SIGBUS: the copy runs
+ * under a handler that jumps back out, so the failure is recorded on the file's row like a
+ * read path's (short, or EIO) instead of killing the rank. */
 #include "pfsread/backend_posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The mapping of one open file; size is the file's size at open. */
 struct mmap_priv {
@@ -47,18 +54,82 @@ static int mmap_open(const char *path, const struct bopen *o, struct bfile *f)
 			       sizeof(struct mmap_priv), mmap_map);
 }
 
-/* memcpy touches every byte, as a consumer would, rather than one per page. A file that
- * shrank since open would raise SIGBUS here on the pages past its new end: the core compares
- * sizes before it starts timing. */
+/* ---- SIGBUS: signals force these globals (a handler reaches nothing else) ---- */
+
+/* The thread copying out of a mapping arms its own jump (thread-local: ranks may have other
+ * threads, MPI's, which must not jump into a reader's stack); the address that faulted comes
+ * back the same way. Static TLS of the executable, so reading it in the handler is safe. */
+static _Thread_local sigjmp_buf *volatile mmap_jump;
+static _Thread_local void *volatile mmap_fault_at;
+static struct sigaction mmap_bus_prev; /* the action before setup, restored by teardown */
+
+static void mmap_on_sigbus(int sig, siginfo_t *si, void *uctx)
+{
+	(void)uctx;
+	sigjmp_buf *jb = mmap_jump;
+	if (jb == NULL) {
+		/* not a copy of ours: the previous action again, and the fault repeats under it */
+		(void)sigaction(sig, &mmap_bus_prev, NULL);
+		return;
+	}
+	mmap_jump = NULL;
+	mmap_fault_at = si->si_addr;
+	siglongjmp(*jb, 1);
+}
+
+/* For the phase (outside the timing): the handler, SA_NODEFER so that a jump out of it leaves
+ * SIGBUS unblocked without the cost of saving the signal mask at every copy. */
+static int mmap_setup(const struct experiment *x, size_t transfer, void **state)
+{
+	struct sigaction sa;
+	(void)x;
+	(void)transfer;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = mmap_on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	if (sigemptyset(&sa.sa_mask) != 0 || sigaction(SIGBUS, &sa, &mmap_bus_prev) != 0)
+		return -errno;
+	*state = &mmap_bus_prev; /* nothing to own: the state is the handler, process-wide */
+	return 0;
+}
+
+static void mmap_teardown(void *state)
+{
+	(void)sigaction(SIGBUS, state, NULL); /* back to what it was: nothing else to undo */
+}
+
+/* The copy of [offset, offset + n) faulted: *got is what was copied before the page that
+ * faulted. A file that now ends there is short (0: the core names it short); otherwise the
+ * device could not supply the page (-EIO). */
+static int mmap_fault(struct bfile *f, const struct mmap_priv *p, uint64_t offset, size_t n,
+		      size_t *got)
+{
+	uintptr_t from = (uintptr_t)p->base + (uintptr_t)offset, at = (uintptr_t)mmap_fault_at;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct stat st;
+	at -= at % page;
+	*got = at > from ? (at - from < n ? (size_t)(at - from) : n) : 0;
+	if (fstat(f->fd, &st) != 0)
+		return -errno;
+	return (uint64_t)st.st_size <= offset + *got ? 0 : -EIO;
+}
+
+/* memcpy touches every byte, as a consumer would, rather than one per page. The jump is armed
+ * only while it copies (sigsetjmp without the mask: no system call per transfer). */
 static int mmap_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *got)
 {
 	const struct mmap_priv *p = f->priv;
 	size_t n = 0;
+	sigjmp_buf jb;
 	if (offset < p->size) {
 		n = p->size - (size_t)offset;
 		if (n > len)
 			n = len;
+		if (sigsetjmp(jb, 0) != 0)
+			return mmap_fault(f, p, offset, n, got);
+		mmap_jump = &jb;
 		memcpy(buf, (const char *)p->base + offset, n);
+		mmap_jump = NULL;
 	}
 	*got = n;
 	return 0;
@@ -83,4 +154,6 @@ const struct backend mmap_backend = {
 	.open = mmap_open,
 	.read = mmap_read,
 	.close = mmap_close,
+	.setup = mmap_setup,
+	.teardown = mmap_teardown,
 };

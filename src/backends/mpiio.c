@@ -3,12 +3,15 @@
 #include "pfsread/backend.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct mpiio_file {
 	MPI_File fh;
 	int collective;
+	uint64_t size; /* what the file should hold: a read that ends before it is looked into */
 };
 
 /* MPI error classes -> the errno a user recognises in a message. */
@@ -53,6 +56,7 @@ static int mpiio_open(const char *path, const struct bopen *o, struct bfile *f)
 		return rc;
 	}
 	m->collective = o->comm != MPI_COMM_SELF;
+	m->size = o->size;
 	rc = MPI_File_open(o->comm, path, MPI_MODE_RDONLY, info, &m->fh);
 	if (info != MPI_INFO_NULL)
 		MPI_Info_free(&info);
@@ -64,6 +68,25 @@ static int mpiio_open(const char *path, const struct bopen *o, struct bfile *f)
 	f->fd = -1;
 	f->noatime_used = 0; /* MPI-IO has no way to ask for O_NOATIME */
 	return 0;
+}
+
+/* A read came back short before the file's expected end. Open MPI's OMPIO drops the errno of
+ * a failed pread and returns the bytes before it as a success, so the file itself is asked:
+ * one byte at the offset where the read stopped, through a descriptor of our own. -errno when
+ * it fails there (EIO from the device, say), 0 when the file really ends (the core records a
+ * short file). Only on this failure path: never for a whole read. */
+static int mpiio_why_short(const char *path, uint64_t at)
+{
+	char byte;
+	if (path == NULL)
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc = 0;
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &byte, 1, (off_t)at) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
 }
 
 static int mpiio_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *got)
@@ -82,6 +105,8 @@ static int mpiio_read(struct bfile *f, void *buf, size_t len, uint64_t offset, s
 	if (MPI_Get_count(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
 		return -EIO;
 	*got = (size_t)count;
+	if ((size_t)count < len && offset + (uint64_t)count < m->size)
+		return mpiio_why_short(f->path, offset + (uint64_t)count);
 	return 0;
 }
 

@@ -126,7 +126,7 @@ static void fz_check_run(const struct run_data *run)
 	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		FZ_CHECK(strs[i] != NULL);
 	FZ_CHECK(strcmp(run->path, fz_path) == 0);
-	FZ_CHECK(run->schema_version == RESULTS_SCHEMA_VERSION);
+	FZ_CHECK(run->schema_version >= 1 && run->schema_version <= RESULTS_SCHEMA_VERSION);
 	FZ_CHECK(run->nranks >= 1 && run->nnodes >= 1 && run->nnodes <= run->nranks);
 	int topo = run->node_of_rank != NULL;
 	FZ_CHECK((run->hostnames != NULL) == topo && (run->clock_offset_s != NULL) == topo);

@@ -121,6 +121,31 @@ for name in sorted(f["phases"]):
     assert all(now[i] != last[ds][i] for i in range(n)), (name, ds)
     last[ds] = now
 ' "$SCRATCH/shift.h5"
+# 2 nodes give each data set one cold use; the other three evict first (shift_fallback)
+expect_status 0 "plan says how many cold uses shift gives on 2 nodes" \
+	"$PFSREAD" plan "$SCRATCH/shift.yaml" --ranks 4 --nodes 2
+contains "2 nodes give each data set 1 cold use" "plan: 1 cold use per data set on 2 nodes"
+contains "uses 2-4 evict the files on the reading node first (shift_fallback: fadvise)" \
+	"plan: uses 2-4 fall back to fadvise"
+check "shift: use 1 shifts only, uses 2-4 evicted with fadvise (recorded) and read cold" "$PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+seen = {}
+for name in sorted(f["phases"]):
+    a = f["phases"][name].attrs
+    use = seen[a["dataset"]] = seen.get(a["dataset"], 0) + 1
+    assert a["cache_evict"] == ("" if use == 1 else "fadvise"), (name, use, a["cache_evict"])
+    if use > 1:
+        assert a["cache_state"] == "cold" and a["resident_fraction"] <= 0.05, (name, dict(a))
+' "$SCRATCH/shift.h5"
+{ cat "$SCRATCH/shift.yaml"; echo "shift_fallback: none"; } >"$SCRATCH/shift-none.yaml"
+check "run with cache shift and shift_fallback: none" \
+	mpi_nodes 2 "$PFSREAD" run "$SCRATCH/shift-none.yaml" -o "$SCRATCH/shift-none.h5"
+check "shift_fallback none: nothing evicted" "$PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+assert all(f["phases"][n].attrs["cache_evict"] == "" for n in f["phases"])
+' "$SCRATCH/shift-none.h5"
 
 # sequential_hint: posix and uring tell the kernel each file is read from start to end
 # (POSIX_FADV_SEQUENTIAL, once per file opened); sequential_hint: false says nothing.

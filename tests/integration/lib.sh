@@ -10,7 +10,28 @@ CHECK_H5="$TOP/tests/integration/results_h5py.py"
 T_COUNT=0
 T_FAILED=0
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/pfsread-test.XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
+LIB_MOUNTS=""
+# On exit (and on INT or TERM, which exit): the mounts capped_mount made, newest first, then
+# the scratch directory.
+lib_cleanup() {
+	for m in $LIB_MOUNTS; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+	rm -rf "$SCRATCH"
+}
+trap lib_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# capped_mount DIR [SIZE [INODES]]: a tmpfs of the test's own at DIR with a size and an inode
+# cap (default 64m and 20000), unmounted when the test exits. Destructive tests (full file
+# systems, truncated or swapped files) run only on such a mount. Fails when not root.
+capped_mount() {
+	[ "$(id -u)" -eq 0 ] || return 1
+	mkdir -p "$1" && mount -t tmpfs -o "size=${2:-64m},nr_inodes=${3:-20000}" tmpfs "$1" ||
+		return 1
+	LIB_MOUNTS="$1 $LIB_MOUNTS"
+}
 
 # ok STATUS DESCRIPTION: a TAP line; STATUS 0 passes.
 ok() {

@@ -18,7 +18,9 @@ Checks the root attributes and topology, then every phase: its attributes are al
 == its size; every file index 0..nfiles-1 appears exactly once; per node the active ranks are
 min(readers_per_node, ranks on the node) and add up to active_readers; each rank's files and
 bytes match its file rows; open_start <= read_end <= close_end for every file row; start <= end
-for every active rank; bandwidth_MBps == bytes / elapsed_s / 1e6.
+for every active rank; bandwidth_MBps == bytes / elapsed_s / 1e6; the ranks' exits from the
+opening barrier start at 0 and end at start_skew_s, flagged "clock" exactly when beyond
+clock_bound_s; cache_state follows resident_fraction (cold <= 5%, warm >= 95%).
 
 Exit status: 0 when everything holds (one summary line on stdout); 1 at the first failure, with
 one line on stderr naming the file, the object and what is wrong; 2 on a usage error.
@@ -41,9 +43,11 @@ PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
                "bytes": int, "elapsed_s": float, "bandwidth_MBps": float, "status": str,
                "pattern": str, "decomposition": str, "queue_depth": int, "noatime": int,
                "atime_mode": str, "mpiio_hints": str, "resident_fraction": float,
-               "process": str}
+               "process": str, "cache_state": str, "cache_evict": str, "start_skew_s": float,
+               "clock_bound_s": float, "flags": str}
 RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
-               "close_s", "resident_fraction", "verify_s", "io_s", "process_s")
+               "close_s", "resident_fraction", "verify_s", "io_s", "process_s", "barrier_s",
+               "clock_offset_s", "clock_error_s")
 FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes")
 
 
@@ -77,7 +81,7 @@ def attrs_of(obj, where, spec):
 
 def check_root(f, expect):
     root = attrs_of(f, "/", ROOT_ATTRS)
-    check(root["schema_version"] == 1, "/", "schema_version %d" % root["schema_version"])
+    check(root["schema_version"] == 2, "/", "schema_version %d" % root["schema_version"])
     for key in ("nranks", "nnodes", "status"):
         if key in expect:
             check(root[key] == expect[key], "/", "%s is %r, expected %r" % (key, root[key], expect[key]))
@@ -227,11 +231,29 @@ def check_ranks(where, a, ranks, files, node_of_rank):
     check(not (ranks["process_s"][~active] > 0).any(), where, "an inactive rank processed")
 
 
+def check_clock(where, a, ranks):
+    """The opening barrier's exits: one of them is the phase's time 0, the latest is the skew;
+    the flag says whether the skew is beyond the bound; the cache state follows the residency."""
+    exits = ranks["barrier_s"]
+    check(exits.min() == 0 and exits.max() == a["start_skew_s"], where,
+          "barrier_s %s against start_skew_s %g" % (exits, a["start_skew_s"]))
+    check(a["clock_bound_s"] > 0 and (ranks["clock_error_s"] >= 0).all(), where,
+          "clock_bound_s %g, clock_error_s %s" % (a["clock_bound_s"], ranks["clock_error_s"]))
+    flagged = "clock" in a["flags"].split(",")
+    check(flagged == (a["start_skew_s"] > a["clock_bound_s"]), where,
+          "flags %r with skew %g and bound %g" % (a["flags"], a["start_skew_s"], a["clock_bound_s"]))
+    r = a["resident_fraction"]
+    state = "cold" if r <= 0.05 else "warm" if r >= 0.95 else "mixed"
+    check(a["cache_state"] == state, where,
+          "cache_state %r with resident_fraction %g" % (a["cache_state"], r))
+
+
 def check_phase(g, where, node_of_rank, expect):
     a = attrs_of(g, where, PHASE_ATTRS)
     check("%04d" % a["index"] == where.rsplit("/", 1)[1], where, "index %d" % a["index"])
     ranks = check_rows(g, where, "ranks", RANK_FIELDS, len(node_of_rank))
     files = check_rows(g, where, "files", FILE_FIELDS)
+    check_clock(where, a, ranks)
     if a["status"] != "complete":
         return a
     want = expect.get("datasets", {}).get(a["dataset"])

@@ -113,6 +113,17 @@ static void test_other_shapes(void)
 	struct ceil_hw none = {0};
 	ceiling_compute(&none, &p, &r);
 	ok(r.nterms == 0 && r.limit == -1, "nothing declared: no limit");
+
+	/* a network file system whose servers are unknown: the links still bound it, and a
+	 * node's disk (not in the way) does not */
+	struct ceil_hw fuse = {.node_disk_MBps = 124, .node_link_MBps = 47.9, .reader_MBps = 124,
+			       .data_remote = 1};
+	struct ceil_point three = {3, 6, 3, 0};
+	ceiling_compute(&fuse, &three, &r);
+	ok(term(&r, "node disks") == NULL && near(term(&r, "reader links")->MBps, 143.7) &&
+		   near(term(&r, "per-reader rate")->MBps, 744) &&
+		   strcmp(limit(&r), "reader links") == 0 && near(r.MBps, 143.7),
+	   "remote data, servers unknown: 3 links x 47.9 = 143.7 MB/s limit, no node disks");
 }
 
 /* The config's hardware block: every key read, a bad figure refused with its place. */

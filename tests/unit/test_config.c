@@ -353,7 +353,7 @@ static void test_key_errors(void)
 	expect_fail("unknown top-level key", "unknown.yaml", ROOT_LINE DS_LINES "colour: blue\n", 4,
 		    1, "colour",
 		    "unknown key (allowed: name, root, results, layout, datasets, sweep, "
-		    "repetitions, cache, seed, ");
+		    "repetitions, cache, shift_fallback, seed, ");
 	expect_fail("unknown data set key", "unknownds.yaml",
 		    ROOT_LINE "datasets:\n  - name: a\n    file_size: 1MiB\n    filecount: 4\n",
 		    5, 5, "datasets[0].filecount",
@@ -458,6 +458,11 @@ static void test_value_errors(void)
 		    "sweep.order[1]", "unknown value 'shuffled' (use sorted, reverse, random)");
 	expect_fail("bad cache", "val2.yaml", ROOT_LINE DS_LINES "cache: purge\n", 4, 8, "cache",
 		    "unknown value 'purge' (use none, drop, fadvise, shift, direct)");
+	expect_fail("bad shift_fallback", "val2b.yaml",
+		    ROOT_LINE DS_LINES "cache: shift\nshift_fallback: shift\n", 5, 17,
+		    "shift_fallback", "unknown value 'shift' (use none, fadvise, drop)");
+	expect_fail("bad startup_timeout", "val2c.yaml", ROOT_LINE DS_LINES "startup_timeout: 5 parsecs\n",
+		    4, 18, "startup_timeout", NULL);
 	expect_fail("empty root", "val3.yaml", "root: \"\"\n" DS_LINES, 1, 7, "root",
 		    "must not be empty");
 	expect_fail("data set name ../x", "val4.yaml",

@@ -63,6 +63,23 @@ static void test_lov(void)
 	ok(envinfo_parse_lov(buf, 10, &count, &size) == -1, "short bytes are refused");
 }
 
+static void test_remote(void)
+{
+	ok(envinfo_fs_remote("fuse.glusterfs", "10.77.0.10:/vol") == 1 &&
+		   envinfo_fs_remote("lustre", "10.0.0.1@o2ib:/scratch") == 1 &&
+		   envinfo_fs_remote("nfs4", "server:/export") == 1 &&
+		   envinfo_fs_remote("fuse.mfs", "mfs#master:9421") == 1 &&
+		   envinfo_fs_remote("gpfs", "gpfs0") == 1,
+	   "network file systems are remote (glusterfs, lustre, nfs4, mfs, gpfs)");
+	ok(envinfo_fs_remote("ext4", "/dev/vda") == 0 && envinfo_fs_remote("xfs", "/dev/loop3") == 0 &&
+		   envinfo_fs_remote("tmpfs", "tmpfs") == 0,
+	   "node disks and memory are local (ext4, xfs, tmpfs)");
+	ok(envinfo_fs_remote("fuse.somefs", "host:/path") == 1 &&
+		   envinfo_fs_remote("fuse.somefs", "somefs") == -1 && envinfo_fs_remote("", "") == -1 &&
+		   envinfo_fs_remote(NULL, NULL) == -1,
+	   "an unknown type: remote when its source names a host, else unknown");
+}
+
 static void test_collect(void)
 {
 	struct environment env;
@@ -80,6 +97,7 @@ int main(void)
 	test_names();
 	test_mountinfo();
 	test_lov();
+	test_remote();
 	test_collect();
 	return tap_done();
 }

@@ -28,10 +28,10 @@ static struct file_rec big_files[3] = {
 	{2, 1, 0.0, 0.5, 3.0, 3.0, 300000000, 0},
 };
 static struct rank_rec big_ranks[4] = {
-	{0, 0, 1, 0.0, 2.0, 200000000, 2, 0.2, 1.7, 0.1, 0, 0, 0, 0},
-	{1, 0, 1, 0.0, 3.0, 300000000, 1, 0.5, 2.5, 0.0, 0, 0, 0, 0},
-	{2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	{3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{0, 0, 1, 0.0, 2.0, 200000000, 2, 0.2, 1.7, 0.1, 0, 0, 0, 0, 0, 0, 0},
+	{1, 0, 1, 0.0, 3.0, 300000000, 1, 0.5, 2.5, 0.0, 0, 0, 0, 0, 0, 0, 0},
+	{2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 
 /* Phase "small": every rank reads one 2 MB file from 0; ends 1, 1, 2, 4 s.
@@ -44,10 +44,10 @@ static struct file_rec small_files[4] = {
 	{13, 3, 0, 0, 4.0, 4.0, 2000000, 0},
 };
 static struct rank_rec small_ranks[4] = {
-	{0, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0},
-	{1, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0},
-	{2, 1, 1, 0, 2.0, 2000000, 1, 0, 2.0, 0, 0, 0, 0, 0},
-	{3, 1, 1, 0, 4.0, 2000000, 1, 0, 4.0, 0, 0, 0, 0, 0},
+	{0, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{1, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{2, 1, 1, 0, 2.0, 2000000, 1, 0, 2.0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{3, 1, 1, 0, 4.0, 2000000, 1, 0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 
 #define NPH 6
@@ -82,8 +82,9 @@ static void phase(size_t i, const char *ds, uint64_t fsize, int rpn, int rep, co
 	phases[i].nfiles = big ? 3 : 4;
 }
 
-/* big x 1 reader/node: rep 0 in 3.0 s (166.667 MB/s), rep 1 in 2.0 s (250 MB/s), rep 2 warm
- * (60% resident with cache drop), a failed rep 3; small x 2 readers/node once. */
+/* big x 1 reader/node: rep 0 in 3.0 s (166.667 MB/s), rep 1 in 2.0 s (250 MB/s), rep 2 mixed
+ * (60% resident with cache drop), a failed rep 3; small x 2 readers/node once; big with cache
+ * none, whose second repetition found 99.7% of its data in the page cache. */
 static void build(struct run_data *run)
 {
 	phase(0, "big", 100000000, 1, 0, "drop", 0.0, 3.0, 500000000, "complete");
@@ -91,7 +92,7 @@ static void build(struct run_data *run)
 	phase(2, "big", 100000000, 1, 2, "drop", 0.6, 1.0, 500000000, "complete");
 	phase(3, "big", 100000000, 1, 3, "drop", 0.0, 1.0, 500000000, "failed");
 	phase(4, "small", 2000000, 2, 0, "drop", 0.0, 4.0, 8000000, "complete");
-	phase(5, "big", 100000000, 1, 0, "none", 0.9, 1.0, 500000000, "complete");
+	phase(5, "big", 100000000, 1, 1, "none", 0.997, 1.0, 500000000, "complete");
 	memset(run, 0, sizeof *run);
 	run->path = "maths.h5";
 	run->nranks = 4;
@@ -142,11 +143,11 @@ static void test_nodes(void)
 }
 
 static const struct report_cell *cell(const struct report_cell *c, long n, const char *ds,
-				      const char *cache, int warm)
+				      const char *cache, enum cache_state state)
 {
 	for (long i = 0; i < n; i++)
 		if (strcmp(c[i].dataset, ds) == 0 && strcmp(c[i].cache, cache) == 0 &&
-		    c[i].warm == warm)
+		    c[i].state == state)
 			return &c[i];
 	return NULL;
 }
@@ -155,8 +156,8 @@ static void test_cells(const struct run_data *run)
 {
 	struct report_cell *c = NULL;
 	long n = report_cells(run, &c);
-	ok(n == 4, "4 cells: big cold, big warm, small, big with cache none (got %ld)", n);
-	const struct report_cell *k = cell(c, n, "big", "drop", 0);
+	ok(n == 4, "4 cells: big cold, big mixed, small, big with cache none (got %ld)", n);
+	const struct report_cell *k = cell(c, n, "big", "drop", CACHE_COLD);
 	/* 166.667 and 250: mean 208.333, sd 83.333 / sqrt 2 = 58.926, ci 12.706 x 58.926 / sqrt 2 */
 	ok(k && k->n == 2 && near(k->mean_MBps, 625.0 / 3) && near(k->min_MBps, 500.0 / 3) &&
 		   near(k->max_MBps, 250) && near(k->median_MBps, 625.0 / 3),
@@ -167,16 +168,44 @@ static void test_cells(const struct run_data *run)
 		   near(k->files_per_s, 1.25) && near(k->meta_fraction, 0.16),
 	   "big cold: stonewall 190 MB/s, spread 1 s, (1 + 1.5) / 2 files/s, 16%% metadata");
 	ok(k && k->readers == 2 && k->reader_nodes == 1, "big cold: 2 readers on 1 node");
-	k = cell(c, n, "big", "drop", 1);
+	ok(k && strcmp(k->repetitions, "1-2") == 0, "big cold: repetitions 1-2 (got %s)",
+	   k ? k->repetitions : "-");
+	k = cell(c, n, "big", "drop", CACHE_MIXED);
 	ok(k && k->n == 1 && near(k->mean_MBps, 500) && isnan(k->sd_MBps) &&
-		   near(k->resident_fraction, 0.6),
-	   "big warm (60%% resident): its own cell, 500 MB/s, no sd");
-	k = cell(c, n, "big", "none", 0);
-	ok(k && k->n == 1, "cache none: 90%% resident is what it measures, not marked warm");
+		   near(k->resident_fraction, 0.6) && strcmp(k->repetitions, "3") == 0,
+	   "big mixed (60%% resident): its own cell, repetition 3, 500 MB/s, no sd");
+	k = cell(c, n, "big", "none", CACHE_WARM);
+	ok(k && k->n == 1 && strcmp(k->repetitions, "2") == 0,
+	   "cache none: a second repetition 99.7%% resident is a warm cell of its own, labelled "
+	   "so, whatever the strategy meant");
+	ok(cell(c, n, "big", "none", CACHE_COLD) == NULL, "and no cold cell of cache none pools it");
 	free(c);
-	ok(report_phase_warm(&phases[2].info) && !report_phase_warm(&phases[1].info) &&
-		   !report_phase_warm(&phases[5].info),
-	   "warm: more than 5%% resident unless cache none");
+	ok(report_phase_state(&phases[2].info) == CACHE_MIXED &&
+		   report_phase_state(&phases[1].info) == CACHE_COLD &&
+		   report_phase_state(&phases[5].info) == CACHE_WARM,
+	   "state from the resident fraction (older files): cold <= 5%%, mixed, warm >= 95%%");
+	struct phase_info rec = phases[2].info;
+	snprintf(rec.cache_state, sizeof rec.cache_state, "cold");
+	ok(report_phase_state(&rec) == CACHE_COLD, "a recorded state wins over the fraction");
+}
+
+/* The list of a cell's repetitions: ranges joined, cut with "..." when long. */
+static void test_repetitions(void)
+{
+	static struct phase_data many[40];
+	struct run_data run = {.path = "reps.h5", .nranks = 4, .nnodes = 2, .phases = many,
+			       .nphases = 40};
+	struct report_cell *c = NULL;
+	for (int i = 0; i < 40; i++) {
+		many[i] = phases[0];
+		many[i].info.repetition = i < 5 ? i : 2 * i; /* 1-5, then 11, 13, ..., 79 */
+	}
+	long n = report_cells(&run, &c);
+	ok(n == 1 && strncmp(c[0].repetitions, "1-5,11,13,", 10) == 0 &&
+		   strcmp(c[0].repetitions + strlen(c[0].repetitions) - 3, "...") == 0 &&
+		   strlen(c[0].repetitions) < sizeof c[0].repetitions,
+	   "40 repetitions: '%s'", n == 1 ? c[0].repetitions : "-");
+	free(c);
 }
 
 static void test_sizes(const struct run_data *run)
@@ -217,6 +246,30 @@ static void test_stragglers(const struct run_data *run)
 	   "alpha: 5 phases, 1.12x the median on average, worst 1.0");
 	ok(nodes[1].phases == 1 && near(nodes[1].rel_mean, 0.4) && near(nodes[1].mean_MBps, 1),
 	   "beta: 1 phase, 0.4x the median");
+}
+
+/* Two nodes 0.3% apart and files 10% apart: noise, so no straggler is named. */
+static void test_straggler_threshold(void)
+{
+	static struct file_rec f[2] = {{0, 0, 0, 0.1, 1.0, 1.0, 100000000, 0},
+				       {1, 1, 0, 0.1, 1.003, 1.1, 100000000, 0}};
+	static struct rank_rec r[2] = {
+		{0, 0, 1, 0, 1.0, 100000000, 1, 0.1, 0.9, 0, 0, 0, 0, 0, 0, 0, 0},
+		{1, 1, 1, 0, 1.003, 100000000, 1, 0.1, 0.903, 0, 0, 0, 0, 0, 0, 0, 0}};
+	static int32_t map[2] = {0, 1};
+	struct phase_data pd = phases[0];
+	struct report_straggler sn[5], sf[5];
+	struct report_node nodes[2];
+	size_t nn = 9, nf = 9;
+	pd.ranks = r;
+	pd.nranks = 2;
+	pd.files = f;
+	pd.nfiles = 2;
+	struct run_data run = {.path = "noise.h5", .nranks = 2, .nnodes = 2, .node_of_rank = map,
+			       .hostnames = hosts, .phases = &pd, .nphases = 1};
+	ok(report_stragglers(&run, 5, sn, &nn, sf, &nf, nodes) == 0 && nn == 0 && nf == 0,
+	   "a node 1.003x and a file 1.1x slower than the median are noise: none named "
+	   "(%zu nodes, %zu files)", nn, nf);
 }
 
 static void test_compare(void)
@@ -264,10 +317,10 @@ static void test_nonsense(void)
 {
 	struct file_rec f[2] = {{0, 99, NAN, NAN, NAN, NAN, 5, 0}, {1, -3, 0, 0, 1, 1, 1000000, 0}};
 	struct rank_rec r[4] = {
-		{0, -5, 1, 0, 1, 1000000, 1, NAN, 1, 0, 0, 0, 0, 0},
-		{1, 7, 1, 0, 2, 1000000, 1, 0, 1, 0, 0, 0, 0, 0},
-		{2, 1, 1, NAN, 1, 1000000, 1, 0, 1, 0, 0, 0, 0, 0},
-		{3, 1, 1, 2, 1, 1000000, 1, 0, 1, 0, 0, 0, 0, 0}, /* ends before it starts */
+		{0, -5, 1, 0, 1, 1000000, 1, NAN, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+		{1, 7, 1, 0, 2, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+		{2, 1, 1, NAN, 1, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+		{3, 1, 1, 2, 1, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}, /* ends before it starts */
 	};
 	struct phase_data pd = phases[4];
 	struct run_data run;
@@ -298,8 +351,10 @@ int main(void)
 	test_phase();
 	test_nodes();
 	test_cells(&run);
+	test_repetitions();
 	test_sizes(&run);
 	test_stragglers(&run);
+	test_straggler_threshold();
 	test_compare();
 	test_nonsense();
 	return tap_done();

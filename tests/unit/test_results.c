@@ -54,9 +54,15 @@ static void build_records(void)
 		p->elapsed_s = k ? 0.0 : 0.125;
 		p->bandwidth_MBps = k ? 0.0 : (double)p->bytes / 0.125 / 1e6;
 		snprintf(p->status, sizeof p->status, "%s", k ? "failed" : "complete");
+		snprintf(p->cache_state, sizeof p->cache_state, "%s", k ? "warm" : "cold");
+		snprintf(p->cache_evict, sizeof p->cache_evict, "%s", k ? "fadvise" : "");
+		p->start_skew_s = k ? 2.5 : 0.001;
+		p->clock_bound_s = 0.0625;
+		snprintf(p->flags, sizeof p->flags, "%s", k ? "clock" : "");
 		memset(&rec[k], 0, sizeof rec[k]);
 		rec[k] = (struct rank_rec){0, 0, 1, 0.001, 0.124 + k, p->bytes, p->nfiles,
-					   0.01, 0.1, 0.003, 0.25, 0.5, 0.113, 0.0625};
+					   0.01, 0.1, 0.003, 0.25, 0.5, 0.113, 0.0625,
+					   0.002, 1.5, 0.0001};
 	}
 	for (int i = 0; i < NFILES0; i++)
 		files0[i] = (struct file_rec){(uint64_t)(NFILES0 - 1 - i),
@@ -78,7 +84,10 @@ static int same_info(const struct phase_info *a, const struct phase_info *b)
 	       a->transfer_size == b->transfer_size && strcmp(a->order, b->order) == 0 &&
 	       strcmp(a->cache, b->cache) == 0 && a->repetition == b->repetition &&
 	       a->seed == b->seed && a->bytes == b->bytes && a->elapsed_s == b->elapsed_s &&
-	       a->bandwidth_MBps == b->bandwidth_MBps && strcmp(a->status, b->status) == 0;
+	       a->bandwidth_MBps == b->bandwidth_MBps && strcmp(a->status, b->status) == 0 &&
+	       strcmp(a->cache_state, b->cache_state) == 0 &&
+	       strcmp(a->cache_evict, b->cache_evict) == 0 && a->start_skew_s == b->start_skew_s &&
+	       a->clock_bound_s == b->clock_bound_s && strcmp(a->flags, b->flags) == 0;
 }
 
 static int same_rank(const struct rank_rec *a, const struct rank_rec *b)
@@ -86,7 +95,8 @@ static int same_rank(const struct rank_rec *a, const struct rank_rec *b)
 	return a->rank == b->rank && a->node == b->node && a->active == b->active &&
 	       a->start == b->start && a->end == b->end && a->bytes == b->bytes &&
 	       a->files == b->files && a->open_s == b->open_s && a->read_s == b->read_s &&
-	       a->close_s == b->close_s;
+	       a->close_s == b->close_s && a->barrier_s == b->barrier_s &&
+	       a->clock_offset_s == b->clock_offset_s && a->clock_error_s == b->clock_error_s;
 }
 
 static int same_file(const struct file_rec *a, const struct file_rec *b)
