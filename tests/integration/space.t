@@ -124,6 +124,7 @@ check "clean" mpi 2 "$PFSREAD" clean "$cfg"
 
 # 7. run: its results file must fit (a 1 MiB file system here)
 write_cfg "{name: a, file_size: 4KiB, file_count: 2000}"
+echo "repetitions: 10" >>"$cfg"
 check "generate 2000 small files" mpi 2 "$PFSREAD" generate "$cfg"
 expect_status 2 "run refuses a results file that does not fit" \
 	mpi 2 "$PFSREAD" run "$cfg" -o "$small/r.h5"
@@ -141,6 +142,6 @@ ok $? "no temporary file was made"
 # 9. readers_per_node above the ranks of a node: generate refuses it too, as run does
 echo "sweep: {readers_per_node: [1, 4]}" >>"$cfg"
 expect_status 2 "generate refuses 4 readers per node with 2 ranks" mpi 2 "$PFSREAD" generate "$cfg"
-contains "$cfg:5:31: key 'sweep.readers_per_node[1]': 4 readers per node, but a node has only 2 ranks" \
+contains "$cfg:6:31: key 'sweep.readers_per_node[1]': 4 readers per node, but a node has only 2 ranks" \
 	"naming the entry"
 done_testing
