@@ -22,6 +22,7 @@
 #include "pfsread/config.h"
 #include "pfsread/dataset.h"
 #include "pfsread/report.h"
+#include "pfsread/space.h"
 #include "pfsread/stop.h"
 #include "pfsread/topology.h"
 #include "pfsread/units.h"
@@ -97,6 +98,8 @@ static int64_t cal_read_all(int fd, void *buf, uint64_t len)
 	while (done < len) {
 		size_t want = len - done < CAL_CHUNK ? (size_t)(len - done) : CAL_CHUNK;
 		want = (want + 4095) / 4096 * 4096; /* whole blocks; the tail may come back short */
+		if (stop_signal() != 0)
+			return -EINTR; /* a signal: no figure, and promptly */
 		ssize_t n = pread(fd, buf, want, (off_t)done);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -133,33 +136,35 @@ static void cal_dataset_file(const struct experiment *x, int node, char *path, s
 	*size = best->file_size;
 }
 
-/* Write a temporary file of len bytes at path, on stable storage and out of the cache. */
+/* Write a temporary file of len bytes at path, on stable storage and out of the cache. On
+ * failure (a signal too) the file is removed: nothing half-written stays under root. */
 static int cal_make_temp(const char *path, void *buf, uint64_t len, struct pf_err *e)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600), rc = 0;
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "cannot create %s", path);
 	memset(buf, 0x5a, CAL_CHUNK);
-	for (uint64_t done = 0; done < len;) {
+	for (uint64_t done = 0; done < len && rc == 0;) {
 		size_t n = len - done < CAL_CHUNK ? (size_t)(len - done) : CAL_CHUNK;
+		if (stop_check(e, "calibrate") != 0) {
+			rc = -1;
+			break;
+		}
 		ssize_t w = pwrite(fd, buf, n, (off_t)done);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			pf_fail_errno(e, w < 0 ? errno : EIO, "writing %s", path);
-			close(fd);
-			return -1;
-		}
-		done += (uint64_t)w;
+		if (w <= 0)
+			rc = pf_fail_errno(e, w < 0 ? errno : EIO, "writing %s", path);
+		else
+			done += (uint64_t)w;
 	}
-	if (fsync(fd) != 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) {
-		pf_fail_errno(e, errno, "flushing %s", path);
-		close(fd);
-		return -1;
-	}
-	if (close(fd) != 0)
-		return pf_fail_errno(e, errno, "closing %s", path);
-	return 0;
+	if (rc == 0 && (fsync(fd) != 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0))
+		rc = pf_fail_errno(e, errno, "flushing %s", path);
+	if (close(fd) != 0 && rc == 0)
+		rc = pf_fail_errno(e, errno, "closing %s", path);
+	if (rc != 0)
+		unlink(path);
+	return rc;
 }
 
 /* Open for the measurement: O_DIRECT, or buffered with the cache dropped when refused. */
@@ -191,6 +196,8 @@ static int cal_time_read(const char *path, void *buf, uint64_t len, struct cal_m
 	double t1 = MPI_Wtime();
 	if (close(fd) != 0 && got >= 0)
 		got = -errno;
+	if (got == -EINTR)
+		return stop_check(e, "calibrate");
 	if (got < 0)
 		return pf_fail_errno(e, (int)-got, "reading %s", path);
 	if (got == 0 || t1 <= t0)
@@ -259,7 +266,7 @@ static double cal_memcpy(uint64_t bytes)
 	if (src != NULL && dst != NULL) {
 		memset(src, 1, bytes);
 		memset(dst, 0, bytes); /* touch every page before the clock runs */
-		for (int pass = 0; pass < CAL_MEM_PASSES; pass++) {
+		for (int pass = 0; pass < CAL_MEM_PASSES && stop_signal() == 0; pass++) {
 			double t0 = MPI_Wtime();
 			memcpy(dst, src, bytes);
 			double t = MPI_Wtime() - t0;
@@ -440,20 +447,54 @@ static int cal_measure(const struct experiment *x, const struct cal_opts *o,
 	if (MPI_Comm_rank(leaders, &me) != MPI_SUCCESS || MPI_Comm_size(leaders, &n) != MPI_SUCCESS)
 		return -1;
 	m->disk_MBps = NAN;
+	m->memcpy_MBps = NAN;
+	m->sent[0] = m->sent[1] = (struct calib_pair){-1, -1, NAN};
 	if (cal_disk(x, o, t->node, leaders, m, &err) != 0 &&
 	    snprintf(m->note, sizeof m->note, "%s", err.msg) < 0)
 		m->note[0] = '\0';
+	/* a signal on any node ends the measurements on all: a leader left alone would wait
+	 * for its partner in the link measurement forever */
+	int mine = stop_signal() != 0, any = 0;
+	if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, leaders) != MPI_SUCCESS)
+		return -1;
+	if (any)
+		return 0;
 	m->memcpy_MBps = cal_memcpy(o->mem_bytes);
 	cal_links(leaders, me, n, o->msg_bytes, m);
 	return 0;
 }
 
+/* Rank 0, space_check: when no data set file is there to read, every node leader writes a
+ * temporary file of --disk-size under root: counted as if all of them shared root's file
+ * system (the usual case on a cluster). */
+static int cal_check_space(const struct experiment *x, const struct cal_opts *o, int nnodes,
+			   struct pf_err *e)
+{
+	char probe[CFG_PATH_MAX + 256];
+	uint64_t size = 0;
+	struct space_fs fs;
+	if (!x->space_check)
+		return 0;
+	cal_dataset_file(x, 0, probe, sizeof probe, &size);
+	if (probe[0] != '\0')
+		return 0; /* reads a data set file: writes nothing */
+	struct space_need need = {o->disk_bytes, 1};
+	need.bytes = need.bytes > UINT64_MAX / (uint64_t)nnodes ? UINT64_MAX
+								: need.bytes * (uint64_t)nnodes;
+	need.inodes = (uint64_t)nnodes;
+	if (space_probe(x->root, &fs, e) != 0)
+		return -1;
+	return space_check(&fs, &need, "calibrate (a temporary file of --disk-size per node)", e);
+}
+
 /* Rank 0 settles the output path; every rank learns whether to go on (its error if not). */
-static int cal_agree(const struct experiment *x, const struct cal_opts *o, int rank, char *path,
-		     size_t len, char *iso, size_t ilen, struct pf_err *e)
+static int cal_agree(const struct experiment *x, const struct cal_opts *o, int rank, int nnodes,
+		     char *path, size_t len, char *iso, size_t ilen, struct pf_err *e)
 {
 	struct pf_err mine = {0};
 	if (rank == 0 && cal_output(x, o, path, len, iso, ilen, &mine) != 0)
+		*e = mine;
+	else if (rank == 0 && cal_check_space(x, o, nnodes, &mine) != 0)
 		*e = mine;
 	if (MPI_Bcast(&mine, sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Bcast failed");
@@ -481,7 +522,7 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 		topology_free(&t);
 		return pf_fail(e, PF_RUNTIME, "calibrate: cannot stop the start-up watchdog");
 	}
-	if (cal_agree(x, o, t.rank, path, sizeof path, iso, sizeof iso, e) != 0) {
+	if (cal_agree(x, o, t.rank, t.nnodes, path, sizeof path, iso, sizeof iso, e) != 0) {
 		topology_free(&t);
 		return -1;
 	}
@@ -496,6 +537,13 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 	    MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, leaders) !=
 		    MPI_SUCCESS)
 		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Gather failed");
+	int mine_stop = stop_signal() != 0, any_stop = 0;
+	if (rc == 0 && MPI_Allreduce(&mine_stop, &any_stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
+			       MPI_SUCCESS)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Allreduce failed");
+	if (rc == 0 && any_stop)
+		rc = stop_check(e, "calibrate") != 0 ? -1
+			 : pf_fail(e, PF_RUNTIME, "calibrate: interrupted on another rank");
 	if (rc == 0 && t.rank == 0)
 		rc = cal_write(x, o, all, &t, cmdline, path, iso, e);
 	free(all);

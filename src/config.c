@@ -14,8 +14,10 @@
 #include <yaml.h>
 
 #include "pfsread/sizes.h"
+#include "pfsread/stop.h"
 #include "pfsread/tree.h"
 #include "pfsread/units.h"
+#include "pfsread/ydoc.h"
 
 #define CFG_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define CFG_MEMBER_SIZE(type, m) sizeof(((type *)0)->m)
@@ -26,13 +28,13 @@
 /* What every handler needs: the document being read, where messages go, what is filled. */
 struct cfg_ctx {
 	const char *source;
-	yaml_document_t *doc;
+	struct ydoc *yd;     /* the document, and where its aliases stood */
 	struct experiment *x;
 	struct pf_err *e;
 };
 
 /* Read node v, named key in messages, into dst (size bytes when it is a string). */
-typedef int (*cfg_handler)(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+typedef int (*cfg_handler)(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			   size_t size);
 
 /* One allowed key of a mapping. */
@@ -44,10 +46,13 @@ struct cfg_field {
 	int required;
 };
 
-/* The key and value nodes met for each field of a table; NULL when the key is absent. */
+/* The key and value nodes met for each field of a table; NULL when the key is absent. at is
+ * where the value was written: an alias's own place when it was one (the node's is its
+ * anchor's). */
 struct cfg_seen {
-	yaml_node_t *key;
-	yaml_node_t *val;
+	struct ynode *key;
+	struct ynode *val;
+	struct cfg_pos at;
 };
 
 /* A sweep list: parse fills vals[i] (elem bytes each), *count says how many. */
@@ -118,22 +123,19 @@ static int cfg_vfail(struct pf_err *e, const char *source, struct cfg_pos pos, c
 	return pf_fail(e, PF_USAGE, "%s:%d:%d: key '%s': %s", source, pos.line, pos.col, k, what);
 }
 
-static struct cfg_pos cfg_mark_pos(yaml_mark_t m)
+static struct cfg_pos cfg_ypos(struct ydoc_pos p)
 {
-	struct cfg_pos p = {
-		.line = m.line < INT_MAX ? (int)m.line + 1 : INT_MAX,
-		.col = m.column < INT_MAX ? (int)m.column + 1 : INT_MAX,
-	};
-	return p;
+	struct cfg_pos pos = {p.line, p.col};
+	return pos;
 }
 
-static struct cfg_pos cfg_pos_of(const yaml_node_t *n)
+static struct cfg_pos cfg_pos_of(const struct ynode *n)
 {
-	return cfg_mark_pos(n->start_mark);
+	return cfg_ypos(n->pos);
 }
 
 /* Fail at node n about key (NULL or "" for none). */
-__attribute__((format(printf, 4, 5))) static int cfg_fail(struct cfg_ctx *c, const yaml_node_t *n,
+__attribute__((format(printf, 4, 5))) static int cfg_fail(struct cfg_ctx *c, const struct ynode *n,
 							   const char *key, const char *fmt, ...)
 {
 	va_list ap;
@@ -141,6 +143,25 @@ __attribute__((format(printf, 4, 5))) static int cfg_fail(struct cfg_ctx *c, con
 	cfg_vfail(c->e, c->source, cfg_pos_of(n), key, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* Fail at pos about key, during the load (the source named whole). */
+__attribute__((format(printf, 4, 5))) static int cfg_fail_here(struct cfg_ctx *c,
+							       struct cfg_pos pos, const char *key,
+							       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cfg_vfail(c->e, c->source, pos, key, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Where item slot of collection node parent was written: the alias's place when it was one. */
+static struct cfg_pos cfg_slot_pos(struct cfg_ctx *c, const struct ynode *parent, size_t slot,
+				   const struct ynode *item)
+{
+	return cfg_ypos(ydoc_slot_pos(c->yd, parent, slot, item));
 }
 
 /* Fail at pos with no key: syntax errors and the shape of the whole file. */
@@ -183,18 +204,18 @@ static void cfg_append(char *buf, size_t size, const char *sep, const char *s)
 /* ---- nodes ---- */
 
 /* libyaml gives plain empty, ~ and null scalars for a key written without a value. */
-static int cfg_is_null(const yaml_node_t *n)
+static int cfg_is_null(const struct ynode *n)
 {
 	static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
-	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (n->type != YAML_SCALAR_NODE || n->style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
 	for (size_t i = 0; i < CFG_LEN(nulls); i++)
-		if (strcmp((const char *)n->data.scalar.value, nulls[i]) == 0)
+		if (strcmp((const char *)n->str, nulls[i]) == 0)
 			return 1;
 	return 0;
 }
 
-static const char *cfg_kind(const yaml_node_t *n)
+static const char *cfg_kind(const struct ynode *n)
 {
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
@@ -208,7 +229,7 @@ static const char *cfg_kind(const yaml_node_t *n)
 	}
 }
 
-static int cfg_expect(struct cfg_ctx *c, const char *key, const yaml_node_t *v, yaml_node_type_t t)
+static int cfg_expect(struct cfg_ctx *c, const char *key, const struct ynode *v, yaml_node_type_t t)
 {
 	static const char *const want[] = {
 		[YAML_SCALAR_NODE] = "a single value",
@@ -221,21 +242,21 @@ static int cfg_expect(struct cfg_ctx *c, const char *key, const yaml_node_t *v, 
 }
 
 /* The text of a scalar that has a value; *s stays valid as long as the document. */
-static int cfg_scalar(struct cfg_ctx *c, const char *key, const yaml_node_t *v, const char **s)
+static int cfg_scalar(struct cfg_ctx *c, const char *key, const struct ynode *v, const char **s)
 {
 	if (cfg_expect(c, key, v, YAML_SCALAR_NODE) != 0)
 		return -1;
 	if (cfg_is_null(v))
 		return cfg_fail(c, v, key, "has no value");
-	*s = (const char *)v->data.scalar.value;
-	if (strlen(*s) != v->data.scalar.length)
+	*s = (const char *)v->str;
+	if (strlen(*s) != v->n)
 		return cfg_fail(c, v, key, "contains a NUL character");
 	return 0;
 }
 
-static yaml_node_t *cfg_node(struct cfg_ctx *c, int index)
+static struct ynode *cfg_node(struct cfg_ctx *c, int index)
 {
-	yaml_node_t *n = yaml_document_get_node(c->doc, index);
+	struct ynode *n = ydoc_node(c->yd, index);
 	if (n == NULL)
 		pf_fail(c->e, PF_USAGE, "%s: malformed YAML document (node %d missing)", c->source,
 			index);
@@ -259,7 +280,7 @@ static int cfg_digits(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int cfg_uint(struct cfg_ctx *c, const char *key, const yaml_node_t *v, uint64_t min,
+static int cfg_uint(struct cfg_ctx *c, const char *key, const struct ynode *v, uint64_t min,
 		    uint64_t max, uint64_t *out)
 {
 	const char *s;
@@ -273,7 +294,7 @@ static int cfg_uint(struct cfg_ctx *c, const char *key, const yaml_node_t *v, ui
 			min, max, s);
 }
 
-static int cfg_enum(struct cfg_ctx *c, const char *key, const yaml_node_t *v,
+static int cfg_enum(struct cfg_ctx *c, const char *key, const struct ynode *v,
 		    const char *const *names, size_t n, int *out)
 {
 	char list[128] = "";
@@ -300,7 +321,7 @@ static int cfg_name_ok(const char *s)
 
 /* ---- handlers: one per kind of value ---- */
 
-static int cfg_h_str(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_str(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	const char *s;
 	if (cfg_scalar(c, key, v, &s) != 0)
@@ -314,7 +335,7 @@ static int cfg_h_str(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *d
 	return 0;
 }
 
-static int cfg_h_name(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_name(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	if (cfg_h_str(c, key, v, dst, size) != 0)
 		return -1;
@@ -340,7 +361,7 @@ static void cfg_tidy_path(char *p)
 }
 
 /* root: a missing directory is for the caller to judge, anything else in the way is not. */
-static int cfg_h_root(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_root(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	struct stat st;
 	if (cfg_h_str(c, key, v, dst, size) != 0)
@@ -367,7 +388,7 @@ static int cfg_is_placeholder(const char *p, size_t n)
 	return 0;
 }
 
-static int cfg_h_results(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_results(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			 size_t size)
 {
 	if (cfg_h_str(c, key, v, dst, size) != 0)
@@ -385,46 +406,109 @@ static int cfg_h_results(struct cfg_ctx *c, const char *key, yaml_node_t *v, voi
 	return 0;
 }
 
-/* A count: integer > 0, into a uint64_t. */
-static int cfg_h_count(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+/* file_count: 1 to CFG_FILES_MAX. */
+static int cfg_h_file_count(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			    size_t size)
 {
 	(void)size;
-	return cfg_uint(c, key, v, 1, UINT64_MAX, dst);
+	return cfg_uint(c, key, v, 1, CFG_FILES_MAX, dst);
 }
 
-static int cfg_h_seed(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+/* files_per_dir: 1 to CFG_FANOUT_MAX. */
+static int cfg_h_fanout(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			size_t size)
+{
+	(void)size;
+	return cfg_uint(c, key, v, 1, CFG_FANOUT_MAX, dst);
+}
+
+/* hardware.storage_servers, hardware.racks: 1 to CFG_HW_COUNT_MAX. */
+static int cfg_h_hw_count(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			  size_t size)
+{
+	(void)size;
+	return cfg_uint(c, key, v, 1, CFG_HW_COUNT_MAX, dst);
+}
+
+static int cfg_h_seed(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	(void)size;
 	return cfg_uint(c, key, v, 0, UINT64_MAX, dst);
 }
 
-/* An int >= 1 (repetitions, readers per node). */
-static int cfg_h_int(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+/* An int from 1 to max, into an int. */
+static int cfg_int_upto(struct cfg_ctx *c, const char *key, struct ynode *v, int max, void *dst)
 {
 	uint64_t u;
-	(void)size;
-	if (cfg_uint(c, key, v, 1, INT_MAX, &u) != 0)
+	if (cfg_uint(c, key, v, 1, (uint64_t)max, &u) != 0)
 		return -1;
 	*(int *)dst = (int)u;
 	return 0;
 }
 
-/* A size with a unit, > 0, into a uint64_t. */
-static int cfg_h_size(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_repetitions(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			     size_t size)
+{
+	(void)size;
+	return cfg_int_upto(c, key, v, CFG_REPETITIONS_MAX, dst);
+}
+
+static int cfg_h_readers_one(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			     size_t size)
+{
+	(void)size;
+	return cfg_int_upto(c, key, v, CFG_READERS_MAX, dst);
+}
+
+/* A size with a unit, from 1 byte to max, into *out; what says what max is the largest of. */
+static int cfg_size_upto(struct cfg_ctx *c, const char *key, struct ynode *v, uint64_t max,
+			 const char *what, uint64_t *out)
 {
 	const char *s, *why;
-	uint64_t *out = dst;
-	(void)size;
+	char most[32];
 	if (cfg_scalar(c, key, v, &s) != 0)
 		return -1;
 	if (units_parse_size(s, out, &why) != 0)
 		return cfg_fail(c, v, key, "invalid size '%s': %s", s, why);
 	if (*out == 0)
 		return cfg_fail(c, v, key, "must be greater than zero, got '%s'", s);
+	if (*out > max)
+		return cfg_fail(c, v, key, "'%s' is more than %s, the largest %s pfsread accepts "
+				"(README, Safety)", s, units_format_size_binary(max, most, sizeof most),
+				what);
 	return 0;
 }
 
-static int cfg_h_cache(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+/* A file's size (file_size, a distribution's median, min and max, a histogram's sizes). */
+static int cfg_h_size(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
+{
+	(void)size;
+	return cfg_size_upto(c, key, v, CFG_FILE_SIZE_MAX, "file", dst);
+}
+
+static int cfg_h_total_size(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			    size_t size)
+{
+	(void)size;
+	return cfg_size_upto(c, key, v, CFG_DATASET_BYTES_MAX, "data set", dst);
+}
+
+/* A transfer size: a reader's buffer holds one, rounded up (an allocation that must succeed). */
+static int cfg_h_transfer(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			  size_t size)
+{
+	(void)size;
+	return cfg_size_upto(c, key, v, CFG_TRANSFER_MAX, "transfer size", dst);
+}
+
+static int cfg_h_inflight(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			  size_t size)
+{
+	(void)size;
+	return cfg_size_upto(c, key, v, CFG_INFLIGHT_MAX, "uring pool", dst);
+}
+
+static int cfg_h_cache(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	int i;
 	(void)size;
@@ -437,7 +521,7 @@ static int cfg_h_cache(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 
 /* shift_fallback: how a shifted phase empties the cache once every other node has read its
  * files (fadvise | drop | none), stored as the cache strategy it borrows. */
-static int cfg_h_fallback(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_fallback(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			  size_t size)
 {
 	static const char *const names[] = {"none", "fadvise", "drop"};
@@ -451,7 +535,7 @@ static int cfg_h_fallback(struct cfg_ctx *c, const char *key, yaml_node_t *v, vo
 	return 0;
 }
 
-static int cfg_h_order(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_order(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	int i;
 	(void)size;
@@ -461,7 +545,7 @@ static int cfg_h_order(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 	return 0;
 }
 
-static int cfg_h_pattern(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_pattern(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			 size_t size)
 {
 	int i;
@@ -472,7 +556,7 @@ static int cfg_h_pattern(struct cfg_ctx *c, const char *key, yaml_node_t *v, voi
 	return 0;
 }
 
-static int cfg_h_decomp(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_decomp(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			size_t size)
 {
 	int i;
@@ -484,7 +568,7 @@ static int cfg_h_decomp(struct cfg_ctx *c, const char *key, yaml_node_t *v, void
 }
 
 /* A duration > 0 ("90s", "10min", "2h", a bare number of seconds), into a double. */
-static int cfg_h_duration(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_duration(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			  size_t size)
 {
 	const char *s, *why;
@@ -495,11 +579,14 @@ static int cfg_h_duration(struct cfg_ctx *c, const char *key, yaml_node_t *v, vo
 		return cfg_fail(c, v, key, "invalid duration '%s': %s", s, why);
 	if (*(double *)dst <= 0)
 		return cfg_fail(c, v, key, "must be greater than zero, got '%s'", s);
+	if (*(double *)dst > CFG_TIMEOUT_MAX)
+		return cfg_fail(c, v, key, "'%s' is more than %g days, the longest pfsread accepts",
+				s, CFG_TIMEOUT_MAX / 86400);
 	return 0;
 }
 
 /* true or false, into an int. */
-static int cfg_h_bool(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_bool(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	(void)size;
 	return cfg_enum(c, key, v, cfg_bool_names, CFG_LEN(cfg_bool_names), dst);
@@ -507,16 +594,16 @@ static int cfg_h_bool(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *
 
 /* ---- the generic mapping walker ---- */
 
-static size_t cfg_find(const struct cfg_field *t, size_t nt, const yaml_node_t *k)
+static size_t cfg_find(const struct cfg_field *t, size_t nt, const struct ynode *k)
 {
 	for (size_t i = 0; i < nt; i++)
-		if (strlen(t[i].name) == k->data.scalar.length &&
-		    memcmp(t[i].name, k->data.scalar.value, k->data.scalar.length) == 0)
+		if (strlen(t[i].name) == k->n &&
+		    memcmp(t[i].name, k->str, k->n) == 0)
 			return i;
 	return nt;
 }
 
-static int cfg_unknown(struct cfg_ctx *c, const yaml_node_t *k, const char *key,
+static int cfg_unknown(struct cfg_ctx *c, const struct ynode *k, const char *key,
 		       const struct cfg_field *t, size_t nt)
 {
 	char allowed[512] = "";
@@ -525,17 +612,18 @@ static int cfg_unknown(struct cfg_ctx *c, const yaml_node_t *k, const char *key,
 	return cfg_fail(c, k, key, "unknown key (allowed: %s)", allowed);
 }
 
-/* One key: value pair of a mapping read with table t into base. */
-static int cfg_pair(struct cfg_ctx *c, const char *prefix, const yaml_node_pair_t *p,
+/* One key: value pair (pair number slot) of mapping map, read with table t into base. */
+static int cfg_pair(struct cfg_ctx *c, const char *prefix, const struct ynode *map, size_t slot,
 		    const struct cfg_field *t, size_t nt, void *base, struct cfg_seen *seen)
 {
+	const struct ypair *p = map->pairs + slot;
 	char key[CFG_KEY_MAX];
-	yaml_node_t *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
+	struct ynode *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
 	if (k == NULL || v == NULL)
 		return -1;
 	if (k->type != YAML_SCALAR_NODE)
 		return cfg_fail(c, k, prefix, "a key must be a name, found %s", cfg_kind(k));
-	cfg_path(key, sizeof key, prefix, (const char *)k->data.scalar.value);
+	cfg_path(key, sizeof key, prefix, (const char *)k->str);
 	size_t i = cfg_find(t, nt, k);
 	if (i == nt)
 		return cfg_unknown(c, k, key, t, nt);
@@ -544,20 +632,21 @@ static int cfg_pair(struct cfg_ctx *c, const char *prefix, const yaml_node_pair_
 				cfg_pos_of(seen[i].key).line);
 	seen[i].key = k;
 	seen[i].val = v;
+	seen[i].at = cfg_slot_pos(c, map, slot, v);
 	return t[i].fn(c, key, v, (char *)base + t[i].off, t[i].size);
 }
 
 /* Read mapping map, named prefix, with table t into base; seen[nt] says what was given. */
-static int cfg_walk(struct cfg_ctx *c, const char *prefix, yaml_node_t *map,
+static int cfg_walk(struct cfg_ctx *c, const char *prefix, struct ynode *map,
 		    const struct cfg_field *t, size_t nt, void *base, struct cfg_seen *seen)
 {
 	char key[CFG_KEY_MAX];
 	if (cfg_expect(c, prefix, map, YAML_MAPPING_NODE) != 0)
 		return -1;
 	memset(seen, 0, nt * sizeof *seen);
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++)
-		if (cfg_pair(c, prefix, p, t, nt, base, seen) != 0)
+	size_t n = map->n;
+	for (size_t slot = 0; slot < n; slot++)
+		if (cfg_pair(c, prefix, map, slot, t, nt, base, seen) != 0)
 			return -1;
 	for (size_t i = 0; i < nt; i++) {
 		if (t[i].required && seen[i].key == NULL) {
@@ -570,8 +659,9 @@ static int cfg_walk(struct cfg_ctx *c, const char *prefix, yaml_node_t *map,
 
 /* ---- sweep lists ---- */
 
-static int cfg_list_item(struct cfg_ctx *c, const char *key, yaml_node_t *v,
-			 const struct cfg_list *l, size_t i)
+/* Entry i of a list, written at pos (an alias's place when it was one). */
+static int cfg_list_item(struct cfg_ctx *c, const char *key, struct ynode *v,
+			 const struct cfg_list *l, size_t i, struct cfg_pos pos)
 {
 	char *slot = (char *)l->vals + i * l->elem;
 	memset(slot, 0, l->elem); /* so that equal values compare equal byte for byte */
@@ -579,49 +669,49 @@ static int cfg_list_item(struct cfg_ctx *c, const char *key, yaml_node_t *v,
 		return -1;
 	for (size_t j = 0; j < i; j++)
 		if (memcmp(slot, (char *)l->vals + j * l->elem, l->elem) == 0)
-			return cfg_fail(c, v, key, "duplicate entry '%s' (same as entry %zu)",
-					(const char *)v->data.scalar.value, j);
+			return cfg_fail_here(c, pos, key, "duplicate entry '%s' (same as entry %zu)",
+					     (const char *)v->str, j);
 	if (l->pos != NULL)
-		l->pos[i] = cfg_pos_of(v);
+		l->pos[i] = pos;
 	*l->count = i + 1;
 	return 0;
 }
 
 /* A list of values, or one value standing for a list of one. */
-static int cfg_list(struct cfg_ctx *c, const char *key, yaml_node_t *v, const struct cfg_list *l)
+static int cfg_list(struct cfg_ctx *c, const char *key, struct ynode *v, const struct cfg_list *l)
 {
 	char item[CFG_KEY_MAX];
 	if (v->type == YAML_SCALAR_NODE)
-		return cfg_list_item(c, key, v, l, 0);
+		return cfg_list_item(c, key, v, l, 0, cfg_pos_of(v));
 	if (cfg_expect(c, key, v, YAML_SEQUENCE_NODE) != 0)
 		return -1;
-	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	size_t n = v->n;
 	if (n == 0)
 		return cfg_fail(c, v, key, "must not be empty");
 	if (n > CFG_LIST_MAX)
 		return cfg_fail(c, v, key, "has %zu entries, at most %d allowed", n, CFG_LIST_MAX);
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *it = cfg_node(c, v->data.sequence.items.start[i]);
+		struct ynode *it = cfg_node(c, v->kids[i]);
 		if (snprintf(item, sizeof item, "%s[%zu]", key, i) < 0)
 			item[0] = '\0';
-		if (it == NULL || cfg_list_item(c, item, it, l, i) != 0)
+		if (it == NULL || cfg_list_item(c, item, it, l, i, cfg_slot_pos(c, v, i, it)) != 0)
 			return -1;
 	}
 	return 0;
 }
 
 /* The sweep handlers get the experiment itself as dst (their table offsets are 0). */
-static int cfg_h_readers(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_readers(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			 size_t size)
 {
 	struct experiment *x = dst;
-	const struct cfg_list l = {cfg_h_int, x->readers_per_node, sizeof x->readers_per_node[0],
+	const struct cfg_list l = {cfg_h_readers_one, x->readers_per_node, sizeof x->readers_per_node[0],
 				   &x->nreaders, x->readers_pos};
 	(void)size;
 	return cfg_list(c, key, v, &l);
 }
 
-static int cfg_h_backends(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_backends(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			  size_t size)
 {
 	struct experiment *x = dst;
@@ -631,17 +721,17 @@ static int cfg_h_backends(struct cfg_ctx *c, const char *key, yaml_node_t *v, vo
 	return cfg_list(c, key, v, &l);
 }
 
-static int cfg_h_transfers(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_transfers(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			   size_t size)
 {
 	struct experiment *x = dst;
-	const struct cfg_list l = {cfg_h_size, x->transfer_sizes, sizeof x->transfer_sizes[0],
+	const struct cfg_list l = {cfg_h_transfer, x->transfer_sizes, sizeof x->transfer_sizes[0],
 				   &x->ntransfers, NULL};
 	(void)size;
 	return cfg_list(c, key, v, &l);
 }
 
-static int cfg_h_orders(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_orders(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			size_t size)
 {
 	struct experiment *x = dst;
@@ -650,7 +740,7 @@ static int cfg_h_orders(struct cfg_ctx *c, const char *key, yaml_node_t *v, void
 	return cfg_list(c, key, v, &l);
 }
 
-static int cfg_h_patterns(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_patterns(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			  size_t size)
 {
 	struct experiment *x = dst;
@@ -660,7 +750,7 @@ static int cfg_h_patterns(struct cfg_ctx *c, const char *key, yaml_node_t *v, vo
 	return cfg_list(c, key, v, &l);
 }
 
-static int cfg_h_decomps(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_decomps(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			 size_t size)
 {
 	struct experiment *x = dst;
@@ -679,7 +769,7 @@ static const struct cfg_field cfg_sweep_fields[] = {
 	{"decomposition", cfg_h_decomps, 0, 0, 0},
 };
 
-static int cfg_h_sweep(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_sweep(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_sweep_fields)];
 	(void)dst;
@@ -688,10 +778,10 @@ static int cfg_h_sweep(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 }
 
 static const struct cfg_field cfg_layout_fields[] = {
-	{"files_per_dir", cfg_h_count, offsetof(struct experiment, files_per_dir), 0, 0},
+	{"files_per_dir", cfg_h_fanout, offsetof(struct experiment, files_per_dir), 0, 0},
 };
 
-static int cfg_h_layout(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_layout(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			size_t size)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_layout_fields)];
@@ -703,7 +793,7 @@ static int cfg_h_layout(struct cfg_ctx *c, const char *key, yaml_node_t *v, void
 /* ---- backend options ---- */
 
 /* A queue depth: an int from 1 to 4096 (io_uring's largest ring). */
-static int cfg_h_depth(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_depth(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	uint64_t u;
 	(void)size;
@@ -715,10 +805,10 @@ static int cfg_h_depth(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 
 static const struct cfg_field cfg_uring_fields[] = {
 	{"queue_depth", cfg_h_depth, offsetof(struct experiment, uring_queue_depth), 0, 0},
-	{"max_inflight", cfg_h_size, offsetof(struct experiment, uring_max_inflight), 0, 0},
+	{"max_inflight", cfg_h_inflight, offsetof(struct experiment, uring_max_inflight), 0, 0},
 };
 
-static int cfg_h_uring(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_uring(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_uring_fields)];
 	(void)dst;
@@ -730,7 +820,7 @@ static int cfg_h_uring(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 
 static const char *const cfg_digest_names[] = {"none", "xxh64", "sha1"}; /* enum digest_kind */
 
-static int cfg_h_digest(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_digest(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			size_t size)
 {
 	int i;
@@ -742,7 +832,7 @@ static int cfg_h_digest(struct cfg_ctx *c, const char *key, yaml_node_t *v, void
 }
 
 /* CPU time per byte in ns: an integer >= 0 (at most a second per byte). */
-static int cfg_h_ns_per_byte(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_ns_per_byte(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			     size_t size)
 {
 	(void)size;
@@ -755,7 +845,7 @@ static const struct cfg_field cfg_process_fields[] = {
 	 0, 0},
 };
 
-static int cfg_h_process(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_process(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			 size_t size)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_process_fields)];
@@ -769,7 +859,7 @@ static const struct cfg_field cfg_mpiio_fields[] = {
 	{"collective", cfg_h_bool, offsetof(struct experiment, mpiio_collective), 0, 0},
 };
 
-static int cfg_h_mpiio(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_mpiio(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_mpiio_fields)];
 	(void)dst;
@@ -778,7 +868,7 @@ static int cfg_h_mpiio(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 }
 
 /* A rate in MB/s: a decimal number > 0 ("117", "117.5"), into a double. */
-static int cfg_h_rate(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_rate(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	const char *s;
 	char *end = NULL;
@@ -799,16 +889,16 @@ static const struct cfg_field cfg_hardware_fields[] = {
 	{"node_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_link_MBps), 0, 0},
 	{"node_memcpy_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_memcpy_MBps), 0, 0},
 	{"reader_MBps", cfg_h_rate, offsetof(struct cfg_hardware, reader_MBps), 0, 0},
-	{"storage_servers", cfg_h_count, offsetof(struct cfg_hardware, storage_servers), 0, 0},
+	{"storage_servers", cfg_h_hw_count, offsetof(struct cfg_hardware, storage_servers), 0, 0},
 	{"server_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_disk_MBps), 0, 0},
 	{"server_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_link_MBps), 0, 0},
 	{"data_on_compute_nodes", cfg_h_bool,
 	 offsetof(struct cfg_hardware, data_on_compute_nodes), 0, 0},
-	{"racks", cfg_h_count, offsetof(struct cfg_hardware, racks), 0, 0},
+	{"racks", cfg_h_hw_count, offsetof(struct cfg_hardware, racks), 0, 0},
 	{"rack_uplink_MBps", cfg_h_rate, offsetof(struct cfg_hardware, rack_uplink_MBps), 0, 0},
 };
 
-static int cfg_h_hardware(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_hardware(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			  size_t size)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_hardware_fields)];
@@ -820,21 +910,21 @@ static int cfg_h_hardware(struct cfg_ctx *c, const char *key, yaml_node_t *v, vo
 }
 
 /* mpiio_hints: any keys (MPI_Info passes them through), scalar values kept as written. */
-static int cfg_hint(struct cfg_ctx *c, const char *prefix, const yaml_node_pair_t *p)
+static int cfg_hint(struct cfg_ctx *c, const char *prefix, const struct ypair *p)
 {
 	char key[CFG_KEY_MAX];
 	struct experiment *x = c->x;
-	yaml_node_t *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
+	struct ynode *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
 	if (k == NULL || v == NULL)
 		return -1;
 	if (k->type != YAML_SCALAR_NODE)
 		return cfg_fail(c, k, prefix, "a hint name must be a scalar, found %s", cfg_kind(k));
-	cfg_path(key, sizeof key, prefix, (const char *)k->data.scalar.value);
+	cfg_path(key, sizeof key, prefix, (const char *)k->str);
 	if (x->nhints == CFG_HINTS_MAX)
 		return cfg_fail(c, k, key, "too many hints (at most %d)", CFG_HINTS_MAX);
 	struct cfg_hint *h = &x->mpiio_hints[x->nhints];
 	for (size_t i = 0; i < x->nhints; i++)
-		if (strcmp(x->mpiio_hints[i].key, (const char *)k->data.scalar.value) == 0)
+		if (strcmp(x->mpiio_hints[i].key, (const char *)k->str) == 0)
 			return cfg_fail(c, k, key, "duplicate key");
 	if (cfg_h_str(c, key, k, h->key, sizeof h->key) != 0 ||
 	    cfg_h_str(c, key, v, h->value, sizeof h->value) != 0)
@@ -843,13 +933,13 @@ static int cfg_hint(struct cfg_ctx *c, const char *prefix, const yaml_node_pair_
 	return 0;
 }
 
-static int cfg_h_hints(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_hints(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	(void)dst;
 	(void)size;
 	if (cfg_expect(c, key, v, YAML_MAPPING_NODE) != 0)
 		return -1;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++)
+	for (const struct ypair *p = v->pairs; p < v->pairs + v->n; p++)
 		if (cfg_hint(c, key, p) != 0)
 			return -1;
 	return 0;
@@ -858,7 +948,7 @@ static int cfg_h_hints(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 /* ---- data sets ---- */
 
 /* sigma: a decimal number > 0 and at most 10 (e^10 spans more than 64 bits). */
-static int cfg_h_sigma(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_sigma(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	const char *s;
 	char *end = NULL;
@@ -875,7 +965,7 @@ static int cfg_h_sigma(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 	return 0;
 }
 
-static int cfg_h_distribution(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_distribution(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			      size_t size)
 {
 	static const char *const names[] = {"lognormal"};
@@ -888,16 +978,16 @@ static int cfg_h_distribution(struct cfg_ctx *c, const char *key, yaml_node_t *v
 }
 
 /* One histogram entry: [size, count], size > 0, count > 0, a size not given before. */
-static int cfg_bucket(struct cfg_ctx *c, const char *key, yaml_node_t *v, struct cfg_dataset *d)
+static int cfg_bucket(struct cfg_ctx *c, const char *key, struct ynode *v, struct cfg_dataset *d)
 {
 	char sub[CFG_KEY_MAX];
 	struct cfg_bucket *b = &d->buckets[d->nbuckets];
 	if (cfg_expect(c, key, v, YAML_SEQUENCE_NODE) != 0)
 		return -1;
-	if (v->data.sequence.items.top - v->data.sequence.items.start != 2)
+	if (v->n != 2)
 		return cfg_fail(c, v, key, "expected [size, count]");
-	yaml_node_t *sz = cfg_node(c, v->data.sequence.items.start[0]);
-	yaml_node_t *n = cfg_node(c, v->data.sequence.items.start[1]);
+	struct ynode *sz = cfg_node(c, v->kids[0]);
+	struct ynode *n = cfg_node(c, v->kids[1]);
 	if (sz == NULL || n == NULL)
 		return -1;
 	if (snprintf(sub, sizeof sub, "%s[0]", key) < 0)
@@ -917,14 +1007,15 @@ static int cfg_bucket(struct cfg_ctx *c, const char *key, yaml_node_t *v, struct
 		return cfg_fail(c, n, key, "more than %llu files in all",
 				(unsigned long long)SIZES_MAX_FILES);
 	b->end = before + b->count;
-	if (b->count > (UINT64_MAX - d->total_size) / b->size)
-		return cfg_fail(c, v, key, "the total size does not fit in 64 bits");
+	if (b->count > (CFG_DATASET_BYTES_MAX - d->total_size) / b->size)
+		return cfg_fail(c, v, key, "the data set would hold more than 1 EiB, the most pfsread "
+				"accepts (README, Safety)");
 	d->total_size += b->size * b->count;
 	d->nbuckets++;
 	return 0;
 }
 
-static int cfg_h_histogram(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_histogram(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			   size_t size)
 {
 	char item[CFG_KEY_MAX];
@@ -932,15 +1023,17 @@ static int cfg_h_histogram(struct cfg_ctx *c, const char *key, yaml_node_t *v, v
 	(void)size;
 	if (cfg_expect(c, key, v, YAML_SEQUENCE_NODE) != 0)
 		return -1;
-	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	size_t n = v->n;
 	if (n == 0)
 		return cfg_fail(c, v, key, "must not be empty");
 	if (n > CFG_BUCKETS_MAX)
 		return cfg_fail(c, v, key, "has %zu entries, at most %d allowed", n, CFG_BUCKETS_MAX);
 	d->sizes = CFG_SIZES_HISTOGRAM;
 	d->total_size = 0;
+	if ((d->buckets = calloc(n, sizeof *d->buckets)) == NULL)
+		return pf_fail(c->e, PF_RUNTIME, "%s: out of memory", c->source);
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *it = cfg_node(c, v->data.sequence.items.start[i]);
+		struct ynode *it = cfg_node(c, v->kids[i]);
 		if (snprintf(item, sizeof item, "%s[%zu]", key, i) < 0)
 			item[0] = '\0';
 		if (it == NULL || cfg_bucket(c, item, it, d) != 0)
@@ -963,7 +1056,7 @@ static const struct cfg_field cfg_sizes_fields[SZ_NFIELDS] = {
 };
 
 /* Either histogram alone, or distribution with all of median, sigma, min and max. */
-static int cfg_sizes_check(struct cfg_ctx *c, const char *key, yaml_node_t *v,
+static int cfg_sizes_check(struct cfg_ctx *c, const char *key, struct ynode *v,
 			   struct cfg_dataset *d, const struct cfg_seen *seen)
 {
 	char k[CFG_KEY_MAX];
@@ -999,7 +1092,7 @@ static int cfg_sizes_check(struct cfg_ctx *c, const char *key, yaml_node_t *v,
 	return 0;
 }
 
-static int cfg_h_sizes(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst, size_t size)
+static int cfg_h_sizes(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	struct cfg_seen seen[SZ_NFIELDS];
 	(void)size;
@@ -1010,7 +1103,7 @@ static int cfg_h_sizes(struct cfg_ctx *c, const char *key, yaml_node_t *v, void 
 
 /* ---- a data set's layout ---- */
 
-static int cfg_h_layout_kind(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_layout_kind(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			     size_t size)
 {
 	int i;
@@ -1021,14 +1114,14 @@ static int cfg_h_layout_kind(struct cfg_ctx *c, const char *key, yaml_node_t *v,
 	return 0;
 }
 
-static int cfg_h_hash_depth(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_hash_depth(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			    size_t size)
 {
 	(void)size;
 	return cfg_uint(c, key, v, 0, CFG_HASH_DEPTH_MAX, dst);
 }
 
-static int cfg_h_hash_width(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_hash_width(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			    size_t size)
 {
 	(void)size;
@@ -1036,7 +1129,7 @@ static int cfg_h_hash_width(struct cfg_ctx *c, const char *key, yaml_node_t *v, 
 }
 
 /* A name digest: xxh64 or sha1 (none names nothing). */
-static int cfg_h_name_digest(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_name_digest(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			     size_t size)
 {
 	static const char *const names[] = {"xxh64", "sha1"};
@@ -1052,7 +1145,7 @@ enum { LY_KIND, LY_FPD, LY_DEPTH, LY_WIDTH, LY_DIGEST, LY_NFIELDS };
 
 static const struct cfg_field cfg_ds_layout_fields[LY_NFIELDS] = {
 	[LY_KIND] = {"kind", cfg_h_layout_kind, offsetof(struct cfg_layout, kind), 0, 0},
-	[LY_FPD] = {"files_per_dir", cfg_h_count, offsetof(struct cfg_layout, files_per_dir), 0, 0},
+	[LY_FPD] = {"files_per_dir", cfg_h_fanout, offsetof(struct cfg_layout, files_per_dir), 0, 0},
 	[LY_DEPTH] = {"depth", cfg_h_hash_depth, offsetof(struct cfg_layout, depth), 0, 0},
 	[LY_WIDTH] = {"width", cfg_h_hash_width, offsetof(struct cfg_layout, width), 0, 0},
 	[LY_DIGEST] = {"digest", cfg_h_name_digest, offsetof(struct cfg_layout, digest), 0, 0},
@@ -1076,7 +1169,7 @@ static int cfg_layout_check(struct cfg_ctx *c, const char *key, const struct cfg
 }
 
 /* layout: {kind: indexed|flat|hashed, ...}, or just the kind's name (layout: hashed). */
-static int cfg_h_ds_layout(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_ds_layout(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			   size_t size)
 {
 	struct cfg_seen seen[LY_NFIELDS];
@@ -1099,14 +1192,17 @@ enum { DS_NAME, DS_FILE_SIZE, DS_TOTAL_SIZE, DS_FILE_COUNT, DS_SIZES, DS_TWIN, D
 
 /* from_tree: a directory; a missing one is for the command that scans it to judge (clean
  * of a twin must work after its source is gone), anything else in the way is not. */
-static int cfg_h_from_tree(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_from_tree(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			   size_t size)
 {
 	struct stat st;
 	struct cfg_dataset *d = dst;
+	char path[CFG_PATH_MAX];
 	(void)size;
-	if (cfg_h_str(c, key, v, d->from_tree, sizeof d->from_tree) != 0)
+	if (cfg_h_str(c, key, v, path, sizeof path) != 0)
 		return -1;
+	if ((d->from_tree = strdup(path)) == NULL)
+		return pf_fail(c->e, PF_RUNTIME, "%s: out of memory", c->source);
 	d->tree_pos = cfg_pos_of(v);
 	if (stat(d->from_tree, &st) != 0)
 		return errno == ENOENT ? 0 : cfg_fail(c, v, key, "cannot check '%s': %s",
@@ -1121,9 +1217,9 @@ static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
 	[DS_NAME] = {"name", cfg_h_name, offsetof(struct cfg_dataset, name),
 		     CFG_MEMBER_SIZE(struct cfg_dataset, name), 1},
 	[DS_FILE_SIZE] = {"file_size", cfg_h_size, offsetof(struct cfg_dataset, file_size), 0, 0},
-	[DS_TOTAL_SIZE] = {"total_size", cfg_h_size, offsetof(struct cfg_dataset, total_size), 0,
+	[DS_TOTAL_SIZE] = {"total_size", cfg_h_total_size, offsetof(struct cfg_dataset, total_size), 0,
 			   0},
-	[DS_FILE_COUNT] = {"file_count", cfg_h_count, offsetof(struct cfg_dataset, nfiles), 0, 0},
+	[DS_FILE_COUNT] = {"file_count", cfg_h_file_count, offsetof(struct cfg_dataset, nfiles), 0, 0},
 	[DS_SIZES] = {"sizes", cfg_h_sizes, 0, 0, 0},
 	[DS_TWIN] = {"twin", cfg_h_bool, offsetof(struct cfg_dataset, twin), 0, 0},
 	[DS_LAYOUT] = {"layout", cfg_h_ds_layout, offsetof(struct cfg_dataset, layout), 0, 0},
@@ -1176,11 +1272,11 @@ static int cfg_dataset_histogram(struct cfg_ctx *c, const char *path, const stru
 /* Exactly one of file_size and sizes, and of total_size and file_count (but for a
  * histogram); then, for a fixed size, nfiles and the exact total_size. Lognormal data sets
  * are counted by cfg_settle_sizes once the seed is known. */
-static int cfg_dataset_count(struct cfg_ctx *c, const char *path, const yaml_node_t *entry,
+static int cfg_dataset_count(struct cfg_ctx *c, const char *path, const struct ynode *entry,
 			     struct cfg_dataset *d, const struct cfg_seen *seen)
 {
 	char key[CFG_KEY_MAX];
-	const yaml_node_t *total = seen[DS_TOTAL_SIZE].val, *count = seen[DS_FILE_COUNT].val;
+	const struct ynode *total = seen[DS_TOTAL_SIZE].val, *count = seen[DS_FILE_COUNT].val;
 	if (seen[DS_FILE_SIZE].key != NULL && seen[DS_SIZES].key != NULL) {
 		cfg_path(key, sizeof key, path, "sizes");
 		return cfg_fail(c, seen[DS_SIZES].key, key, "give file_size or sizes, not both");
@@ -1208,77 +1304,130 @@ static int cfg_dataset_count(struct cfg_ctx *c, const char *path, const yaml_nod
 		return 0;
 	}
 	if (total != NULL) {
-		const yaml_node_t *fs = seen[DS_FILE_SIZE].val;
+		const struct ynode *fs = seen[DS_FILE_SIZE].val;
 		cfg_path(key, sizeof key, path, "file_size");
 		if (d->file_size > d->total_size)
 			return cfg_fail(c, fs, key, "file_size %s is larger than total_size %s",
-					(const char *)fs->data.scalar.value,
-					(const char *)total->data.scalar.value);
+					(const char *)fs->str,
+					(const char *)total->str);
 		d->nfiles = d->total_size / d->file_size; /* a remainder is dropped on purpose */
+		cfg_path(key, sizeof key, path, "total_size");
+		if (d->nfiles > CFG_FILES_MAX)
+			return cfg_fail(c, total, key, "total_size / file_size makes %" PRIu64 " files, "
+					"more than %llu, the most pfsread accepts in a data set "
+					"(README, Safety)", d->nfiles, (unsigned long long)CFG_FILES_MAX);
+		d->total_size = d->nfiles * d->file_size; /* <= the total given: no overflow */
+		return 0;
 	}
-	if (d->nfiles > UINT64_MAX / d->file_size) { /* only with file_count: count != NULL */
+	/* only with file_count: count != NULL; nfiles <= CFG_FILES_MAX, file_size <=
+	 * CFG_FILE_SIZE_MAX, so the product fits in 64 bits, and must fit the data set limit */
+	if (d->nfiles > CFG_DATASET_BYTES_MAX / d->file_size) {
 		cfg_path(key, sizeof key, path, "file_count");
-		return cfg_fail(c, count, key, "file_count x file_size does not fit in 64 bits");
+		return cfg_fail(c, count, key, "file_count x file_size is more than 1 EiB, the most "
+				"pfsread accepts in a data set (README, Safety)");
 	}
 	d->total_size = d->nfiles * d->file_size;
 	return 0;
 }
 
-static int cfg_dataset_unique(struct cfg_ctx *c, size_t i, const char *path,
-			      const yaml_node_t *name)
+/* Data set names seen so far, so that a duplicate is found in O(1) (a linear search made
+ * 200,000 data sets take minutes): open addressing over the names, slots hold index + 1. */
+struct cfg_names {
+	size_t *slot;
+	size_t cap; /* a power of two, at least twice the names */
+};
+
+static int cfg_names_init(struct cfg_names *t, size_t n)
+{
+	t->cap = 16;
+	while (t->cap < 2 * n + 2)
+		t->cap *= 2;
+	t->slot = calloc(t->cap, sizeof *t->slot);
+	return t->slot != NULL ? 0 : -1;
+}
+
+/* The slot of name: the index + 1 of the data set that has it, or an empty one (0). */
+static size_t *cfg_names_slot(const struct cfg_names *t, const struct cfg_dataset *all,
+			      const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const char *p = name; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	size_t i = (size_t)h & (t->cap - 1);
+	while (t->slot[i] != 0 && strcmp(all[t->slot[i] - 1].name, name) != 0)
+		i = (i + 1) & (t->cap - 1);
+	return &t->slot[i];
+}
+
+/* Data set i's name against those before it: a duplicate is named where it was written (the
+ * alias's line when the entry or its name came through one, not the anchor's). */
+static int cfg_dataset_unique(struct cfg_ctx *c, struct cfg_names *names, size_t i,
+			      const char *path, struct cfg_pos at)
 {
 	char key[CFG_KEY_MAX];
 	const struct cfg_dataset *d = c->x->datasets;
-	for (size_t j = 0; j < i; j++) {
-		if (strcmp(d[j].name, d[i].name) == 0) {
-			cfg_path(key, sizeof key, path, "name");
-			return cfg_fail(c, name, key,
-					"duplicate data set name '%s' (datasets[%zu], line %d)",
-					d[i].name, j, d[j].pos.line);
-		}
+	size_t *slot = cfg_names_slot(names, d, d[i].name);
+	if (*slot == 0) {
+		*slot = i + 1;
+		return 0;
 	}
-	return 0;
+	size_t j = *slot - 1;
+	cfg_path(key, sizeof key, path, "name");
+	return cfg_fail_here(c, at, key, "duplicate data set name '%s' (datasets[%zu], line %d)",
+			     d[i].name, j, d[j].pos.line);
 }
 
-static int cfg_dataset(struct cfg_ctx *c, size_t i, yaml_node_t *entry)
+/* Entry i of the datasets list, written at pos (an alias's, when it was one). */
+static int cfg_dataset(struct cfg_ctx *c, struct cfg_names *names, size_t i, struct ynode *entry,
+		       struct cfg_pos pos)
 {
 	char path[CFG_KEY_MAX];
 	struct cfg_seen seen[DS_NFIELDS];
 	struct cfg_dataset *d = &c->x->datasets[i];
 	if (snprintf(path, sizeof path, "datasets[%zu]", i) < 0)
 		path[0] = '\0';
-	d->pos = cfg_pos_of(entry);
+	d->pos = pos;
 	d->entry = i;
 	if (cfg_walk(c, path, entry, cfg_dataset_fields, DS_NFIELDS, d, seen) != 0)
 		return -1;
 	int plain = cfg_dataset_tree(c, path, seen, d);
 	if (plain < 0 || (plain && cfg_dataset_count(c, path, entry, d, seen) != 0))
 		return -1;
-	return cfg_dataset_unique(c, i, path, seen[DS_NAME].val);
+	int aliased = pos.line != entry->pos.line || pos.col != entry->pos.col;
+	return cfg_dataset_unique(c, names, i, path, aliased ? d->pos : seen[DS_NAME].at);
 }
 
-static int cfg_h_datasets(struct cfg_ctx *c, const char *key, yaml_node_t *v, void *dst,
+static int cfg_h_datasets(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			  size_t size)
 {
 	struct experiment *x = c->x;
+	struct cfg_names names;
+	int rc = 0;
 	(void)dst;
 	(void)size;
 	if (cfg_expect(c, key, v, YAML_SEQUENCE_NODE) != 0)
 		return -1;
-	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	size_t n = v->n;
 	if (n == 0)
 		return cfg_fail(c, v, key, "must list at least one data set");
 	x->datasets = calloc(n, sizeof *x->datasets);
-	if (x->datasets == NULL)
+	if (x->datasets == NULL || cfg_names_init(&names, n) != 0) {
+		free(x->datasets);
+		x->datasets = NULL;
 		return pf_fail(c->e, PF_RUNTIME, "%s: out of memory for %zu data sets", c->source,
 			       n);
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *entry = cfg_node(c, v->data.sequence.items.start[i]);
-		if (entry == NULL || cfg_dataset(c, i, entry) != 0)
-			return -1;
-		x->ndatasets = i + 1;
 	}
-	return 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct ynode *entry = cfg_node(c, v->kids[i]);
+		x->ndatasets = i + 1; /* counted before it is read: cfg_free releases what it got */
+		if (i % 4096 == 0 && stop_check(c->e, c->source) != 0)
+			rc = -1;
+		else if (entry == NULL ||
+			 cfg_dataset(c, &names, i, entry, cfg_slot_pos(c, v, i, entry)) != 0)
+			rc = -1;
+	}
+	free(names.slot);
+	return rc;
 }
 
 /* ---- the document ---- */
@@ -1293,7 +1442,7 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"layout", cfg_h_layout, 0, 0, 0},
 	{"datasets", cfg_h_datasets, 0, 0, 1},
 	{"sweep", cfg_h_sweep, 0, 0, 0},
-	{"repetitions", cfg_h_int, offsetof(struct experiment, repetitions), 0, 0},
+	{"repetitions", cfg_h_repetitions, offsetof(struct experiment, repetitions), 0, 0},
 	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0},
 	{"shift_fallback", cfg_h_fallback, offsetof(struct experiment, shift_fallback), 0, 0},
 	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
@@ -1307,6 +1456,7 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"mpiio_hints", cfg_h_hints, 0, 0, 0},
 	{"hardware", cfg_h_hardware, 0, 0, 0},
 	{"process", cfg_h_process, 0, 0, 0},
+	{"space_check", cfg_h_bool, offsetof(struct experiment, space_check), 0, 0},
 };
 
 /* The default name: the file's base name without .yaml or .yml. */
@@ -1345,6 +1495,7 @@ static void cfg_defaults(struct experiment *x, const char *source)
 	x->mpiio_collective = 1;
 	x->uring_queue_depth = 16;
 	x->uring_max_inflight = 64ULL << 20;
+	x->space_check = 1;
 }
 
 /* Defaults of what was not given, placed at pos (the top of the file) for later messages. */
@@ -1386,21 +1537,30 @@ static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
 /* ---- after the whole document: sizes need the seed, twins the totals ---- */
 
 /* A lognormal data set by file_count: sum its sizes; by total_size: draw sizes until the
- * total is reached, the last file trimmed so that the total is exact. O(nfiles). */
-static int cfg_lognormal_totals(struct cfg_dataset *d, uint64_t want)
+ * total is reached, the last file trimmed so that the total is exact. O(nfiles), at most
+ * budget files (what is left of SIZES_MAX_FILES for the whole config). 0; -1 when the files
+ * would be more than budget or the total more than CFG_DATASET_BYTES_MAX; -2 when a signal
+ * asked to stop. */
+static int cfg_lognormal_totals(struct cfg_dataset *d, uint64_t want, uint64_t budget)
 {
 	uint64_t sum = 0;
 	if (want == 0) {
+		if (d->nfiles > budget)
+			return -1;
 		for (uint64_t i = 0; i < d->nfiles; i++) {
+			if (i % 65536 == 0 && stop_signal() != 0)
+				return -2;
 			uint64_t s = sizes_lognormal(d, i);
-			if (s > UINT64_MAX - sum)
+			if (s > CFG_DATASET_BYTES_MAX - sum)
 				return -1;
 			sum += s;
 		}
 		d->total_size = sum;
 		return 0;
 	}
-	for (uint64_t i = 0; i < SIZES_MAX_FILES; i++) {
+	for (uint64_t i = 0; i < budget; i++) {
+		if (i % 65536 == 0 && stop_signal() != 0)
+			return -2;
 		uint64_t s = sizes_lognormal(d, i);
 		if (s >= want - sum) {
 			d->nfiles = i + 1;
@@ -1412,9 +1572,10 @@ static int cfg_lognormal_totals(struct cfg_dataset *d, uint64_t want)
 	return -1;
 }
 
-/* Copy the seed into each data set; count and sum what a distribution makes; the median
- * of a histogram. */
-static int cfg_settle_sizes(struct cfg_ctx *c, size_t i)
+/* Copy the seed into each data set; count and sum what a distribution makes (*drawn: the
+ * lognormal files of the data sets before, all of which count against SIZES_MAX_FILES: the
+ * load must stay short); the median of a histogram. */
+static int cfg_settle_sizes(struct cfg_ctx *c, size_t i, uint64_t *drawn)
 {
 	char key[CFG_KEY_MAX];
 	struct cfg_dataset *d = &c->x->datasets[i];
@@ -1429,11 +1590,19 @@ static int cfg_settle_sizes(struct cfg_ctx *c, size_t i)
 	if (d->sizes != CFG_SIZES_LOGNORMAL)
 		return 0;
 	uint64_t want = d->nfiles > 0 ? 0 : d->total_size; /* file_count left nfiles set */
-	if (cfg_lognormal_totals(d, want) != 0)
-		return cfg_fail_at(c->e, c->x, d->pos, key,
-				   want ? "total_size needs more than %llu files of this distribution"
-					: "the total of %llu files does not fit in 64 bits",
-				   (unsigned long long)(want ? SIZES_MAX_FILES : d->nfiles));
+	int rc = cfg_lognormal_totals(d, want, SIZES_MAX_FILES - *drawn);
+	if (rc == -2)
+		return stop_check(c->e, c->source);
+	if (rc != 0 && want == 0 && d->nfiles <= SIZES_MAX_FILES - *drawn)
+		return cfg_fail_at(c->e, c->x, d->pos, key, "%llu files of this distribution hold "
+				   "more than 1 EiB, the most pfsread accepts in a data set",
+				   (unsigned long long)d->nfiles);
+	if (rc != 0)
+		return cfg_fail_at(c->e, c->x, d->pos, key, "the size distributions of this config "
+				   "need more than %llu files in all (%llu before this data set): "
+				   "the most pfsread draws at load (README, Safety)",
+				   (unsigned long long)SIZES_MAX_FILES, (unsigned long long)*drawn);
+	*drawn += d->nfiles;
 	return 0;
 }
 
@@ -1470,6 +1639,15 @@ static int cfg_add_twins(struct cfg_ctx *c)
 		if (!d->twin)
 			continue;
 		struct cfg_dataset *t = &all[k++];
+		if (d->sizes != CFG_SIZES_TREE && d->total_size > CFG_FILE_SIZE_MAX) {
+			char key[CFG_KEY_MAX];
+			free(all);
+			if (snprintf(key, sizeof key, "datasets[%zu].twin", i) < 0)
+				key[0] = '\0';
+			return cfg_fail_at(c->e, x, d->pos, key, "the one-file twin would be one "
+					   "file of %llu B, more than 1 PiB, the largest file pfsread "
+					   "makes", (unsigned long long)d->total_size);
+		}
 		t->pos = d->pos;
 		t->seed = d->seed;
 		t->sizes = CFG_SIZES_FIXED;
@@ -1488,11 +1666,18 @@ static int cfg_add_twins(struct cfg_ctx *c)
 	free(x->datasets);
 	x->datasets = all;
 	x->ndatasets = n + more;
-	for (size_t i = 0; i < x->ndatasets; i++)
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(x->datasets[i].name, x->datasets[j].name) == 0)
-				return cfg_twin_clash(c, x->datasets[i].twin_of ? i : j);
-	return 0;
+	struct cfg_names names;
+	if (cfg_names_init(&names, x->ndatasets) != 0)
+		return pf_fail(c->e, PF_RUNTIME, "%s: out of memory for data sets", c->source);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {
+		size_t *slot = cfg_names_slot(&names, x->datasets, x->datasets[i].name);
+		if (*slot != 0)
+			rc = cfg_twin_clash(c, x->datasets[i].twin_of ? i : *slot - 1);
+		*slot = i + 1;
+	}
+	free(names.slot);
+	return rc;
 }
 
 /* A data set without a layout of its own (a twin too: one file) takes the top level's:
@@ -1503,7 +1688,7 @@ static void cfg_settle_layouts(struct experiment *x)
 		struct cfg_layout *l = &x->datasets[i].layout;
 		if (!l->given)
 			l->kind = CFG_LAYOUT_INDEXED;
-		if (x->datasets[i].from_tree[0] != '\0')
+		if (x->datasets[i].from_tree != NULL)
 			l->kind = x->datasets[i].in_place ? CFG_LAYOUT_IN_PLACE : CFG_LAYOUT_TREE;
 		if (l->kind == CFG_LAYOUT_INDEXED && !l->fpd_given)
 			l->files_per_dir = x->files_per_dir;
@@ -1535,11 +1720,92 @@ static int cfg_check_in_place(struct cfg_ctx *c)
 	return 0;
 }
 
+/* The most entries one directory of d gets: an indexed data set's directories (and each one's
+ * files), a flat one's files, a hashed leaf's files (names are uniform). 0 when d's layout
+ * is not known at load (a tree's: the tree has it). */
+static uint64_t cfg_fanout(const struct cfg_dataset *d, const char **what)
+{
+	const struct cfg_layout *l = &d->layout;
+	if (l->kind == CFG_LAYOUT_INDEXED) {
+		*what = "directories in the data set's directory (raise files_per_dir)";
+		return (d->nfiles + l->files_per_dir - 1) / l->files_per_dir; /* fpd: the larger */
+	}
+	if (l->kind == CFG_LAYOUT_FLAT) {
+		*what = "files in one directory (layout flat; use indexed or hashed)";
+		return d->nfiles;
+	}
+	if (l->kind != CFG_LAYOUT_HASHED)
+		return 0;
+	*what = "files in each directory of the hashed layout (more depth or width)";
+	uint64_t bits = 4 * l->width * l->depth, leaves = bits >= 63 ? UINT64_MAX : 1ULL << bits;
+	return d->nfiles / leaves + (d->nfiles % leaves != 0);
+}
+
+static int cfg_check_fanout(struct cfg_ctx *c)
+{
+	char key[CFG_KEY_MAX];
+	const struct experiment *x = c->x;
+	for (size_t i = 0; i < x->ndatasets; i++) {
+		const struct cfg_dataset *d = &x->datasets[i];
+		const char *what = "";
+		uint64_t most = cfg_fanout(d, &what);
+		if (most <= CFG_FANOUT_MAX)
+			continue;
+		if (snprintf(key, sizeof key, "datasets[%zu]", d->entry) < 0)
+			key[0] = '\0';
+		return cfg_fail_at(c->e, x, d->pos, key, "%llu files make %llu %s: more than %llu, "
+				   "the most pfsread puts in one directory (README, Safety)",
+				   (unsigned long long)d->nfiles, (unsigned long long)most, what,
+				   (unsigned long long)CFG_FANOUT_MAX);
+	}
+	return 0;
+}
+
+/* Where a message about the whole run's size goes: repetitions, else sweep, else datasets. */
+static void cfg_volume_place(struct experiment *x, const struct cfg_seen *top)
+{
+	static const char *const keys[] = {"repetitions", "sweep", "datasets"};
+	for (size_t k = 0; k < CFG_LEN(keys); k++)
+		for (size_t i = 0; i < CFG_LEN(cfg_top_fields); i++)
+			if (strcmp(cfg_top_fields[i].name, keys[k]) == 0 && top[i].key != NULL) {
+				x->volume_pos = cfg_pos_of(top[i].key);
+				snprintf(x->volume_key, sizeof x->volume_key, "%s", keys[k]);
+				return;
+			}
+}
+
+int cfg_check_volume(const struct experiment *x, struct pf_err *e)
+{
+	uint64_t cells = (uint64_t)x->nreaders * x->nbackends * x->ntransfers * x->norders *
+			 x->npatterns * x->ndecomps; /* each list <= CFG_LIST_MAX: < 2^30 */
+	uint64_t per_rep = 0, bytes = 0;
+	int too_many = x->ndatasets > CFG_PHASES_MAX / cells;
+	if (!too_many) {
+		per_rep = cells * x->ndatasets;
+		too_many = (uint64_t)x->repetitions > CFG_PHASES_MAX / per_rep;
+	}
+	if (too_many)
+		return cfg_fail_at(e, x, x->volume_pos, x->volume_key,
+				   "%d repetitions x %zu data sets x %llu combinations of the sweep "
+				   "lists make more than %llu phases, the most pfsread runs (README, "
+				   "Safety)", x->repetitions, x->ndatasets, (unsigned long long)cells,
+				   (unsigned long long)CFG_PHASES_MAX);
+	for (size_t i = 0; i < x->ndatasets && bytes <= CFG_VOLUME_MAX; i++)
+		bytes = x->datasets[i].total_size > CFG_VOLUME_MAX - bytes
+				? CFG_VOLUME_MAX + 1 : bytes + x->datasets[i].total_size;
+	uint64_t times = cells * (uint64_t)x->repetitions; /* <= CFG_PHASES_MAX */
+	if (bytes > CFG_VOLUME_MAX || (bytes > 0 && times > CFG_VOLUME_MAX / bytes))
+		return cfg_fail_at(e, x, x->volume_pos, x->volume_key,
+				   "the phases would read more than 8 EiB in all, the most pfsread "
+				   "counts (README, Safety)");
+	return 0;
+}
+
 static int cfg_document(struct cfg_ctx *c)
 {
 	struct cfg_seen seen[CFG_LEN(cfg_top_fields)];
 	const struct cfg_pos start = {1, 1};
-	yaml_node_t *top = yaml_document_get_root_node(c->doc);
+	struct ynode *top = ydoc_root(c->yd);
 	if (top == NULL)
 		return cfg_fail_pos(c->e, c->source, start, "the file is empty (expected a mapping "
 				    "with at least root and datasets)");
@@ -1549,84 +1815,34 @@ static int cfg_document(struct cfg_ctx *c)
 	if (cfg_walk(c, "", top, cfg_top_fields, CFG_LEN(cfg_top_fields), c->x, seen) != 0)
 		return -1;
 	cfg_late_defaults(c->x, cfg_pos_of(top));
+	cfg_volume_place(c->x, seen);
+	uint64_t drawn = 0;
 	for (size_t i = 0; i < c->x->ndatasets; i++)
-		if (cfg_settle_sizes(c, i) != 0)
+		if (cfg_settle_sizes(c, i, &drawn) != 0)
 			return -1;
 	if (cfg_add_twins(c) != 0)
 		return -1;
 	cfg_settle_layouts(c->x);
-	return cfg_check_in_place(c);
+	if (cfg_check_in_place(c) != 0 || cfg_check_fanout(c) != 0)
+		return -1;
+	return cfg_check_volume(c->x, c->e);
 }
 
-/* Line and column of byte offset in text: reader errors (bad UTF-8) carry only an offset. */
-static struct cfg_pos cfg_offset_pos(const char *text, size_t len, size_t offset)
-{
-	struct cfg_pos pos = {1, 1};
-	for (size_t i = 0; i < offset && i < len; i++) {
-		if (text[i] == '\n') {
-			pos.line++;
-			pos.col = 1;
-		} else {
-			pos.col++;
-		}
-	}
-	return pos;
-}
-
-static int cfg_syntax_error(const yaml_parser_t *p, const char *source, const char *text,
-			    size_t len, struct pf_err *e)
-{
-	const char *problem = p->problem != NULL ? p->problem : "unknown problem";
-	struct cfg_pos pos = cfg_mark_pos(p->problem_mark);
-	if (p->error == YAML_MEMORY_ERROR)
-		return pf_fail(e, PF_RUNTIME, "%s: out of memory while parsing YAML", source);
-	if (p->error == YAML_READER_ERROR)
-		pos = cfg_offset_pos(text, len, p->problem_offset);
-	if (p->context == NULL)
-		return cfg_fail_pos(e, source, pos, "YAML syntax error: %s", problem);
-	return cfg_fail_pos(e, source, pos, "YAML syntax error: %s (%s at line %d)", problem,
-			    p->context, cfg_mark_pos(p->context_mark).line);
-}
-
-/* After the first document only the end of the stream may follow. */
-static int cfg_single_document(yaml_parser_t *p, const char *source, const char *text,
-			       size_t len, struct pf_err *e)
-{
-	yaml_document_t extra;
-	int rc = 0;
-	if (!yaml_parser_load(p, &extra))
-		return cfg_syntax_error(p, source, text, len, e);
-	yaml_node_t *top = yaml_document_get_root_node(&extra);
-	if (top != NULL)
-		rc = cfg_fail_pos(e, source, cfg_pos_of(top),
-				  "a second YAML document; the file must hold exactly one");
-	yaml_document_delete(&extra);
-	return rc;
-}
-
+/* Compose the text (ydoc: bounded nesting and aliases, interruptible) and read it. */
 static int cfg_parse_yaml(const char *source, const char *text, size_t len, struct experiment *x,
 			  struct pf_err *e)
 {
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	struct cfg_ctx c = {source, &doc, x, e};
-	int loaded = 0, rc = -1;
-
-	if (!yaml_parser_initialize(&parser))
-		return pf_fail(e, PF_RUNTIME, "%s: cannot initialize the YAML parser", source);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) { /* a failed load frees what it built */
-		cfg_syntax_error(&parser, source, text, len, e);
-		goto out;
+	struct ydoc yd;
+	struct ydoc_fail f;
+	struct cfg_ctx c = {source, &yd, x, e};
+	if (ydoc_load(&yd, text, len, &f) != 0) {
+		struct cfg_pos pos = {f.line, f.col};
+		if (f.line > 0 && f.status == PF_USAGE)
+			return cfg_fail_pos(e, source, pos, "%s", f.msg);
+		return pf_fail(e, f.status, "%s: %s", source, f.msg);
 	}
-	loaded = 1;
-	if (cfg_single_document(&parser, source, text, len, e) != 0)
-		goto out;
-	rc = cfg_document(&c);
-out:
-	if (loaded)
-		yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	int rc = cfg_document(&c);
+	ydoc_free(&yd);
 	return rc;
 }
 
@@ -1676,6 +1892,10 @@ static int cfg_read_file(const char *path, char **text, size_t *len, struct pf_e
 			buf = grown;
 		}
 		n += fread(buf + n, 1, cap - n, f);
+		if (ferror(f) && stop_signal() != 0) { /* a pipe that is slow to deliver */
+			stop_check(e, path);
+			goto out;
+		}
 		if (ferror(f)) {
 			pf_fail(e, PF_USAGE, "%s: cannot read: %s", path, strerror(errno));
 			goto out;
@@ -1719,6 +1939,8 @@ void cfg_free(struct experiment *x)
 	for (size_t i = 0; x->datasets != NULL && i < x->ndatasets; i++) {
 		tree_free(x->datasets[i].tree);
 		free(x->datasets[i].tree);
+		free(x->datasets[i].from_tree);
+		free(x->datasets[i].buckets);
 	}
 	free(x->datasets);
 	memset(x, 0, sizeof *x);
@@ -1764,4 +1986,19 @@ void cfg_process_describe(const struct experiment *x, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s%s%" PRIu64 "ns/B", d ? digest_name(x->process_digest) : "",
 			 d ? "+" : "", x->process_cpu_ns_per_byte);
+}
+
+int cfg_check_readers(const struct experiment *x, int least, struct pf_err *e)
+{
+	for (size_t i = 0; i < x->nreaders; i++) {
+		if (x->readers_per_node[i] <= least)
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
+		return cfg_fail_at(e, x, x->readers_pos[i], key,
+				   "%d readers per node, but a node has only %d ranks "
+				   "(launch more ranks per node)",
+				   x->readers_per_node[i], least);
+	}
+	return 0;
 }

@@ -512,6 +512,31 @@ static int manifest_parse_line(struct manifest *m, const char *line)
 	return sscanf(value, "%" SCNu64, field) == 1 ? 0 : -1;
 }
 
+/* A manifest describes at most what generate can make (config.h's limits): counts beyond are
+ * a damaged or forged manifest, and clean, which goes by the manifest, must not set out to
+ * unlink 10^11 names. */
+static int manifest_check_counts(const char *path, const struct manifest *m, struct pf_err *e)
+{
+	const char *what = NULL;
+	if (m->nfiles > CFG_FILES_MAX)
+		what = "nfiles";
+	else if (m->file_size > CFG_FILE_SIZE_MAX && m->layout != CFG_LAYOUT_TREE &&
+		 m->layout != CFG_LAYOUT_IN_PLACE)
+		what = "file_size";
+	else if (m->files_per_dir > CFG_FANOUT_MAX)
+		what = "files_per_dir";
+	else if (m->layout == CFG_LAYOUT_INDEXED && m->files_per_dir > 0 &&
+		 m->nfiles / m->files_per_dir > CFG_FANOUT_MAX)
+		what = "nfiles / files_per_dir";
+	else if (m->layout == CFG_LAYOUT_FLAT && m->nfiles > CFG_FANOUT_MAX)
+		what = "nfiles (flat)";
+	if (what == NULL)
+		return 0;
+	return pf_fail(e, PF_RUNTIME, "%s: damaged manifest: %s is more than pfsread ever makes "
+		       "(nfiles %" PRIu64 ", file_size %" PRIu64 ", files_per_dir %" PRIu64 "); "
+		       "refusing to go by it", path, what, m->nfiles, m->file_size, m->files_per_dir);
+}
+
 int manifest_read(const char *dir, struct manifest *m, struct pf_err *e)
 {
 	char path[CFG_PATH_MAX + 64], line[MANIFEST_SIZES_MAX + 64];
@@ -533,7 +558,7 @@ int manifest_read(const char *dir, struct manifest *m, struct pf_err *e)
 	if (rc == 0 && ferror(f))
 		rc = pf_fail_errno(e, errno, "%s: cannot read", path);
 	fclose(f);
-	return rc;
+	return rc == 0 ? manifest_check_counts(path, m, e) : rc;
 }
 
 int manifest_same_files(const struct manifest *a, const struct manifest *b)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pfsread/dataset.h"
+#include "pfsread/stop.h"
 #include "pfsread/tree.h"
 
 #define FT_PATH (CFG_PATH_MAX + 64)
@@ -39,6 +40,31 @@ static int ft_root_inside(const struct experiment *x, const char *src)
 	return strncmp(root, src, n) == 0 && (root[n] == '\0' || root[n] == '/');
 }
 
+/* A tree is held to the limits of any data set (README, Safety), at its from_tree key: its
+ * files (and, for a twin that is generated, each file, the total and a one-file twin). */
+static int ft_limits(const struct experiment *x, const struct cfg_dataset *d,
+		     const struct tree_desc *t, struct pf_err *e)
+{
+	char key[64];
+	ft_key(d, key, sizeof key);
+	if (t->nfiles > CFG_FILES_MAX)
+		return cfg_fail_at(e, x, d->tree_pos, key, "'%s' holds %" PRIu64 " files, more than "
+				   "%llu, the most pfsread takes in a data set", t->source, t->nfiles,
+				   (unsigned long long)CFG_FILES_MAX);
+	if (d->in_place)
+		return 0; /* read as it is: nothing written, sizes as the file system gives them */
+	for (uint64_t i = 0; i < t->nfiles; i++)
+		if (t->size[i] > CFG_FILE_SIZE_MAX)
+			return cfg_fail_at(e, x, d->tree_pos, key, "'%s/%s' is %" PRIu64 " B, more "
+					   "than 1 PiB, the largest file pfsread makes", t->source,
+					   tree_file_path(t, i, 1), t->size[i]);
+	if (t->total > CFG_DATASET_BYTES_MAX || (d->twin && t->total > CFG_FILE_SIZE_MAX))
+		return cfg_fail_at(e, x, d->tree_pos, key, "'%s' holds %" PRIu64 " B, more than "
+				   "pfsread makes in %s", t->source, t->total,
+				   d->twin ? "one file (twin: true)" : "a data set");
+	return 0;
+}
+
 /* Scan d's tree into *t, every input error at the from_tree key. */
 static int ft_scan(const struct experiment *x, const struct cfg_dataset *d,
 		   struct tree_desc *t, struct pf_err *e)
@@ -50,8 +76,11 @@ static int ft_scan(const struct experiment *x, const struct cfg_dataset *d,
 		return cfg_fail_at(e, x, d->tree_pos, key, "'%s': %s", d->from_tree, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return cfg_fail_at(e, x, d->tree_pos, key, "'%s' is not a directory", d->from_tree);
-	if (tree_scan(d->from_tree, x->noatime, t, why, sizeof why) != 0)
+	if (tree_scan(d->from_tree, x->noatime, t, why, sizeof why) != 0) {
+		if (stop_signal() != 0)
+			return stop_check(e, "from_tree: the scan");
 		return cfg_fail_at(e, x, d->tree_pos, key, "%s", why);
+	}
 	int rc = 0;
 	if (t->nfiles == 0)
 		rc = cfg_fail_at(e, x, d->tree_pos, key,
@@ -61,6 +90,8 @@ static int ft_scan(const struct experiment *x, const struct cfg_dataset *d,
 		rc = cfg_fail_at(e, x, d->tree_pos, key,
 				 "root '%s' lies inside the tree '%s': pfsread would write into it",
 				 x->root, t->source);
+	if (rc == 0)
+		rc = ft_limits(x, d, t, e);
 	if (rc != 0)
 		tree_free(t);
 	return rc;
@@ -84,15 +115,17 @@ static int ft_attach(struct cfg_dataset *d, struct tree_desc *t, struct pf_err *
 
 int fromtree_scan_all(struct experiment *x, struct pf_err *e)
 {
+	int any = 0;
 	for (size_t i = 0; i < x->ndatasets; i++) {
 		struct cfg_dataset *d = &x->datasets[i];
 		struct tree_desc t;
-		if (d->from_tree[0] == '\0')
+		if (d->from_tree == NULL)
 			continue;
 		if (ft_scan(x, d, &t, e) != 0 || ft_attach(d, &t, e) != 0)
 			return -1;
+		any = 1;
 	}
-	return 0;
+	return any ? cfg_check_volume(x, e) : 0; /* the trees' bytes are known only now */
 }
 
 /* The whole of path into *text (malloc'ed). 0, 1 when there is none, -1 on error. */
@@ -207,8 +240,13 @@ int fromtree_share(struct experiment *x, enum fromtree_mode mode, struct pf_err 
 	if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "from_tree: MPI_Comm_rank failed");
 	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++)
-		if (x->datasets[i].from_tree[0] != '\0')
+		if (x->datasets[i].from_tree != NULL) {
 			rc = ft_share_one(x, &x->datasets[i], rank, mode, e);
+			any = 1;
+		}
+	if (rc == 0 && any)
+		rc = cfg_check_volume(x, e); /* the trees' bytes are known only now */
+	any = 0;
 	if (MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "from_tree: MPI_Allreduce failed");
 	if (any != 0 && rc == 0)

@@ -23,6 +23,7 @@
 #include "pfsread/fromtree.h"
 #include "pfsread/iobuf.h"
 #include "pfsread/plan.h"
+#include "pfsread/space.h"
 #include "pfsread/stop.h"
 #include "pfsread/tree.h"
 #include "pfsread/units.h"
@@ -31,6 +32,17 @@
 #define GEN_PATH (CFG_PATH_MAX + 64)
 
 enum gen_verdict { GEN_SKIP, GEN_MAKE };
+
+/* What generate finds in a data set's directory before it touches anything. */
+enum gen_state {
+	GEN_FRESH,      /* no directory, or an empty one: everything to make */
+	GEN_RESUME,     /* the same files, not all made yet */
+	GEN_DONE,       /* the same files, complete: only checked file by file */
+	GEN_REDESCRIBE  /* a tree read in place that changed: described again */
+};
+
+#define GEN_GUARD_BYTES_MAX (1ULL << 30) /* at most this written by a rank between guards */
+#define GEN_GUARD_FILES_MAX 4096
 
 /* What gen_make_file did. */
 enum gen_outcome { GEN_KEPT, GEN_MADE };
@@ -52,6 +64,12 @@ struct gen_ctx {
 	struct digest dg[DIGEST_KINDS]; /* opened for every kind once, used where kinds has it */
 	unsigned kinds;      /* 1u << kind for the lists of the data set being made */
 	int dfd[DIGEST_KINDS]; /* the lists, open on every rank while its files are made; -1 */
+	/* space_check: the data set's file system (rank 0's probe, on every rank) and how much
+	 * this rank writes between two looks at its free space */
+	struct space_fs fs;
+	uint64_t guard_bytes, guard_files; /* intervals */
+	uint64_t since_bytes, since_files; /* written since the last look */
+	char dsdir[GEN_PATH];
 };
 
 static double gen_now(void)
@@ -84,13 +102,6 @@ static int gen_all_ok(int rc, struct pf_err *e)
 	return any ? -1 : 0;
 }
 
-static int gen_mkdir(const char *path, struct pf_err *e)
-{
-	if (mkdir(path, 0755) != 0 && errno != EEXIST)
-		return pf_fail_errno(e, errno, "%s: cannot create directory", path);
-	return 0;
-}
-
 /* 1 when path holds nothing but . and .., 0 when it holds something, -1 on error. */
 static int gen_dir_is_empty(const char *path, struct pf_err *e)
 {
@@ -106,19 +117,24 @@ static int gen_dir_is_empty(const char *path, struct pf_err *e)
 	return empty;
 }
 
-/* Rank 0: check that the directory is ours (or new), make it and mark the manifest incomplete
- * unless it already records this very data set as complete. */
-static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
+/* Rank 0, touching nothing: what generate will do in d's directory (*state; *have gets its
+ * manifest when there is one), or -1 (PF_USAGE) where it must not write. */
+static int gen_classify(const struct experiment *x, const struct cfg_dataset *d, int *state,
+			struct manifest *have, struct pf_err *e)
 {
 	char dir[GEN_PATH];
-	struct manifest want, have;
-	manifest_from_config(g->x, g->d, &want);
-	if (dataset_dir(g->x, g->d, dir, sizeof dir) != 0)
-		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
-	int rc = dataset_mkdirs(dir);
-	if (rc != 0)
-		return pf_fail_errno(e, rc, "%s: cannot create directory", dir);
-	int found = manifest_read(dir, &have, e);
+	struct manifest want;
+	struct stat st;
+	*state = GEN_FRESH;
+	manifest_from_config(x, d, &want);
+	if (dataset_dir(x, d, dir, sizeof dir) != 0)
+		return pf_fail(e, PF_USAGE, "%s: path too long", x->root);
+	if (stat(dir, &st) != 0)
+		return errno == ENOENT ? 0 : pf_fail_errno(e, errno, "%s", dir);
+	if (!S_ISDIR(st.st_mode))
+		return pf_fail(e, PF_USAGE, "%s: exists and is not a directory; refusing to write "
+			       "there", dir);
+	int found = manifest_read(dir, have, e);
 	if (found < 0)
 		return -1;
 	if (found == 1) {
@@ -130,60 +146,75 @@ static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
 				       "%s: directory is not empty and holds no pfsread manifest; "
 				       "refusing to write into it",
 				       dir);
-	} else if (!manifest_same_files(&want, &have) && want.layout == CFG_LAYOUT_IN_PLACE &&
-		   have.layout == CFG_LAYOUT_IN_PLACE) {
-		/* nothing here is data of ours: describe the tree as it is now */
-		printf("generate %s: %s changed since it was described (%" PRIu64 " files then, %" PRIu64
-		       " now): described again\n", g->d->name, g->d->from_tree, have.nfiles,
-		       want.nfiles);
-	} else if (!manifest_same_files(&want, &have)) {
+	} else if (!manifest_same_files(&want, have) && want.layout == CFG_LAYOUT_IN_PLACE &&
+		   have->layout == CFG_LAYOUT_IN_PLACE) {
+		*state = GEN_REDESCRIBE; /* nothing here is data of ours */
+	} else if (!manifest_same_files(&want, have)) {
 		return pf_fail(e, PF_USAGE,
 			       "%s: holds data set '%s' made with other parameters "
 			       "(%" PRIu64 " files of %" PRIu64 " B, %" PRIu64 " per directory); "
 			       "run 'pfsread clean' first",
-			       dir, have.name, have.nfiles, have.file_size, have.files_per_dir);
-	} else if (have.complete) {
-		return 0; /* files are still checked one by one: one may have gone since */
+			       dir, have->name, have->nfiles, have->file_size, have->files_per_dir);
 	} else {
-		want.digests = have.digests; /* lists of the same files stay valid */
+		*state = have->complete ? GEN_DONE : GEN_RESUME;
 	}
+	return 0;
+}
+
+/* Rank 0, once every data set passed its checks and the space check: make the directory and
+ * mark the manifest incomplete unless it already records this very data set as complete. */
+static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
+{
+	char dir[GEN_PATH];
+	struct manifest want, have;
+	int state;
+	if (gen_classify(g->x, g->d, &state, &have, e) != 0)
+		return -1;
+	manifest_from_config(g->x, g->d, &want);
+	if (dataset_dir(g->x, g->d, dir, sizeof dir) != 0)
+		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	int rc = dataset_mkdirs(dir);
+	if (rc != 0)
+		return pf_fail_errno(e, rc, "%s: cannot create directory", dir);
+	if (state == GEN_DONE)
+		return 0; /* files are still checked one by one: one may have gone since */
+	if (state == GEN_REDESCRIBE)
+		printf("generate %s: %s changed since it was described (%" PRIu64 " files then, %" PRIu64
+		       " now): described again\n", g->d->name, g->d->from_tree, have.nfiles,
+		       want.nfiles);
+	if (state == GEN_RESUME)
+		want.digests = have.digests; /* lists of the same files stay valid */
 	/* from_tree: the description beside the manifest, never in the tree */
 	if (g->d->tree != NULL && fromtree_write(dir, g->d, e) != 0)
 		return -1;
 	return manifest_write(dir, &want, e);
 }
 
-/* A twin's directories (the source's, renamed), block-decomposed over the ranks: mkdir -p,
- * since a directory's parent may be another rank's (EEXIST is fine). Empty ones too. */
+/* The interrupted signal's message, in every stage of generate. */
+static int gen_stopped(struct pf_err *e)
+{
+	return pf_fail(e, stop_status(), "generate: interrupted by signal %d; run generate again to "
+		       "finish", stop_signal());
+}
+
+/* A twin's directories (the source's, renamed) that hold no file, after the files (which
+ * made their own): block-decomposed over the ranks, mkdir -p (EEXIST is fine: most exist). */
 static int gen_make_tree_dirs(const struct gen_ctx *g, struct pf_err *e)
 {
 	char path[GEN_PATH];
 	uint64_t first, count;
+	if (g->d->layout.kind != CFG_LAYOUT_TREE)
+		return 0;
 	plan_block(g->d->tree->ndirs, (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
 	for (uint64_t k = first; k < first + count; k++) {
+		if (stop_signal() != 0)
+			return gen_stopped(e);
 		if (snprintf(path, sizeof path, "%s/%s/%s", g->x->root, g->d->name,
 			     tree_dir_path(g->d->tree, k, 1)) >= (int)sizeof path)
 			return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
 		int rc = dataset_mkdirs(path);
 		if (rc != 0)
 			return pf_fail_errno(e, rc, "%s: cannot create directory", path);
-	}
-	return 0;
-}
-
-/* The subdirectories are made once, block-decomposed over the ranks, before any file. */
-static int gen_make_subdirs(const struct gen_ctx *g, struct pf_err *e)
-{
-	char path[GEN_PATH];
-	uint64_t first, count;
-	if (g->d->layout.kind == CFG_LAYOUT_TREE)
-		return gen_make_tree_dirs(g, e);
-	plan_block(dataset_ndirs(g->x, g->d), (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
-	for (uint64_t i = first; i < first + count; i++) {
-		if (dataset_subdir_path(g->x, g->d, i, path, sizeof path) != 0)
-			return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
-		if (gen_mkdir(path, e) != 0)
-			return -1;
 	}
 	return 0;
 }
@@ -203,14 +234,35 @@ static int gen_write_all(int fd, const unsigned char *buf, size_t len, uint64_t 
 	return 0;
 }
 
+/* Create path for writing; its directory is made when it is missing: directories come into
+ * being with their first file, never a whole tree up front (which could fill a file system's
+ * inodes before a byte is written). fd, or -errno. */
+static int gen_create(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0 || errno != ENOENT)
+		return fd >= 0 ? fd : -errno;
+	char dir[GEN_PATH];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == NULL)
+		return -ENOENT;
+	*slash = '\0';
+	int rc = dataset_mkdirs(dir); /* ranks racing on one directory: EEXIST is fine */
+	if (rc != 0)
+		return rc;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return fd >= 0 ? fd : -errno;
+}
+
 /* Write one file's bytes into tmp, with large writes, digesting them on the way when there is
- * a digest list (fd -1: only digest, for a file kept whole: its content is the content
+ * a digest list (tmp NULL: only digest, for a file kept whole: its content is the content
  * function's, so it need not be read back). Returns 0 or -errno. */
 static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp)
 {
-	int fd = tmp != NULL ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	int fd = tmp != NULL ? gen_create(tmp) : -1;
 	if (tmp != NULL && fd < 0)
-		return -errno;
+		return fd;
 	int rc = 0;
 	for (int k = 1; k < DIGEST_KINDS && rc == 0; k++)
 		if (g->kinds & (1u << k))
@@ -277,8 +329,7 @@ static int gen_write_digest(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 static int gen_write_failed(int rc, const char *path, struct pf_err *e)
 {
 	if (rc == -EINTR && stop_signal() != 0)
-		return pf_fail(e, 128 + stop_signal(), "generate: interrupted by signal %d; "
-			       "run generate again to finish", stop_signal());
+		return gen_stopped(e);
 	return pf_fail_errno(e, rc, "%s: cannot write", path);
 }
 
@@ -397,14 +448,34 @@ static void gen_progress(struct gen_ctx *g, int last)
 	fflush(stdout);
 }
 
+/* space_check: before a file that would take this rank past its interval, a look at the
+ * file system's free space; generation stops while half the margin is still free. */
+static int gen_guard(struct gen_ctx *g, uint64_t file, struct pf_err *e)
+{
+	if (!g->x->space_check)
+		return 0;
+	g->since_bytes += dataset_file_size(g->d, file);
+	g->since_files++;
+	if (g->since_bytes <= g->guard_bytes && g->since_files <= g->guard_files)
+		return 0;
+	g->since_bytes = dataset_file_size(g->d, file);
+	g->since_files = 1;
+	if (space_guard(g->dsdir, &g->fs, e) != 0)
+		return pf_fail(e, PF_RUNTIME, "generate %s: %s", g->d->name, e->msg);
+	return 0;
+}
+
 static int gen_make_share(struct gen_ctx *g, struct pf_err *e)
 {
 	g->t_start = g->t_last = gen_now();
+	g->since_bytes = g->guard_bytes + 1; /* a look before the first file */
 	g->share_bytes = g->done_bytes = g->made_bytes = 0;
 	for (uint64_t i = 0; i < g->count; i++)
 		g->share_bytes += dataset_file_size(g->d, g->first + i);
 	for (uint64_t i = 0; i < g->count; i++) {
-		if (gen_make_file(g, g->first + i, e) != 0)
+		if (stop_signal() != 0)
+			return gen_stopped(e);
+		if (gen_guard(g, g->first + i, e) != 0 || gen_make_file(g, g->first + i, e) != 0)
 			return -1;
 		g->done_files++;
 		g->done_bytes += dataset_file_size(g->d, g->first + i);
@@ -501,6 +572,32 @@ static int gen_in_place(const struct gen_ctx *g, struct pf_err *e)
 	return gen_share_verdict(rc, &verdict, e);
 }
 
+/* space_check: rank 0's look at the data set's file system (its directory exists now), for
+ * every rank's guard; the intervals keep what all ranks write between two looks to a quarter
+ * of the margin, so half of it is still free when the guard stops them. */
+static int gen_share_fs(struct gen_ctx *g, struct pf_err *e)
+{
+	int rc = 0, verdict = 0;
+	if (!g->x->space_check)
+		return 0;
+	if (dataset_dir(g->x, g->d, g->dsdir, sizeof g->dsdir) != 0)
+		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	if (g->rank == 0)
+		rc = space_probe(g->dsdir, &g->fs, e);
+	if (gen_share_verdict(rc, &verdict, e) != 0)
+		return -1;
+	if (MPI_Bcast(&g->fs, sizeof g->fs, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "generate: MPI_Bcast failed");
+	uint64_t ranks = (uint64_t)g->nranks;
+	g->guard_bytes = g->fs.margin_bytes / (4 * ranks);
+	g->guard_files = g->fs.margin_inodes / (4 * ranks);
+	if (g->guard_bytes > GEN_GUARD_BYTES_MAX)
+		g->guard_bytes = GEN_GUARD_BYTES_MAX;
+	if (g->guard_files > GEN_GUARD_FILES_MAX)
+		g->guard_files = GEN_GUARD_FILES_MAX;
+	return 0;
+}
+
 static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 {
 	int verdict = GEN_MAKE, rc = g->rank == 0 ? gen_decide(g, e) : 0;
@@ -511,15 +608,151 @@ static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 	if (g->d->layout.kind == CFG_LAYOUT_IN_PLACE)
 		return gen_in_place(g, e);
 	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
-	if (gen_all_ok(gen_make_subdirs(g, e), e) != 0)
+	if (gen_share_fs(g, e) != 0)
 		return -1;
 	if (gen_all_ok(gen_open_digests(g, e), e) != 0)
 		return gen_close_digests(g, 0, e), -1;
 	int made = gen_make_share(g, e);
 	made = gen_close_digests(g, made, e);
-	if (gen_all_ok(made, e) != 0)
+	if (gen_all_ok(made, e) != 0 || gen_all_ok(gen_make_tree_dirs(g, e), e) != 0)
 		return -1;
 	return gen_finish(g, e);
+}
+
+/* ---- before anything is written ---- */
+
+/* readers_per_node above what a node's ranks can give is refused here too, as by run: the
+ * config is wrong for this job whatever command it runs. */
+static int gen_check_readers(const struct experiment *x, struct pf_err *e)
+{
+	MPI_Comm node;
+	int mine = 0, least = 0;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+	    MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "generate: MPI_Comm_split_type failed");
+	int rc = MPI_Comm_size(node, &mine);
+	MPI_Comm_free(&node);
+	if (rc != MPI_SUCCESS ||
+	    MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "generate: MPI_Allreduce failed");
+	return cfg_check_readers(x, least, e);
+}
+
+/* A resumed data set: the bytes (as allocated) and files of this rank's share that are whole
+ * already, which need no new room. Hashed data sets are counted as if nothing were made
+ * (their names are in a list this check does not open). */
+static int gen_count_whole(struct gen_ctx *g, uint64_t out[2], struct pf_err *e)
+{
+	char path[GEN_PATH];
+	struct stat st;
+	out[0] = out[1] = 0;
+	if (g->d->layout.kind == CFG_LAYOUT_HASHED || g->d->layout.kind == CFG_LAYOUT_IN_PLACE)
+		return 0;
+	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
+	for (uint64_t f = g->first; f < g->first + g->count; f++) {
+		if (stop_signal() != 0)
+			return gen_stopped(e);
+		if (dataset_file_path(g->x, g->d, f, path, sizeof path) != 0)
+			return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size == dataset_file_size(g->d, f)) {
+			out[0] += (uint64_t)st.st_blocks * 512;
+			out[1]++;
+		}
+	}
+	return 0;
+}
+
+/* Rank 0: the space each data set still needs, summed per file system (a data set directory
+ * may be a mount of its own), against what each has free. */
+struct gen_fs_need {
+	struct space_fs fs;
+	struct space_need need;
+};
+#define GEN_FS_MAX 16
+
+static int gen_space_verdict(const struct gen_ctx *g, const unsigned char *state,
+			     const uint64_t (*whole)[2], struct pf_err *e)
+{
+	const struct experiment *x = g->x;
+	struct gen_fs_need *fsn = calloc(GEN_FS_MAX, sizeof *fsn);
+	char dir[GEN_PATH];
+	size_t nfs = 1;
+	int rc = fsn != NULL ? space_probe(x->root, &fsn[0].fs, e)
+			     : pf_fail(e, PF_RUNTIME, "generate: out of memory");
+	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {
+		const struct cfg_dataset *d = &x->datasets[i];
+		struct stat st;
+		struct space_need need;
+		size_t k = 0;
+		if (state[i] == GEN_DONE)
+			continue;
+		if (dataset_dir(x, d, dir, sizeof dir) == 0 && stat(dir, &st) == 0 &&
+		    st.st_dev != fsn[0].fs.dev) {
+			while (k < nfs && fsn[k].fs.dev != st.st_dev)
+				k++;
+			if (k == nfs && nfs == GEN_FS_MAX)
+				k = 0; /* so many mounts: counted against root's */
+			else if (k == nfs && (rc = space_probe(dir, &fsn[nfs++].fs, e)) != 0)
+				break;
+		}
+		space_need_dataset(x, d, fsn[k].fs.block, &need);
+		need.bytes -= whole[i][0] < need.bytes ? whole[i][0] : need.bytes;
+		need.inodes -= whole[i][1] < need.inodes ? whole[i][1] : need.inodes;
+		space_add(&fsn[k].need, &need);
+	}
+	for (size_t k = 0; rc == 0 && k < nfs; k++)
+		rc = space_check(&fsn[k].fs, &fsn[k].need, "generate", e);
+	free(fsn);
+	return rc;
+}
+
+/* Every data set's directory is looked at before any is written (one that must not be
+ * written refuses the whole command, not after the others were made), then, with
+ * space_check, what is left to make is held against the free space. Collective. */
+static int gen_check_all(struct gen_ctx *g, struct pf_err *e)
+{
+	const struct experiment *x = g->x;
+	unsigned char *state = calloc(x->ndatasets, 1);
+	uint64_t (*whole)[2] = g->rank == 0 ? calloc(x->ndatasets, sizeof *whole) : NULL;
+	int rc = state != NULL && (g->rank != 0 || whole != NULL)
+			 ? 0 : pf_fail(e, PF_RUNTIME, "generate: out of memory");
+	int verdict = 0;
+	for (size_t i = 0; rc == 0 && g->rank == 0 && i < x->ndatasets; i++) {
+		struct manifest have;
+		int st = GEN_FRESH;
+		if (stop_signal() != 0)
+			rc = gen_stopped(e);
+		else
+			rc = gen_classify(x, &x->datasets[i], &st, &have, e);
+		state[i] = (unsigned char)st;
+	}
+	rc = gen_share_verdict(rc, &verdict, e);
+	if (rc == 0 && x->space_check &&
+	    MPI_Bcast(state, (int)x->ndatasets, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+		rc = pf_fail(e, PF_RUNTIME, "generate: MPI_Bcast failed");
+	for (size_t i = 0; rc == 0 && x->space_check && i < x->ndatasets; i++) {
+		uint64_t mine[2], sum[2];
+		if (state[i] != GEN_RESUME)
+			continue;
+		g->d = &x->datasets[i];
+		rc = gen_all_ok(gen_count_whole(g, mine, e), e);
+		if (rc == 0 && MPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) !=
+				       MPI_SUCCESS)
+			rc = pf_fail(e, PF_RUNTIME, "generate: MPI_Reduce failed");
+		if (rc == 0 && g->rank == 0)
+			memcpy(whole[i], sum, sizeof sum);
+	}
+	if (rc == 0 && x->space_check) {
+		if (g->rank == 0)
+			rc = gen_space_verdict(g, state, (const uint64_t(*)[2])whole, e);
+		rc = gen_share_verdict(rc, &verdict, e);
+	} else if (rc == 0 && g->rank == 0) {
+		printf("generate: space_check: false: free space is neither checked nor watched\n");
+	}
+	free(state);
+	free(whole);
+	return rc;
 }
 
 static int gen_begin(struct gen_ctx *g, const struct experiment *x, struct pf_err *e)
@@ -541,6 +774,10 @@ int generate_all(const struct experiment *x, struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e);
+	if (rc == 0)
+		rc = gen_check_readers(x, e);
+	if (rc == 0)
+		rc = gen_check_all(&g, e);
 	for (int k = 1; rc == 0 && k < DIGEST_KINDS; k++)
 		if (digest_open(&g.dg[k], (enum digest_kind)k) != 0)
 			rc = pf_fail(e, PF_RUNTIME, "generate: out of memory");
@@ -571,13 +808,23 @@ static int verify_read_block(int fd, unsigned char *buf, size_t len, uint64_t of
 	return rc;
 }
 
+/* A stop request in verify: what was checked so far stands; nothing is written. */
+static int verify_stopped(struct pf_err *e)
+{
+	return stop_check(e, "verify");
+}
+
 static int verify_content(struct gen_ctx *g, uint64_t file, int fd, const char *path,
 			  struct pf_err *e)
 {
 	uint64_t size = dataset_file_size(g->d, file);
 	for (uint64_t off = 0; off < size; off += GEN_BLOCK) {
 		size_t want = size - off < GEN_BLOCK ? (size_t)(size - off) : GEN_BLOCK, got = 0;
+		if (stop_signal() != 0)
+			return verify_stopped(e);
 		int rc = verify_read_block(fd, g->buf, want, off, &got);
+		if (rc == -EINTR && stop_signal() != 0)
+			return verify_stopped(e);
 		if (rc != 0)
 			return pf_fail_errno(e, rc, "%s: read failed at offset %" PRIu64, path, off);
 		if (got != want)
@@ -644,7 +891,7 @@ static int verify_dataset(struct gen_ctx *g, struct pf_err *e)
 	int rc = verify_open_names(g, e);
 	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
 	for (uint64_t i = 0; i < g->count && rc == 0; i++)
-		rc = verify_file(g, g->first + i, e);
+		rc = stop_signal() != 0 ? verify_stopped(e) : verify_file(g, g->first + i, e);
 	for (int k = 1; k < DIGEST_KINDS; k++)
 		if (g->dfd[k] >= 0) {
 			close(g->dfd[k]);
@@ -666,11 +913,15 @@ int verify_all(const struct experiment *x, struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e), failed = 0;
-	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {
+	for (size_t i = 0; rc == 0 && i < x->ndatasets && stop_signal() == 0; i++) {
 		g.d = &x->datasets[i];
 		g.key = dataset_key(g.d);
 		if (verify_dataset(&g, e) != 0)
 			failed = 1; /* go on: the user wants every bad data set named */
+	}
+	if (rc == 0 && stop_signal() != 0) {
+		failed = 1;
+		verify_stopped(e); /* a rank that had no message yet gets this one */
 	}
 	free(g.buf);
 	if (rc == 0 && failed && e->status == PF_OK)
@@ -679,6 +930,16 @@ int verify_all(const struct experiment *x, struct pf_err *e)
 }
 
 /* ---- clean ----------------------------------------------------------------------------- */
+
+/* SIGTERM or SIGINT in clean: it stops at the next name, with the manifest still there (it
+ * goes last), so that clean run again finishes the job. 0 while no signal came. */
+static int clean_stop(struct pf_err *e)
+{
+	if (stop_signal() == 0)
+		return 0;
+	return pf_fail(e, stop_status(), "clean: interrupted by signal %d; the manifest is kept: "
+		       "run clean again to finish", stop_signal());
+}
 
 /* Remove one name inside an already opened directory: unlinkat never follows a symbolic
  * link, so nothing outside the data set can be reached. */
@@ -722,7 +983,7 @@ static int clean_subdir(const struct manifest *m, int dsfd, const char *dsdir, u
 	int rc = 0;
 	for (uint64_t f = first; f < last && rc == 0; f++) {
 		snprintf(name, sizeof name, "f%010" PRIu64, f);
-		rc = clean_unlink(fd, name, 0, dsdir, e);
+		rc = clean_stop(e) != 0 ? -1 : clean_unlink(fd, name, 0, dsdir, e);
 		snprintf(name, sizeof name, "f%010" PRIu64 ".part", f);
 		if (rc == 0)
 			rc = clean_unlink(fd, name, 0, dsdir, e);
@@ -742,7 +1003,7 @@ static int clean_flat(const struct manifest *m, int dsfd, const char *dsdir, int
 	plan_block(m->nfiles, (uint64_t)nranks, (uint64_t)rank, &first, &count);
 	for (uint64_t f = first; f < first + count && rc == 0; f++) {
 		snprintf(name, sizeof name, "f%010" PRIu64, f);
-		rc = clean_unlink(dsfd, name, 0, dsdir, e);
+		rc = clean_stop(e) != 0 ? -1 : clean_unlink(dsfd, name, 0, dsdir, e);
 		snprintf(name, sizeof name, "f%010" PRIu64 ".part", f);
 		if (rc == 0)
 			rc = clean_unlink(dsfd, name, 0, dsdir, e);
@@ -793,7 +1054,7 @@ static int clean_hashed_files(const struct manifest *m, int dsfd, const char *ds
 	plan_block(m->nfiles, (uint64_t)nranks, (uint64_t)rank, &first, &count);
 	for (uint64_t f = first; f < first + count && rc == 0; f++) {
 		snprintf(name, sizeof name, "f%010" PRIu64 ".part", f);
-		rc = clean_unlink(dsfd, name, 0, dsdir, e);
+		rc = clean_stop(e) != 0 ? -1 : clean_unlink(dsfd, name, 0, dsdir, e);
 		int got = lfd >= 0 ? dataset_read_line(lfd, (enum digest_kind)m->name_digest, f, hex) : 1;
 		if (rc != 0 || got != 0) {
 			rc = rc != 0 ? rc : got < 0 ? pf_fail_errno(e, got, "clean: %s/%s", dsdir, list) : 0;
@@ -868,6 +1129,10 @@ static int clean_hashed_dirs(const struct manifest *m, int fd, const char *where
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char sub[GEN_PATH];
 		const char *name = names + i * (m->width + 1);
+		if (clean_stop(e) != 0) {
+			rc = -1;
+			break;
+		}
 		if (snprintf(sub, sizeof sub, "%s/%s", where, name) >= (int)sizeof sub)
 			sub[sizeof sub - 1] = '\0'; /* only names it in messages */
 		int cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -922,6 +1187,8 @@ static int clean_tree_files(struct gen_ctx *g, const struct manifest *have, int 
 	plan_block(t->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
 	for (uint64_t f = first; f < first + count && rc == 0; f++) {
 		const char *leaf;
+		if (clean_stop(e) != 0)
+			return -1;
 		snprintf(rel, sizeof rel, "%s", tree_file_path(t, f, 0));
 		int fd = clean_open_parent(dsfd, dsdir, rel, &leaf);
 		if (fd < 0)
@@ -944,6 +1211,8 @@ static int clean_tree_dirs(const struct tree_desc *t, int dsfd, const char *dsdi
 	int rc = 0;
 	for (uint64_t k = t->ndirs; k > 0 && rc == 0; k--) {
 		const char *leaf;
+		if (clean_stop(e) != 0)
+			return -1;
 		snprintf(rel, sizeof rel, "%s", tree_dir_path(t, k - 1, 1));
 		int fd = clean_open_parent(dsfd, dsdir, rel, &leaf);
 		if (fd < 0)
@@ -973,7 +1242,7 @@ static int clean_files(struct gen_ctx *g, const struct manifest *have, int dsfd,
 	for (uint64_t i = first; i < first + count && rc == 0; i++) {
 		char sub[32];
 		snprintf(sub, sizeof sub, "d%06" PRIu64, i);
-		rc = clean_subdir(have, dsfd, dsdir, i, e);
+		rc = clean_stop(e) != 0 ? -1 : clean_subdir(have, dsfd, dsdir, i, e);
 		if (rc == 0)
 			rc = clean_unlink(dsfd, sub, AT_REMOVEDIR, dsdir, e);
 	}
@@ -1014,7 +1283,8 @@ static void clean_survey_dir(int fd, int top, unsigned depth, struct clean_surve
 		close(fd);
 		return;
 	}
-	for (struct dirent *de; (de = readdir(dir)) != NULL;) {
+	/* a signal ends the survey: its caller stops too, before it decides anything from it */
+	for (struct dirent *de; stop_signal() == 0 && (de = readdir(dir)) != NULL;) {
 		const char *n = de->d_name;
 		unsigned char type = de->d_type;
 		struct stat st;
@@ -1059,6 +1329,8 @@ static int clean_account(const struct gen_ctx *g, const struct manifest *have, i
 {
 	struct clean_survey after;
 	clean_survey(dsfd, &after);
+	if (clean_stop(e) != 0)
+		return -1; /* a survey cut short proves nothing: the manifest stays */
 	uint64_t removed = before->ours > after.ours ? before->ours - after.ours : 0;
 	uint64_t parts = before->parts > after.parts ? before->parts - after.parts : 0;
 	if (have->layout == CFG_LAYOUT_IN_PLACE && after.ours == 0 && after.parts == 0)
@@ -1130,6 +1402,8 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 	}
 	if (g->rank == 0 && have.layout == CFG_LAYOUT_HASHED)
 		rc = clean_hashed_dirs(&have, dsfd, dsdir, have.depth, e);
+	if (g->rank == 0 && rc == 0)
+		rc = clean_stop(e); /* the manifest and lists stay for the next clean */
 	if (g->rank == 0 && have.layout == CFG_LAYOUT_TREE)
 		rc = clean_tree_dirs(g->d->tree, dsfd, dsdir, e);
 	if (g->rank == 0 && rc == 0)
@@ -1194,7 +1468,7 @@ int clean_all(const struct experiment *x, struct pf_err *e)
 	rc = gen_share_verdict(rc, &verdict, e);
 	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {
 		g.d = &x->datasets[i];
-		rc = clean_dataset(&g, e);
+		rc = clean_stop(e) != 0 ? -1 : clean_dataset(&g, e);
 	}
 	free(g.buf);
 	return rc;

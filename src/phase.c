@@ -421,7 +421,8 @@ static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off,
 
 /* Spend ns of this thread's CPU time: a busy loop on CLOCK_THREAD_CPUTIME_ID, so that what is
  * spent is CPU (a rank that shares its core with others takes longer by the wall clock, as real
- * processing would). */
+ * processing would). A stop request (time limit, signal) ends it: no system call is there to
+ * be interrupted, and a block at a large cpu_ns_per_byte can take minutes. */
 static void phase_spin(uint64_t ns)
 {
 	struct timespec ts;
@@ -429,7 +430,7 @@ static void phase_spin(uint64_t ns)
 		return;
 	uint64_t end = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ns, now;
 	do {
-		if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		if (stop_now() || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
 			return;
 		now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	} while (now < end);
@@ -467,20 +468,38 @@ static int phase_check_digest(struct phase_run_ctx *c, uint64_t i, const char *p
 	return -EILSEQ;
 }
 
-/* A read or open came back with EINTR and the run must stop: say where this rank was. */
+/* The run must stop (time limit, signal): "time limit of 2 s reached" or "interrupted by
+ * signal 15", for the message of a rank that stopped. */
+static void phase_stop_why(const struct phase_run_ctx *c, char *buf, size_t len)
+{
+	if (stop_timed_out())
+		snprintf(buf, len, "time limit of %g s reached", c->s->x->phase_timeout);
+	else
+		snprintf(buf, len, "interrupted by signal %d", stop_signal());
+}
+
+/* The run must stop in the middle of file path (done bytes of it read, the file's row keeps
+ * them): say where this rank was. Returns -1. */
 static int phase_stopped(struct phase_run_ctx *c, const char *path, uint64_t done)
 {
-	if (stop_timed_out()) {
-		c->status = PHASE_TIMEOUT;
-		return pf_fail(c->e, PF_RUNTIME,
-			       "phase %u: time limit of %g s reached; rank %d on %s had not finished "
-			       "%s (%llu bytes read)",
-			       c->s->index, c->s->x->phase_timeout, c->t->rank,
-			       c->t->hostnames[c->t->node], path, (unsigned long long)done);
-	}
-	c->status = PHASE_INTERRUPTED;
-	return pf_fail(c->e, PF_RUNTIME, "phase %u: interrupted by signal %d while reading %s",
-		       c->s->index, stop_signal(), path);
+	char why[64];
+	phase_stop_why(c, why, sizeof why);
+	c->status = stop_timed_out() ? PHASE_TIMEOUT : PHASE_INTERRUPTED;
+	return pf_fail(c->e, PF_RUNTIME,
+		       "phase %u: %s; rank %d on %s had not finished file %s after %llu bytes",
+		       c->s->index, why, c->t->rank, c->t->hostnames[c->t->node], path,
+		       (unsigned long long)done);
+}
+
+/* The run must stop between two files: nread of the rank's n items were read. */
+static void phase_stopped_between(struct phase_run_ctx *c, uint64_t nread, uint64_t n)
+{
+	char why[64];
+	phase_stop_why(c, why, sizeof why);
+	c->status = stop_timed_out() ? PHASE_TIMEOUT : PHASE_INTERRUPTED;
+	pf_fail(c->e, PF_RUNTIME, "phase %u: %s; rank %d on %s stopped between files, %llu of its "
+		"%llu read", c->s->index, why, c->t->rank, c->t->hostnames[c->t->node],
+		(unsigned long long)nread, (unsigned long long)n);
 }
 
 /* Read item i of an open file with the transfer size. A collective backend makes the same
@@ -509,9 +528,15 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 			phase_process_block(c, c->buf, got);
 		off += got;
 		*done += got;
+		/* after every transfer, not only after an EINTR: reads served from memory are not
+		 * interrupted, and a file of many transfers would run on long past a time limit.
+		 * A collective backend's calls must match on every reader: it stops between files
+		 * only, where the readers agree (phase_read_items). */
+		if (stop_now() && (rc == -EINTR || (nreads == 0 && off < end))) {
+			phase_stopped(c, f->path, *done);
+			return -EINTR;
+		}
 		if (rc == -EINTR) {
-			if (stop_now())
-				return phase_stopped(c, f->path, *done) == 0 ? 0 : -EINTR;
 			k--; /* not a call of its own: the same read goes on */
 			continue;
 		}
@@ -580,17 +605,31 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 	return r->error;
 }
 
+/* Whether to stop before the next file. Readers of a shared file with a collective backend
+ * decide together (one small allreduce among them per file, next to the collective open's own
+ * traffic): one of them stopping alone would leave the others waiting in a collective call. */
+static int phase_stop_next(const struct phase_run_ctx *c)
+{
+	int mine = stop_now(), any = mine;
+	if (c->w->collective &&
+	    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, c->w->comm) != MPI_SUCCESS)
+		return 1; /* cannot agree: stop, the closing barrier's deadline ends the rest */
+	return any;
+}
+
 /* The core's loop: one item at a time. A file that fails is recorded and the rest are still
- * read (the user learns about every bad file); a stop request ends the loop. */
+ * read (the user learns about every bad file); a stop request ends the loop, in the middle of
+ * a file (its row keeps the bytes read so far, error EINTR) or between two. */
 static int phase_read_items(struct phase_run_ctx *c, struct phase_output *o)
 {
 	int failed = 0;
-	for (uint64_t i = 0; i < c->w->n && !stop_now(); i++) {
+	uint64_t i = 0;
+	for (; i < c->w->n && !phase_stop_next(c); i++) {
 		failed |= phase_read_item(c, i, &o->files[i]) != 0;
 		o->me.files++;
 	}
 	if (stop_now() && c->status < PHASE_TIMEOUT)
-		phase_stopped(c, "the next file", 0);
+		phase_stopped_between(c, i, c->w->n);
 	return failed || c->status != PHASE_COMPLETE ? -1 : 0;
 }
 

@@ -20,6 +20,7 @@
 #include "pfsread/phase.h"
 #include "pfsread/report.h"
 #include "pfsread/results.h"
+#include "pfsread/space.h"
 #include "pfsread/stop.h"
 #include "pfsread/topology.h"
 
@@ -83,17 +84,8 @@ static int run_check_process(const struct experiment *x, struct pf_err *e)
 static int run_check_experiment(const struct experiment *x, const struct topology *t,
 				struct pf_err *e)
 {
-	int least = plan_min_node_size(&t->map);
-	for (size_t i = 0; i < x->nreaders; i++) {
-		if (x->readers_per_node[i] <= least)
-			continue;
-		char key[64];
-		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
-		return cfg_fail_at(e, x, x->readers_pos[i], key,
-				   "%d readers per node, but a node has only %d ranks "
-				   "(launch more ranks per node)",
-				   x->readers_per_node[i], least);
-	}
+	if (cfg_check_readers(x, plan_min_node_size(&t->map), e) != 0)
+		return -1;
 	for (size_t i = 0; i < x->nbackends; i++) {
 		if (backend_find(x->backends[i]) != NULL)
 			continue;
@@ -189,6 +181,48 @@ static int run_make_parent(const char *path)
 	return dataset_mkdirs(dir);
 }
 
+/* An upper bound of the results file's size: per phase its group and attributes (about 5 KB
+ * measured; 16 KiB counted), one record per rank and one per file read (one per reader of
+ * each file with pattern shared), each a little more than its struct. Measured: 100 phases
+ * of 200 files wrote 1.6 MB (bound 3.1 MB), 2 phases of 20,000 files 2.3 MB (2.9 MB). */
+static uint64_t run_results_bytes(const struct experiment *x, const struct topology *t)
+{
+	uint64_t n = plan_phase_count(x), bytes = 256 << 10; /* the file's own metadata */
+	for (uint64_t i = 0; i < n; i++) {
+		struct plan_point p;
+		plan_phase_at(x, i, &p);
+		uint64_t rows = x->datasets[p.dataset].nfiles;
+		if (p.pattern == CFG_PATTERN_SHARED)
+			rows *= plan_reader_count(&t->map, p.readers_per_node);
+		uint64_t phase = (16 << 10) + (uint64_t)t->nranks * (sizeof(struct rank_rec) + 16) +
+				 rows * (sizeof(struct file_rec) + 8);
+		bytes = bytes > UINT64_MAX - phase ? UINT64_MAX : bytes + phase;
+	}
+	return bytes;
+}
+
+/* Rank 0, space_check: the results file must fit where it goes, with the margin. */
+static int run_check_space(const struct experiment *x, const struct topology *t,
+			   const char *path, struct pf_err *e)
+{
+	struct space_fs fs;
+	char dir[RUN_PATH];
+	if (!x->space_check)
+		return 0;
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	struct space_need need = {run_results_bytes(x, t), 2};
+	if (space_probe(dir, &fs, e) != 0)
+		return -1;
+	return space_check(&fs, &need, "run (its results file)", e);
+}
+
 /* Decide the results path on rank 0 (one {time} for all) and make its directory. */
 static int run_results_path(const struct experiment *x, const struct run_opts *o,
 			    const struct topology *t, char *path, char *start, struct pf_err *e)
@@ -208,6 +242,8 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 			rc = pf_fail(e, PF_USAGE, "results path too long");
 		if (rc == 0 && !o->force && access(path, F_OK) == 0)
 			rc = pf_fail(e, PF_USAGE, "%s exists (use --force to overwrite)", path);
+		if (rc == 0)
+			rc = run_check_space(x, t, path, e);
 		if (rc == 0 && (rc = run_make_parent(path)) != 0)
 			rc = pf_fail_errno(e, rc, "%s: cannot create its directory", path);
 	}
@@ -319,11 +355,19 @@ static int run_phases(const struct experiment *x, struct topology *t, struct res
 {
 	void *buf = NULL;
 	char (*atime_mode)[RUN_ATIME_LEN] = calloc(x->ndatasets, RUN_ATIME_LEN);
-	/* room for an O_DIRECT tail read rounded up: see BACKEND_BUF_ALIGN */
-	size_t buflen = (size_t)run_max_transfer(x);
-	size_t alloc = (buflen + BACKEND_BUF_ALIGN - 1) / BACKEND_BUF_ALIGN * BACKEND_BUF_ALIGN +
-		       BACKEND_BUF_ALIGN;
+	/* room for an O_DIRECT tail read rounded up: see BACKEND_BUF_ALIGN. The config keeps
+	 * transfers to CFG_TRANSFER_MAX; the sum is checked all the same, since a wrapped size
+	 * would be a buffer smaller than a read */
+	uint64_t most = run_max_transfer(x);
+	size_t buflen = (size_t)most, alloc = 0;
 	*status = "failed";
+	if (most > CFG_TRANSFER_MAX || most > SIZE_MAX - 2 * BACKEND_BUF_ALIGN) {
+		free(atime_mode);
+		return pf_fail(e, PF_USAGE, "run: a transfer size of %llu B cannot be allocated",
+			       (unsigned long long)most);
+	}
+	alloc = (buflen + BACKEND_BUF_ALIGN - 1) / BACKEND_BUF_ALIGN * BACKEND_BUF_ALIGN +
+		BACKEND_BUF_ALIGN;
 	if (atime_mode == NULL)
 		return pf_fail(e, PF_RUNTIME, "run: out of memory");
 	if (run_atime_mode(x, t, atime_mode, e) != 0) {
@@ -409,6 +453,10 @@ static int run_check_files(const struct experiment *x, const struct topology *t,
 		}
 		for (uint64_t f = first; f < first + count && rc == 0; f++) {
 			struct stat st;
+			if (stop_check(e, "run: checking the files") != 0) {
+				rc = -1;
+				break;
+			}
 			int got = nfd >= 0 ? dataset_read_line(nfd, ds->layout.digest, f, hex) : 0;
 			if (got != 0)
 				rc = pf_fail(e, PF_RUNTIME, "data set %s: file %llu has no name in its "
@@ -549,7 +597,10 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	}
 	if (strcmp(status, "interrupted") == 0 && stop_signal() != 0 && e->status != PF_OK)
 		e->status = 128 + stop_signal(); /* the exit status a shell gives a killed job */
-	if (r != NULL && t.rank == 0) {
+	if (r != NULL && t.rank == 0 && stop_signal() != 0) {
+		printf("results: %s (interrupted: 'pfsread report %s' shows what was measured)\n",
+		       path, path); /* no table: the user asked to stop now */
+	} else if (r != NULL && t.rank == 0) {
 		struct pf_err perr = {0};
 		if (run_print_summary(path, &perr) != 0) {
 			pf_fail(e, perr.status, "%s", perr.msg);

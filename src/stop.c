@@ -97,6 +97,18 @@ int stop_now(void)
 	return stop_sig != 0 || stop_alarm != 0;
 }
 
+int stop_status(void)
+{
+	return stop_sig != 0 ? 128 + stop_sig : PF_RUNTIME;
+}
+
+int stop_check(struct pf_err *e, const char *what)
+{
+	if (stop_sig == 0)
+		return 0;
+	return pf_fail(e, 128 + stop_sig, "%s: interrupted by signal %d", what, (int)stop_sig);
+}
+
 /* The watchdog's own thread (SIGEV_THREAD), not a signal handler: it may format and write.
  * A rank stuck in MPI cannot be woken into a clean exit, and the others wait for it in a
  * collective: this process ends, and the launcher ends the rest. */

@@ -3,6 +3,8 @@
  * read: directories are opened read-only without following links, files are only stat'ed. */
 #include "pfsread/tree.h"
 
+#include "pfsread/stop.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -193,6 +195,11 @@ static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t 
 	struct dirent *de;
 	errno = 0;
 	while (rc == 0 && (de = readdir(dir)) != NULL) {
+		if (stop_signal() != 0) { /* a tree of millions of entries: SIGTERM is not kept waiting */
+			rc = tree_why(c->why, c->whylen, "%s: interrupted by signal %d", c->t->source,
+				      stop_signal());
+			break;
+		}
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			rc = tree_entry(c, dirfd(dir), rel, de->d_name, depth);
 		errno = 0;

@@ -13,6 +13,22 @@
 #define CFG_PATH_MAX 4096
 #define CFG_LIST_MAX 32 /* entries of one sweep list */
 
+/* Limits (README "Safety"): what the code can represent, with room, and what is sane. Every
+ * count and size is checked against them at load, before anything is touched, and refused
+ * naming the file, line, column and key. */
+#define CFG_FILE_SIZE_MAX (1ULL << 50)       /* 1 PiB: one file (off_t holds 2^63 - 1) */
+#define CFG_DATASET_BYTES_MAX (1ULL << 60)   /* 1 EiB: one data set's files together */
+#define CFG_FILES_MAX 1000000000ULL          /* 10^9 files in one data set (names: 10 digits) */
+#define CFG_FANOUT_MAX 10000000ULL           /* 10^7 entries in one directory */
+#define CFG_TRANSFER_MAX (1ULL << 30)        /* 1 GiB: one read, one reader's buffer */
+#define CFG_INFLIGHT_MAX (16ULL << 30)       /* 16 GiB: uring.max_inflight, a rank's pool */
+#define CFG_READERS_MAX 65536                /* readers_per_node */
+#define CFG_REPETITIONS_MAX 100000
+#define CFG_PHASES_MAX 1000000ULL            /* phases of one run */
+#define CFG_VOLUME_MAX (1ULL << 63)          /* bytes read by every phase of a run together */
+#define CFG_TIMEOUT_MAX (30.0 * 86400)       /* phase_timeout: 30 days */
+#define CFG_HW_COUNT_MAX 1000000             /* hardware.storage_servers, hardware.racks */
+
 /* Where a key or value stood in the file, for messages given after loading
  * (e.g. readers_per_node checked against the real topology in run). */
 struct cfg_pos {
@@ -102,7 +118,7 @@ struct cfg_dataset {
 				  * file's size), recorded as phase_info.file_size */
 	uint64_t nfiles;         /* > 0; from file_count, or total_size / file_size (rounded down) */
 	uint64_t total_size;     /* the exact sum of every file's size */
-	struct cfg_pos pos;      /* of the data set's entry */
+	struct cfg_pos pos;      /* of the data set's entry (of the alias, when it was one) */
 
 	/* Variable sizes (sizes.h: dataset_file_size gives file i's size). */
 	enum cfg_sizes_kind sizes;
@@ -110,7 +126,7 @@ struct cfg_dataset {
 	uint64_t median, min, max; /* lognormal, bytes */
 	double sigma;            /* lognormal, > 0 */
 	uint64_t last_size;      /* lognormal by total_size: the last file, trimmed (0: no trim) */
-	struct cfg_bucket buckets[CFG_BUCKETS_MAX]; /* histogram, in the order given */
+	struct cfg_bucket *buckets; /* histogram, in the order given (at most CFG_BUCKETS_MAX); owned */
 	size_t nbuckets;
 	uint64_t stride;         /* histogram: file i is at position (i x stride) mod nfiles */
 	int twin;                /* twin: true: a data set NAME-onefile with the same total follows */
@@ -119,7 +135,7 @@ struct cfg_dataset {
 
 	/* from_tree: PATH (README "Data sets from an existing tree"). The tree is not scanned at
 	 * load (every rank loads the config): fromtree.h attaches its description later. */
-	char from_tree[CFG_PATH_MAX]; /* "" when not a from_tree data set */
+	char *from_tree;          /* NULL when not a from_tree data set; owned */
 	int in_place;             /* read the tree itself instead of generating a twin */
 	struct cfg_pos tree_pos;  /* of from_tree's value, for messages after loading */
 	size_t entry;             /* the index of the data set as written (datasets[entry]) */
@@ -174,7 +190,7 @@ struct experiment {
 	enum cfg_decomp decomps[CFG_LIST_MAX];   /* sweep.decomposition, default [block] */
 	size_t ndecomps;
 
-	int repetitions;              /* default 1, >= 1 */
+	int repetitions;              /* default 1, 1..CFG_REPETITIONS_MAX */
 	enum cfg_cache cache;         /* default drop */
 	struct cfg_pos cache_pos;
 	enum cfg_cache shift_fallback; /* cache: shift beyond its cold uses: none | fadvise (the
@@ -200,7 +216,21 @@ struct experiment {
 	enum digest_kind process_digest;   /* default none */
 	uint64_t process_cpu_ns_per_byte;  /* default 0 */
 	struct cfg_pos process_pos;        /* of the process: mapping, for run's checks */
+	/* space_check: generate (and run, calibrate where they write) refuse to start when the
+	 * file system lacks the bytes or inodes, and stop before it fills (space.h); false for a
+	 * file system that misreports its free space. Default true. */
+	int space_check;
+	struct cfg_pos volume_pos;         /* where messages about the run's size go */
+	char volume_key[16];               /* "repetitions", "sweep" or "datasets" */
 };
+
+/* The run's phases and the bytes they read against CFG_PHASES_MAX and CFG_VOLUME_MAX (at
+ * load, and again once from_tree data sets know their sizes): 0, or -1 (PF_USAGE). */
+int cfg_check_volume(const struct experiment *x, struct pf_err *e);
+
+/* The readers_per_node entries against the ranks every node has (least: the smallest
+ * node's), the same message for run and generate: 0, or -1 naming the entry. */
+int cfg_check_readers(const struct experiment *x, int least, struct pf_err *e);
 
 /* 1 when x's phases process what they read (a digest, or CPU time per byte). */
 int cfg_processes(const struct experiment *x);

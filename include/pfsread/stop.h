@@ -5,6 +5,8 @@
 #ifndef PFSREAD_STOP_H
 #define PFSREAD_STOP_H
 
+#include "pfsread/err.h"
+
 /* Install the handlers (without SA_RESTART, so a blocked open or read returns EINTR). */
 int stop_install(void);
 
@@ -19,6 +21,15 @@ int stop_timed_out(void);
 
 /* stop_signal() || stop_timed_out(). */
 int stop_now(void);
+
+/* The exit status of a run stopped by a signal: 128 + the signal (143 for SIGTERM), as a shell
+ * reports a killed job; PF_RUNTIME when no signal asked (a time limit). */
+int stop_status(void);
+
+/* Every long loop outside a timed phase (config load, planning, generation, verify, clean,
+ * calibrate) asks this once per item: 0 to go on, or -1 with e set ("WHAT: interrupted by
+ * signal N", status stop_status()) once SIGTERM or SIGINT arrived. Cheap: one load. */
+int stop_check(struct pf_err *e, const char *what);
 
 /* The start-up watchdog: a run that has not reached its first phase (or a command its work)
  * seconds after the first call here is stuck (an MPI start-up that hangs spins without a

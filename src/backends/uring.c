@@ -727,6 +727,10 @@ static int uring_read_share(void *state, struct bshare *s)
 		uring_reap(st);
 		if (st->ordered)
 			uring_deliver(st);
+		/* after every batch of completions, not only after an EINTR: reads served from the
+		 * page cache complete without one, and the share would run on past a time limit */
+		else if (st->err == 0 && s->stop != NULL && s->stop())
+			uring_stop(st);
 	}
 	s->wait_s = st->wait;
 	return st->err;

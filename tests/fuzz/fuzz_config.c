@@ -32,7 +32,7 @@ static void fz_check_sizes(const struct experiment *x, const struct cfg_dataset 
 {
 	const struct cfg_dataset *of = d->twin_of ? &x->datasets[d->twin_of - 1] : NULL;
 	if (d->sizes == CFG_SIZES_TREE) {
-		FZ_CHECK(d->from_tree[0] != '\0' && d->nfiles == 0 && d->total_size == 0);
+		FZ_CHECK(d->from_tree != NULL && d->from_tree[0] != '\0' && d->nfiles == 0 && d->total_size == 0);
 	} else if (of != NULL && of->sizes == CFG_SIZES_TREE) {
 		FZ_CHECK(d->nfiles == 1 && d->file_size == 0 && d->total_size == 0);
 	} else if (d->sizes == CFG_SIZES_FIXED) {
@@ -42,6 +42,9 @@ static void fz_check_sizes(const struct experiment *x, const struct cfg_dataset 
 	} else {
 		FZ_CHECK(d->file_size > 0 && d->nfiles > 0 && d->total_size > 0);
 	}
+	/* the limits (README, Safety): what loads is representable with room */
+	FZ_CHECK(d->file_size <= CFG_FILE_SIZE_MAX); /* a one-file twin's too */
+	FZ_CHECK(d->nfiles <= CFG_FILES_MAX && d->total_size <= CFG_DATASET_BYTES_MAX);
 }
 
 static void fz_check_dataset(const struct experiment *x, const struct cfg_dataset *d)
@@ -71,6 +74,14 @@ static void fz_check_hw(const struct cfg_hardware *h)
 	FZ_CHECK(h->data_on_compute_nodes == 0 || h->data_on_compute_nodes == 1);
 }
 
+/* The phases of x, in double: a product that wraps in 64 bits must not pass for a small one. */
+static double fz_phases(const struct experiment *x)
+{
+	return (double)x->repetitions * (double)x->ndatasets * (double)x->nreaders *
+	       (double)x->nbackends * (double)x->ntransfers * (double)x->norders *
+	       (double)x->npatterns * (double)x->ndecomps;
+}
+
 /* What a loaded experiment promises its users (plan, run, generate). */
 static void fz_check(const struct experiment *x, const char *text, size_t len)
 {
@@ -92,7 +103,9 @@ static void fz_check(const struct experiment *x, const char *text, size_t len)
 			 x->backends[i][0] != '\0');
 	FZ_CHECK(x->ntransfers >= 1 && x->ntransfers <= CFG_LIST_MAX);
 	for (size_t i = 0; i < x->ntransfers; i++)
-		FZ_CHECK(x->transfer_sizes[i] > 0);
+		FZ_CHECK(x->transfer_sizes[i] > 0 && x->transfer_sizes[i] <= CFG_TRANSFER_MAX);
+	for (size_t i = 0; i < x->nreaders; i++)
+		FZ_CHECK(x->readers_per_node[i] <= CFG_READERS_MAX);
 	FZ_CHECK(x->norders >= 1 && x->norders <= CFG_LIST_MAX);
 	for (size_t i = 0; i < x->norders; i++)
 		FZ_CHECK(strcmp(cfg_order_name(x->orders[i]), "unknown") != 0);
@@ -102,12 +115,15 @@ static void fz_check(const struct experiment *x, const char *text, size_t len)
 	FZ_CHECK(x->ndecomps >= 1 && x->ndecomps <= CFG_LIST_MAX);
 	for (size_t i = 0; i < x->ndecomps; i++)
 		FZ_CHECK(strcmp(cfg_decomp_name(x->decomps[i]), "unknown") != 0);
-	FZ_CHECK(x->repetitions >= 1);
+	FZ_CHECK(x->repetitions >= 1 && x->repetitions <= CFG_REPETITIONS_MAX);
+	FZ_CHECK(fz_phases(x) <= (double)CFG_PHASES_MAX);
+	FZ_CHECK(x->space_check == 0 || x->space_check == 1);
 	FZ_CHECK(strcmp(cfg_cache_name(x->cache), "unknown") != 0);
 	FZ_CHECK(x->noatime == 0 || x->noatime == 1);
 	FZ_CHECK(x->verify == 0 || x->verify == 1);
 	FZ_CHECK(x->mpiio_collective == 0 || x->mpiio_collective == 1);
-	FZ_CHECK(isfinite(x->phase_timeout) && x->phase_timeout >= 0);
+	FZ_CHECK(isfinite(x->phase_timeout) && x->phase_timeout >= 0 &&
+		 x->phase_timeout <= CFG_TIMEOUT_MAX);
 	FZ_CHECK(x->nhints <= CFG_HINTS_MAX);
 	for (size_t i = 0; i < x->nhints; i++)
 		FZ_CHECK(fz_terminated(x->mpiio_hints[i].key, sizeof x->mpiio_hints[i].key) &&
@@ -115,7 +131,7 @@ static void fz_check(const struct experiment *x, const char *text, size_t len)
 			 x->mpiio_hints[i].key[0] != '\0');
 	fz_check_hw(&x->hw);
 	FZ_CHECK(x->uring_queue_depth >= 1 && x->uring_queue_depth <= 4096);
-	FZ_CHECK(x->uring_max_inflight > 0);
+	FZ_CHECK(x->uring_max_inflight > 0 && x->uring_max_inflight <= CFG_INFLIGHT_MAX);
 }
 
 /* 1 when s holds no control character: a message is one line and cannot drive a terminal. */

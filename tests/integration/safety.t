@@ -47,10 +47,22 @@ for name in ../escape /etc x/y; do
 	expect_status 2 "a data set named '$name' cannot leave the root" "$PFSREAD" plan "$SCRATCH/e.yaml" --ranks 1 --nodes 1
 done
 
-# generate on a full disk (a 3 MiB tmpfs; root only)
-if [ "$(id -u)" -eq 0 ] && mkdir -p "$SCRATCH/full" && mount -t tmpfs -o size=3m tmpfs "$SCRATCH/full" 2>/dev/null; then
+# generate on a full disk (a 3 MiB tmpfs with 1000 inodes; root only): refused before anything
+# is written; with space_check: false (a file system that misreports) the writes fail on the
+# full disk and leave no partial file and no false manifest
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$SCRATCH/full" &&
+	mount -t tmpfs -o size=3m,nr_inodes=1000 tmpfs "$SCRATCH/full" 2>/dev/null; then
+	trap 'umount "$SCRATCH/full" 2>/dev/null; rm -rf "$SCRATCH"' EXIT INT TERM
 	printf 'root: %s/full/r\ndatasets: [{name: big, file_size: 1MiB, file_count: 8}]\n' "$SCRATCH" >"$SCRATCH/f.yaml"
-	expect_status 1 "generate on a full disk fails" mpi 2 "$PFSREAD" generate "$SCRATCH/f.yaml"
+	expect_status 2 "generate refuses a data set larger than the free space" \
+		mpi 2 "$PFSREAD" generate "$SCRATCH/f.yaml"
+	contains "generate needs 8.4 MB and " "with what it needs"
+	contains "$SCRATCH/full has " "and what the file system has"
+	test -z "$(ls -A "$SCRATCH/full")"
+	ok $? "nothing was created"
+	echo "space_check: false" >>"$SCRATCH/f.yaml"
+	expect_status 1 "generate on a full disk fails (space_check: false)" \
+		mpi 2 "$PFSREAD" generate "$SCRATCH/f.yaml"
 	contains "No space left on device" "with the reason"
 	test "$(find "$SCRATCH/full" -name '*.part' | wc -l)" -eq 0
 	ok $? "no partial file is left"
@@ -62,6 +74,7 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p "$SCRATCH/full" && mount -t tmpfs -o size=3m
 	test ! -s "$SCRATCH/partial"
 	ok $? "every file under its final name is whole"
 	umount "$SCRATCH/full"
+	trap 'rm -rf "$SCRATCH"' EXIT
 else
 	echo "# full-disk test skipped: needs root to mount a small tmpfs"
 fi

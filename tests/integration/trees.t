@@ -187,19 +187,19 @@ else
 fi
 
 # the twin is an ordinary generated data set: a changed tree is other parameters
-check "generate again" mpi 1 "$PFSREAD" generate "$cfg"
+check "generate again" mpi 2 "$PFSREAD" generate "$cfg"
 head -c 5 /dev/urandom >"$tree/new.c"
-expect_status 2 "a changed tree: generate refuses the old twin" mpi 1 "$PFSREAD" generate "$cfg"
+expect_status 2 "a changed tree: generate refuses the old twin" mpi 2 "$PFSREAD" generate "$cfg"
 contains "other parameters" "the message says other parameters"
 rm "$tree/new.c"
 check "clean" mpi 1 "$PFSREAD" clean "$cfg"
 
 # in place, nothing of the data is pfsread's: a changed tree is described again
 sed '/name: twin/d' "$cfg" >"$SCRATCH/inplace.yaml"
-check "in place alone: generate" mpi 1 "$PFSREAD" generate "$SCRATCH/inplace.yaml"
+check "in place alone: generate" mpi 2 "$PFSREAD" generate "$SCRATCH/inplace.yaml"
 head -c 4097 /dev/urandom >"$tree/new.c"
 expect_status 0 "a changed tree: generate describes it again" \
-	mpi 1 "$PFSREAD" generate "$SCRATCH/inplace.yaml"
+	mpi 2 "$PFSREAD" generate "$SCRATCH/inplace.yaml"
 contains "changed since it was described (40 files then, 41 now): described again" \
 	"generate says the tree changed and how"
 expect_status 0 "run in place on the changed tree" \

@@ -208,6 +208,19 @@ static void test_phase_enumeration(void)
 	struct plan_point last;
 	plan_phase_at(&x, 23, &last);
 	ok(last.repetition == 1 && last.dataset == 1, "repetition is the outermost loop");
+	/* plan_dataset_use is O(1): the same count as looking at every phase before */
+	int same = 1;
+	for (uint64_t i = 0; i < n; i++) {
+		struct plan_point me, p;
+		uint64_t use = 0;
+		plan_phase_at(&x, i, &me);
+		for (uint64_t j = 0; j <= i; j++) {
+			plan_phase_at(&x, j, &p);
+			use += p.dataset == me.dataset;
+		}
+		same &= plan_dataset_use(&x, i) == use;
+	}
+	ok(same, "plan_dataset_use: the u-th phase on its data set, counted without a scan");
 }
 
 static void test_cyclic(void)
