@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pfsread/backend.h"
 #include "pfsread/calibrate.h"
@@ -267,10 +268,21 @@ static int run_mpi_command(const char *cmd, int argc, char **argv, int rank, cha
 
 /* Every rank prints its own failure unless it is the one rank 0 prints; all agree on the
  * exit status (the worst). */
+/* "rank 3 (n2)": which rank, on which host, for a message of that rank's own. */
+static void rank_label(int rank, char *buf, size_t len)
+{
+	char host[256] = "";
+	if (gethostname(host, sizeof host - 1) != 0)
+		snprintf(host, sizeof host, "unknown host");
+	snprintf(buf, len, "rank %d (%s)", rank, host);
+}
+
 static int finish_mpi(int rank, int nranks, struct pf_err *e)
 {
+	char who[300];
+	rank_label(rank, who, sizeof who);
 	if (e->status == PF_HUNG) {
-		fprintf(stderr, "pfsread: rank %d: %s\n", rank, e->msg);
+		fprintf(stderr, "pfsread: %s: %s\n", who, e->msg);
 		MPI_Abort(MPI_COMM_WORLD, PF_RUNTIME);
 		return PF_RUNTIME;
 	}
@@ -281,7 +293,7 @@ static int finish_mpi(int rank, int nranks, struct pf_err *e)
 		worst = PF_RUNTIME;
 	if (e->status != PF_OK && (rank == 0 || strcmp(first.msg, e->msg) != 0)) {
 		if (nranks > 1 && rank != 0)
-			fprintf(stderr, "pfsread: rank %d: %s\n", rank, e->msg);
+			fprintf(stderr, "pfsread: %s: %s\n", who, e->msg);
 		else
 			fprintf(stderr, "pfsread: %s\n", e->msg);
 	}

@@ -19,7 +19,8 @@
 #define PHASE_PATH (CFG_PATH_MAX + 64)
 #define PHASE_SLICE_ALIGN 4096     /* pattern shared cuts files at multiples of this */
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
-#define PHASE_SKEW_FLOOR_S 0.05    /* see phase_clock_bound */
+#define PHASE_SKEW_FLOOR_S 0.1     /* see phase_clock_bound */
+#define PHASE_TAG_ARRIVED 17       /* see phase_close_barrier */
 
 #define PHASE_MPI(call)                                                                 \
 	do {                                                                            \
@@ -771,8 +772,9 @@ static void phase_name_bad(const struct phase_run_ctx *c, const struct phase_out
 		bad += o->files[i].error != 0;
 	if (bad == 0 || (bad == 1 && !earlier))
 		return;
-	fprintf(stderr, "pfsread: rank %d: phase %u: %llu bad file%s:\n", c->t->rank, c->s->index,
-		(unsigned long long)bad, bad == 1 ? "" : "s");
+	fprintf(stderr, "pfsread: rank %d (%s): phase %u: %llu bad file%s:\n", c->t->rank,
+		c->t->hostnames[c->t->node], c->s->index, (unsigned long long)bad,
+		bad == 1 ? "" : "s");
 	for (uint64_t i = 0; i < o->me.files && shown < PHASE_BAD_SHOWN; i++) {
 		const struct file_rec *r = &o->files[i];
 		if (r->error == 0)
@@ -962,28 +964,62 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	return rc;
 }
 
+/* " 5 (n2), 6 (n2)": the ranks whose arrival rank 0 has not heard of, into buf. */
+static void phase_missing_ranks(const struct topology *t, MPI_Request *arrived, char *buf,
+				size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int r = 1; r < t->nranks && used + 1 < len; r++) {
+		int flag = 1;
+		if (MPI_Test(&arrived[r - 1], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag)
+			continue;
+		int w = snprintf(buf + used, len - used, "%s%d (%s)", used ? ", " : " ", r,
+				 t->hostnames[t->map.node_of_rank[r]]);
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
 /* The closing barrier, waited for with naps: ranks that are done (or never read) leave the
  * cores to the readers still at work, which matters when ranks outnumber cores. With a time
  * limit they wait at most twice the limit (the stuck ones were woken by their timer at the
  * limit and should have come): past that a rank is stuck where no signal reaches it, and the
- * run must be aborted. */
-static int phase_close_barrier(const struct phase_spec *s, struct pf_err *e)
+ * run must be aborted. Every rank tells rank 0 it has arrived (an empty message), so that
+ * rank 0 can name the ranks and hosts that never came. */
+static int phase_close_barrier(const struct phase_spec *s, const struct topology *t,
+			       struct pf_err *e)
 {
-	int rc = 0, done = 0;
-	MPI_Request req;
+	static char none;
+	int rc = 0, done = 0, n = t->rank == 0 ? t->nranks - 1 : 1;
+	MPI_Request req, *arrived = calloc(n > 0 ? (size_t)n : 1, sizeof *arrived);
 	double limit = s->x->phase_timeout, deadline = MPI_Wtime() + 2 * limit + 5;
 	const struct timespec nap = {0, 200000}; /* 0.2 ms */
+	char who[1024] = "";
+	if (arrived == NULL)
+		return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+	for (int r = 1; t->rank == 0 && r < t->nranks; r++)
+		PHASE_MPI(MPI_Irecv(&none, 0, MPI_BYTE, r, PHASE_TAG_ARRIVED, MPI_COMM_WORLD,
+				    &arrived[r - 1]));
+	if (t->rank != 0)
+		PHASE_MPI(MPI_Isend(&none, 0, MPI_BYTE, 0, PHASE_TAG_ARRIVED, MPI_COMM_WORLD,
+				    &arrived[0]));
 	PHASE_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
 	while (!done && (limit <= 0 || MPI_Wtime() < deadline)) {
 		PHASE_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
 		if (!done)
 			nanosleep(&nap, NULL);
 	}
+	if (done && (t->rank != 0 || n > 0))
+		PHASE_MPI(MPI_Waitall(n, arrived, MPI_STATUSES_IGNORE));
+	if (!done && t->rank == 0)
+		phase_missing_ranks(t, arrived, who, sizeof who);
 	if (!done) /* over an earlier failure too: main must abort, not finalize */
-		rc = pf_fail_lost(e, "phase %u: some rank is still stuck %g s after the time limit "
-				  "of %g s (the ranks that said why are above); aborting the run",
-				  s->index, limit + 5, limit);
+		rc = pf_fail_lost(e, "phase %u: %s%s %s still stuck %g s after the time limit of "
+				  "%g s (the ranks that said why are above); aborting the run",
+				  s->index, !who[0] ? "some rank" : strchr(who, ',') ? "ranks" : "rank",
+				  who, strchr(who, ',') ? "are" : "is", limit + 5, limit);
 out:
+	free(arrived);
 	return rc;
 }
 
@@ -1022,7 +1058,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 		pf_fail_errno(e, errno, "phase %u: cannot stop the phase timer", s->index);
 		c.status = PHASE_FAILED;
 	}
-	if (phase_close_barrier(s, e) != 0)
+	if (phase_close_barrier(s, t, e) != 0)
 		return -1; /* PF_HUNG: no collective call can complete any more */
 
 	o->me.verify_s = c.paused;

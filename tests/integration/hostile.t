@@ -184,7 +184,8 @@ sweep: {backend: [posix, mmap, mpiio, uring], transfer_size: [64KiB]}
 YAML
 	printf 's/d000000/f0000000001 read 0 5\ns/d000001/f0000000005 read 100000 5\n' >"$rules"
 	expect_status 1 "EIO on two files, every backend" mpi 2 "$PFSREAD" run "$SCRATCH/t9.yaml" -o "$SCRATCH/eio.h5"
-	contains "rank 0: phase 0: 2 bad files:" "a rank names every bad file, not only the first"
+	contains "rank 0 ($(hostname)): phase 0: 2 bad files:" \
+		"a rank names every bad file (and its host), not only the first"
 	contains "$fmnt/s/d000001/f0000000005: Input/output error" "the second one by path and errno"
 	check "EIO is on both files' rows with every backend (mmap from SIGBUS, mpiio from the file)" \
 		"$PYTHON" -c '
