@@ -127,11 +127,12 @@ bench-scale: deps
 # and UTS namespaces on shaped links, GlusterFS / MooseFS / CephFS servers. Root, netns, FUSE.
 #   make box-check   the truth tests (tests/box/*.t), one box at a time (~6 minutes)
 #   make box-demo    GlusterFS against MooseFS (and CephFS) in miniature, one HTML report
-# `make check CHECK_BOX=1` adds the box tests to the suite where the machine allows them (root,
-# network namespaces, /dev/fuse); off by default: they take minutes and one box runs at a time.
+# `make check` runs the box tests too where the machine allows them (root, network namespaces,
+# /dev/fuse; they skip with the reason otherwise), after the rest: about 6 minutes, one box at a
+# time. `make check CHECK_BOX=0` leaves them out (two suites at once on one machine would clash).
 DEB_BOX_PACKAGES = glusterfs-server glusterfs-client moosefs-master moosefs-chunkserver \
                    moosefs-client moosefs-cli iperf3 xfsprogs e2fsprogs python3-h5py gnuplot-nox
-CHECK_BOX ?= 0
+CHECK_BOX ?= 1
 BOX_TESTS = $(shell [ "$(CHECK_BOX)" = 1 ] && [ "$$(id -u)" = 0 ] && [ -c /dev/fuse ] && \
               unshare --net true 2>/dev/null && echo tests/box/*.t)
 .PHONY: box-check box-demo
