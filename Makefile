@@ -43,12 +43,17 @@ BUILD   ?= build
 SANFLAGS =
 endif
 
-ALL_CFLAGS  = $(WARN) $(DEFS) $(URING_DEFS) -Iinclude $(HDF5_CFLAGS) $(YAML_CFLAGS) $(URING_CFLAGS) \
+# Modules include each other's headers by folder ("util/units.h"); include/ holds only what an
+# outside program uses (the record layout, pfsread/record.h).
+INCLUDES    = -Isrc -Iinclude
+ALL_CFLAGS  = $(WARN) $(DEFS) $(URING_DEFS) $(INCLUDES) $(HDF5_CFLAGS) $(YAML_CFLAGS) $(URING_CFLAGS) \
               $(XXHASH_CFLAGS) $(CRYPTO_CFLAGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 LIBS        = $(HDF5_LIBS) $(YAML_LIBS) $(URING_LIBS) $(XXHASH_LIBS) $(CRYPTO_LIBS) -lm
 
-SRCS      := $(wildcard src/*.c src/backends/*.c)
+# Sources by stage (README "Design"): src/util, config, dataset, run (and run/backends),
+# results, report, cmd, and src/main.c on top.
+SRCS      := $(wildcard src/*.c src/*/*.c src/*/*/*.c)
 LIB_SRCS  := $(filter-out src/main.c,$(SRCS))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ  := $(BUILD)/src/main.o
@@ -176,7 +181,7 @@ FUZZ_SAN      = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=undefined
 # The library as clang sees it (its warnings are gcc's business: no -Werror), instrumented for
 # coverage; the targets link from an archive, so each takes only the objects it needs.
-FUZZ_CFLAGS   = $(filter-out -Werror,$(WARN)) $(DEFS) $(URING_DEFS) -Iinclude $(HDF5_CFLAGS) \
+FUZZ_CFLAGS   = $(filter-out -Werror,$(WARN)) $(DEFS) $(URING_DEFS) $(INCLUDES) $(HDF5_CFLAGS) \
                 $(YAML_CFLAGS) $(URING_CFLAGS) $(XXHASH_CFLAGS) $(CRYPTO_CFLAGS) $(FUZZ_SAN) -MMD -MP
 FUZZ_TARGETS  = config results
 FUZZ_LIB      = $(FUZZ_BUILD)/libpfsread-fuzz.a
