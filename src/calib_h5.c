@@ -8,7 +8,7 @@
 #include <hdf5.h>
 
 #include "pfsread/calibrate.h"
-#include "pfsread/stats.h"
+#include "util/stats.h"
 
 #include <errno.h>
 #include <math.h>

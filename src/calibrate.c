@@ -22,10 +22,10 @@
 #include "pfsread/config.h"
 #include "pfsread/dataset.h"
 #include "pfsread/report.h"
-#include "pfsread/space.h"
-#include "pfsread/stop.h"
+#include "util/space.h"
+#include "util/stop.h"
 #include "pfsread/topology.h"
-#include "pfsread/units.h"
+#include "util/units.h"
 
 #define CAL_CHUNK (4u << 20)  /* bytes per read or write call */
 #define CAL_MEM_PASSES 5

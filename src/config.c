@@ -14,10 +14,10 @@
 #include <yaml.h>
 
 #include "pfsread/sizes.h"
-#include "pfsread/stop.h"
+#include "util/stop.h"
 #include "pfsread/tree.h"
-#include "pfsread/units.h"
-#include "pfsread/ydoc.h"
+#include "util/units.h"
+#include "util/ydoc.h"
 
 #define CFG_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define CFG_MEMBER_SIZE(type, m) sizeof(((type *)0)->m)

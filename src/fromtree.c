@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "pfsread/dataset.h"
-#include "pfsread/stop.h"
+#include "util/stop.h"
 #include "pfsread/tree.h"
 
 #define FT_PATH (CFG_PATH_MAX + 64)

@@ -19,14 +19,14 @@
 
 #include "pfsread/backend_posix.h"
 #include "pfsread/dataset.h"
-#include "pfsread/digest.h"
+#include "util/digest.h"
 #include "pfsread/fromtree.h"
-#include "pfsread/iobuf.h"
+#include "util/iobuf.h"
 #include "pfsread/plan.h"
-#include "pfsread/space.h"
-#include "pfsread/stop.h"
+#include "util/space.h"
+#include "util/stop.h"
 #include "pfsread/tree.h"
-#include "pfsread/units.h"
+#include "util/units.h"
 
 #define GEN_BLOCK (4u << 20) /* write and verify in 4 MiB blocks */
 #define GEN_PATH (CFG_PATH_MAX + 64)

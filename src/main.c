@@ -11,15 +11,15 @@
 #include "pfsread/calibrate.h"
 #include "pfsread/config.h"
 #include "pfsread/dataset.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 #include "pfsread/fromtree.h"
 #include "pfsread/generate.h"
 #include "pfsread/plan.h"
 #include "pfsread/report.h"
 #include "pfsread/results.h"
 #include "pfsread/run.h"
-#include "pfsread/stop.h"
-#include "pfsread/units.h"
+#include "util/stop.h"
+#include "util/units.h"
 
 static const char usage_text[] =
 	"usage: pfsread COMMAND ...\n"

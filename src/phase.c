@@ -14,7 +14,7 @@
 #include "pfsread/cache.h"
 #include "pfsread/dataset.h"
 #include "pfsread/plan.h"
-#include "pfsread/stop.h"
+#include "util/stop.h"
 
 #define PHASE_PATH (CFG_PATH_MAX + 64)
 #define PHASE_SLICE_ALIGN 4096     /* pattern shared cuts files at multiples of this */

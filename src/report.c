@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/units.h"
+#include "util/units.h"
 #include "report_int.h"
 
 int report_parse_format(const char *name, enum report_format *f)

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "pfsread/analyze.h"
-#include "pfsread/stats.h"
-#include "pfsread/units.h"
+#include "util/stats.h"
+#include "util/units.h"
 
 enum cache_state report_phase_state(const struct phase_info *p)
 {

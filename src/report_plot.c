@@ -14,8 +14,8 @@
 
 #include "pfsread/analyze.h"
 #include "pfsread/dataset.h"
-#include "pfsread/stats.h"
-#include "pfsread/units.h"
+#include "util/stats.h"
+#include "util/units.h"
 #include "report_int.h"
 
 extern char **environ;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "pfsread/analyze.h"
-#include "pfsread/stats.h"
-#include "pfsread/units.h"
+#include "util/stats.h"
+#include "util/units.h"
 #include "report_int.h"
 
 /* ---- the run's origin ---- */

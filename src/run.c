@@ -20,8 +20,8 @@
 #include "pfsread/phase.h"
 #include "pfsread/report.h"
 #include "pfsread/results.h"
-#include "pfsread/space.h"
-#include "pfsread/stop.h"
+#include "util/space.h"
+#include "util/stop.h"
 #include "pfsread/topology.h"
 
 #define RUN_PATH (CFG_PATH_MAX + 64)

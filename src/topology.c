@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pfsread/stop.h"
+#include "util/stop.h"
 
 #define TOPO_PINGS 16
 #define TOPO_TAG 7

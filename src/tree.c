@@ -3,7 +3,7 @@
  * read: directories are opened read-only without following links, files are only stat'ed. */
 #include "pfsread/tree.h"
 
-#include "pfsread/stop.h"
+#include "util/stop.h"
 
 #include <dirent.h>
 #include <errno.h>

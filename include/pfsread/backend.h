@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "pfsread/config.h"
-#include "pfsread/err.h"
-#include "pfsread/iobuf.h"
+#include "util/err.h"
+#include "util/iobuf.h"
 #include "pfsread/record.h"
 
 /* Capability flags: the core branches on these, never on a backend's name. */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "pfsread/config.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 
 /* 0 when strategy c can work for this process (drop needs root); else -1 with a message. */
 int cache_check_allowed(enum cfg_cache c, struct pf_err *e);

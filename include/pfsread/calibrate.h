@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfsread/err.h"
+#include "util/err.h"
 #include "pfsread/results.h"
 
 #define CALIB_SCHEMA_VERSION 1

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfsread/digest.h"
-#include "pfsread/err.h"
+#include "util/digest.h"
+#include "util/err.h"
 
 #define CFG_NAME_MAX 128
 #define CFG_PATH_MAX 4096

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "pfsread/config.h"
-#include "pfsread/digest.h"
-#include "pfsread/err.h"
+#include "util/digest.h"
+#include "util/err.h"
 #include "pfsread/sizes.h"
 
 #define DATASET_PATTERN_VERSION 2

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "pfsread/err.h"
+#include "util/err.h"
 
 struct mount_info {
 	char mount_point[1024];

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "pfsread/config.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 
 enum fromtree_mode {
 	FROMTREE_SCAN,         /* walk the tree (generate) */

@@ -4,7 +4,7 @@
 #define PFSREAD_GENERATE_H
 
 #include "pfsread/config.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 
 /* Make every data set of x that is not complete; complete files are kept, partial ones redone.
  * Rank 0 prints progress to stdout. */

@@ -8,7 +8,7 @@
 
 #include "pfsread/backend.h"
 #include "pfsread/config.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 #include "pfsread/record.h"
 #include "pfsread/topology.h"
 

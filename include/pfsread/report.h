@@ -9,7 +9,7 @@
 
 #include "pfsread/cache.h"
 #include "pfsread/ceiling.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 #include "pfsread/results.h"
 
 struct calib_data; /* calibrate.h */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "pfsread/envinfo.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 #include "pfsread/record.h"
 
 /* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state. The

@@ -4,7 +4,7 @@
 #define PFSREAD_RUN_H
 
 #include "pfsread/config.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 
 struct run_opts {
 	const char *output;       /* -o FILE, or NULL for the config's results pattern */

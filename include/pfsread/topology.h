@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "pfsread/err.h"
+#include "util/err.h"
 #include "pfsread/plan.h"
 #include "pfsread/results.h"
 

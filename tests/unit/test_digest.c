@@ -1,7 +1,7 @@
 /* test_digest: xxh64 and sha1 against published vectors, streaming equals one-shot. */
 #include <string.h>
 
-#include "pfsread/digest.h"
+#include "util/digest.h"
 #include "tap.h"
 
 static void test_vectors(void)

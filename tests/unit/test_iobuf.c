@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/iobuf.h"
+#include "util/iobuf.h"
 #include "tap.h"
 
 #define LEN ((size_t)8 << 20)

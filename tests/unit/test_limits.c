@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "pfsread/config.h"
-#include "pfsread/space.h"
+#include "util/space.h"
 #include "tap.h"
 
 #define ROOT "root: /nonexistent-pfsread-root/data\n"

@@ -2,7 +2,7 @@
  * quantiles and the overlap of two intervals, against values worked out by hand. */
 #include <math.h>
 
-#include "pfsread/stats.h"
+#include "util/stats.h"
 #include "tap.h"
 
 static int near(double a, double b)

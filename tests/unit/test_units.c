@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pfsread/units.h"
+#include "util/units.h"
 #include "tap.h"
 
 #define KI 1024ULL

@@ -1,7 +1,7 @@
 /* stop: signal flags, the phase timer and the start-up watchdog. These are the only globals
  * of the program: a signal handler or a timer's thread can reach nothing else, and the timers
  * live as long as the process. */
-#include "pfsread/stop.h"
+#include "util/stop.h"
 
 #include <signal.h>
 #include <stdatomic.h>

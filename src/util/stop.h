@@ -5,7 +5,7 @@
 #ifndef PFSREAD_STOP_H
 #define PFSREAD_STOP_H
 
-#include "pfsread/err.h"
+#include "util/err.h"
 
 /* Install the handlers (without SA_RESTART, so a blocked open or read returns EINTR). */
 int stop_install(void);

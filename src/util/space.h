@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "pfsread/config.h"
-#include "pfsread/err.h"
+#include "util/err.h"
 
 #define SPACE_MARGIN_PERCENT 1             /* of the file system's size and inodes */
 #define SPACE_MARGIN_MIN_BYTES (1ULL << 20) /* at least 1 MiB ... */

@@ -1,5 +1,5 @@
 /* err: formatting of the single error record (see err.h). */
-#include "pfsread/err.h"
+#include "util/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

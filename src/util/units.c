@@ -1,5 +1,5 @@
 /* units: sizes parsed exactly, in integers; sizes, rates and durations printed for people. */
-#include "pfsread/units.h"
+#include "util/units.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* stats: mean, extremes, sample standard deviation, Student-t confidence interval and median
  * of a sample. Pure maths (see stats.h). */
-#include "pfsread/stats.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* digest: xxh64 from libxxhash, sha1 from OpenSSL's EVP interface, one interface for both.
  * Nothing here is hand-written hashing: the libraries are the well-kept implementations. */
-#include "pfsread/digest.h"
+#include "util/digest.h"
 
 #include <errno.h>
 #include <inttypes.h>

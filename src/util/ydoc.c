@@ -2,7 +2,7 @@
  * nesting and on what aliases expand to, anchors in a hash table, the places of aliases kept,
  * and a look at the stop flag every few thousand events. Linear in the input: no step looks
  * back over what came before, and nodes, texts and child lists each live in one array. */
-#include "pfsread/ydoc.h"
+#include "util/ydoc.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/err.h"
-#include "pfsread/stop.h"
+#include "util/err.h"
+#include "util/stop.h"
 
 /* One open collection: its node, where its children start on the pending stack, and the
  * expanded size of the document when it opened. */

@@ -4,7 +4,7 @@
  * 4 MiB read is cut into several requests of a few hundred KiB; a 2 MiB huge page is one
  * segment, and the read goes out whole. Measured on the development VM (README,
  * Performance): cold O_DIRECT reads of 1 GiB files went from about 1.1 to 2.9 GB/s. */
-#include "pfsread/iobuf.h"
+#include "util/iobuf.h"
 
 #include <errno.h>
 #include <stdlib.h>

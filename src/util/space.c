@@ -1,7 +1,7 @@
 /* space: the capacity check and the guard. Figures come from statvfs (f_bavail, f_favail: what
  * an unprivileged user may still use) and, where the file system keeps one, from the user's
  * and group's quota (quotactl_fd on the directory itself, so no device name is needed). */
-#include "pfsread/space.h"
+#include "util/space.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include "pfsread/dataset.h"
 #include "pfsread/sizes.h"
 #include "pfsread/tree.h"
-#include "pfsread/units.h"
+#include "util/units.h"
 
 static uint64_t space_sat_add(uint64_t a, uint64_t b)
 {
