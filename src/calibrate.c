@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "pfsread/dataset.h"
 #include "pfsread/report.h"
 #include "util/space.h"

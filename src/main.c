@@ -9,7 +9,7 @@
 
 #include "pfsread/backend.h"
 #include "pfsread/calibrate.h"
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "pfsread/dataset.h"
 #include "util/err.h"
 #include "pfsread/fromtree.h"

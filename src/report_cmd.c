@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "pfsread/calibrate.h"
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "pfsread/envinfo.h"
 #include "pfsread/report.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/err.h"
 #include "util/iobuf.h"
 #include "pfsread/record.h"

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/err.h"
 
 /* 0 when strategy c can work for this process (drop needs root); else -1 with a message. */

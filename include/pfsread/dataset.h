@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/digest.h"
 #include "util/err.h"
 #include "pfsread/sizes.h"

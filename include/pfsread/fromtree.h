@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/err.h"
 
 enum fromtree_mode {

@@ -3,7 +3,7 @@
 #ifndef PFSREAD_GENERATE_H
 #define PFSREAD_GENERATE_H
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/err.h"
 
 /* Make every data set of x that is not complete; complete files are kept, partial ones redone.

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "pfsread/backend.h"
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/err.h"
 #include "pfsread/record.h"
 #include "pfsread/topology.h"

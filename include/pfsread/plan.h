@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 
 /* The rank-to-node map, as topology measures it or plan --ranks --nodes assumes it.
  * Nodes are numbered 0..nnodes-1; local ranks 0..node_size-1 within a node. */

@@ -3,7 +3,7 @@
 #ifndef PFSREAD_RUN_H
 #define PFSREAD_RUN_H
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/err.h"
 
 struct run_opts {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 
 /* Lognormal data sets are sized at load, O(nfiles) per rank: at most this many files. */
 #define SIZES_MAX_FILES 10000000ull

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 
 #define TREE_FILE ".pfsread-tree" /* in ROOT/NAME: the description, text */
 #define TREE_DEPTH_MAX 255         /* directories nested deeper are refused */

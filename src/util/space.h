@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/err.h"
 
 #define SPACE_MARGIN_PERCENT 1             /* of the file system's size and inodes */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 
 #define FZ_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "pfsread/ceiling.h"
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "pfsread/report.h"
 #include "tap.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "tap.h"
 
 #define MIB (1024ULL * 1024ULL)

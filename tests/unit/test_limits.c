@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "util/space.h"
 #include "tap.h"
 

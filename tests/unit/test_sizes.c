@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "pfsread/dataset.h"
 #include "pfsread/sizes.h"
 #include "tap.h"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pfsread/config.h"
+#include "config/config.h"
 #include "pfsread/dataset.h"
 #include "pfsread/fromtree.h"
 #include "pfsread/sizes.h"

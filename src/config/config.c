@@ -1,6 +1,6 @@
 /* config: a YAML experiment file -> a validated struct experiment, through the libyaml document
  * API. Each mapping is read by one generic walker driven by a table of key -> handler. */
-#include "pfsread/config.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <inttypes.h>
