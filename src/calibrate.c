@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 #include "pfsread/report.h"
 #include "util/space.h"
 #include "util/stop.h"

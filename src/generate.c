@@ -18,14 +18,14 @@
 #include <unistd.h>
 
 #include "pfsread/backend_posix.h"
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 #include "util/digest.h"
-#include "pfsread/fromtree.h"
+#include "dataset/fromtree.h"
 #include "util/iobuf.h"
 #include "pfsread/plan.h"
 #include "util/space.h"
 #include "util/stop.h"
-#include "pfsread/tree.h"
+#include "dataset/tree.h"
 #include "util/units.h"
 
 #define GEN_BLOCK (4u << 20) /* write and verify in 4 MiB blocks */

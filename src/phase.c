@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "pfsread/cache.h"
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 #include "pfsread/plan.h"
 #include "util/stop.h"
 

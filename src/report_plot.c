@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "pfsread/analyze.h"
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 #include "util/stats.h"
 #include "util/units.h"
 #include "report_int.h"

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 
 /* ---- the schema: one entry per struct member, named as the member ---- */
 

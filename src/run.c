@@ -15,7 +15,7 @@
 
 #include "pfsread/backend.h"
 #include "pfsread/cache.h"
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 #include "pfsread/envinfo.h"
 #include "pfsread/phase.h"
 #include "pfsread/report.h"

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#include "pfsread/sizes.h"
+#include "dataset/sizes.h"
 #include "util/stop.h"
-#include "pfsread/tree.h"
+#include "dataset/tree.h"
 #include "util/units.h"
 #include "util/ydoc.h"
 

@@ -14,9 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pfsread/dataset.h"
-#include "pfsread/sizes.h"
-#include "pfsread/tree.h"
+#include "dataset/dataset.h"
+#include "dataset/sizes.h"
+#include "dataset/tree.h"
 #include "util/units.h"
 
 static uint64_t space_sat_add(uint64_t a, uint64_t b)

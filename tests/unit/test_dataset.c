@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 #include "tap.h"
 
 static void test_paths(void)

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "pfsread/dataset.h"
-#include "pfsread/sizes.h"
+#include "dataset/dataset.h"
+#include "dataset/sizes.h"
 #include "tap.h"
 
 #define ROOT "root: /nonexistent-pfsread-root/data\n"

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "pfsread/dataset.h"
-#include "pfsread/fromtree.h"
-#include "pfsread/sizes.h"
-#include "pfsread/tree.h"
+#include "dataset/dataset.h"
+#include "dataset/fromtree.h"
+#include "dataset/sizes.h"
+#include "dataset/tree.h"
 #include "tap.h"
 
 static char top[64];

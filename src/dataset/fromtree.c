@@ -1,6 +1,6 @@
 /* fromtree: the descriptions of from_tree data sets, scanned or read by one process and
  * broadcast to the others, then attached to the experiment's data sets. */
-#include "pfsread/fromtree.h"
+#include "dataset/fromtree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 #include "util/stop.h"
-#include "pfsread/tree.h"
+#include "dataset/tree.h"
 
 #define FT_PATH (CFG_PATH_MAX + 64)
 

@@ -9,7 +9,7 @@
 #include "config/config.h"
 #include "util/digest.h"
 #include "util/err.h"
-#include "pfsread/sizes.h"
+#include "dataset/sizes.h"
 
 #define DATASET_PATTERN_VERSION 2
 #define DATASET_MANIFEST ".pfsread-manifest"

@@ -1,7 +1,7 @@
 /* tree: describe an existing directory tree (sizes, paths, directories, depth; never content)
  * and read the description back; derive the paths of its synthetic twin. The tree is only
  * read: directories are opened read-only without following links, files are only stat'ed. */
-#include "pfsread/tree.h"
+#include "dataset/tree.h"
 
 #include "util/stop.h"
 

@@ -1,14 +1,14 @@
 /* sizes: file sizes of data sets with a size distribution, each a pure function of (spec,
  * seed, file index). Nothing is listed: any rank asks for any file's size in O(1) (lognormal)
  * or O(log buckets) (histogram), and the totals are summed once at config load. */
-#include "pfsread/sizes.h"
+#include "dataset/sizes.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "pfsread/tree.h"
+#include "dataset/tree.h"
 
 static uint64_t sizes_mix(uint64_t z)
 {

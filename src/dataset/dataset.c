@@ -1,7 +1,7 @@
 /* dataset: where a data set's files live, what bytes they hold, and the manifest that records
  * what generate made. File names are a pure function of the file index, so no rank needs a
  * file list, and the content of any block can be checked without a lookup. */
-#include "pfsread/dataset.h"
+#include "dataset/dataset.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pfsread/tree.h"
+#include "dataset/tree.h"
 
 /* snprintf's result -> 0, or -1 when the path did not fit. */
 static int dataset_print(size_t len, int n)
