@@ -24,7 +24,7 @@
 #include "pfsread/report.h"
 #include "util/space.h"
 #include "util/stop.h"
-#include "pfsread/topology.h"
+#include "run/topology.h"
 #include "util/units.h"
 
 #define CAL_CHUNK (4u << 20)  /* bytes per read or write call */

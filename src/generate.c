@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pfsread/backend_posix.h"
+#include "run/backends/posix.h"
 #include "dataset/dataset.h"
 #include "util/digest.h"
 #include "dataset/fromtree.h"
 #include "util/iobuf.h"
-#include "pfsread/plan.h"
+#include "run/plan.h"
 #include "util/space.h"
 #include "util/stop.h"
 #include "dataset/tree.h"

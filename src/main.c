@@ -7,14 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfsread/backend.h"
+#include "run/backend.h"
 #include "pfsread/calibrate.h"
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "util/err.h"
 #include "dataset/fromtree.h"
 #include "pfsread/generate.h"
-#include "pfsread/plan.h"
+#include "run/plan.h"
 #include "pfsread/report.h"
 #include "pfsread/results.h"
 #include "pfsread/run.h"

@@ -7,7 +7,7 @@
 
 #include "pfsread/calibrate.h"
 #include "config/config.h"
-#include "pfsread/envinfo.h"
+#include "run/envinfo.h"
 #include "pfsread/report.h"
 
 #define RC_MAX_FILES 256

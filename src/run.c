@@ -13,16 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pfsread/backend.h"
-#include "pfsread/cache.h"
+#include "run/backend.h"
+#include "run/cache.h"
 #include "dataset/dataset.h"
-#include "pfsread/envinfo.h"
-#include "pfsread/phase.h"
+#include "run/envinfo.h"
+#include "run/phase.h"
 #include "pfsread/report.h"
 #include "pfsread/results.h"
 #include "util/space.h"
 #include "util/stop.h"
-#include "pfsread/topology.h"
+#include "run/topology.h"
 
 #define RUN_PATH (CFG_PATH_MAX + 64)
 #define RUN_CLOCK_RESYNC_S 60.0 /* see run_resync_clocks */

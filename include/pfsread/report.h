@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "pfsread/cache.h"
+#include "run/cache.h"
 #include "pfsread/ceiling.h"
 #include "util/err.h"
 #include "pfsread/results.h"

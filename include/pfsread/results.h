@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfsread/envinfo.h"
+#include "run/envinfo.h"
 #include "util/err.h"
 #include "pfsread/record.h"
 

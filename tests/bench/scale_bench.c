@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "pfsread/plan.h"
+#include "run/plan.h"
 #include "pfsread/results.h"
 
 static double bench_now(void)

@@ -12,7 +12,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "pfsread/backend.h"
+#include "run/backend.h"
 #include "tap.h"
 
 #define MIB ((size_t)1 << 20)

@@ -2,7 +2,7 @@
  * modes, escapes), Lustre layouts from raw xattr bytes. */
 #include <string.h>
 
-#include "pfsread/envinfo.h"
+#include "run/envinfo.h"
 #include "tap.h"
 
 static void test_names(void)

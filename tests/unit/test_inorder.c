@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pfsread/inorder.h"
+#include "run/inorder.h"
 #include "tap.h"
 
 #define MAXSTREAMS 8

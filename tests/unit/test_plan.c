@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/plan.h"
+#include "run/plan.h"
 #include "tap.h"
 
 /* A map where node n has sizes[n] ranks, ranks numbered node by node. */

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pfsread/backend.h"
+#include "run/backend.h"
 #include "tap.h"
 
 #ifdef HAVE_LIBURING

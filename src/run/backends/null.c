@@ -1,6 +1,6 @@
 /* null backend: touches no file and "reads" whatever is asked, instantly. It lets the whole
  * chain (config, phases, HDF5, report) run anywhere, and measures the harness's own cost. */
-#include "pfsread/backend.h"
+#include "run/backend.h"
 
 static int null_open(const char *path, const struct bopen *o, struct bfile *f)
 {

@@ -3,7 +3,7 @@
  * the kernel cannot supply (the file shrank, the device failed) raises SIGBUS: the copy runs
  * under a handler that jumps back out, so the failure is recorded on the file's row like a
  * read path's (short, or EIO) instead of killing the rank. */
-#include "pfsread/backend_posix.h"
+#include "run/backends/posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

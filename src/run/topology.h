@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "util/err.h"
-#include "pfsread/plan.h"
+#include "run/plan.h"
 #include "pfsread/results.h"
 
 struct topology {

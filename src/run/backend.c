@@ -1,6 +1,6 @@
 /* backend: the registry of read paths. One line per backend; the core looks them up by
  * name once, at configuration time, and from then on only calls through the table. */
-#include "pfsread/backend.h"
+#include "run/backend.h"
 
 #include <string.h>
 

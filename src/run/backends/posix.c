@@ -1,5 +1,5 @@
 /* posix backend: open, a pread loop, close. The reference read path. */
-#include "pfsread/backend_posix.h"
+#include "run/backends/posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 #ifndef PFSREAD_BACKEND_POSIX_H
 #define PFSREAD_BACKEND_POSIX_H
 
-#include "pfsread/backend.h"
+#include "run/backend.h"
 
 /* open(path, flags), adding O_NOATIME when o asks and it is permitted. 0 or -errno. */
 int posix_open_flags(const char *path, int flags, const struct bopen *o, struct bfile *f);

@@ -1,6 +1,6 @@
 /* plan: block decomposition of a data set's files over the active readers, and the order in
  * which each reader takes its share. Pure: the same answer on every rank, with no traffic. */
-#include "pfsread/plan.h"
+#include "run/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

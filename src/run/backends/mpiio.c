@@ -1,6 +1,6 @@
 /* mpiio backend: MPI_File_open per file (on MPI_COMM_SELF, or on the phase's readers for
  * pattern shared, where reads are collective), MPI_File_read_at[_all], hints from the config. */
-#include "pfsread/backend.h"
+#include "run/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,8 +4,8 @@
  * order, and inorder hands each file's blocks to the processing in offset order. */
 #ifdef HAVE_LIBURING
 
-#include "pfsread/backend_posix.h"
-#include "pfsread/inorder.h"
+#include "run/backends/posix.h"
+#include "run/inorder.h"
 
 #include <errno.h>
 #include <fcntl.h>

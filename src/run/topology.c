@@ -2,7 +2,7 @@
  * clock offset against rank 0. The clock is CLOCK_MONOTONIC, not MPI_Wtime: Open MPI's
  * MPI_Wtime counts from each process's first call (MPI_WTIME_IS_GLOBAL is 0), so two ranks of
  * one node read it seconds apart at the same instant. */
-#include "pfsread/topology.h"
+#include "run/topology.h"
 
 #include <errno.h>
 #include <math.h>

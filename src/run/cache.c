@@ -1,6 +1,6 @@
 /* cache: take the page cache out of a measurement: drop it (root, once per node), or ask the
  * kernel to forget each file (fadvise), or leave it be on purpose (none). */
-#include "pfsread/cache.h"
+#include "run/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

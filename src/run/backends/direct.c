@@ -1,5 +1,5 @@
 /* direct backend: O_DIRECT reads, aligned to what the file system says direct I/O needs. */
-#include "pfsread/backend_posix.h"
+#include "run/backends/posix.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* inorder: the reassembly of blocks completed out of order into issue order, per stream and
  * stream after stream. Each stream keeps its blocks as a singly linked list threaded through
  * the block array, so issue, complete and next are O(1); only drop moves the order. */
-#include "pfsread/inorder.h"
+#include "run/inorder.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* envinfo: what the run ran on. The mount that holds the data sets (statfs magic and
  * /proc/self/mountinfo: type, options, atime mode; "strictatime" matters: every read then also
  * writes an inode), the batch job, the kernel, the CPU, the memory. */
-#include "pfsread/envinfo.h"
+#include "run/envinfo.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -6,11 +6,11 @@
 
 #include <stdint.h>
 
-#include "pfsread/backend.h"
+#include "run/backend.h"
 #include "config/config.h"
 #include "util/err.h"
 #include "pfsread/record.h"
-#include "pfsread/topology.h"
+#include "run/topology.h"
 
 struct phase_spec {
 	const struct experiment *x;

@@ -1,7 +1,7 @@
 /* phase: one timed phase. Everything that is not the measured reads (planning, allocation,
  * cache preparation, residency, backend setup, agreeing on the outcome) happens outside the
  * two barriers. */
-#include "pfsread/phase.h"
+#include "run/phase.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfsread/cache.h"
+#include "run/cache.h"
 #include "dataset/dataset.h"
-#include "pfsread/plan.h"
+#include "run/plan.h"
 #include "util/stop.h"
 
 #define PHASE_PATH (CFG_PATH_MAX + 64)
