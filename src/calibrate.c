@@ -6,7 +6,7 @@
  * that no rank is left waiting in a collective. */
 #include <mpi.h>
 
-#include "pfsread/calibrate.h"
+#include "results/calib.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "run/backend.h"
-#include "pfsread/calibrate.h"
+#include "results/calib.h"
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "util/err.h"
@@ -16,7 +16,7 @@
 #include "pfsread/generate.h"
 #include "run/plan.h"
 #include "pfsread/report.h"
-#include "pfsread/results.h"
+#include "results/results.h"
 #include "pfsread/run.h"
 #include "util/stop.h"
 #include "util/units.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/calibrate.h"
+#include "results/calib.h"
 #include "config/config.h"
 #include "run/envinfo.h"
 #include "pfsread/report.h"

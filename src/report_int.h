@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "pfsread/calibrate.h"
+#include "results/calib.h"
 #include "pfsread/report.h"
 
 #define RP_SLOW 5 /* slowest nodes and files listed per run */

@@ -19,7 +19,7 @@
 #include "run/envinfo.h"
 #include "run/phase.h"
 #include "pfsread/report.h"
-#include "pfsread/results.h"
+#include "results/results.h"
 #include "util/space.h"
 #include "util/stop.h"
 #include "run/topology.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pfsread/results.h"
+#include "results/results.h"
 
 /* A reader, for these figures, is an active rank that read at least one file. */
 struct phase_summary {

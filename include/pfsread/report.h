@@ -10,7 +10,7 @@
 #include "run/cache.h"
 #include "pfsread/ceiling.h"
 #include "util/err.h"
-#include "pfsread/results.h"
+#include "results/results.h"
 
 struct calib_data; /* calibrate.h */
 

@@ -7,7 +7,7 @@
 
 #include "util/err.h"
 #include "run/plan.h"
-#include "pfsread/results.h"
+#include "results/results.h"
 
 struct topology {
 	int rank, nranks;

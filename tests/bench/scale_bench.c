@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "run/plan.h"
-#include "pfsread/results.h"
+#include "results/results.h"
 
 static double bench_now(void)
 {

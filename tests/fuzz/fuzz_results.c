@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "pfsread/report.h"
-#include "pfsread/results.h"
+#include "results/results.h"
 
 #define FZ_CHECK(cond)                                                                      \
 	do {                                                                                \

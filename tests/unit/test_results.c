@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfsread/results.h"
+#include "results/results.h"
 #include "tap.h"
 
 #define NFILES0 3

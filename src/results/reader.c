@@ -2,7 +2,7 @@
  * results file into struct run_data for the report. Plain HDF5 (sec2 driver), no MPI. */
 #include <hdf5.h>
 
-#include "pfsread/results.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
-#include "pfsread/results.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <libgen.h>

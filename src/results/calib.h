@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
-#include "pfsread/results.h"
+#include "results/results.h"
 
 #define CALIB_SCHEMA_VERSION 1
 

@@ -7,7 +7,7 @@
  *   /calibration/pairs  compound {from, to, MBps} [npairs] */
 #include <hdf5.h>
 
-#include "pfsread/calibrate.h"
+#include "results/calib.h"
 #include "util/stats.h"
 
 #include <errno.h>
