@@ -21,7 +21,7 @@
 
 #include "config/config.h"
 #include "dataset/dataset.h"
-#include "pfsread/report.h"
+#include "report/report.h"
 #include "util/space.h"
 #include "util/stop.h"
 #include "run/topology.h"

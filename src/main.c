@@ -15,7 +15,7 @@
 #include "dataset/fromtree.h"
 #include "pfsread/generate.h"
 #include "run/plan.h"
-#include "pfsread/report.h"
+#include "report/report.h"
 #include "results/results.h"
 #include "pfsread/run.h"
 #include "util/stop.h"

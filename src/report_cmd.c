@@ -8,7 +8,7 @@
 #include "results/calib.h"
 #include "config/config.h"
 #include "run/envinfo.h"
-#include "pfsread/report.h"
+#include "report/report.h"
 
 #define RC_MAX_FILES 256
 #define RC_NOTE_MAX 1024

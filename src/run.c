@@ -18,7 +18,7 @@
 #include "dataset/dataset.h"
 #include "run/envinfo.h"
 #include "run/phase.h"
-#include "pfsread/report.h"
+#include "report/report.h"
 #include "results/results.h"
 #include "util/space.h"
 #include "util/stop.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pfsread/report.h"
+#include "report/report.h"
 #include "results/results.h"
 
 #define FZ_CHECK(cond)                                                                      \

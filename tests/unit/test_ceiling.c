@@ -4,9 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "pfsread/ceiling.h"
+#include "report/ceiling.h"
 #include "config/config.h"
-#include "pfsread/report.h"
+#include "report/report.h"
 #include "tap.h"
 
 static int near(double a, double b)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/report.h"
+#include "report/report.h"
 #include "tap.h"
 
 #define NPHASES 15

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/analyze.h"
-#include "pfsread/report.h"
+#include "report/analyze.h"
+#include "report/report.h"
 #include "tap.h"
 
 /* 4 ranks on 2 nodes: ranks 0, 1 on node 0 ("alpha"), 2, 3 on node 1 ("beta"). */

@@ -1,7 +1,7 @@
 /* analyze: per-phase figures from the rank and file records: stonewall bandwidth, finish
  * spread, files per second, metadata share of reader time, node bandwidths, file times.
  * Pure maths over struct phase_data; every index read from a record is range-checked. */
-#include "pfsread/analyze.h"
+#include "report/analyze.h"
 
 #include <math.h>
 #include <string.h>

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/analyze.h"
+#include "report/analyze.h"
 #include "util/stats.h"
 #include "util/units.h"
-#include "report_int.h"
+#include "report/internal.h"
 
 /* ---- the run's origin ---- */
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/analyze.h"
-#include "report_int.h"
+#include "report/analyze.h"
+#include "report/internal.h"
 
 /* ---- csv ---- */
 

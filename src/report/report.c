@@ -1,7 +1,7 @@
 /* report: the entry points of the report and what its output files share: tables of strings
  * printed as text, markdown or HTML, escaping, a run analysed once (cells, time split,
  * stragglers) for every output. Output errors are checked once, with ferror. */
-#include "pfsread/report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "util/units.h"
-#include "report_int.h"
+#include "report/internal.h"
 
 int report_parse_format(const char *name, enum report_format *f)
 {

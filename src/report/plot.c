@@ -12,11 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pfsread/analyze.h"
+#include "report/analyze.h"
 #include "dataset/dataset.h"
 #include "util/stats.h"
 #include "util/units.h"
-#include "report_int.h"
+#include "report/internal.h"
 
 extern char **environ;
 

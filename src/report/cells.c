@@ -1,14 +1,14 @@
 /* report_cells: the report's maths. Cells (every sweep point over its repetitions, cold apart
  * from warm) with their statistics, first-finisher figures and ceilings; the time split per
  * file size; stragglers; the matching of two runs' cells. Pure: no I/O, no MPI. */
-#include "pfsread/report.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pfsread/analyze.h"
+#include "report/analyze.h"
 #include "util/stats.h"
 #include "util/units.h"
 

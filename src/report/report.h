@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "run/cache.h"
-#include "pfsread/ceiling.h"
+#include "report/ceiling.h"
 #include "util/err.h"
 #include "results/results.h"
 

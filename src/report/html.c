@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report_int.h"
+#include "report/internal.h"
 
 static const char html_style[] =
 	"body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1400px}\n"

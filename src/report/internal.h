@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "results/calib.h"
-#include "pfsread/report.h"
+#include "report/report.h"
 
 #define RP_SLOW 5 /* slowest nodes and files listed per run */
 

@@ -1,6 +1,6 @@
 /* ceiling: the limits a phase goes through (disks, links, uplinks, per-reader rate, memory
  * copy) from the declared or measured hardware; the least one is the ceiling. Pure maths. */
-#include "pfsread/ceiling.h"
+#include "report/ceiling.h"
 
 #include <math.h>
 #include <stdio.h>
