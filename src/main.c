@@ -13,11 +13,11 @@
 #include "dataset/dataset.h"
 #include "util/err.h"
 #include "dataset/fromtree.h"
-#include "pfsread/generate.h"
+#include "cmd/generate.h"
 #include "run/plan.h"
 #include "report/report.h"
 #include "results/results.h"
-#include "pfsread/run.h"
+#include "cmd/run.h"
 #include "util/stop.h"
 #include "util/units.h"
 

@@ -1,6 +1,6 @@
 /* run: the run command, from a loaded experiment to a closed results file and a printed table.
  * Checks everything it can (topology, backends, cache, data sets) before any timed read. */
-#include "pfsread/run.h"
+#include "cmd/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * ranks; each is written under a .part name and renamed when whole, so an interrupted run
  * resumes by keeping whole files and redoing the rest. The manifest says "complete" only after
  * every rank has finished. */
-#include "pfsread/generate.h"
+#include "cmd/generate.h"
 
 #include <dirent.h>
 #include <errno.h>
