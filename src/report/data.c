@@ -98,66 +98,6 @@ void rp_csv_run(FILE *out, const struct rp_run *r)
 
 /* ---- json ---- */
 
-/* Bytes of the valid UTF-8 sequence at p, or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n = 0;
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0)
-		n = 2;
-	else if ((p[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if ((p[0] & 0xf8) == 0xf0)
-		n = 4;
-	if (n == 0 || p[0] == 0xc0 || p[0] == 0xc1 || p[0] > 0xf4)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong 3-byte, UTF-16 surrogate, overlong 4-byte, beyond U+10FFFF */
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return n;
-}
-
-void rp_json_str(FILE *out, const char *s)
-{
-	if (s == NULL) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_len(p);
-		if (n == 0)
-			fputs("\\ufffd", out);
-		else if (n > 1)
-			fwrite(p, 1, n, out);
-		else if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-		p += n ? n : 1;
-	}
-	fputc('"', out);
-}
-
-void rp_json_num(FILE *out, double v)
-{
-	if (isfinite(v))
-		fprintf(out, "%.10g", v);
-	else
-		fputs("null", out);
-}
-
 /* "name": value pairs, with the separator in front of all but the first. */
 static void json_key(FILE *out, const char *key, int first)
 {

@@ -1,30 +1,14 @@
-/* report: the entry points of the report and what its output files share: tables of strings
- * printed as text, markdown or HTML, escaping, a run analysed once (cells, time split,
- * stragglers) for every output. Output errors are checked once, with ferror. */
-#include "report/report.h"
+/* fmt: how the report writes, whatever it writes: tables of strings printed aligned (text),
+ * with pipes (markdown) or as <table> (html); headings and paragraphs in each format's own way;
+ * escaping of strings from a results file for a terminal, markdown, HTML and JSON; host names
+ * and rank lists of a run. The bottom of the report: it uses no other report file. */
+#include "report/fmt.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "util/units.h"
-#include "report/internal.h"
-
-int report_parse_format(const char *name, enum report_format *f)
-{
-	static const char *const names[] = {"text", "markdown", "csv", "json", "html"};
-	static const enum report_format formats[] = {REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV,
-						     REPORT_JSON, REPORT_HTML};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(name, names[i]) == 0) {
-			*f = formats[i];
-			return 0;
-		}
-	return -1;
-}
 
 /* ---- tables ---- */
 
@@ -285,164 +269,62 @@ char *rp_node_ranks(const struct run_data *run, int node, char *buf, size_t len)
 	return buf;
 }
 
-static void rp_stem(struct rp_run *r, const struct rp_run *before, size_t nbefore)
+/* Bytes of the valid UTF-8 sequence at p, or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p)
 {
-	const char *base = strrchr(r->run->path ? r->run->path : "run", '/');
-	base = base ? base + 1 : (r->run->path ? r->run->path : "run");
 	size_t n = 0;
-	for (; base[n] && n + 1 < sizeof r->stem - 8; n++)
-		r->stem[n] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.",
-				    base[n]) ? base[n] : '_';
-	r->stem[n] = '\0';
-	if (n > 3 && strcmp(r->stem + n - 3, ".h5") == 0)
-		r->stem[n - 3] = '\0';
-	for (size_t i = 0; i < nbefore; i++)
-		if (strcmp(before[i].stem, r->stem) == 0) {
-			size_t len = strlen(r->stem);
-			snprintf(r->stem + len, sizeof r->stem - len, "-%zu", nbefore + 1);
-		}
-	if (r->stem[0] == '\0' || r->stem[0] == '.')
-		snprintf(r->stem, sizeof r->stem, "run%zu", nbefore + 1);
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0)
+		n = 2;
+	else if ((p[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((p[0] & 0xf8) == 0xf0)
+		n = 4;
+	if (n == 0 || p[0] == 0xc0 || p[0] == 0xc1 || p[0] > 0xf4)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong 3-byte, UTF-16 surrogate, overlong 4-byte, beyond U+10FFFF */
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return n;
 }
 
-int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,
-		const char *hw_note, struct pf_err *e)
+void rp_json_str(FILE *out, const char *s)
 {
-	memset(r, 0, sizeof *r);
-	r->run = run;
-	r->hw = hw;
-	r->hw_note = hw_note;
-	r->nodes = calloc(run->nnodes > 0 ? (size_t)run->nnodes : 1, sizeof *r->nodes);
-	if (r->nodes == NULL || (r->ncells = report_cells(run, &r->cells)) < 0 ||
-	    (r->nsizes = report_size_classes(run, &r->sizes)) < 0 ||
-	    report_stragglers(run, RP_SLOW, r->slow_nodes, &r->nslow_nodes, r->slow_files,
-			      &r->nslow_files, r->nodes) != 0) {
-		rp_run_free(r);
-		return pf_fail(e, PF_RUNTIME, "report: out of memory");
+	if (s == NULL) {
+		fputs("null", out);
+		return;
 	}
-	for (long i = 0; hw != NULL && i < r->ncells; i++)
-		report_cell_ceiling(&r->cells[i], hw, run->nnodes, NULL);
-	return 0;
-}
-
-void rp_run_free(struct rp_run *r)
-{
-	free(r->cells);
-	free(r->sizes);
-	free(r->nodes);
-	memset(r, 0, sizeof *r);
-}
-
-/* ---- entry points ---- */
-
-static int report_flush(FILE *out, struct pf_err *e)
-{
-	errno = 0;
-	if (fflush(out) != 0 || ferror(out))
-		return pf_fail_errno(e, errno ? errno : EIO, "report: cannot write the output");
-	return 0;
-}
-
-static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct report_opts *o,
-		       struct pf_err *e)
-{
-	enum report_format f = o->format;
-	int rc = 0;
-	if (f == REPORT_CSV)
-		rp_csv_header(out);
-	if (f == REPORT_JSON)
-		return rp_json(out, r, n, o->calib, e);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (f == REPORT_CSV)
-			rp_csv_run(out, &r[i]);
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (n == 0)
+			fputs("\\ufffd", out);
+		else if (n > 1)
+			fwrite(p, 1, n, out);
+		else if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\u%04x", *p);
 		else
-			rc = rp_text_run(out, &r[i], f, e);
+			fputc(*p, out);
+		p += n ? n : 1;
 	}
-	if (f == REPORT_CSV)
-		return rc;
-	for (size_t i = 1; i < n && rc == 0; i++)
-		rc = rp_text_compare(out, &r[0], &r[i], f, e);
-	if (rc == 0 && o->calib != NULL)
-		rc = rp_text_calib(out, o->calib, f, e);
-	return rc;
+	fputc('"', out);
 }
 
-static int report_outputs(FILE *out, struct rp_run *r, size_t n, const struct report_opts *o,
-			  struct pf_err *e)
+void rp_json_num(FILE *out, double v)
 {
-	if (o->plot_dir != NULL && rp_plot(o->plot_dir, r, n, e) != 0)
-		return -1;
-	if (o->html_path != NULL)
-		return rp_html(o->html_path, r, n, o->calib, o->plot_dir, e);
-	if (o->format == REPORT_HTML)
-		return pf_fail(e, PF_USAGE, "report: the html format needs --html FILE");
-	if (report_runs(out, r, n, o, e) != 0)
-		return -1;
-	return report_flush(out, e);
-}
-
-int report_write_opts(FILE *out, const struct run_data *runs, size_t nruns,
-		      const struct report_opts *o, struct pf_err *e)
-{
-	struct rp_run *r = calloc(nruns ? nruns : 1, sizeof *r);
-	size_t ready = 0;
-	int rc = 0;
-	if (r == NULL)
-		return pf_fail(e, PF_RUNTIME, "report: out of memory");
-	for (; ready < nruns && rc == 0; ready++) {
-		rc = rp_run_init(&r[ready], &runs[ready], o->hw ? o->hw[ready] : NULL,
-				 o->hw_note ? o->hw_note[ready] : NULL, e);
-		if (rc == 0)
-			rp_stem(&r[ready], r, ready);
-	}
-	if (rc == 0)
-		rc = report_outputs(out, r, nruns, o, e);
-	for (size_t i = 0; i < ready; i++)
-		rp_run_free(&r[i]);
-	free(r);
-	return rc;
-}
-
-int report_write(FILE *out, const struct run_data *runs, size_t nruns, enum report_format f,
-		 struct pf_err *e)
-{
-	struct report_opts o = {.format = f};
-	if (f == REPORT_HTML)
-		return pf_fail(e, PF_USAGE, "report: the html format needs --html FILE");
-	return report_write_opts(out, runs, nruns, &o, e);
-}
-
-int report_write_summary(FILE *out, const struct run_data *run, struct pf_err *e)
-{
-	struct rp_run r;
-	if (rp_run_init(&r, run, NULL, NULL, e) != 0)
-		return -1;
-	rp_text_header(out, run, REPORT_TEXT);
-	int rc = rp_text_summary(out, &r, REPORT_TEXT, e);
-	rp_run_free(&r);
-	return rc == 0 ? report_flush(out, e) : -1;
-}
-
-int report_write_calib(FILE *out, const struct calib_data *c, struct pf_err *e)
-{
-	if (rp_text_calib(out, c, REPORT_TEXT, e) != 0)
-		return -1;
-	return report_flush(out, e);
-}
-
-void report_phase_line(FILE *out, const struct phase_info *p)
-{
-	char transfer[32], bytes[32], elapsed[32];
-	fprintf(out,
-		"phase %04u: %s x %d %s/node, %s, %s transfers, %s, cache %s, rep %d: "
-		"%s in %s = %.1f MB/s (%" PRIu64 " files)%s\n",
-		(unsigned)p->index, p->dataset, (int)p->readers_per_node,
-		p->readers_per_node == 1 ? "reader" : "readers", p->backend,
-		units_format_size_binary(p->transfer_size, transfer, sizeof transfer), p->order,
-		p->cache, (int)p->repetition, units_format_size(p->bytes, bytes, sizeof bytes),
-		units_format_duration(p->elapsed_s, elapsed, sizeof elapsed), p->bandwidth_MBps,
-		p->nfiles, strcmp(p->status, "complete") == 0      ? ""
-			   : strcmp(p->status, "timeout") == 0     ? " TIMED OUT"
-			   : strcmp(p->status, "interrupted") == 0 ? " INTERRUPTED"
-								   : " FAILED");
+	if (isfinite(v))
+		fprintf(out, "%.10g", v);
+	else
+		fputs("null", out);
 }

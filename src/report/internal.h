@@ -1,42 +1,16 @@
-/* report_int: what the report's source files share among themselves (tables of strings, text
- * escaping, a run analysed once for every output). Not an interface for other modules. */
+/* report/internal: what the report's source files share among themselves (a run analysed once
+ * for every output, the sections each output file writes). Not an interface for other modules;
+ * the writing helpers they all use are report/fmt.h. */
 #ifndef PFSREAD_REPORT_INT_H
 #define PFSREAD_REPORT_INT_H
 
 #include <stdio.h>
 
 #include "results/calib.h"
+#include "report/fmt.h"
 #include "report/report.h"
 
 #define RP_SLOW 5 /* slowest nodes and files listed per run */
-
-/* A table of strings, printed aligned (text), with pipes (markdown) or as <table> (html). */
-struct tbl {
-	size_t ncols, n, cap; /* n cells so far; the first ncols are the header */
-	char **cell;
-	const char *align;    /* 'l' or 'r' per column; columns past its end are 'r' */
-	int bad;              /* an allocation failed: tbl_print refuses */
-};
-
-void tbl_add(struct tbl *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A figure with the given decimals, or "-" when it is not finite. */
-void tbl_num(struct tbl *t, int decimals, double v);
-/* Print t in format f (text, markdown or html) and free it. Fails only when building it ran
- * out of memory. */
-int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_err *e);
-
-/* A heading (level 1 run, 2 section) or a paragraph, in the format's own way. */
-void rp_heading(FILE *out, enum report_format f, int level, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void rp_para(FILE *out, enum report_format f, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-void rp_html_text(FILE *out, const char *s); /* & < > " escaped */
-void rp_md_text(FILE *out, const char *s);   /* \\ | ` < > escaped, control characters spaces */
-void rp_plain_text(FILE *out, const char *s); /* control characters as spaces */
-void rp_json_str(FILE *out, const char *s);  /* a JSON string (NULL prints null) */
-void rp_json_num(FILE *out, double v);       /* NaN and infinities print null */
-const char *rp_or_dash(const char *s);
 
 /* A run analysed once for every output. */
 struct rp_run {
@@ -52,15 +26,10 @@ struct rp_run {
 	const char *hw_note;           /* where the hardware figures came from */
 	char stem[96];                 /* file name stem of its charts */
 };
-
+/* (report.c) */
 int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,
 		const char *hw_note, struct pf_err *e);
 void rp_run_free(struct rp_run *r);
-
-/* The host name of node n, or "node N" when the topology does not say. */
-const char *rp_host(const struct run_data *run, int node, char *buf, size_t len);
-/* "ranks 0-3" style list of the ranks on node n, into buf. */
-char *rp_node_ranks(const struct run_data *run, int node, char *buf, size_t len);
 
 /* Sections of one run for text, markdown and html (report_text.c). */
 int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);

@@ -1,0 +1,47 @@
+/* fmt: how the report writes, whatever it writes (tables, headings, paragraphs, escaping, the
+ * names of a run's hosts and ranks). The bottom of the report: every output file uses it and
+ * it uses none of them. */
+#ifndef PFSREAD_REPORT_FMT_H
+#define PFSREAD_REPORT_FMT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report/report.h"
+#include "results/results.h"
+#include "util/err.h"
+
+/* A table of strings, printed aligned (text), with pipes (markdown) or as <table> (html). */
+struct tbl {
+	size_t ncols, n, cap; /* n cells so far; the first ncols are the header */
+	char **cell;
+	const char *align;    /* 'l' or 'r' per column; columns past its end are 'r' */
+	int bad;              /* an allocation failed: tbl_print refuses */
+};
+
+void tbl_add(struct tbl *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A figure with the given decimals, or "-" when it is not finite. */
+void tbl_num(struct tbl *t, int decimals, double v);
+/* Print t in format f (text, markdown or html) and free it. Fails only when building it ran
+ * out of memory. */
+int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_err *e);
+
+/* A heading (level 1 run, 2 section) or a paragraph, in the format's own way. */
+void rp_heading(FILE *out, enum report_format f, int level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void rp_para(FILE *out, enum report_format f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+void rp_html_text(FILE *out, const char *s); /* & < > " escaped */
+void rp_md_text(FILE *out, const char *s);   /* \\ | ` < > escaped, control characters spaces */
+void rp_plain_text(FILE *out, const char *s); /* control characters as spaces */
+void rp_json_str(FILE *out, const char *s);  /* a JSON string (NULL prints null) */
+void rp_json_num(FILE *out, double v);       /* NaN and infinities print null */
+const char *rp_or_dash(const char *s);
+
+/* The host name of node n, or "node N" when the topology does not say. */
+const char *rp_host(const struct run_data *run, int node, char *buf, size_t len);
+/* "ranks 0-3" style list of the ranks on node n, into buf. */
+char *rp_node_ranks(const struct run_data *run, int node, char *buf, size_t len);
+
+#endif
