@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdint.h>
 
+/* A host name in the records: /topology/hostname holds fixed-length strings of this size. */
+#define RECORD_HOST_MAX 256
+
 /* Phase attributes: the sweep point and its outcome (HDF5 attributes of /phases/NNNN). */
 struct phase_info {
 	uint32_t index;            /* 0-based phase number, also the group name %04u */

@@ -364,7 +364,7 @@ static int cal_assemble(const struct cal_mine *all, const struct topology *t,
 	if (c->nodes == NULL || c->pairs == NULL)
 		return pf_fail(e, PF_RUNTIME, "calibrate: out of memory");
 	for (int n = 0; n < t->nnodes; n++) {
-		memcpy(c->nodes[n].host, t->hostnames[n], RESULTS_HOST_MAX);
+		memcpy(c->nodes[n].host, t->hostnames[n], RECORD_HOST_MAX);
 		c->nodes[n].disk_MBps = all[n].disk_MBps;
 		c->nodes[n].memcpy_MBps = all[n].memcpy_MBps;
 		for (int r = 0; r < 2; r++)

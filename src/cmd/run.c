@@ -573,7 +573,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	rc = results_create(path, o->force, MPI_COMM_WORLD, &meta, &r, e);
 	if (rc == 0)
 		rc = results_write_topology(r, t.map.node_of_rank,
-					    (const char(*)[RESULTS_HOST_MAX])t.hostnames,
+					    (const char(*)[RECORD_HOST_MAX])t.hostnames,
 					    t.clock_offset_s, t.mem_total_bytes, e);
 	const char *status = "failed";
 	if (rc == 0)

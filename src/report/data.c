@@ -322,7 +322,7 @@ static void json_sizes(FILE *out, const struct rp_run *r)
 
 static void json_nodes(FILE *out, const struct rp_run *r)
 {
-	char host[RESULTS_HOST_MAX];
+	char host[RECORD_HOST_MAX];
 	fputs("\"nodes\": [", out);
 	for (int n = 0; n < r->run->nnodes; n++) {
 		const struct report_node *k = &r->nodes[n];
@@ -342,7 +342,7 @@ static void json_nodes(FILE *out, const struct rp_run *r)
 static void json_stragglers(FILE *out, const struct rp_run *r, const char *key,
 			    const struct report_straggler *s, size_t n, int files, int first)
 {
-	char host[RESULTS_HOST_MAX];
+	char host[RECORD_HOST_MAX];
 	json_key(out, key, first);
 	fputc('[', out);
 	for (size_t i = 0; i < n; i++) {

@@ -94,7 +94,7 @@ static void html_env_row(FILE *out, const char *k, const char *v)
  * hosts and their ranks. */
 static void html_env(FILE *out, const struct run_data *run)
 {
-	char host[RESULTS_HOST_MAX];
+	char host[RECORD_HOST_MAX];
 	fputs("<h3>environment</h3>\n<table>\n", out);
 	html_env_row(out, "pfsread version", run->pfsread_version);
 	html_env_row(out, "MPI", run->mpi_version);

@@ -446,7 +446,7 @@ static void node_sums(const struct run_data *run, const size_t *first, size_t nd
 static void node_rows(FILE *f, const struct run_data *run, size_t nds, const double *sum,
 		      const int *cnt)
 {
-	char host[RESULTS_HOST_MAX];
+	char host[RECORD_HOST_MAX];
 	size_t nn = (size_t)run->nnodes;
 	for (size_t n = 0; n < nn; n++) {
 		dat_label(f, rp_host(run, (int)n, host, sizeof host));

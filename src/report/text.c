@@ -551,7 +551,7 @@ static int size_classes(FILE *out, const struct rp_run *r, enum report_format f,
 static int nodes_table(FILE *out, const struct rp_run *r, enum report_format f,
 		       struct pf_err *e)
 {
-	char host[RESULTS_HOST_MAX], ranks[128];
+	char host[RECORD_HOST_MAX], ranks[128];
 	struct tbl t = {.ncols = 7, .align = "rll"};
 	static const char *const head[] = {"node", "host", "ranks", "phases", "mean [MB/s]",
 					   "vs median node, mean [x]", "vs median node, worst [x]"};
@@ -581,7 +581,7 @@ static void phase_label(const struct run_data *run, size_t i, char *buf, size_t 
 
 static int slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
-	char host[RESULTS_HOST_MAX], ranks[128], label[192];
+	char host[RECORD_HOST_MAX], ranks[128], label[192];
 	struct tbl t = {.ncols = 5, .align = "ll"};
 	static const char *const head[] = {"phase", "node (ranks)", "[MB/s]",
 					   "median node [MB/s]", "slower than the median [x]"};
@@ -611,7 +611,7 @@ static int slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, s
 
 static int slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
-	char host[RESULTS_HOST_MAX], label[192];
+	char host[RECORD_HOST_MAX], label[192];
 	struct tbl t = {.ncols = 6, .align = "lrl"};
 	static const char *const head[] = {"phase", "file", "reader (host, rank)",
 					   "open to close [ms]", "median file [ms]",

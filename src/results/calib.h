@@ -15,7 +15,7 @@
 
 /* One node's figures in MB/s (10^6 B/s); NaN when not measured. */
 struct calib_node {
-	char host[RESULTS_HOST_MAX];
+	char host[RECORD_HOST_MAX];
 	double disk_MBps;   /* one sequential O_DIRECT read (buffered after a cache drop if O_DIRECT
 			     * is refused: see disk_method) */
 	double memcpy_MBps; /* memcpy of a large buffer, best of several passes */

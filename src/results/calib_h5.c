@@ -135,16 +135,16 @@ static int cr_node_set(const struct cr *r, hid_t g, size_t i, struct calib_data 
 
 static int cr_nodes(const struct cr *r, hid_t g, struct calib_data *c)
 {
-	char (*hosts)[RESULTS_HOST_MAX] = NULL;
+	char (*hosts)[RECORD_HOST_MAX] = NULL;
 	size_t got = 0;
 	hid_t ht = results_host_type();
 	int rc = ht < 0 ? cr_fail(r, "hostname type") : 0;
 	if (rc == 0)
-		rc = cr_rows(r, g, "hostname", ht, RESULTS_HOST_MAX, (size_t)c->nnodes,
+		rc = cr_rows(r, g, "hostname", ht, RECORD_HOST_MAX, (size_t)c->nnodes,
 			     (void **)&hosts, &got);
 	for (int n = 0; rc == 0 && n < c->nnodes; n++) {
-		memcpy(c->nodes[n].host, hosts[n], RESULTS_HOST_MAX);
-		c->nodes[n].host[RESULTS_HOST_MAX - 1] = '\0';
+		memcpy(c->nodes[n].host, hosts[n], RECORD_HOST_MAX);
+		c->nodes[n].host[RECORD_HOST_MAX - 1] = '\0';
 	}
 	free(hosts);
 	(void)results_h5_close(ht); /* a type: nothing to lose */
@@ -309,12 +309,12 @@ static int cw_rows(const struct cw *w, hid_t g, const char *name, hid_t ftype, h
 static int cw_nodes(const struct cw *w, hid_t g, const struct calib_data *c)
 {
 	size_t n = (size_t)c->nnodes;
-	char (*hosts)[RESULTS_HOST_MAX] = calloc(n, sizeof *hosts);
+	char (*hosts)[RECORD_HOST_MAX] = calloc(n, sizeof *hosts);
 	double *v = calloc(n, sizeof *v);
 	hid_t ht = results_host_type();
 	int rc = hosts == NULL || v == NULL || ht < 0 ? cw_fail(w, "node figures") : 0;
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		memcpy(hosts[i], c->nodes[i].host, RESULTS_HOST_MAX);
+		memcpy(hosts[i], c->nodes[i].host, RECORD_HOST_MAX);
 	if (rc == 0)
 		rc = cw_rows(w, g, "hostname", ht, ht, n, hosts);
 	for (size_t k = 0; rc == 0 && k < CALIB_NNODE_SETS; k++) {

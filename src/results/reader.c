@@ -130,7 +130,7 @@ hid_t results_host_type(void)
 {
 	hid_t t = H5Tcopy(H5T_C_S1);
 	if (t >= 0 &&
-	    (H5Tset_size(t, RESULTS_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+	    (H5Tset_size(t, RECORD_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
 		(void)results_h5_close(t); /* already failing */
 		return -1;
 	}
@@ -497,13 +497,13 @@ static int rd_topology(const struct rd *c, hid_t file)
 	}
 	if (rd_rows(c, g, "/topology", "node_of_rank", H5T_NATIVE_INT32, sizeof(int32_t), nr,
 		    (void **)&run->node_of_rank, &n) < 0 ||
-	    rd_rows(c, g, "/topology", "hostname", host, RESULTS_HOST_MAX, nn,
+	    rd_rows(c, g, "/topology", "hostname", host, RECORD_HOST_MAX, nn,
 		    (void **)&run->hostnames, &n) < 0 ||
 	    rd_rows(c, g, "/topology", "clock_offset_s", H5T_NATIVE_DOUBLE, sizeof(double), nn,
 		    (void **)&run->clock_offset_s, &n) < 0)
 		goto out;
 	for (size_t i = 0; i < nn; i++)
-		run->hostnames[i][RESULTS_HOST_MAX - 1] = '\0';
+		run->hostnames[i][RECORD_HOST_MAX - 1] = '\0';
 	rc = 0;
 out:
 	if ((results_h5_close(g) | results_h5_close(host)) < 0 && rc == 0)

@@ -14,7 +14,6 @@
 /* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state. The
  * reader takes every version from 1: what an older file lacks reads as zero or "". */
 #define RESULTS_SCHEMA_VERSION 2
-#define RESULTS_HOST_MAX 256
 
 /* Root attributes, as strings and counts the caller already has. */
 struct run_meta {
@@ -42,7 +41,7 @@ int results_create(const char *path, int force, MPI_Comm comm, const struct run_
 
 /* Collective. node_of_rank [nranks]; hostnames, clock_offset_s, mem_total_bytes [nnodes]. */
 int results_write_topology(struct results *r, const int *node_of_rank,
-			   const char (*hostnames)[RESULTS_HOST_MAX], const double *clock_offset_s,
+			   const char (*hostnames)[RECORD_HOST_MAX], const double *clock_offset_s,
 			   const uint64_t *mem_total_bytes, struct pf_err *e);
 
 /* Collective: every rank passes the same *p, its own rank record, and its own file records
@@ -87,7 +86,7 @@ hid_t results_compound(const struct results_field *f, size_t n, size_t size, int
 /* The variable-length UTF-8 string type of every string attribute. Caller closes it. */
 hid_t results_str_type(void);
 
-/* The fixed-length string type of /topology/hostname (RESULTS_HOST_MAX). Caller closes it. */
+/* The fixed-length string type of /topology/hostname (RECORD_HOST_MAX). Caller closes it. */
 hid_t results_host_type(void);
 
 /* Close any HDF5 identifier (file, group, dataset, attribute, type, space, property list).
@@ -115,7 +114,7 @@ struct run_data {
 	int nranks, nnodes;
 	/* The topology; all three NULL when the run stopped before writing it. */
 	int32_t *node_of_rank;            /* [nranks] */
-	char (*hostnames)[RESULTS_HOST_MAX]; /* [nnodes] */
+	char (*hostnames)[RECORD_HOST_MAX]; /* [nnodes] */
 	double *clock_offset_s;           /* [nnodes] */
 	struct environment env;           /* /environment; empty when the file has none */
 	struct phase_data *phases;

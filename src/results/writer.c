@@ -206,7 +206,7 @@ out:
 }
 
 int results_write_topology(struct results *r, const int *node_of_rank,
-			   const char (*hostnames)[RESULTS_HOST_MAX], const double *clock_offset_s,
+			   const char (*hostnames)[RECORD_HOST_MAX], const double *clock_offset_s,
 			   const uint64_t *mem_total_bytes, struct pf_err *e)
 {
 	int rc = 0, root = r->rank == 0;

@@ -75,20 +75,20 @@ out:
 static int topology_hostnames(struct topology *t, struct pf_err *e)
 {
 	int rc = 0;
-	char mine[RESULTS_HOST_MAX] = {0}, (*all)[RESULTS_HOST_MAX] = NULL;
+	char mine[RECORD_HOST_MAX] = {0}, (*all)[RECORD_HOST_MAX] = NULL;
 	if (gethostname(mine, sizeof mine - 1) != 0)
 		return pf_fail_errno(e, errno, "topology: gethostname");
-	all = malloc((size_t)t->nranks * RESULTS_HOST_MAX);
-	t->hostnames = calloc((size_t)t->nnodes, RESULTS_HOST_MAX);
+	all = malloc((size_t)t->nranks * RECORD_HOST_MAX);
+	t->hostnames = calloc((size_t)t->nnodes, RECORD_HOST_MAX);
 	if (all == NULL || t->hostnames == NULL) {
 		rc = pf_fail(e, PF_RUNTIME, "topology: out of memory");
 		goto out;
 	}
-	TOPO_MPI(MPI_Allgather(mine, RESULTS_HOST_MAX, MPI_CHAR, all, RESULTS_HOST_MAX, MPI_CHAR,
+	TOPO_MPI(MPI_Allgather(mine, RECORD_HOST_MAX, MPI_CHAR, all, RECORD_HOST_MAX, MPI_CHAR,
 			       MPI_COMM_WORLD));
 	for (int r = 0; r < t->nranks; r++)
 		if (t->map.local_rank[r] == 0)
-			memcpy(t->hostnames[t->map.node_of_rank[r]], all[r], RESULTS_HOST_MAX);
+			memcpy(t->hostnames[t->map.node_of_rank[r]], all[r], RECORD_HOST_MAX);
 out:
 	free(all);
 	return rc;

@@ -5,9 +5,9 @@
 
 #include <mpi.h>
 
+#include "pfsread/record.h"
 #include "util/err.h"
 #include "run/plan.h"
-#include "results/results.h"
 
 struct topology {
 	int rank, nranks;
@@ -15,7 +15,7 @@ struct topology {
 	int local_rank, local_size;
 	MPI_Comm node_comm;                    /* the ranks of this node */
 	struct topo_map map;                   /* the whole rank-to-node map, on every rank */
-	char (*hostnames)[RESULTS_HOST_MAX];   /* [nnodes], on every rank */
+	char (*hostnames)[RECORD_HOST_MAX];   /* [nnodes], on every rank */
 	double *clock_offset_s;                /* [nnodes]: each node leader's offset to rank 0 */
 	double *rank_offset_s;                 /* [nranks]: add to a rank's topology_clock() to
 						* get rank 0's, on every rank */

@@ -131,7 +131,7 @@ static void fz_check_run(const struct run_data *run)
 	int topo = run->node_of_rank != NULL;
 	FZ_CHECK((run->hostnames != NULL) == topo && (run->clock_offset_s != NULL) == topo);
 	for (int i = 0; topo && i < run->nnodes; i++)
-		FZ_CHECK(fz_str_ok(run->hostnames[i], RESULTS_HOST_MAX));
+		FZ_CHECK(fz_str_ok(run->hostnames[i], RECORD_HOST_MAX));
 	FZ_CHECK((run->nphases == 0) == (run->phases == NULL));
 	for (size_t i = 0; i < run->nphases; i++)
 		fz_check_phase(run, &run->phases[i]);

@@ -12,7 +12,7 @@
 
 static struct phase_data phases[NPHASES];
 static struct rank_rec ranks[NPHASES][2];
-static char hosts[1][RESULTS_HOST_MAX] = {"node0"};
+static char hosts[1][RECORD_HOST_MAX] = {"node0"};
 
 /* Bandwidths in MB/s of the 2 data sets x 2 readers per node x 3 repetitions, posix. */
 static const double bw[2][2][3] = {

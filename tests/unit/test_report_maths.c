@@ -14,7 +14,7 @@
 
 /* 4 ranks on 2 nodes: ranks 0, 1 on node 0 ("alpha"), 2, 3 on node 1 ("beta"). */
 static int32_t node_of_rank[4] = {0, 0, 1, 1};
-static char hosts[2][RESULTS_HOST_MAX] = {"alpha", "beta"};
+static char hosts[2][RECORD_HOST_MAX] = {"alpha", "beta"};
 
 /* Phase "big": ranks 0 and 1 read, 100 MB files.
  *   rank 0: f0 open 0-0.1, read to 1.0, close 1.1; f1 open 1.1-1.2, read to 2.0, close 2.0

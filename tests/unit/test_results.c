@@ -109,7 +109,7 @@ static int write_file(const char *path, int force, struct pf_err *e)
 {
 	struct results *r = NULL;
 	const int node_of_rank[1] = {0};
-	const char hosts[1][RESULTS_HOST_MAX] = {"host-a.example"};
+	const char hosts[1][RECORD_HOST_MAX] = {"host-a.example"};
 	const double offsets[1] = {0.25};
 	if (results_create(path, force, MPI_COMM_WORLD, &meta, &r, e) < 0)
 		return -1;
