@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "util/digest.h"
 #include "util/err.h"
+#include "util/space.h"
 #include "dataset/sizes.h"
 
 #define DATASET_PATTERN_VERSION 2
@@ -108,5 +109,11 @@ int manifest_read(const char *dir, struct manifest *m, struct pf_err *e);
 
 /* 1 when a and b describe the same files (completeness aside). */
 int manifest_same_files(const struct manifest *a, const struct manifest *b);
+
+/* What generating data set d writes, in blocks of block bytes: every file rounded up to a
+ * block, its directories (a block each), the manifest, digest lists and description. Exact
+ * for fixed sizes and histograms, an upper bound for distributions. Pure (need.c). */
+void dataset_space_need(const struct experiment *x, const struct cfg_dataset *d, uint64_t block,
+			struct space_need *n);
 
 #endif

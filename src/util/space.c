@@ -14,32 +14,28 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "dataset/dataset.h"
-#include "dataset/sizes.h"
-#include "dataset/tree.h"
 #include "util/units.h"
 
-static uint64_t space_sat_add(uint64_t a, uint64_t b)
+uint64_t space_add_sat(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static uint64_t space_sat_mul(uint64_t a, uint64_t b)
+uint64_t space_mul_sat(uint64_t a, uint64_t b)
 {
 	return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-/* bytes rounded up to whole blocks (saturating). */
-static uint64_t space_blocks(uint64_t bytes, uint64_t block)
+uint64_t space_blocks(uint64_t bytes, uint64_t block)
 {
 	uint64_t n = bytes / block + (bytes % block != 0);
-	return space_sat_mul(n, block);
+	return space_mul_sat(n, block);
 }
 
 void space_add(struct space_need *a, const struct space_need *b)
 {
-	a->bytes = space_sat_add(a->bytes, b->bytes);
-	a->inodes = space_sat_add(a->inodes, b->inodes);
+	a->bytes = space_add_sat(a->bytes, b->bytes);
+	a->inodes = space_add_sat(a->inodes, b->inodes);
 }
 
 void space_margin(uint64_t size, uint64_t inodes, uint64_t *bytes, uint64_t *nodes)
@@ -56,7 +52,7 @@ void space_apply_quota(struct space_fs *fs, uint64_t blimit_kib, uint64_t used_b
 		       uint64_t ilimit, uint64_t used_inodes)
 {
 	if (blimit_kib != 0) {
-		uint64_t limit = space_sat_mul(blimit_kib, 1024);
+		uint64_t limit = space_mul_sat(blimit_kib, 1024);
 		uint64_t left = limit > used_bytes ? limit - used_bytes : 0;
 		if (left < fs->free_bytes)
 			fs->free_bytes = left;
@@ -141,9 +137,9 @@ int space_probe(const char *path, struct space_fs *fs, struct pf_err *e)
 	}
 	fs->dev = st.st_dev;
 	fs->block = v.f_frsize ? v.f_frsize : v.f_bsize ? v.f_bsize : 4096;
-	fs->size = space_sat_mul(v.f_blocks, fs->block);
+	fs->size = space_mul_sat(v.f_blocks, fs->block);
 	fs->inodes = v.f_files;
-	fs->free_bytes = space_sat_mul(v.f_bavail, fs->block);
+	fs->free_bytes = space_mul_sat(v.f_bavail, fs->block);
 	fs->free_inodes = v.f_favail;
 	if (geteuid() != 0) { /* root is not held to quotas (CAP_SYS_RESOURCE) */
 		space_quota(fd, USRQUOTA, (unsigned)geteuid(), fs);
@@ -152,65 +148,6 @@ int space_probe(const char *path, struct space_fs *fs, struct pf_err *e)
 	close(fd);
 	space_margin(fs->size, fs->inodes, &fs->margin_bytes, &fs->margin_inodes);
 	return 0;
-}
-
-/* Directories an indexed, flat or hashed layout makes at most (the data set's own too). */
-static uint64_t space_dirs(const struct cfg_dataset *d)
-{
-	const struct cfg_layout *l = &d->layout;
-	uint64_t dirs = 1, span = 1;
-	if (l->kind == CFG_LAYOUT_INDEXED && l->files_per_dir > 0)
-		return 1 + d->nfiles / l->files_per_dir + (d->nfiles % l->files_per_dir != 0);
-	if (l->kind == CFG_LAYOUT_TREE && d->tree != NULL)
-		return 1 + d->tree->ndirs;
-	if (l->kind != CFG_LAYOUT_HASHED)
-		return 1;
-	for (uint64_t level = 0; level < l->depth; level++) {
-		span = space_sat_mul(span, 1ULL << (4 * l->width)); /* directories on this level */
-		dirs = space_sat_add(dirs, span < d->nfiles ? span : d->nfiles);
-	}
-	return dirs;
-}
-
-/* The files' bytes in whole blocks: exact for fixed sizes and histograms, at most one block
- * more per file for distributions and trees. */
-static uint64_t space_file_bytes(const struct cfg_dataset *d, uint64_t block)
-{
-	uint64_t bytes = 0;
-	if (d->sizes == CFG_SIZES_FIXED)
-		return space_sat_mul(d->nfiles, space_blocks(d->file_size, block));
-	if (d->sizes == CFG_SIZES_HISTOGRAM) {
-		for (size_t k = 0; k < d->nbuckets; k++)
-			bytes = space_sat_add(bytes, space_sat_mul(d->buckets[k].count,
-								   space_blocks(d->buckets[k].size, block)));
-		return bytes;
-	}
-	return space_sat_add(space_blocks(d->total_size, block), space_sat_mul(d->nfiles, block));
-}
-
-void space_need_dataset(const struct experiment *x, const struct cfg_dataset *d, uint64_t block,
-			struct space_need *n)
-{
-	uint64_t lists = 0, aux = 4096; /* the manifest */
-	memset(n, 0, sizeof *n);
-	if (d->layout.kind == CFG_LAYOUT_IN_PLACE) { /* only the description and the manifest */
-		n->bytes = space_blocks(aux + (d->tree ? d->tree->text_len : 0), block) + block;
-		n->inodes = 3;
-		return;
-	}
-	if (x->process_digest != DIGEST_NONE)
-		lists = space_sat_add(lists, space_sat_mul(d->nfiles,
-							   digest_hex_len(x->process_digest) + 1));
-	if (d->layout.kind == CFG_LAYOUT_HASHED)
-		lists = space_sat_add(lists, space_sat_mul(d->nfiles,
-							   digest_hex_len(d->layout.digest) + 1));
-	if (d->tree != NULL)
-		aux += d->tree->text_len;
-	uint64_t dirs = space_dirs(d);
-	n->bytes = space_file_bytes(d, block);
-	n->bytes = space_sat_add(n->bytes, space_sat_mul(dirs, block));
-	n->bytes = space_sat_add(n->bytes, space_blocks(lists, block) + space_blocks(aux, block));
-	n->inodes = space_sat_add(space_sat_add(d->nfiles, dirs), 4); /* manifest, lists, tree */
 }
 
 /* "1.2 TB" for messages. */
@@ -247,8 +184,8 @@ int space_check(const struct space_fs *fs, const struct space_need *need, const 
 		struct pf_err *e)
 {
 	char nb[32], ni[32], mb[32], mi[32], fb[32], fi[32];
-	uint64_t bytes = space_sat_add(need->bytes, fs->margin_bytes);
-	uint64_t inodes = space_sat_add(need->inodes, fs->margin_inodes);
+	uint64_t bytes = space_add_sat(need->bytes, fs->margin_bytes);
+	uint64_t inodes = space_add_sat(need->inodes, fs->margin_inodes);
 	if (bytes <= fs->free_bytes && inodes <= fs->free_inodes)
 		return 0;
 	return pf_fail(e, PF_USAGE,

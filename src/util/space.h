@@ -11,22 +11,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config/config.h"
 #include "util/err.h"
 
+#define SPACE_PATH_MAX 4096 /* a directory path (the config's longest) */
 #define SPACE_MARGIN_PERCENT 1             /* of the file system's size and inodes */
 #define SPACE_MARGIN_MIN_BYTES (1ULL << 20) /* at least 1 MiB ... */
 #define SPACE_MARGIN_MIN_INODES 16ULL       /* ... and 16 inodes stay free */
 
 /* What is about to be written on one file system. */
 struct space_need {
-	uint64_t bytes;   /* in whole blocks of the file system (space_need_dataset rounds) */
+	uint64_t bytes;   /* in whole blocks of the file system (dataset_space_need rounds) */
 	uint64_t inodes;  /* files and directories */
 };
 
 /* A file system as statvfs (and quotactl) describe it to this user. */
 struct space_fs {
-	char path[CFG_PATH_MAX];  /* the existing directory that was asked (or its nearest parent) */
+	char path[SPACE_PATH_MAX]; /* the existing directory that was asked (or its nearest parent) */
 	dev_t dev;                /* tells file systems apart */
 	uint64_t block;           /* f_frsize: the unit space is counted in */
 	uint64_t size, inodes;    /* the whole file system */
@@ -48,14 +48,13 @@ void space_margin(uint64_t size, uint64_t inodes, uint64_t *bytes, uint64_t *nod
 void space_apply_quota(struct space_fs *fs, uint64_t blimit_kib, uint64_t used_bytes,
 		       uint64_t ilimit, uint64_t used_inodes);
 
-/* What generating data set d writes, in blocks of block bytes: every file rounded up to a
- * block, its directories (a block each), the manifest, digest lists and description. Exact
- * for fixed sizes and histograms, an upper bound for distributions. Pure. */
-void space_need_dataset(const struct experiment *x, const struct cfg_dataset *d, uint64_t block,
-			struct space_need *n);
-
 /* Add b to a, saturating at UINT64_MAX. */
 void space_add(struct space_need *a, const struct space_need *b);
+
+/* a + b and a x b, saturating at UINT64_MAX; bytes rounded up to whole blocks (saturating). */
+uint64_t space_add_sat(uint64_t a, uint64_t b);
+uint64_t space_mul_sat(uint64_t a, uint64_t b);
+uint64_t space_blocks(uint64_t bytes, uint64_t block);
 
 /* need + the margin against fs's free figures: 0, or -1 with e set (PF_USAGE) as "WHAT
  * needs 1.2 TB and 1.0e+06 inodes (with a margin of ...); PATH has 800 GB and 4.1e+05

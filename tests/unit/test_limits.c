@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "dataset/dataset.h"
 #include "util/space.h"
 #include "tap.h"
 
@@ -374,7 +375,7 @@ static void test_space_maths(void)
 		return;
 	}
 	struct space_need need;
-	space_need_dataset(&x, &x.datasets[0], 4096, &need);
+	dataset_space_need(&x, &x.datasets[0], 4096, &need);
 	ok(need.bytes == 25 * 8192 + 4 * 4096 + 4096 && need.inodes == 25 + 4 + 4,
 	   "25 files of 5000 B in 4 KiB blocks, 3 directories and the data set's: %llu B, %llu "
 	   "inodes", (unsigned long long)need.bytes, (unsigned long long)need.inodes);
