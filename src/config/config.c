@@ -13,9 +13,8 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#include "dataset/sizes.h"
+#include "config/sizes.h"
 #include "util/stop.h"
-#include "dataset/tree.h"
 #include "util/units.h"
 #include "util/ydoc.h"
 
@@ -1937,8 +1936,8 @@ void cfg_free(struct experiment *x)
 		return;
 	free(x->yaml_text);
 	for (size_t i = 0; x->datasets != NULL && i < x->ndatasets; i++) {
-		tree_free(x->datasets[i].tree);
-		free(x->datasets[i].tree);
+		if (x->datasets[i].tree != NULL && x->datasets[i].tree_release != NULL)
+			x->datasets[i].tree_release(x->datasets[i].tree);
 		free(x->datasets[i].from_tree);
 		free(x->datasets[i].buckets);
 	}

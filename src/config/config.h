@@ -139,7 +139,10 @@ struct cfg_dataset {
 	int in_place;             /* read the tree itself instead of generating a twin */
 	struct cfg_pos tree_pos;  /* of from_tree's value, for messages after loading */
 	size_t entry;             /* the index of the data set as written (datasets[entry]) */
-	struct tree_desc *tree;   /* the description, once attached; owned (cfg_free) */
+	struct tree_desc *tree;   /* the description, once attached; owned: cfg_free releases it
+				   * with tree_release, which tree_attach sets (the description is a
+				   * later stage's type: config frees it without knowing it) */
+	void (*tree_release)(struct tree_desc *t);
 };
 
 /* hardware: what the machine can do, for the report's ceilings (README "Reports"); the

@@ -2,6 +2,7 @@
  * what generate made. File names are a pure function of the file index, so no rank needs a
  * file list, and the content of any block can be checked without a lookup. */
 #include "dataset/dataset.h"
+#include "config/sizes.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -568,4 +569,54 @@ int manifest_same_files(const struct manifest *a, const struct manifest *b)
 	       a->files_per_dir == b->files_per_dir && strcmp(a->sizes, b->sizes) == 0 &&
 	       a->layout == b->layout && a->depth == b->depth && a->width == b->width &&
 	       a->name_digest == b->name_digest;
+}
+
+uint64_t dataset_file_size(const struct cfg_dataset *d, uint64_t i)
+{
+	switch (d->sizes) {
+	case CFG_SIZES_LOGNORMAL:
+		if (d->last_size != 0 && i + 1 == d->nfiles)
+			return d->last_size;
+		return sizes_lognormal(d, i);
+	case CFG_SIZES_HISTOGRAM:
+		return sizes_histogram_at(d, i);
+	case CFG_SIZES_TREE:
+		return d->tree != NULL && i < d->tree->nfiles ? d->tree->size[i] : 0;
+	case CFG_SIZES_FIXED:
+	default:
+		return d->file_size;
+	}
+}
+
+int sizes_describe(const struct cfg_dataset *d, char *buf, size_t len)
+{
+	int n = 0;
+	size_t used;
+	buf[0] = '\0';
+	if (d->sizes == CFG_SIZES_TREE && d->tree != NULL) /* the list's hash: a changed tree differs */
+		n = snprintf(buf, len,
+			     "tree nfiles=%" PRIu64 " total=%" PRIu64 " dirs=%" PRIu64 " depth=%" PRIu64
+			     " list=%016" PRIx64,
+			     d->tree->nfiles, d->tree->total, d->tree->ndirs, d->tree->depth,
+			     d->tree->hash);
+	if (d->sizes == CFG_SIZES_LOGNORMAL)
+		n = snprintf(buf, len,
+			     "lognormal median=%" PRIu64 " sigma=%.17g min=%" PRIu64 " max=%" PRIu64
+			     " seed=%" PRIu64 " nfiles=%" PRIu64 " total=%" PRIu64,
+			     d->median, d->sigma, d->min, d->max, d->seed, d->nfiles, d->total_size);
+	if (d->sizes != CFG_SIZES_HISTOGRAM)
+		return n < 0 || (size_t)n >= len ? -1 : 0;
+	n = snprintf(buf, len, "histogram");
+	for (size_t k = 0; k < d->nbuckets && n >= 0 && (size_t)n < len; k++) {
+		used = (size_t)n;
+		int m = snprintf(buf + used, len - used, "%s%" PRIu64 "x%" PRIu64, k ? "," : " ",
+				 d->buckets[k].size, d->buckets[k].count);
+		n = m < 0 ? -1 : n + m;
+	}
+	if (n >= 0 && (size_t)n < len) {
+		used = (size_t)n;
+		int m = snprintf(buf + used, len - used, " total=%" PRIu64, d->total_size);
+		n = m < 0 ? -1 : n + m;
+	}
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }

@@ -10,7 +10,18 @@
 #include "util/digest.h"
 #include "util/err.h"
 #include "util/space.h"
-#include "dataset/sizes.h"
+
+/* The size in bytes of file i (0 <= i < d->nfiles) of d. For lognormal: median x
+ * exp(sigma x z), z the standard normal quantile of a hash of (d->seed, d->name, i), rounded
+ * and clamped to [min, max]; the last file of a data set given by total_size is trimmed so
+ * that the total is exact. For a histogram: sizes_histogram_at. For a tree: its description's. */
+uint64_t dataset_file_size(const struct cfg_dataset *d, uint64_t i);
+
+/* A one-line description of d's size spec for manifests and plan ("lognormal median=4096
+ * sigma=1.5 min=7 max=1048576 seed=1 nfiles=300 total=...", or for a tree "tree nfiles=N
+ * total=T dirs=D depth=K list=HASH"); "" for a fixed-size data set.
+ * Returns 0, or -1 when it did not fit in len. */
+int sizes_describe(const struct cfg_dataset *d, char *buf, size_t len);
 
 #define DATASET_PATTERN_VERSION 2
 #define DATASET_MANIFEST ".pfsread-manifest"

@@ -557,9 +557,17 @@ const char *tree_dir_path(const struct tree_desc *t, uint64_t k, int twin)
 	return tree_str(twin ? &t->twin_dirs : &t->dirs, k);
 }
 
+/* What cfg_free calls to release an attached description (it was malloc'ed whole). */
+static void tree_release(struct tree_desc *t)
+{
+	tree_free(t);
+	free(t);
+}
+
 void tree_attach(struct cfg_dataset *d, struct tree_desc *t)
 {
 	d->tree = t;
+	d->tree_release = tree_release;
 	d->sizes = CFG_SIZES_TREE;
 	d->nfiles = t->nfiles;
 	d->total_size = t->total;

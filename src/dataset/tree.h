@@ -64,7 +64,7 @@ const char *tree_file_path(const struct tree_desc *t, uint64_t i, int in_place);
 const char *tree_dir_path(const struct tree_desc *t, uint64_t k, int twin);
 
 /* The experiment's data set d takes t's files: sizes, count, total, median. d owns t then
- * (cfg_free releases it). */
+ * (t must be malloc'ed; cfg_free releases it through d->tree_release). */
 void tree_attach(struct cfg_dataset *d, struct tree_desc *t);
 
 #endif

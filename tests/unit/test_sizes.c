@@ -8,7 +8,7 @@
 
 #include "config/config.h"
 #include "dataset/dataset.h"
-#include "dataset/sizes.h"
+#include "config/sizes.h"
 #include "tap.h"
 
 #define ROOT "root: /nonexistent-pfsread-root/data\n"

@@ -14,7 +14,7 @@
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "dataset/fromtree.h"
-#include "dataset/sizes.h"
+#include "config/sizes.h"
 #include "dataset/tree.h"
 #include "tap.h"
 

@@ -1,14 +1,15 @@
 /* sizes: file sizes of data sets with a size distribution, each a pure function of (spec,
  * seed, file index). Nothing is listed: any rank asks for any file's size in O(1) (lognormal)
- * or O(log buckets) (histogram), and the totals are summed once at config load. */
-#include "dataset/sizes.h"
+ * or O(log buckets) (histogram), and the totals are summed once at config load. The maths of
+ * the config's size spec, so it sits with the config: the loader counts and sums with it, and
+ * dataset_file_size gives each file its size with it. */
+#include "config/sizes.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "dataset/tree.h"
 
 static uint64_t sizes_mix(uint64_t z)
 {
@@ -69,7 +70,7 @@ uint64_t sizes_lognormal(const struct cfg_dataset *d, uint64_t i)
 	return s < d->min ? d->min : s > d->max ? d->max : s;
 }
 
-static uint64_t sizes_histogram(const struct cfg_dataset *d, uint64_t i)
+uint64_t sizes_histogram_at(const struct cfg_dataset *d, uint64_t i)
 {
 	uint64_t p = (uint64_t)(((unsigned __int128)(i % d->nfiles) * d->stride) % d->nfiles);
 	size_t lo = 0, hi = d->nbuckets - 1; /* the first bucket whose end is above p */
@@ -81,23 +82,6 @@ static uint64_t sizes_histogram(const struct cfg_dataset *d, uint64_t i)
 			lo = mid + 1;
 	}
 	return d->buckets[lo].size;
-}
-
-uint64_t dataset_file_size(const struct cfg_dataset *d, uint64_t i)
-{
-	switch (d->sizes) {
-	case CFG_SIZES_LOGNORMAL:
-		if (d->last_size != 0 && i + 1 == d->nfiles)
-			return d->last_size;
-		return sizes_lognormal(d, i);
-	case CFG_SIZES_HISTOGRAM:
-		return sizes_histogram(d, i);
-	case CFG_SIZES_TREE:
-		return d->tree != NULL && i < d->tree->nfiles ? d->tree->size[i] : 0;
-	case CFG_SIZES_FIXED:
-	default:
-		return d->file_size;
-	}
 }
 
 static uint64_t sizes_gcd(uint64_t a, uint64_t b)
@@ -135,37 +119,4 @@ uint64_t sizes_histogram_median(const struct cfg_dataset *d)
 			best = s;
 	}
 	return best;
-}
-
-int sizes_describe(const struct cfg_dataset *d, char *buf, size_t len)
-{
-	int n = 0;
-	size_t used;
-	buf[0] = '\0';
-	if (d->sizes == CFG_SIZES_TREE && d->tree != NULL) /* the list's hash: a changed tree differs */
-		n = snprintf(buf, len,
-			     "tree nfiles=%" PRIu64 " total=%" PRIu64 " dirs=%" PRIu64 " depth=%" PRIu64
-			     " list=%016" PRIx64,
-			     d->tree->nfiles, d->tree->total, d->tree->ndirs, d->tree->depth,
-			     d->tree->hash);
-	if (d->sizes == CFG_SIZES_LOGNORMAL)
-		n = snprintf(buf, len,
-			     "lognormal median=%" PRIu64 " sigma=%.17g min=%" PRIu64 " max=%" PRIu64
-			     " seed=%" PRIu64 " nfiles=%" PRIu64 " total=%" PRIu64,
-			     d->median, d->sigma, d->min, d->max, d->seed, d->nfiles, d->total_size);
-	if (d->sizes != CFG_SIZES_HISTOGRAM)
-		return n < 0 || (size_t)n >= len ? -1 : 0;
-	n = snprintf(buf, len, "histogram");
-	for (size_t k = 0; k < d->nbuckets && n >= 0 && (size_t)n < len; k++) {
-		used = (size_t)n;
-		int m = snprintf(buf + used, len - used, "%s%" PRIu64 "x%" PRIu64, k ? "," : " ",
-				 d->buckets[k].size, d->buckets[k].count);
-		n = m < 0 ? -1 : n + m;
-	}
-	if (n >= 0 && (size_t)n < len) {
-		used = (size_t)n;
-		int m = snprintf(buf + used, len - used, " total=%" PRIu64, d->total_size);
-		n = m < 0 ? -1 : n + m;
-	}
-	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
