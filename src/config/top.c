@@ -1,0 +1,341 @@
+/* top: the top-level keys of an experiment and their mappings (sweep, layout, process,
+ * hardware, the backends' blocks), their defaults, and the document: walk the top level, then
+ * settle and check across keys (check.c). */
+#include "config/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The sweep handlers get the experiment itself as dst (their table offsets are 0). */
+static int cfg_h_readers(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			 size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_readers_one, x->readers_per_node, sizeof x->readers_per_node[0],
+				   &x->nreaders, x->readers_pos};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_backends(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			  size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_str, x->backends, sizeof x->backends[0], &x->nbackends,
+				   x->backends_pos};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_transfers(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			   size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_transfer, x->transfer_sizes, sizeof x->transfer_sizes[0],
+				   &x->ntransfers, NULL};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_orders(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_order, x->orders, sizeof x->orders[0], &x->norders, NULL};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_patterns(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			  size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_pattern, x->patterns, sizeof x->patterns[0], &x->npatterns,
+				   NULL};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static int cfg_h_decomps(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			 size_t size)
+{
+	struct experiment *x = dst;
+	const struct cfg_list l = {cfg_h_decomp, x->decomps, sizeof x->decomps[0], &x->ndecomps,
+				   NULL};
+	(void)size;
+	return cfg_list(c, key, v, &l);
+}
+
+static const struct cfg_field cfg_sweep_fields[] = {
+	{"readers_per_node", cfg_h_readers, 0, 0, 0},
+	{"backend", cfg_h_backends, 0, 0, 0},
+	{"transfer_size", cfg_h_transfers, 0, 0, 0},
+	{"order", cfg_h_orders, 0, 0, 0},
+	{"pattern", cfg_h_patterns, 0, 0, 0},
+	{"decomposition", cfg_h_decomps, 0, 0, 0},
+};
+
+static int cfg_h_sweep(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_sweep_fields)];
+	(void)dst;
+	(void)size;
+	return cfg_walk(c, key, v, cfg_sweep_fields, CFG_LEN(cfg_sweep_fields), c->x, seen);
+}
+
+static const struct cfg_field cfg_layout_fields[] = {
+	{"files_per_dir", cfg_h_fanout, offsetof(struct experiment, files_per_dir), 0, 0},
+};
+
+static int cfg_h_layout(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_layout_fields)];
+	(void)dst;
+	(void)size;
+	return cfg_walk(c, key, v, cfg_layout_fields, CFG_LEN(cfg_layout_fields), c->x, seen);
+}
+
+static const struct cfg_field cfg_uring_fields[] = {
+	{"queue_depth", cfg_h_depth, offsetof(struct experiment, uring_queue_depth), 0, 0},
+	{"max_inflight", cfg_h_inflight, offsetof(struct experiment, uring_max_inflight), 0, 0},
+};
+
+static int cfg_h_uring(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_uring_fields)];
+	(void)dst;
+	(void)size;
+	return cfg_walk(c, key, v, cfg_uring_fields, CFG_LEN(cfg_uring_fields), c->x, seen);
+}
+
+static const struct cfg_field cfg_process_fields[] = {
+	{"digest", cfg_h_digest, offsetof(struct experiment, process_digest), 0, 0},
+	{"cpu_ns_per_byte", cfg_h_ns_per_byte, offsetof(struct experiment, process_cpu_ns_per_byte),
+	 0, 0},
+};
+
+static int cfg_h_process(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			 size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_process_fields)];
+	(void)dst;
+	(void)size;
+	c->x->process_pos = cfg_pos_of(v);
+	return cfg_walk(c, key, v, cfg_process_fields, CFG_LEN(cfg_process_fields), c->x, seen);
+}
+
+static const struct cfg_field cfg_mpiio_fields[] = {
+	{"collective", cfg_h_bool, offsetof(struct experiment, mpiio_collective), 0, 0},
+};
+
+static int cfg_h_mpiio(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_mpiio_fields)];
+	(void)dst;
+	(void)size;
+	return cfg_walk(c, key, v, cfg_mpiio_fields, CFG_LEN(cfg_mpiio_fields), c->x, seen);
+}
+
+static const struct cfg_field cfg_hardware_fields[] = {
+	{"node_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_disk_MBps), 0, 0},
+	{"node_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_link_MBps), 0, 0},
+	{"node_memcpy_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_memcpy_MBps), 0, 0},
+	{"reader_MBps", cfg_h_rate, offsetof(struct cfg_hardware, reader_MBps), 0, 0},
+	{"storage_servers", cfg_h_hw_count, offsetof(struct cfg_hardware, storage_servers), 0, 0},
+	{"server_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_disk_MBps), 0, 0},
+	{"server_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_link_MBps), 0, 0},
+	{"data_on_compute_nodes", cfg_h_bool,
+	 offsetof(struct cfg_hardware, data_on_compute_nodes), 0, 0},
+	{"racks", cfg_h_hw_count, offsetof(struct cfg_hardware, racks), 0, 0},
+	{"rack_uplink_MBps", cfg_h_rate, offsetof(struct cfg_hardware, rack_uplink_MBps), 0, 0},
+};
+
+static int cfg_h_hardware(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+			  size_t size)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_hardware_fields)];
+	(void)dst;
+	(void)size;
+	c->x->hw.given = 1;
+	return cfg_walk(c, key, v, cfg_hardware_fields, CFG_LEN(cfg_hardware_fields), &c->x->hw,
+			seen);
+}
+
+/* mpiio_hints: any keys (MPI_Info passes them through), scalar values kept as written. */
+static int cfg_hint(struct cfg_ctx *c, const char *prefix, const struct ypair *p)
+{
+	char key[CFG_KEY_MAX];
+	struct experiment *x = c->x;
+	struct ynode *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
+	if (k == NULL || v == NULL)
+		return -1;
+	if (k->type != YAML_SCALAR_NODE)
+		return cfg_fail(c, k, prefix, "a hint name must be a scalar, found %s", cfg_kind(k));
+	cfg_path(key, sizeof key, prefix, (const char *)k->str);
+	if (x->nhints == CFG_HINTS_MAX)
+		return cfg_fail(c, k, key, "too many hints (at most %d)", CFG_HINTS_MAX);
+	struct cfg_hint *h = &x->mpiio_hints[x->nhints];
+	for (size_t i = 0; i < x->nhints; i++)
+		if (strcmp(x->mpiio_hints[i].key, (const char *)k->str) == 0)
+			return cfg_fail(c, k, key, "duplicate key");
+	if (cfg_h_str(c, key, k, h->key, sizeof h->key) != 0 ||
+	    cfg_h_str(c, key, v, h->value, sizeof h->value) != 0)
+		return -1;
+	x->nhints++;
+	return 0;
+}
+
+static int cfg_h_hints(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
+{
+	(void)dst;
+	(void)size;
+	if (cfg_expect(c, key, v, YAML_MAPPING_NODE) != 0)
+		return -1;
+	for (const struct ypair *p = v->pairs; p < v->pairs + v->n; p++)
+		if (cfg_hint(c, key, p) != 0)
+			return -1;
+	return 0;
+}
+
+static const struct cfg_field cfg_top_fields[] = {
+	{"name", cfg_h_name, offsetof(struct experiment, name),
+	 CFG_MEMBER_SIZE(struct experiment, name), 0},
+	{"root", cfg_h_root, offsetof(struct experiment, root),
+	 CFG_MEMBER_SIZE(struct experiment, root), 1},
+	{"results", cfg_h_results, offsetof(struct experiment, results),
+	 CFG_MEMBER_SIZE(struct experiment, results), 0},
+	{"layout", cfg_h_layout, 0, 0, 0},
+	{"datasets", cfg_h_datasets, 0, 0, 1},
+	{"sweep", cfg_h_sweep, 0, 0, 0},
+	{"repetitions", cfg_h_repetitions, offsetof(struct experiment, repetitions), 0, 0},
+	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0},
+	{"shift_fallback", cfg_h_fallback, offsetof(struct experiment, shift_fallback), 0, 0},
+	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
+	{"noatime", cfg_h_bool, offsetof(struct experiment, noatime), 0, 0},
+	{"sequential_hint", cfg_h_bool, offsetof(struct experiment, sequential_hint), 0, 0},
+	{"verify", cfg_h_bool, offsetof(struct experiment, verify), 0, 0},
+	{"phase_timeout", cfg_h_duration, offsetof(struct experiment, phase_timeout), 0, 0},
+	{"startup_timeout", cfg_h_duration, offsetof(struct experiment, startup_timeout), 0, 0},
+	{"uring", cfg_h_uring, 0, 0, 0},
+	{"mpiio", cfg_h_mpiio, 0, 0, 0},
+	{"mpiio_hints", cfg_h_hints, 0, 0, 0},
+	{"hardware", cfg_h_hardware, 0, 0, 0},
+	{"process", cfg_h_process, 0, 0, 0},
+	{"space_check", cfg_h_bool, offsetof(struct experiment, space_check), 0, 0},
+};
+
+/* The default name: the file's base name without .yaml or .yml. */
+static void cfg_default_name(char *name, size_t size, const char *source)
+{
+	const char *base = strrchr(source, '/');
+	base = base != NULL ? base + 1 : source;
+	size_t n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
+		n -= 5;
+	else if (n > 4 && strcmp(base + n - 4, ".yml") == 0)
+		n -= 4;
+	if (n == 0) {
+		base = "pfsread";
+		n = strlen(base);
+	}
+	if (n >= size)
+		n = size - 1;
+	memcpy(name, base, n);
+	name[n] = '\0';
+}
+
+/* Defaults that a key overwrites when given. */
+void cfg_defaults(struct experiment *x, const char *source)
+{
+	static const char results[] = "results/{name}-{jobid}-{time}.h5";
+	cfg_default_name(x->name, sizeof x->name, source);
+	memcpy(x->results, results, sizeof results);
+	x->files_per_dir = 1000;
+	x->repetitions = 1;
+	x->cache = CFG_CACHE_DROP;
+	x->shift_fallback = CFG_CACHE_FADVISE;
+	x->startup_timeout = CFG_STARTUP_TIMEOUT_S;
+	x->seed = 1;
+	x->sequential_hint = 1;
+	x->mpiio_collective = 1;
+	x->uring_queue_depth = 16;
+	x->uring_max_inflight = 64ULL << 20;
+	x->space_check = 1;
+}
+
+/* Defaults of what was not given, placed at pos (the top of the file) for later messages. */
+static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
+{
+	static const char posix[] = "posix";
+	if (x->nreaders == 0) {
+		x->readers_per_node[0] = 1;
+		x->readers_pos[0] = pos;
+		x->nreaders = 1;
+	}
+	if (x->nbackends == 0) {
+		memcpy(x->backends[0], posix, sizeof posix);
+		x->backends_pos[0] = pos;
+		x->nbackends = 1;
+	}
+	if (x->ntransfers == 0) {
+		x->transfer_sizes[0] = 4ULL << 20;
+		x->ntransfers = 1;
+	}
+	if (x->norders == 0) {
+		x->orders[0] = CFG_ORDER_SORTED;
+		x->norders = 1;
+	}
+	if (x->npatterns == 0) {
+		x->patterns[0] = CFG_PATTERN_PER_READER;
+		x->npatterns = 1;
+	}
+	if (x->ndecomps == 0) {
+		x->decomps[0] = CFG_DECOMP_BLOCK;
+		x->ndecomps = 1;
+	}
+	if (x->cache_pos.line == 0)
+		x->cache_pos = pos;
+	if (x->shift_fallback_pos.line == 0)
+		x->shift_fallback_pos = pos;
+}
+
+/* Where a message about the whole run's size goes: repetitions, else sweep, else datasets. */
+static void cfg_volume_place(struct experiment *x, const struct cfg_seen *top)
+{
+	static const char *const keys[] = {"repetitions", "sweep", "datasets"};
+	for (size_t k = 0; k < CFG_LEN(keys); k++)
+		for (size_t i = 0; i < CFG_LEN(cfg_top_fields); i++)
+			if (strcmp(cfg_top_fields[i].name, keys[k]) == 0 && top[i].key != NULL) {
+				x->volume_pos = cfg_pos_of(top[i].key);
+				snprintf(x->volume_key, sizeof x->volume_key, "%s", keys[k]);
+				return;
+			}
+}
+
+int cfg_document(struct cfg_ctx *c)
+{
+	struct cfg_seen seen[CFG_LEN(cfg_top_fields)];
+	const struct cfg_pos start = {1, 1};
+	struct ynode *top = ydoc_root(c->yd);
+	if (top == NULL)
+		return cfg_fail_pos(c->e, c->source, start, "the file is empty (expected a mapping "
+				    "with at least root and datasets)");
+	if (top->type != YAML_MAPPING_NODE)
+		return cfg_fail(c, top, NULL, "the top level must be a mapping of keys, found %s",
+				cfg_kind(top));
+	if (cfg_walk(c, "", top, cfg_top_fields, CFG_LEN(cfg_top_fields), c->x, seen) != 0)
+		return -1;
+	cfg_late_defaults(c->x, cfg_pos_of(top));
+	cfg_volume_place(c->x, seen);
+	uint64_t drawn = 0;
+	for (size_t i = 0; i < c->x->ndatasets; i++)
+		if (cfg_settle_sizes(c, i, &drawn) != 0)
+			return -1;
+	if (cfg_add_twins(c) != 0)
+		return -1;
+	cfg_settle_layouts(c->x);
+	if (cfg_check_in_place(c) != 0 || cfg_check_fanout(c) != 0)
+		return -1;
+	return cfg_check_volume(c->x, c->e);
+}
