@@ -17,7 +17,6 @@
 #include "util/stop.h"
 
 #define PHASE_PATH (CFG_PATH_MAX + 64)
-#define PHASE_SLICE_ALIGN 4096     /* pattern shared cuts files at multiples of this */
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
 #define PHASE_SKEW_FLOOR_S 0.1     /* see phase_clock_bound */
 #define PHASE_TAG_ARRIVED 17       /* see phase_close_barrier */
@@ -37,22 +36,17 @@ enum phase_status { PHASE_COMPLETE, PHASE_FAILED, PHASE_TIMEOUT, PHASE_INTERRUPT
 
 static const char *const phase_status_names[] = {"complete", "failed", "timeout", "interrupted"};
 
-/* This rank's share: item i is [offset[i], offset[i] + length[i]) of file[i]. */
+/* This rank's share (plan.h) and what the phase keeps beside it. */
 struct phase_work {
-	uint64_t n;
-	uint64_t *file;
-	uint64_t *offset;
-	uint64_t *length;
-	uint64_t *size;           /* pattern shared: each item's whole file size; NULL: length */
+	struct plan_share sh;
 	int64_t reader;           /* -1 when this rank waits */
 	uint64_t readers;
 	MPI_Comm comm;            /* the readers, for collective backends with pattern shared */
 	int collective;
 	void *backend_state;
-	/* a hashed data set: item i's name (its line of the name list) at names + i x name_len,
-	 * NUL-terminated; read before the opening barrier, so paths are one snprintf each */
-	char *names;
-	size_t name_len;
+	/* a hashed data set: item i's name (its line of the name list), read before the opening
+	 * barrier, so paths are one snprintf each; nm.names NULL otherwise */
+	struct plan_names nm;
 	int32_t *prep_error;      /* NULL, or [n]: errno of a file's cache preparation (fadvise) */
 };
 
@@ -90,75 +84,11 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 					 i ? "," : "", x->mpiio_hints[i].key, x->mpiio_hints[i].value);
 }
 
-static int phase_alloc_work(struct phase_work *w, uint64_t n)
-{
-	w->n = n;
-	if (n == 0)
-		return 0;
-	w->offset = calloc(n, sizeof *w->offset);
-	w->length = calloc(n, sizeof *w->length);
-	return w->offset && w->length ? 0 : -1;
-}
-
-/* pattern per-reader: this reader's files, whole. */
-static int phase_plan_per_reader(const struct phase_spec *s, const struct topology *t,
-				 struct phase_work *w)
-{
-	const struct plan_rule rule = {s->readers_per_node, s->decomp, s->order, s->x->seed,
-				       s->shift_use};
-	uint64_t n;
-	if (plan_files(&t->map, t->rank, s->ds->nfiles, &rule, &w->file, &n) != 0 ||
-	    phase_alloc_work(w, n) != 0)
-		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		w->length[i] = dataset_file_size(s->ds, w->file[i]);
-	return 0;
-}
-
-/* pattern shared: every file, in the phase's order, and this reader's slice of each. Slices
- * are cut at PHASE_SLICE_ALIGN so that O_DIRECT readers get aligned offsets. */
-static int phase_plan_shared(const struct phase_spec *s, struct phase_work *w)
-{
-	uint64_t n = s->ds->nfiles;
-	if (w->reader < 0)
-		return 0;
-	if (phase_alloc_work(w, n) != 0 || (w->file = malloc(n * sizeof *w->file)) == NULL ||
-	    (w->size = malloc(n * sizeof *w->size)) == NULL)
-		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		w->file[i] = s->order == CFG_ORDER_REVERSE ? n - 1 - i : i;
-	if (s->order == CFG_ORDER_RANDOM) {
-		/* the same shuffle on every reader: all read the same file at the same time */
-		struct topo_map one = {1, 1, (int[]){0}, (int[]){0}, (int[]){1}};
-		const struct plan_rule rule = {1, CFG_DECOMP_BLOCK, CFG_ORDER_RANDOM, s->x->seed, 0};
-		uint64_t *order = NULL, m;
-		if (plan_files(&one, 0, n, &rule, &order, &m) != 0)
-			return -1;
-		memcpy(w->file, order, n * sizeof *order);
-		free(order);
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t size = dataset_file_size(s->ds, w->file[i]), first, len;
-		plan_block((size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN, w->readers,
-			   (uint64_t)w->reader, &first, &len);
-		first *= PHASE_SLICE_ALIGN;
-		len = first >= size ? 0 : first + len * PHASE_SLICE_ALIGN > size ? size - first
-										 : len * PHASE_SLICE_ALIGN;
-		w->size[i] = size;
-		w->offset[i] = first;
-		w->length[i] = len;
-	}
-	return 0;
-}
-
 static void phase_free_work(struct phase_work *w)
 {
 	free(w->prep_error);
-	free(w->names);
-	free(w->file);
-	free(w->offset);
-	free(w->length);
-	free(w->size);
+	free(w->nm.names);
+	plan_share_free(&w->sh);
 	if (w->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&w->comm);
 }
@@ -169,80 +99,25 @@ static int phase_load_names(const struct phase_spec *s, struct phase_work *w, st
 {
 	char path[PHASE_PATH];
 	enum digest_kind kind = s->ds->layout.digest;
-	if (s->ds->layout.kind != CFG_LAYOUT_HASHED || w->n == 0)
+	if (s->ds->layout.kind != CFG_LAYOUT_HASHED || w->sh.n == 0)
 		return 0;
-	w->name_len = digest_hex_len(kind) + 1;
-	if ((w->names = malloc(w->n * w->name_len)) == NULL)
+	w->nm.len = digest_hex_len(kind) + 1;
+	if ((w->nm.names = malloc(w->sh.n * w->nm.len)) == NULL)
 		return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
 	if (dataset_names_path(s->x, s->ds, path, sizeof path) != 0)
 		return pf_fail(e, PF_RUNTIME, "%s: path too long", s->x->root);
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "%s: cannot open the name list", path);
-	for (uint64_t i = 0; i < w->n && rc == 0; i++) {
-		int got = dataset_read_line(fd, kind, w->file[i], w->names + i * w->name_len);
+	for (uint64_t i = 0; i < w->sh.n && rc == 0; i++) {
+		int got = dataset_read_line(fd, kind, w->sh.file[i], w->nm.names + i * w->nm.len);
 		if (got < 0)
 			rc = pf_fail_errno(e, got, "%s: cannot read", path);
 		else if (got > 0)
 			rc = pf_fail(e, PF_RUNTIME, "%s: no name for file %llu (run 'pfsread generate' "
-				     "again)", path, (unsigned long long)w->file[i]);
+				     "again)", path, (unsigned long long)w->sh.file[i]);
 	}
 	close(fd);
-	return rc;
-}
-
-static int phase_cmp_names(const void *a, const void *b, void *arg)
-{
-	const struct phase_work *w = arg;
-	return strcmp(w->names + *(const uint64_t *)a * w->name_len,
-		      w->names + *(const uint64_t *)b * w->name_len);
-}
-
-/* Put the items in the order given by perm (perm[k]: the item that goes to place k). */
-static void phase_permute(uint64_t *v, const uint64_t *perm, uint64_t *tmp, uint64_t n)
-{
-	if (v == NULL)
-		return;
-	for (uint64_t k = 0; k < n; k++)
-		tmp[k] = v[perm[k]];
-	memcpy(v, tmp, n * sizeof *v);
-}
-
-/* A hashed data set read in order sorted (or reverse) goes by file name, which is what
- * "sorted" means to a user of a content-addressed corpus (and what keeps a reader inside one
- * directory at a time); file indices say nothing about where a file lies. */
-static int phase_sort_by_name(const struct phase_spec *s, struct phase_work *w,
-			      struct pf_err *e)
-{
-	uint64_t n = w->n, *perm = malloc(n * sizeof *perm), *tmp = malloc(n * sizeof *tmp);
-	char *names = malloc(n * w->name_len);
-	int rc = 0;
-	if (perm == NULL || tmp == NULL || names == NULL) {
-		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
-		goto out;
-	}
-	for (uint64_t k = 0; k < n; k++)
-		perm[k] = k;
-	qsort_r(perm, n, sizeof *perm, phase_cmp_names, w);
-	if (s->order == CFG_ORDER_REVERSE)
-		for (uint64_t k = 0; k < n / 2; k++) {
-			uint64_t t = perm[k];
-			perm[k] = perm[n - 1 - k];
-			perm[n - 1 - k] = t;
-		}
-	phase_permute(w->file, perm, tmp, n);
-	phase_permute(w->offset, perm, tmp, n);
-	phase_permute(w->length, perm, tmp, n);
-	phase_permute(w->size, perm, tmp, n);
-	for (uint64_t k = 0; k < n; k++)
-		memcpy(names + k * w->name_len, w->names + perm[k] * w->name_len, w->name_len);
-	free(w->names);
-	w->names = names;
-	names = NULL;
-out:
-	free(perm);
-	free(tmp);
-	free(names);
 	return rc;
 }
 
@@ -261,13 +136,17 @@ static int phase_plan(const struct phase_spec *s, const struct topology *t, stru
 	if (w->collective)
 		PHASE_MPI(MPI_Comm_split(MPI_COMM_WORLD, w->reader >= 0 ? 0 : MPI_UNDEFINED, t->rank,
 					 &w->comm));
-	if ((s->pattern == CFG_PATTERN_SHARED ? phase_plan_shared(s, w)
-					      : phase_plan_per_reader(s, t, w)) != 0)
+	const struct plan_rule rule = {s->readers_per_node, s->decomp, s->order, s->x->seed,
+				       s->shift_use};
+	if ((s->pattern == CFG_PATTERN_SHARED
+		     ? plan_share_shared(s->ds, s->order, s->x->seed, w->readers, w->reader, &w->sh)
+		     : plan_share_per_reader(&t->map, t->rank, s->ds, &rule, &w->sh)) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
 	if (rc == 0)
 		rc = phase_load_names(s, w, e);
-	if (rc == 0 && w->names != NULL && s->order != CFG_ORDER_RANDOM)
-		rc = phase_sort_by_name(s, w, e);
+	if (rc == 0 && w->nm.names != NULL && s->order != CFG_ORDER_RANDOM)
+		rc = plan_share_sort_by_name(&w->sh, &w->nm, s->order == CFG_ORDER_REVERSE) == 0
+			     ? 0 : pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
 out:
 	return rc;
 }
@@ -276,7 +155,7 @@ out:
 static int phase_item_path(const struct phase_spec *s, const struct phase_work *w, uint64_t i,
 			   char *buf, size_t len)
 {
-	return dataset_path(s->x, s->ds, w->file[i], w->names ? w->names + i * w->name_len : NULL,
+	return dataset_path(s->x, s->ds, w->sh.file[i], w->nm.names ? w->nm.names + i * w->nm.len : NULL,
 			    buf, len);
 }
 
@@ -309,14 +188,14 @@ static int phase_prepare_cache(const struct phase_spec *s, const struct topology
 		return cache_drop_node(e);
 	if (action != CFG_CACHE_FADVISE)
 		return 0;
-	for (uint64_t i = 0; i < w->n; i++) {
+	for (uint64_t i = 0; i < w->sh.n; i++) {
 		if (phase_path(s, w, i, path, sizeof path, e) != 0)
 			return -1;
 		/* a file that cannot be emptied from the cache is that file's failure (its row
 		 * gets the errno after the phase), not the phase's: the others are still read */
 		int rc = cache_fadvise_file(path, s->x->noatime, e);
 		if (rc != 0 && w->prep_error == NULL &&
-		    (w->prep_error = calloc(w->n, sizeof *w->prep_error)) == NULL)
+		    (w->prep_error = calloc(w->sh.n, sizeof *w->prep_error)) == NULL)
 			return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
 		if (rc != 0)
 			w->prep_error[i] = -rc;
@@ -343,14 +222,14 @@ static int phase_residency(const struct phase_spec *s, const struct phase_work *
 			   double *fraction, struct pf_err *e)
 {
 	char path[PHASE_PATH];
-	uint64_t step = w->n > PHASE_RESIDENCY_SAMPLES ? w->n / PHASE_RESIDENCY_SAMPLES : 1;
+	uint64_t step = w->sh.n > PHASE_RESIDENCY_SAMPLES ? w->sh.n / PHASE_RESIDENCY_SAMPLES : 1;
 	uint64_t probed = 0, resident = 0;
-	for (uint64_t i = 0; i < w->n; i += step) {
+	for (uint64_t i = 0; i < w->sh.n; i += step) {
 		uint64_t r;
 		if (phase_path(s, w, i, path, sizeof path, e) != 0 ||
-		    cache_resident(path, w->offset[i], w->length[i], s->x->noatime, &r, e) != 0)
+		    cache_resident(path, w->sh.offset[i], w->sh.length[i], s->x->noatime, &r, e) != 0)
 			return -1;
-		probed += w->length[i];
+		probed += w->sh.length[i];
 		resident += r;
 	}
 	*fraction = probed ? (double)resident / (double)probed : 0;
@@ -370,7 +249,7 @@ struct phase_run_ctx {
 	double paused;            /* seconds spent verifying so far */
 	/* process: each block digested and/or CPU spent on it, on the clock */
 	struct digest dg;         /* kind DIGEST_NONE: no digest */
-	char *want;               /* [w->n x (hex + 1)]: each item's line of the digest list */
+	char *want;               /* [w->sh.n x (hex + 1)]: each item's line of the digest list */
 	uint64_t digesting;       /* a pipelining backend: the item dg holds, or UINT64_MAX */
 	uint64_t ns_per_byte;
 	double io;                /* seconds in open, read and close calls */
@@ -396,7 +275,7 @@ static int phase_share_path(const void *core, uint64_t i, char *buf, size_t len)
 static void phase_share_name(const struct phase_run_ctx *c, uint64_t i, char *buf, size_t len)
 {
 	if (phase_share_path(c, i, buf, len) != 0)
-		snprintf(buf, len, "file %llu", (unsigned long long)c->w->file[i]);
+		snprintf(buf, len, "file %llu", (unsigned long long)c->w->sh.file[i]);
 }
 
 /* verify: true: the block just read against the content pattern, off the clock (path NULL:
@@ -406,7 +285,7 @@ static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off,
 {
 	double t0 = topology_now(c->t);
 	unsigned char want = 0;
-	int64_t bad = dataset_check(c->key, c->w->file[i], off, buf, got, &want);
+	int64_t bad = dataset_check(c->key, c->w->sh.file[i], off, buf, got, &want);
 	c->paused += topology_now(c->t) - t0;
 	char name[PHASE_PATH];
 	if (bad < 0)
@@ -510,7 +389,7 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 			    uint64_t nreads, uint64_t *done)
 {
 	const struct phase_spec *s = c->s;
-	uint64_t off = c->w->offset[i], end = off + c->w->length[i];
+	uint64_t off = c->w->sh.offset[i], end = off + c->w->sh.length[i];
 	*done = 0;
 	for (uint64_t k = 0; nreads ? k < nreads : off < end; k++) {
 		size_t want = end - off < s->transfer_size ? (size_t)(end - off) : s->transfer_size;
@@ -572,10 +451,10 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 	uint64_t nreads = 0, done = 0;
 	if (phase_path(s, c->w, i, path, sizeof path, c->e) != 0)
 		return r->error = ENAMETOOLONG;
-	c->bo.size = c->w->size != NULL ? c->w->size[i] : c->w->length[i];
+	c->bo.size = c->w->sh.size != NULL ? c->w->sh.size[i] : c->w->sh.length[i];
 	if (c->w->collective) {
-		uint64_t blocks = (c->bo.size + PHASE_SLICE_ALIGN - 1) / PHASE_SLICE_ALIGN;
-		uint64_t slice = (blocks + c->w->readers - 1) / c->w->readers * PHASE_SLICE_ALIGN;
+		uint64_t blocks = (c->bo.size + PLAN_SLICE_ALIGN - 1) / PLAN_SLICE_ALIGN;
+		uint64_t slice = (blocks + c->w->readers - 1) / c->w->readers * PLAN_SLICE_ALIGN;
 		nreads = (slice + s->transfer_size - 1) / s->transfer_size;
 	}
 	r->rank = c->t->rank;
@@ -590,7 +469,7 @@ static int phase_read_item(struct phase_run_ctx *c, uint64_t i, struct file_rec 
 		pf_fail_errno(c->e, rc, "%s: %s digest failed", path, digest_name(c->dg.kind));
 	if (rc == 0)
 		rc = phase_read_range(c, &f, i, nreads, &done);
-	if (rc == 0 && c->dg.kind != DIGEST_NONE && done == c->w->length[i])
+	if (rc == 0 && c->dg.kind != DIGEST_NONE && done == c->w->sh.length[i])
 		rc = phase_check_digest(c, i, path);
 	r->read_end = phase_now(c);
 	int crc = s->be->close(&f);
@@ -625,12 +504,12 @@ static int phase_read_items(struct phase_run_ctx *c, struct phase_output *o)
 {
 	int failed = 0;
 	uint64_t i = 0;
-	for (; i < c->w->n && !phase_stop_next(c); i++) {
+	for (; i < c->w->sh.n && !phase_stop_next(c); i++) {
 		failed |= phase_read_item(c, i, &o->files[i]) != 0;
 		o->me.files++;
 	}
 	if (stop_now() && c->status < PHASE_TIMEOUT)
-		phase_stopped_between(c, i, c->w->n);
+		phase_stopped_between(c, i, c->w->sh.n);
 	return failed || c->status != PHASE_COMPLETE ? -1 : 0;
 }
 
@@ -687,7 +566,7 @@ static int phase_share_item_done(const void *core, uint64_t i, uint64_t bytes)
 	if (phase_share_begin(c, i) != 0)
 		return -1;
 	c->digesting = UINT64_MAX;
-	if (bytes != c->w->length[i])
+	if (bytes != c->w->sh.length[i])
 		return 0;
 	return phase_check_digest(c, i, NULL) != 0 ? -1 : 0;
 }
@@ -699,7 +578,7 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 	char path[PHASE_PATH];
 	const struct phase_work *w = c->w;
 	struct bshare sh = {
-		.nitems = w->n, .offset = w->offset, .length = w->length,
+		.nitems = w->sh.n, .offset = w->sh.offset, .length = w->sh.length,
 		.path = phase_share_path, .now = phase_share_now, .core = c,
 		.open = &c->bo, .transfer = c->s->transfer_size, .recs = o->files, .failed = 0,
 		.stop = stop_now, .consume = c->s->x->verify ? phase_share_consume : NULL,
@@ -709,13 +588,13 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 		sh.consume = phase_share_process;
 		sh.item_done = phase_share_item_done;
 	}
-	if (w->n == 0)
+	if (w->sh.n == 0)
 		return 0; /* no share, no setup: nothing to call */
 	int rc = c->s->be->read_share(w->backend_state, &sh);
 	c->io += sh.wait_s;
 	c->abandoned = rc != 0;
 	/* started items are a prefix; the rest were never opened and keep zero times */
-	o->me.files = w->n;
+	o->me.files = w->sh.n;
 	while (rc != 0 && o->me.files > 0 && o->files[o->me.files - 1].open_start == 0)
 		o->me.files--;
 	/* the pipeline says nothing per file about O_NOATIME: it drops it only on EPERM */
@@ -723,10 +602,10 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 		return 0;
 	if (rc == -EILSEQ)
 		return -1; /* verify or the digest named the file */
-	if (rc == -EINTR && stop_now() && sh.failed < w->n &&
+	if (rc == -EINTR && stop_now() && sh.failed < w->sh.n &&
 	    phase_share_path(c, sh.failed, path, sizeof path) == 0)
 		return phase_stopped(c, path, o->files[sh.failed].bytes);
-	if (sh.failed < w->n && phase_share_path(c, sh.failed, path, sizeof path) == 0)
+	if (sh.failed < w->sh.n && phase_share_path(c, sh.failed, path, sizeof path) == 0)
 		return pf_fail_errno(c->e, rc, "%s: read failed (%s backend)", path, c->s->be->name);
 	return pf_fail_errno(c->e, rc, "phase %u: %s backend failed", c->s->index, c->s->be->name);
 }
@@ -743,7 +622,7 @@ static int phase_check_bytes(const struct phase_spec *s, const struct phase_work
 	int rc = 0;
 	for (uint64_t i = 0; i < o->me.files; i++) {
 		struct file_rec *r = &o->files[i];
-		if (r->bytes == w->length[i] || r->error != 0)
+		if (r->bytes == w->sh.length[i] || r->error != 0)
 			continue;
 		r->error = abandoned ? RECORD_ABANDONED : RECORD_SHORT;
 		if (rc != 0 || abandoned)
@@ -751,9 +630,9 @@ static int phase_check_bytes(const struct phase_spec *s, const struct phase_work
 		if (phase_path(s, w, i, path, sizeof path, e) != 0)
 			return -1;
 		rc = pf_fail(e, PF_RUNTIME, "%s: short file: %llu bytes at offset %llu, expected %llu",
-			     path, (unsigned long long)(w->offset[i] + r->bytes),
-			     (unsigned long long)w->offset[i],
-			     (unsigned long long)(w->offset[i] + w->length[i]));
+			     path, (unsigned long long)(w->sh.offset[i] + r->bytes),
+			     (unsigned long long)w->sh.offset[i],
+			     (unsigned long long)(w->sh.offset[i] + w->sh.length[i]));
 	}
 	return abandoned ? -1 : rc;
 }
@@ -783,7 +662,7 @@ static void phase_name_bad(const struct phase_run_ctx *c, const struct phase_out
 		if (r->error == RECORD_SHORT)
 			fprintf(stderr, "pfsread: rank %d:   %s: short: %llu of %llu bytes\n",
 				c->t->rank, path, (unsigned long long)r->bytes,
-				(unsigned long long)c->w->length[i]);
+				(unsigned long long)c->w->sh.length[i]);
 		else
 			fprintf(stderr, "pfsread: rank %d:   %s: %s\n", c->t->rank, path,
 				r->error == EILSEQ ? "content differs (verify or digest)"
@@ -910,23 +789,23 @@ static int phase_load_digests(const struct phase_spec *s, const struct phase_wor
 {
 	char path[PHASE_PATH];
 	size_t width = digest_hex_len(s->x->process_digest) + 1;
-	if (s->x->process_digest == DIGEST_NONE || w->n == 0)
+	if (s->x->process_digest == DIGEST_NONE || w->sh.n == 0)
 		return 0;
 	if (digest_open(&c->dg, s->x->process_digest) != 0 ||
-	    (c->want = malloc(w->n * width)) == NULL)
+	    (c->want = malloc(w->sh.n * width)) == NULL)
 		return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
 	if (dataset_digest_path(s->x, s->ds, s->x->process_digest, path, sizeof path) != 0)
 		return pf_fail(e, PF_RUNTIME, "%s: path too long", s->x->root);
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "%s: cannot open the digest list", path);
-	for (uint64_t i = 0; i < w->n && rc == 0; i++) {
-		ssize_t n = pread(fd, c->want + i * width, width, (off_t)(w->file[i] * width));
+	for (uint64_t i = 0; i < w->sh.n && rc == 0; i++) {
+		ssize_t n = pread(fd, c->want + i * width, width, (off_t)(w->sh.file[i] * width));
 		if (n < 0)
 			rc = pf_fail_errno(e, errno, "%s: cannot read", path);
 		else if ((size_t)n != width || c->want[i * width + width - 1] != '\n')
 			rc = pf_fail(e, PF_RUNTIME, "%s: no whole line for file %llu (run 'pfsread "
-				     "generate' again)", path, (unsigned long long)w->file[i]);
+				     "generate' again)", path, (unsigned long long)w->sh.file[i]);
 	}
 	close(fd);
 	return rc;
@@ -940,10 +819,10 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	int rc = phase_plan(s, t, w, e);
 	if (rc == 0)
 		rc = phase_load_digests(s, w, c, e);
-	if (rc == 0 && w->n > 0 && (o->files = calloc(w->n, sizeof *o->files)) == NULL)
+	if (rc == 0 && w->sh.n > 0 && (o->files = calloc(w->sh.n, sizeof *o->files)) == NULL)
 		rc = pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
-	for (uint64_t i = 0; rc == 0 && i < w->n; i++) {
-		o->files[i].file = w->file[i];
+	for (uint64_t i = 0; rc == 0 && i < w->sh.n; i++) {
+		o->files[i].file = w->sh.file[i];
 		o->files[i].rank = t->rank; /* a pipelining backend fills only times and bytes */
 	}
 	if (rc == 0)
@@ -955,7 +834,7 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	if (rc == 0)
 		rc = phase_residency(s, w, &o->me.resident_fraction, e);
 	/* a backend's phase state: always, but a pipeline's only where it reads the share */
-	if (rc == 0 && s->be->setup != NULL && w->n > 0 &&
+	if (rc == 0 && s->be->setup != NULL && w->sh.n > 0 &&
 	    (phase_pipelined(s) || s->be->read_share == NULL)) {
 		int src = s->be->setup(s->x, s->transfer_size, &w->backend_state);
 		if (src != 0)

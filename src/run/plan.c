@@ -1,9 +1,14 @@
-/* plan: block decomposition of a data set's files over the active readers, and the order in
- * which each reader takes its share. Pure: the same answer on every rank, with no traffic. */
+/* plan: block decomposition of a data set's files over the active readers, the order in which
+ * each reader takes its share, and the share itself (whole files, or each file's slice with
+ * pattern shared; a hashed data set's by name). Pure: the same answer on every rank, with no
+ * traffic and no file system. */
 #include "run/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "dataset/dataset.h"
 
 void plan_block(uint64_t nitems, uint64_t nparts, uint64_t part, uint64_t *first, uint64_t *count)
 {
@@ -261,4 +266,133 @@ void plan_phase_at(const struct experiment *x, uint64_t index, struct plan_point
 	p->dataset = index % x->ndatasets;
 	index /= x->ndatasets;
 	p->repetition = (int)index;
+}
+
+/* ---- a reader's share of a phase ---- */
+
+/* Room for n items' offsets and lengths. -1 on allocation failure. */
+static int plan_share_alloc(struct plan_share *s, uint64_t n)
+{
+	s->n = n;
+	if (n == 0)
+		return 0;
+	s->offset = calloc(n, sizeof *s->offset);
+	s->length = calloc(n, sizeof *s->length);
+	return s->offset && s->length ? 0 : -1;
+}
+
+void plan_share_free(struct plan_share *s)
+{
+	free(s->file);
+	free(s->offset);
+	free(s->length);
+	free(s->size);
+	memset(s, 0, sizeof *s);
+}
+
+int plan_share_per_reader(const struct topo_map *t, int rank, const struct cfg_dataset *d,
+			  const struct plan_rule *r, struct plan_share *s)
+{
+	uint64_t n;
+	memset(s, 0, sizeof *s);
+	if (plan_files(t, rank, d->nfiles, r, &s->file, &n) != 0 || plan_share_alloc(s, n) != 0) {
+		plan_share_free(s);
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		s->length[i] = dataset_file_size(d, s->file[i]);
+	return 0;
+}
+
+/* Every file in the order's order: the same shuffle on every reader, so that all read the same
+ * file at the same time. */
+static int plan_share_order(uint64_t *file, uint64_t n, enum cfg_order order, uint64_t seed)
+{
+	for (uint64_t i = 0; i < n; i++)
+		file[i] = order == CFG_ORDER_REVERSE ? n - 1 - i : i;
+	if (order != CFG_ORDER_RANDOM)
+		return 0;
+	struct topo_map one = {1, 1, (int[]){0}, (int[]){0}, (int[]){1}};
+	const struct plan_rule rule = {1, CFG_DECOMP_BLOCK, CFG_ORDER_RANDOM, seed, 0};
+	uint64_t *shuffled = NULL, m;
+	if (plan_files(&one, 0, n, &rule, &shuffled, &m) != 0)
+		return -1;
+	if (n > 0)
+		memcpy(file, shuffled, n * sizeof *shuffled);
+	free(shuffled);
+	return 0;
+}
+
+int plan_share_shared(const struct cfg_dataset *d, enum cfg_order order, uint64_t seed,
+		      uint64_t readers, int64_t reader, struct plan_share *s)
+{
+	uint64_t n = d->nfiles;
+	memset(s, 0, sizeof *s);
+	if (reader < 0)
+		return 0;
+	if (plan_share_alloc(s, n) != 0 || (s->file = malloc(n * sizeof *s->file)) == NULL ||
+	    (s->size = malloc(n * sizeof *s->size)) == NULL ||
+	    plan_share_order(s->file, n, order, seed) != 0) {
+		plan_share_free(s);
+		return -1;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t size = dataset_file_size(d, s->file[i]), first, len;
+		plan_block((size + PLAN_SLICE_ALIGN - 1) / PLAN_SLICE_ALIGN, readers, (uint64_t)reader,
+			   &first, &len);
+		first *= PLAN_SLICE_ALIGN;
+		len = first >= size ? 0 : first + len * PLAN_SLICE_ALIGN > size ? size - first
+										 : len * PLAN_SLICE_ALIGN;
+		s->size[i] = size;
+		s->offset[i] = first;
+		s->length[i] = len;
+	}
+	return 0;
+}
+
+/* qsort_r's comparison of two item numbers by their names. */
+static int plan_cmp_names(const void *a, const void *b, void *arg)
+{
+	const struct plan_names *nm = arg;
+	return strcmp(nm->names + *(const uint64_t *)a * nm->len,
+		      nm->names + *(const uint64_t *)b * nm->len);
+}
+
+/* Put v's items in the order given by perm (perm[k]: the item that goes to place k). */
+static void plan_permute(uint64_t *v, const uint64_t *perm, uint64_t *tmp, uint64_t n)
+{
+	if (v == NULL)
+		return;
+	for (uint64_t k = 0; k < n; k++)
+		tmp[k] = v[perm[k]];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+int plan_share_sort_by_name(struct plan_share *s, struct plan_names *nm, int reverse)
+{
+	uint64_t n = s->n, *perm = malloc(n * sizeof *perm), *tmp = malloc(n * sizeof *tmp);
+	char *names = malloc(n * nm->len);
+	int rc = -1;
+	if (perm == NULL || tmp == NULL || names == NULL)
+		goto out;
+	for (uint64_t k = 0; k < n; k++)
+		perm[k] = k;
+	qsort_r(perm, n, sizeof *perm, plan_cmp_names, nm);
+	if (reverse)
+		plan_reverse(perm, n);
+	plan_permute(s->file, perm, tmp, n);
+	plan_permute(s->offset, perm, tmp, n);
+	plan_permute(s->length, perm, tmp, n);
+	plan_permute(s->size, perm, tmp, n);
+	for (uint64_t k = 0; k < n; k++)
+		memcpy(names + k * nm->len, nm->names + perm[k] * nm->len, nm->len);
+	free(nm->names);
+	nm->names = names;
+	names = NULL;
+	rc = 0;
+out:
+	free(perm);
+	free(tmp);
+	free(names);
+	return rc;
 }

@@ -92,4 +92,43 @@ struct plan_point {
 uint64_t plan_phase_count(const struct experiment *x);
 void plan_phase_at(const struct experiment *x, uint64_t index, struct plan_point *p);
 
+/* ---- a reader's share of a phase ---- */
+
+#define PLAN_SLICE_ALIGN 4096 /* pattern shared cuts files at multiples of this (O_DIRECT) */
+
+/* Item i is [offset[i], offset[i] + length[i]) of file number file[i]. Owned (malloc'ed):
+ * plan_share_free releases it. */
+struct plan_share {
+	uint64_t n;
+	uint64_t *file;
+	uint64_t *offset;
+	uint64_t *length;
+	uint64_t *size;  /* pattern shared: each item's whole file size; NULL: length says it */
+};
+
+/* Pattern per-reader: the files plan_files gives this rank, whole, their sizes from d.
+ * 0, or -1 on allocation failure (*s then empty). */
+int plan_share_per_reader(const struct topo_map *t, int rank, const struct cfg_dataset *d,
+			  const struct plan_rule *r, struct plan_share *s);
+
+/* Pattern shared: every file of d in the order's order (random: one seeded shuffle, the same
+ * on every reader), and reader's slice of each of the readers' (block decomposition of the
+ * file's PLAN_SLICE_ALIGN blocks). A reader < 0 (one that waits) gets nothing. 0, or -1 on
+ * allocation failure (*s then empty). */
+int plan_share_shared(const struct cfg_dataset *d, enum cfg_order order, uint64_t seed,
+		      uint64_t readers, int64_t reader, struct plan_share *s);
+
+/* Item i's name at names + i x len, NUL-terminated (a hashed data set's: its line of the
+ * name list). Owned (malloc'ed). */
+struct plan_names {
+	char *names;
+	size_t len;
+};
+
+/* Order the items by name (reverse: descending), the names with them: what "sorted" means to
+ * a content-addressed data set. 0, or -1 on allocation failure (nothing changed). */
+int plan_share_sort_by_name(struct plan_share *s, struct plan_names *nm, int reverse);
+
+void plan_share_free(struct plan_share *s);
+
 #endif

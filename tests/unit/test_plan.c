@@ -1,4 +1,6 @@
-/* test_plan: block decomposition, reader numbering and orderings, without MPI. */
+/* test_plan: block decomposition, reader numbering and orderings, a reader's share of a phase
+ * (whole files, slices of shared files, sorted by name), without MPI. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,8 +276,118 @@ static void test_shift(void)
 	topo_map_free(&t);
 }
 
+/* A data set of n files of size bytes each. */
+static struct cfg_dataset fixed_dataset(uint64_t n, uint64_t size)
+{
+	struct cfg_dataset d;
+	memset(&d, 0, sizeof d);
+	snprintf(d.name, sizeof d.name, "d");
+	d.sizes = CFG_SIZES_FIXED;
+	d.file_size = size;
+	d.nfiles = n;
+	d.total_size = n * size;
+	return d;
+}
+
+static void test_share_per_reader(void)
+{
+	struct topo_map t;
+	const int sizes[] = {2, 2};
+	struct cfg_dataset d = fixed_dataset(11, 3000);
+	const struct plan_rule rule = {2, CFG_DECOMP_CYCLIC, CFG_ORDER_REVERSE, 7, 0};
+	int same = 1, covered = 0;
+	if (make_map(&t, sizes, 2) != 0)
+		return;
+	for (int r = 0; r < t.nranks; r++) {
+		struct plan_share s;
+		uint64_t *files, n;
+		if (plan_share_per_reader(&t, r, &d, &rule, &s) != 0 ||
+		    plan_files(&t, r, d.nfiles, &rule, &files, &n) != 0) {
+			same = 0;
+			continue;
+		}
+		same &= s.n == n && s.size == NULL && (n == 0 || memcmp(s.file, files, n * 8) == 0);
+		for (uint64_t i = 0; i < s.n; i++)
+			same &= s.offset[i] == 0 && s.length[i] == 3000;
+		covered += (int)s.n;
+		free(files);
+		plan_share_free(&s);
+	}
+	ok(same && covered == 11, "per-reader share: plan_files' files, whole, in its order");
+	topo_map_free(&t);
+}
+
+static void test_share_shared(void)
+{
+	struct cfg_dataset d = fixed_dataset(5, 10000);
+	uint64_t bytes[5] = {0}, order0[5];
+	int aligned = 1, same_order = 1;
+	for (int64_t r = 0; r < 3; r++) {
+		struct plan_share s;
+		if (plan_share_shared(&d, CFG_ORDER_RANDOM, 42, 3, r, &s) != 0 || s.n != 5) {
+			ok(0, "shared share of reader %lld", (long long)r);
+			return;
+		}
+		for (uint64_t i = 0; i < 5; i++) {
+			if (r == 0)
+				order0[i] = s.file[i];
+			same_order &= s.file[i] == order0[i];
+			aligned &= s.offset[i] % PLAN_SLICE_ALIGN == 0 && s.size[i] == 10000;
+			aligned &= s.offset[i] + s.length[i] <= 10000;
+			bytes[s.file[i]] += s.length[i];
+		}
+		plan_share_free(&s);
+	}
+	int whole = 1, perm = 1;
+	for (int i = 0; i < 5; i++) {
+		whole &= bytes[i] == 10000;
+		for (int j = 0; j < i; j++)
+			perm &= order0[i] != order0[j];
+	}
+	ok(whole && aligned, "shared share: the readers' slices cover every file once, cut at %d",
+	   PLAN_SLICE_ALIGN);
+	ok(same_order && perm, "shared share: one shuffle, the same on every reader");
+	struct plan_share s;
+	ok(plan_share_shared(&d, CFG_ORDER_REVERSE, 1, 3, 1, &s) == 0 && s.n == 5 &&
+		   s.file[0] == 4 && s.file[4] == 0 && s.offset[0] == 4096 && s.length[0] == 4096,
+	   "shared share: reverse order, reader 1's middle slice");
+	plan_share_free(&s);
+	ok(plan_share_shared(&d, CFG_ORDER_SORTED, 1, 3, -1, &s) == 0 && s.n == 0 && s.file == NULL,
+	   "shared share: a rank that waits gets nothing");
+}
+
+static void test_share_sort_by_name(void)
+{
+	static const char *const names[] = {"c", "a", "e", "b", "d"};
+	for (int reverse = 0; reverse < 2; reverse++) {
+		struct plan_share s = {5, malloc(40), malloc(40), malloc(40), NULL};
+		struct plan_names nm = {malloc(5 * 2), 2};
+		int good = s.file && s.offset && s.length && nm.names;
+		for (uint64_t i = 0; good && i < 5; i++) {
+			s.file[i] = 10 + i;
+			s.offset[i] = 100 + i;
+			s.length[i] = 1000 + i;
+			memcpy(nm.names + i * 2, names[i], 2);
+		}
+		good = good && plan_share_sort_by_name(&s, &nm, reverse) == 0;
+		for (uint64_t k = 0; good && k < 5; k++) {
+			uint64_t i = s.file[k] - 10; /* the item that came to place k */
+			good = s.offset[k] == 100 + i && s.length[k] == 1000 + i &&
+			       strcmp(nm.names + k * 2, names[i]) == 0 &&
+			       nm.names[k * 2] == (reverse ? 'e' - (char)k : 'a' + (char)k);
+		}
+		ok(good && s.size == NULL, "sort by name%s: items and names move together",
+		   reverse ? ", reversed" : "");
+		plan_share_free(&s);
+		free(nm.names);
+	}
+}
+
 int main(void)
 {
+	test_share_per_reader();
+	test_share_shared();
+	test_share_sort_by_name();
 	test_cyclic();
 	test_shift();
 	test_block();
