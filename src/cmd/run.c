@@ -396,8 +396,10 @@ static int run_phases(const struct experiment *x, struct topology *t, struct res
 			break;
 		}
 		rc = phase_run(&s, t, buf, buflen, &out, e);
-		if (e->status == PF_HUNG)
+		if (e->status == PF_HUNG) {
+			phase_output_free(&out);
 			break; /* nothing collective can be done any more */
+		}
 		run_watchdog(x, "writing a phase to the results file");
 		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr);
 		if (stop_watchdog_step(0, NULL) != 0 && wrc == 0)

@@ -517,14 +517,20 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 		pf_fail_errno(e, errno, "phase %u: cannot stop the phase timer", s->index);
 		c.status = PHASE_FAILED;
 	}
-	if (phase_close_barrier(s, t, e) != 0)
-		return -1; /* PF_HUNG: no collective call can complete any more */
+	if (phase_close_barrier(s, t, e) != 0) {
+		/* PF_HUNG: no collective call can complete any more, and freeing a communicator is
+		 * one: it is left to the abort that follows; everything else is released */
+		w.comm = MPI_COMM_NULL;
+		rc = -1;
+		goto out;
+	}
 
 	o->me.verify_s = c.paused;
 	o->me.process_s = c.process;
 	o->me.io_s = c.io;
 	if (w.backend_state != NULL)
 		s->be->teardown(w.backend_state);
+	w.backend_state = NULL;
 	phase_sum_rank(o);
 	/* its calls overlap and, without a process step, all of its span is I/O; with one, io_s
 	 * is what it said it waited */
@@ -538,6 +544,8 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	phase_name_bad(&c, o, earlier);
 	rc = phase_agree(s, t, opened, c.status, c.noatime, o, e);
 out:
+	if (w.backend_state != NULL) /* set up before a barrier that failed */
+		s->be->teardown(w.backend_state);
 	digest_close(&c.dg);
 	free(c.want);
 	phase_free_work(&w);
