@@ -490,6 +490,17 @@ char *report_key_value(const struct report_cell *c, enum report_key k, char *buf
 	return buf;
 }
 
+/* 1 when key k takes more than one value over the cells. */
+int report_key_varies(const struct report_cell *c, long n, enum report_key k)
+{
+	char a[192], b[192];
+	for (long i = 1; i < n; i++)
+		if (strcmp(report_key_value(&c[0], k, a, sizeof a),
+			   report_key_value(&c[i], k, b, sizeof b)) != 0)
+			return 1;
+	return 0;
+}
+
 /* 1 when every cell of c[0..n) has one and the same value of key k (and n > 0), that value
  * into buf. */
 static int rk_single(const struct report_cell *c, long n, enum report_key k, char *buf,

@@ -31,7 +31,8 @@ int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_
 		const char *hw_note, struct pf_err *e);
 void rp_run_free(struct rp_run *r);
 
-/* Sections of one run for text, markdown and html (report_text.c). */
+/* Sections of one run for text, markdown and html (text.c; comparisons and the calibration:
+ * text_compare.c). */
 int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f);
@@ -39,13 +40,22 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		    enum report_format f, struct pf_err *e);
 int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e);
 
-/* csv and json (report_data.c). */
+/* Sections of one run (text_phases.c): where reader time goes per file size, the nodes, the
+ * slowest nodes and files, every phase; and the note " (warm)", " (mixed)" or "" of a state. */
+int rp_text_sizes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+int rp_text_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f, struct pf_err *e);
+const char *rp_state_note(enum cache_state s);
+
+/* csv and json (data.c). */
 void rp_csv_header(FILE *out);
 void rp_csv_run(FILE *out, const struct rp_run *r);
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
 	    struct pf_err *e);
 
-/* Charts (report_plot.c): for every run, data files, a gnuplot script, PNG and SVG in dir.
+/* Charts (plot.c): for every run, data files, a gnuplot script, PNG and SVG in dir.
  * The SVG of chart `which` of run r is dir/STEM-WHICH.svg. */
 extern const char *const rp_chart_names[];
 extern const char *const rp_chart_titles[];
@@ -54,7 +64,7 @@ int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e
 /* 1 when run r had data for chart i (so its files exist after rp_plot). */
 int rp_chart_has_data(const struct rp_run *r, int i);
 
-/* The self-contained page (report_html.c); charts read from dir, or drawn into a scratch
+/* The self-contained page (html.c); charts read from dir, or drawn into a scratch
  * directory (removed afterwards) when dir is NULL. */
 int rp_html(const char *path, struct rp_run *runs, size_t nruns,
 	    const struct calib_data *calib, const char *dir, struct pf_err *e);

@@ -131,6 +131,9 @@ enum report_key {
 
 const char *report_key_name(enum report_key k);
 
+/* 1 when key k takes more than one value over the cells c[0..n). */
+int report_key_varies(const struct report_cell *c, long n, enum report_key k);
+
 /* The value of key k of c as text ("64MiB (67.1 MB files)", "4", "cold"). Returns buf. */
 char *report_key_value(const struct report_cell *c, enum report_key k, char *buf, size_t len);
 

@@ -1,6 +1,7 @@
-/* report_text: the sections of a run's report as text, markdown or HTML: the study's table, the
- * statistics per cell with ceilings, the time split per file size, nodes and stragglers, the
- * phases; then comparisons between runs and the calibration. Figures carry their units. */
+/* text: the sections of a run's report as text, markdown or HTML: the run's origin, the study's
+ * table, small files against their twin, the statistics per cell and the ceilings; the rest of
+ * a run (text_phases.c), comparisons and the calibration (text_compare.c). Figures carry their
+ * units. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,8 +11,6 @@
 #include "util/stats.h"
 #include "util/units.h"
 #include "report/internal.h"
-
-/* ---- the run's origin ---- */
 
 /* The value of /environment's key, or NULL. */
 static const char *env_value(const struct run_data *run, const char *key)
@@ -70,14 +69,6 @@ void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 }
 
 #define RP_DOUBTS 10 /* phases in doubt named one by one */
-
-/* " (warm)", " (mixed)" or "" for cold. */
-static const char *rp_state_note(enum cache_state s)
-{
-	return s == CACHE_WARM ? " (warm)" : s == CACHE_MIXED ? " (mixed)" : "";
-}
-
-/* ---- the study's table: rows data sets, columns readers per node ---- */
 
 /* Every key but the data set and the readers per node. */
 static int same_combo(const struct report_cell *a, const struct report_cell *b)
@@ -247,8 +238,6 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 	return rc;
 }
 
-/* ---- small files against their one-file twin ---- */
-
 #define RP_TWIN_SUFFIX "-onefile"
 
 /* 1 when phase p belongs to cell c in every key but the file size (the twin's differs). */
@@ -321,26 +310,13 @@ static void twins(FILE *out, const struct rp_run *r, enum report_format f)
 	}
 }
 
-/* ---- statistics per cell ---- */
-
-/* 1 when key k takes more than one value over the cells. */
-static int key_varies(const struct report_cell *c, long n, enum report_key k)
-{
-	char a[192], b[192];
-	for (long i = 1; i < n; i++)
-		if (strcmp(report_key_value(&c[0], k, a, sizeof a),
-			   report_key_value(&c[i], k, b, sizeof b)) != 0)
-			return 1;
-	return 0;
-}
-
 /* "every cell: posix backend, 4 MiB transfers, ..." for the keys that do not vary. */
 static void constant_keys(FILE *out, const struct report_cell *c, long n, enum report_format f)
 {
 	char line[1024] = "", v[192];
 	size_t used = 0;
 	for (int k = RK_BACKEND; k < RK_NKEYS && n > 0; k++) {
-		if (key_varies(c, n, (enum report_key)k) || used >= sizeof line)
+		if (report_key_varies(c, n, (enum report_key)k) || used >= sizeof line)
 			continue;
 		used += (size_t)snprintf(line + used, sizeof line - used, "%s%s %s",
 					 used ? ", " : "", report_key_name((enum report_key)k),
@@ -404,7 +380,7 @@ static int cells_table(FILE *out, const struct rp_run *r, enum report_format f,
 	unsigned varies = 0;
 	int ceilings = r->hw != NULL;
 	for (int k = RK_BACKEND; k < RK_NKEYS; k++)
-		varies |= (unsigned)key_varies(r->cells, r->ncells, (enum report_key)k) << k;
+		varies |= (unsigned)report_key_varies(r->cells, r->ncells, (enum report_key)k) << k;
 	struct tbl t = {.ncols = 14 + (size_t)__builtin_popcount(varies) + (ceilings ? 3 : 0),
 			.align = "ll"};
 	if (r->ncells == 0)
@@ -418,8 +394,6 @@ static int cells_table(FILE *out, const struct rp_run *r, enum report_format f,
 		cells_row(&t, &r->cells[i], varies, ceilings);
 	return tbl_print(out, &t, f, e);
 }
-
-/* ---- ceilings ---- */
 
 /* 1 when two ceiling results list the same limits with the same figures. */
 static int same_result(const struct ceil_result *a, const struct ceil_result *b)
@@ -510,198 +484,6 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 	return rc < 0 ? -1 : 0;
 }
 
-/* ---- where reader time goes, per file size ---- */
-
-static int size_classes(FILE *out, const struct rp_run *r, enum report_format f,
-			struct pf_err *e)
-{
-	char size[32];
-	struct tbl t = {.ncols = 7, .align = "l"};
-	static const char *const head[] = {
-		"file size", "phases", "files", "open [ms/file]", "read [ms/file]",
-		"close [ms/file]", "open+close [% of reader time]"};
-	if (r->nsizes == 0)
-		return 0;
-	rp_heading(out, f, 2, "where reader time goes, per file size (metadata: open and close; "
-		   "data: read)");
-	for (size_t i = 0; i < 7; i++)
-		tbl_add(&t, "%s", head[i]);
-	for (long i = 0; i < r->nsizes; i++) {
-		const struct report_size_class *k = &r->sizes[i];
-		tbl_add(&t, "%s", units_format_size(k->file_size, size, sizeof size));
-		tbl_add(&t, "%d", k->phases);
-		tbl_add(&t, "%" PRIu64, k->files);
-		tbl_num(&t, 3, k->open_s * 1e3);
-		tbl_num(&t, 3, k->read_s * 1e3);
-		tbl_num(&t, 3, k->close_s * 1e3);
-		tbl_num(&t, 1, k->meta_fraction * 100);
-	}
-	if (tbl_print(out, &t, f, e) != 0)
-		return -1;
-	for (long i = 0; i < r->nsizes; i++)
-		if (isfinite(r->sizes[i].meta_fraction))
-			rp_para(out, f, "%s files: %.1f%% of reader time in open+close",
-				units_format_size(r->sizes[i].file_size, size, sizeof size),
-				r->sizes[i].meta_fraction * 100);
-	return 0;
-}
-
-/* ---- nodes and stragglers ---- */
-
-static int nodes_table(FILE *out, const struct rp_run *r, enum report_format f,
-		       struct pf_err *e)
-{
-	char host[RECORD_HOST_MAX], ranks[128];
-	struct tbl t = {.ncols = 7, .align = "rll"};
-	static const char *const head[] = {"node", "host", "ranks", "phases", "mean [MB/s]",
-					   "vs median node, mean [x]", "vs median node, worst [x]"};
-	rp_heading(out, f, 2, "nodes: each node's bandwidth (its readers' bytes / its first start "
-		   "to its last end), against the median node of each phase");
-	for (size_t i = 0; i < 7; i++)
-		tbl_add(&t, "%s", head[i]);
-	for (int n = 0; n < r->run->nnodes; n++) {
-		const struct report_node *k = &r->nodes[n];
-		tbl_add(&t, "%d", n);
-		tbl_add(&t, "%s", rp_host(r->run, n, host, sizeof host));
-		tbl_add(&t, "%s", rp_or_dash(rp_node_ranks(r->run, n, ranks, sizeof ranks)));
-		tbl_add(&t, "%d", k->phases);
-		tbl_num(&t, 1, k->mean_MBps);
-		tbl_num(&t, 2, k->rel_mean);
-		tbl_num(&t, 2, k->rel_worst);
-	}
-	return tbl_print(out, &t, f, e);
-}
-
-static void phase_label(const struct run_data *run, size_t i, char *buf, size_t len)
-{
-	const struct phase_info *p = &run->phases[i].info;
-	snprintf(buf, len, "%04u %s x %d/node rep %d", (unsigned)p->index, p->dataset,
-		 (int)p->readers_per_node, (int)p->repetition);
-}
-
-static int slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
-{
-	char host[RECORD_HOST_MAX], ranks[128], label[192];
-	struct tbl t = {.ncols = 5, .align = "ll"};
-	static const char *const head[] = {"phase", "node (ranks)", "[MB/s]",
-					   "median node [MB/s]", "slower than the median [x]"};
-	if (r->run->nnodes < 2)
-		return 0;
-	if (r->nslow_nodes == 0) {
-		rp_para(out, f, "slowest nodes: none (no node %.2gx slower or more than the median "
-			"node of its phase)", REPORT_SLOW_NODE);
-		return 0;
-	}
-	rp_para(out, f, "slowest nodes (%.2gx slower or more than the median node of their phase):",
-		REPORT_SLOW_NODE);
-	for (size_t i = 0; i < 5; i++)
-		tbl_add(&t, "%s", head[i]);
-	for (size_t i = 0; i < r->nslow_nodes; i++) {
-		const struct report_straggler *s = &r->slow_nodes[i];
-		phase_label(r->run, s->phase, label, sizeof label);
-		tbl_add(&t, "%s", label);
-		tbl_add(&t, "%s (ranks %s)", rp_host(r->run, s->node, host, sizeof host),
-			rp_or_dash(rp_node_ranks(r->run, s->node, ranks, sizeof ranks)));
-		tbl_num(&t, 1, s->value);
-		tbl_num(&t, 1, s->median);
-		tbl_num(&t, 2, s->slower);
-	}
-	return tbl_print(out, &t, f, e);
-}
-
-static int slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
-{
-	char host[RECORD_HOST_MAX], label[192];
-	struct tbl t = {.ncols = 6, .align = "lrl"};
-	static const char *const head[] = {"phase", "file", "reader (host, rank)",
-					   "open to close [ms]", "median file [ms]",
-					   "slower than the median [x]"};
-	if (r->nslow_files == 0) {
-		rp_para(out, f, "slowest files: none (no file %.2gx slower or more than the median "
-			"file of its phase)", REPORT_SLOW_FILE);
-		return 0;
-	}
-	rp_para(out, f, "slowest files (%.2gx slower or more than the median file of their "
-		"phase):", REPORT_SLOW_FILE);
-	for (size_t i = 0; i < 6; i++)
-		tbl_add(&t, "%s", head[i]);
-	for (size_t i = 0; i < r->nslow_files; i++) {
-		const struct report_straggler *s = &r->slow_files[i];
-		phase_label(r->run, s->phase, label, sizeof label);
-		tbl_add(&t, "%s", label);
-		tbl_add(&t, "%" PRIu64, s->file);
-		tbl_add(&t, "%s, rank %d", rp_host(r->run, s->node, host, sizeof host), s->rank);
-		tbl_num(&t, 3, s->value * 1e3);
-		tbl_num(&t, 3, s->median * 1e3);
-		tbl_num(&t, 2, s->slower);
-	}
-	return tbl_print(out, &t, f, e);
-}
-
-/* ---- per-phase details ---- */
-
-static void details_row(struct tbl *t, const struct phase_data *pd)
-{
-	const struct phase_info *p = &pd->info;
-	struct phase_summary s;
-	char transfer[32];
-	analyze_phase(pd, &s);
-	tbl_add(t, "%04u", (unsigned)p->index);
-	tbl_add(t, "%s", p->dataset);
-	tbl_add(t, "%d", (int)p->readers_per_node);
-	tbl_add(t, "%s", p->backend);
-	tbl_add(t, "%s", units_format_size_binary(p->transfer_size, transfer, sizeof transfer));
-	tbl_add(t, "%s", p->order);
-	tbl_add(t, "%s", p->cache);
-	tbl_add(t, "%d", (int)p->repetition);
-	tbl_add(t, "%" PRIu64, p->bytes);
-	tbl_add(t, "%" PRIu64, s.files);
-	tbl_num(t, 6, p->elapsed_s);
-	tbl_num(t, 1, p->bandwidth_MBps);
-	tbl_num(t, 1, s.stonewall_MBps);
-	tbl_num(t, 4, s.spread_s);
-	tbl_num(t, 1, s.files_per_s);
-	tbl_num(t, 6, s.open_s);
-	tbl_num(t, 6, s.read_s);
-	tbl_num(t, 6, s.close_s);
-	tbl_num(t, 1, p->resident_fraction * 100);
-	if (report_phase_invalid(p) != NULL)
-		tbl_add(t, "%s, INVALID: %s", p->status, report_phase_invalid(p));
-	else
-		tbl_add(t, "%s%s%s%s", p->status, rp_state_note(report_phase_state(p)),
-			p->flags[0] ? " !" : "", p->flags);
-}
-
-static int details_table(FILE *out, const struct run_data *run, enum report_format f,
-			 struct pf_err *e)
-{
-	static const char *const head[] = {
-		"phase", "data set", "readers/node", "backend", "transfer", "order", "cache", "rep",
-		"bytes [B]", "files", "elapsed [s]", "bandwidth [MB/s]", "stonewall [MB/s]",
-		"finish spread [s]", "files/s", "open [s]", "read [s]", "close [s]",
-		"resident [%]", "status"};
-	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrl"};
-	for (size_t i = 0; i < t.ncols; i++)
-		tbl_add(&t, "%s", head[i]);
-	for (size_t i = 0; i < run->nphases; i++)
-		details_row(&t, &run->phases[i]);
-	rp_heading(out, f, 2, "phases (times summed over ranks)");
-	if (tbl_print(out, &t, f, e) != 0)
-		return -1;
-	for (size_t i = 0; i < run->nphases; i++) {
-		const struct phase_info *p = &run->phases[i].info;
-		char v[96] = "";
-		if (report_phase_invalid(p) == NULL)
-			continue;
-		if (isfinite(p->elapsed_s) && isfinite(p->bandwidth_MBps))
-			snprintf(v, sizeof v, ": elapsed %g s, bandwidth %g MB/s", p->elapsed_s,
-				 p->bandwidth_MBps);
-		rp_para(out, f, "phase %04u is INVALID (%s%s): left out of every statistic",
-			(unsigned)p->index, report_phase_invalid(p), v);
-	}
-	return 0;
-}
-
 int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
 	if (f == REPORT_TEXT && r != NULL && r->run != NULL)
@@ -711,138 +493,9 @@ int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct 
 		return -1;
 	twins(out, r, f);
 	if (cells_table(out, r, f, e) != 0 ||
-	    ceilings(out, r, f, e) != 0 || size_classes(out, r, f, e) != 0 ||
-	    nodes_table(out, r, f, e) != 0 || slow_nodes(out, r, f, e) != 0 ||
-	    slow_files(out, r, f, e) != 0 || details_table(out, r->run, f, e) != 0)
+	    ceilings(out, r, f, e) != 0 || rp_text_sizes(out, r, f, e) != 0 ||
+	    rp_text_nodes(out, r, f, e) != 0 || rp_text_slow_nodes(out, r, f, e) != 0 ||
+	    rp_text_slow_files(out, r, f, e) != 0 || rp_text_phases(out, r->run, f, e) != 0)
 		return -1;
 	return 0;
-}
-
-/* ---- comparisons ---- */
-
-/* "data set 256MB (256 MB files), readers/node 4" for the matched keys of c that vary. */
-static void cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t len)
-{
-	char v[192];
-	size_t used = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < RK_NKEYS && used < len; k++)
-		if (keys >> k & 1u)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
-						 report_key_name((enum report_key)k),
-						 report_key_value(c, (enum report_key)k, v, sizeof v));
-}
-
-static const char *noise_verdict(const struct report_pair *p, const struct report_cell *a,
-				 const struct report_cell *b)
-{
-	if (p->overlap < 0)
-		return a->n < 2 || b->n < 2 ? "1 repetition: no noise estimate"
-					    : "no noise estimate";
-	if (p->overlap)
-		return "within noise (95% CIs overlap)";
-	return b->mean_MBps > a->mean_MBps ? "faster beyond noise (95% CIs apart)"
-					   : "slower beyond noise (95% CIs apart)";
-}
-
-static void compare_value(struct tbl *t, const struct report_cell *c)
-{
-	if (isfinite(c->ci95_MBps))
-		tbl_add(t, "%.1f +/- %.1f (n=%d)", c->mean_MBps, c->ci95_MBps, c->n);
-	else
-		tbl_add(t, "%.1f (n=%d)", c->mean_MBps, c->n);
-}
-
-static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run *b,
-			 const struct report_cmp *cmp, unsigned shown, enum report_format f)
-{
-	char va[192], vb[192], name[512];
-	for (int k = 0; k < RK_NKEYS; k++)
-		if ((cmp->differ >> k & 1u) && a->ncells > 0 && b->ncells > 0)
-			rp_para(out, f, "%s differs: %s in %s, %s in %s (compared anyway)",
-				report_key_name((enum report_key)k),
-				report_key_value(&a->cells[0], (enum report_key)k, va, sizeof va),
-				a->run->path,
-				report_key_value(&b->cells[0], (enum report_key)k, vb, sizeof vb),
-				b->run->path);
-	for (long i = 0; i < cmp->nonly_a; i++) {
-		cell_name(&a->cells[cmp->only_a[i]], shown, name, sizeof name);
-		rp_para(out, f, "only in %s: %s", a->run->path, name);
-	}
-	for (long i = 0; i < cmp->nonly_b; i++) {
-		cell_name(&b->cells[cmp->only_b[i]], shown, name, sizeof name);
-		rp_para(out, f, "only in %s: %s", b->run->path, name);
-	}
-}
-
-int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
-		    enum report_format f, struct pf_err *e)
-{
-	struct report_cmp cmp;
-	char name[512];
-	if (report_compare(a->cells, a->ncells, b->cells, b->ncells, &cmp) != 0)
-		return pf_fail(e, PF_RUNTIME, "report: out of memory");
-	unsigned shown = 0;
-	for (int k = 0; k < RK_NKEYS; k++)
-		if ((cmp.matched >> k & 1u) &&
-		    (k <= RK_READERS || key_varies(a->cells, a->ncells, (enum report_key)k) ||
-		     key_varies(b->cells, b->ncells, (enum report_key)k)))
-			shown |= 1u << k;
-	rp_heading(out, f, 1, "comparison: b = %s against a = %s (ratio b/a)", b->run->path,
-		   a->run->path);
-	compare_says(out, a, b, &cmp, shown, f);
-	struct tbl t = {.ncols = 5, .align = "l"};
-	tbl_add(&t, "cell");
-	tbl_add(&t, "a: %s [MB/s]", a->run->path);
-	tbl_add(&t, "b: %s [MB/s]", b->run->path);
-	tbl_add(&t, "b/a");
-	tbl_add(&t, "difference");
-	for (long i = 0; i < cmp.npairs; i++) {
-		const struct report_pair *p = &cmp.pairs[i];
-		const struct report_cell *ca = &a->cells[p->a], *cb = &b->cells[p->b];
-		cell_name(ca, shown, name, sizeof name);
-		tbl_add(&t, "%s", name);
-		compare_value(&t, ca);
-		compare_value(&t, cb);
-		tbl_num(&t, 3, p->ratio);
-		tbl_add(&t, "%s", noise_verdict(p, ca, cb));
-	}
-	if (cmp.npairs == 0)
-		rp_para(out, f, "no cell measured the same thing in both runs");
-	report_cmp_free(&cmp);
-	return tbl_print(out, &t, f, e);
-}
-
-/* ---- calibration ---- */
-
-int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e)
-{
-	char size[3][32];
-	struct tbl t = {.ncols = 5, .align = "rl"};
-	rp_heading(out, f, 1, "calibration: %s", rp_or_dash(c->path));
-	rp_para(out, f, "measured %s (config %s): disk: %s of %s (%s); memory copy of %s; MPI "
-		"point-to-point messages of %s between node leaders",
-		rp_or_dash(c->start_time), rp_or_dash(c->config_path),
-		units_format_size_binary(c->disk_bytes, size[0], sizeof size[0]),
-		rp_or_dash(c->disk_source), rp_or_dash(c->disk_method),
-		units_format_size_binary(c->mem_bytes, size[1], sizeof size[1]),
-		units_format_size_binary(c->msg_bytes, size[2], sizeof size[2]));
-	tbl_add(&t, "node");
-	tbl_add(&t, "host");
-	tbl_add(&t, "disk [MB/s]");
-	tbl_add(&t, "memory copy [MB/s]");
-	tbl_add(&t, "link [MB/s]");
-	for (int n = 0; n < c->nnodes; n++) {
-		tbl_add(&t, "%d", n);
-		tbl_add(&t, "%s", c->nodes[n].host);
-		tbl_num(&t, 1, c->nodes[n].disk_MBps);
-		tbl_num(&t, 1, c->nodes[n].memcpy_MBps);
-		tbl_num(&t, 1, c->nodes[n].link_MBps);
-	}
-	tbl_add(&t, "mean");
-	tbl_add(&t, "-");
-	tbl_num(&t, 1, c->disk_MBps);
-	tbl_num(&t, 1, c->memcpy_MBps);
-	tbl_num(&t, 1, c->link_MBps);
-	return tbl_print(out, &t, f, e);
 }
