@@ -1,0 +1,88 @@
+/* uring backend, internal: the state a phase's pipeline keeps (uring.c makes and releases it,
+ * uring_share.c runs it). Only with liburing. */
+#ifndef PFSREAD_BACKENDS_URING_H
+#define PFSREAD_BACKENDS_URING_H
+
+#include <liburing.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run/backend.h"
+#include "run/inorder.h"
+
+#define URING_PATH_MAX 4352     /* CFG_PATH_MAX plus the data set's directories and name */
+#define URING_BATCH 32          /* completions reaped per peek, sharing one time stamp */
+#define URING_MAX_DEPTH 16384   /* entries = 2 * depth must stay within IORING_MAX_ENTRIES */
+#define URING_MAX_FIXED ((size_t)1 << 30) /* the kernel's limit on one registered buffer */
+#define URING_PAGE ((size_t)4096)
+#define URING_KIND_SHIFT 56
+
+/* What a request's user_data names: the kind in the top byte, a slot or buffer index below. */
+enum uring_kind { URING_OPEN = 1, URING_READ = 2, URING_CLOSE = 3, URING_CANCEL = 4 };
+
+enum uring_stage {
+	SLOT_FREE,
+	SLOT_OPENING,    /* the openat is in flight */
+	SLOT_READING,    /* fd open; reads queued as buffers allow */
+	SLOT_CLOSE_WAIT, /* reads over; the close waits for room in the queue */
+	SLOT_CLOSING     /* the close is in flight */
+};
+
+/* One file in flight. */
+struct uring_slot {
+	uint64_t item;
+	uint64_t next;   /* next file offset to ask for */
+	uint64_t end;    /* the item's end offset */
+	uint64_t bytes;  /* bytes arrived so far */
+	int fd;
+	int noatime;     /* the open asks for O_NOATIME */
+	int eof;         /* a read met the end of the file: ask for no more */
+	int delivered;   /* ordered: every block consumed and item_done called */
+	unsigned reads;  /* reads in flight */
+	enum uring_stage stage;
+	char *path;      /* must live until the openat is submitted: the kernel copies it then */
+};
+
+/* One read in flight. Its index is the index of the pool buffer it owns. */
+struct uring_read {
+	uint32_t slot;
+	uint32_t len;    /* bytes still asked */
+	size_t boff;     /* where they land in the buffer: a short read continues behind itself */
+	uint64_t off;    /* file offset */
+};
+
+/* Everything a phase needs, made by setup before the timed region and owned by the backend. */
+struct uring_state {
+	struct io_uring ring;
+	int ring_up;              /* ring initialised: teardown must exit it */
+	int fixed;                /* buffers registered: reads are READ_FIXED */
+	int broken;               /* the ring failed mid-call: refuse further calls */
+	unsigned depth;           /* requests in flight at most; also the number of slots */
+	unsigned nbufs;           /* buffers in the pool: the bound on bytes in flight */
+	size_t transfer;          /* capacity of each buffer */
+	size_t stride;            /* buffer spacing in the pool, a page multiple */
+	char *pool;               /* nbufs * stride bytes */
+	struct uring_slot *slots; /* [depth] */
+	struct uring_read *reqs;  /* [nbufs] */
+	unsigned *free_bufs;      /* stack of free buffer indices */
+	unsigned nfree_bufs;
+	unsigned *free_slots;     /* stack of free slot indices */
+	unsigned nfree_slots;
+	unsigned *act;            /* busy slots in item order, so earlier files get buffers first */
+	unsigned nact;
+	char *paths;              /* [depth][URING_PATH_MAX] */
+	struct inorder order;     /* streams: slots; blocks: buffers (ordered calls only) */
+	/* per read_share call */
+	struct bshare *s;
+	unsigned inflight;        /* requests queued or in flight */
+	uint64_t next_item;       /* the next item to open */
+	int err;                  /* the call's first error */
+	double t;                 /* time stamp of the batch being reaped */
+	int ordered;              /* s->ordered: buffers wait for the consumer */
+	double wait;              /* ordered: seconds in submit and wait */
+};
+
+/* The read_share hook (uring_share.c): the whole share in flight through the ring of state. */
+int uring_read_share(void *state, struct bshare *s);
+
+#endif
