@@ -4,6 +4,8 @@
  * point-to-point bandwidth with other node leaders, pair by pair. Rank 0 gathers the figures
  * and writes them with calib_write. A failed measurement on a node becomes NaN and a note, so
  * that no rank is left waiting in a collective. */
+#include "cmd/cmd.h"
+
 #include <mpi.h>
 
 #include "results/calib.h"

@@ -1,6 +1,8 @@
-/* report_cmd: the command `pfsread report FILE... [--format F] [--plot DIR] [--html FILE]`.
+/* report: the command `pfsread report FILE... [--format F] [--plot DIR] [--html FILE]`.
  * Reads every results file and at most one calibration file, takes each run's hardware from
  * the config text stored in it (hardware:) and from the calibration, and writes the report. */
+#include "cmd/cmd.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

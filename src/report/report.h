@@ -189,8 +189,5 @@ int report_write_calib(FILE *out, const struct calib_data *c, struct pf_err *e);
 /* The one line run prints as each phase completes. */
 void report_phase_line(FILE *out, const struct phase_info *p);
 
-/* The command `pfsread report FILE... [options]` (argv without "report"): reads the files
- * (results and calibration), each run's hardware from its stored config, and writes. */
-int report_command(int argc, char **argv, struct pf_err *e);
 
 #endif

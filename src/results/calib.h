@@ -57,10 +57,5 @@ int calib_write(const char *path, int force, const struct calib_data *c, const c
 		struct pf_err *e);
 
 
-#ifdef PFSREAD_WITH_MPI
-/* `pfsread calibrate CONFIG [-o FILE] [--force] [--disk-size SIZE] [--mem-size SIZE]
- * [--msg-size SIZE]`, argv without "calibrate". Collective over MPI_COMM_WORLD. */
-int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e);
-#endif
 
 #endif

@@ -1,0 +1,24 @@
+/* cmd: the commands, as main dispatches them. Each takes argv without "pfsread" and the
+ * command's name, returns 0 or -1 with e set, and prints nothing of its failure (main does). */
+#ifndef PFSREAD_CMD_H
+#define PFSREAD_CMD_H
+
+#include "util/err.h"
+
+/* `pfsread report FILE... [options]`: reads the files (results and calibration), each run's
+ * hardware from its stored config, and writes the report. No MPI. */
+int report_command(int argc, char **argv, struct pf_err *e);
+
+/* `pfsread plan CONFIG --ranks N --nodes M`: the dry run, on one process. No MPI. */
+int plan_command(int argc, char **argv, struct pf_err *e);
+
+/* The commands that run under MPI (MPI is up): cmd is "run", "generate", "verify", "clean" or
+ * "calibrate"; command_line is the whole line as typed, for the results file. Collective. */
+int mpi_command(const char *cmd, int argc, char **argv, const char *command_line,
+		struct pf_err *e);
+
+/* `pfsread calibrate CONFIG [-o FILE] [--force] [--disk-size SIZE] [--mem-size SIZE]
+ * [--msg-size SIZE]`. Collective over MPI_COMM_WORLD. */
+int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e);
+
+#endif

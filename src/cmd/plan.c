@@ -1,0 +1,149 @@
+/* plan: the plan command, a dry run on one process: the phases an experiment makes on N ranks
+ * over M nodes, each data set's files and bytes, each phase's files per reader, the volume. */
+#include "cmd/cmd.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "dataset/dataset.h"
+#include "dataset/fromtree.h"
+#include "run/plan.h"
+#include "util/units.h"
+
+static int parse_count(const char *text, const char *what, int *out, struct pf_err *e)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (*text == '\0' || *end != '\0' || v < 1 || v > INT_MAX)
+		return pf_fail(e, PF_USAGE, "plan: %s must be a positive integer, not '%s'", what, text);
+	*out = (int)v;
+	return 0;
+}
+
+/* The count, bytes and size spec line of plan_print_dataset. */
+static void plan_print_dataset_sizes(const struct experiment *x, const struct cfg_dataset *d)
+{
+	char total[32], fsize[32], sizes[MANIFEST_SIZES_MAX];
+	units_format_size(d->total_size, total, sizeof total);
+	printf("data set %s: %llu files, %s (%llu B)", d->name, (unsigned long long)d->nfiles,
+	       total, (unsigned long long)d->total_size);
+	if (d->sizes == CFG_SIZES_FIXED) {
+		printf(", every file %s", units_format_size_binary(d->file_size, fsize, sizeof fsize));
+		if (d->twin_of > 0)
+			printf(", the one-file twin of %s", x->datasets[d->twin_of - 1].name);
+		printf("\n");
+		return;
+	}
+	if (sizes_describe(d, sizes, sizeof sizes) != 0)
+		sizes[0] = '\0';
+	printf(", mean %.0f B, sizes %s\n", (double)d->total_size / (double)d->nfiles, sizes);
+}
+
+/* A flat, hashed or from_tree data set's layout, on lines of its own (indexed is the
+ * default). */
+static void plan_print_layout(const struct experiment *x, const struct cfg_dataset *d)
+{
+	const struct cfg_layout *l = &d->layout;
+	fromtree_print(stdout, x, d);
+	if (l->kind == CFG_LAYOUT_FLAT)
+		printf("  layout flat: every file in %s/\n", d->name);
+	else if (l->kind == CFG_LAYOUT_HASHED)
+		printf("  layout hashed: named by the %s of their content, %llu levels of %llu hex "
+		       "digits (the name list is %s%s)\n", digest_name(l->digest),
+		       (unsigned long long)l->depth, (unsigned long long)l->width, DATASET_DIGESTS,
+		       digest_name(l->digest));
+}
+
+/* A data set's exact count and bytes, and how its sizes are drawn (with the seed). */
+static void plan_print_dataset(const struct experiment *x, const struct cfg_dataset *d)
+{
+	plan_print_dataset_sizes(x, d);
+	plan_print_layout(x, d);
+}
+
+static void plan_print_phase(const struct experiment *x, const struct topo_map *t, uint64_t i)
+{
+	struct plan_point p;
+	char fsize[32], bytes[32], xfer[32];
+	plan_phase_at(x, i, &p);
+	const struct cfg_dataset *d = &x->datasets[p.dataset];
+	uint64_t readers = plan_reader_count(t, p.readers_per_node);
+	uint64_t most = (d->nfiles + readers - 1) / readers, least = d->nfiles / readers;
+	printf("%5llu  %-12s %10s %9llu %7d %8llu %7llu-%-7llu %-8s %9s %-8s %4d %12s\n",
+	       (unsigned long long)i, d->name, units_format_size_binary(d->file_size, fsize, sizeof fsize),
+	       (unsigned long long)d->nfiles, p.readers_per_node, (unsigned long long)readers,
+	       (unsigned long long)least, (unsigned long long)most, x->backends[p.backend],
+	       units_format_size_binary(p.transfer_size, xfer, sizeof xfer),
+	       cfg_order_name(p.order), p.repetition, /* from 0, as run and report count */
+	       units_format_size(d->total_size, bytes, sizeof bytes));
+}
+
+int plan_command(int argc, char **argv, struct pf_err *e)
+{
+	const char *config = NULL;
+	int ranks = 0, nodes = 0;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
+			if (parse_count(argv[++i], "--ranks", &ranks, e) != 0)
+				return -1;
+		} else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
+			if (parse_count(argv[++i], "--nodes", &nodes, e) != 0)
+				return -1;
+		} else if (argv[i][0] == '-' || config != NULL) {
+			return pf_fail(e, PF_USAGE, "plan: unexpected argument '%s'", argv[i]);
+		} else {
+			config = argv[i];
+		}
+	}
+	if (config == NULL || ranks == 0 || nodes == 0)
+		return pf_fail(e, PF_USAGE, "plan: usage: pfsread plan CONFIG --ranks N --nodes M");
+	if (nodes > ranks)
+		return pf_fail(e, PF_USAGE, "plan: more nodes than ranks");
+	struct experiment x;
+	struct topo_map t = {0};
+	if (cfg_load(config, &x, e) != 0)
+		return -1;
+	/* one process: scanning the trees here is the exact count, and no storm */
+	int rc = fromtree_scan_all(&x, e);
+	if (rc == 0 && plan_even_map(ranks, nodes, &t) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "plan: out of memory");
+	for (size_t i = 0; rc == 0 && i < x.nreaders; i++) {
+		if (x.readers_per_node[i] <= plan_min_node_size(&t))
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
+		rc = cfg_fail_at(e, &x, x.readers_pos[i], key,
+				 "%d readers per node, but %d ranks on %d nodes give a node only %d",
+				 x.readers_per_node[i], ranks, nodes, plan_min_node_size(&t));
+	}
+	if (rc == 0) {
+		uint64_t n = plan_phase_count(&x), total = 0;
+		char vol[32];
+		printf("experiment %s: %llu phases on %d ranks over %d nodes, data sets under %s\n",
+		       x.name, (unsigned long long)n, ranks, nodes, x.root);
+		for (size_t i = 0; i < x.ndatasets; i++)
+			plan_print_dataset(&x, &x.datasets[i]);
+		if (x.cache == CFG_CACHE_SHIFT) {
+			char shift[512];
+			plan_shift_describe(&x, nodes, shift, sizeof shift);
+			printf("%s\n", shift);
+		}
+		printf("%5s  %-12s %10s %9s %7s %8s %15s %-8s %9s %-8s %4s %12s\n", "phase",
+		       "dataset", "file size", "files", "r/node", "readers", "files/reader",
+		       "backend", "transfer", "order", "rep", "bytes");
+		for (uint64_t i = 0; i < n; i++) {
+			plan_print_phase(&x, &t, i);
+			struct plan_point p;
+			plan_phase_at(&x, i, &p);
+			total += x.datasets[p.dataset].total_size;
+		}
+		printf("total volume read: %s (%llu B)\n", units_format_size(total, vol, sizeof vol),
+		       (unsigned long long)total);
+	}
+	topo_map_free(&t);
+	cfg_free(&x);
+	return rc;
+}
