@@ -1,5 +1,6 @@
-/* results: the one HDF5 file of a run. The writer (results.c) is collective over all ranks
- * and uses parallel HDF5; the reader (results_read.c) needs no MPI and serves the report.
+/* results: the one HDF5 file of a run. The writer (writer.c) is collective over all ranks
+ * and uses parallel HDF5; the reader (reader.c) needs no MPI and serves the report; the schema
+ * both follow is one table (schema.c).
  * The schema is a contract (README "Results file"): h5py and h5dump read it as it is. */
 #ifndef PFSREAD_RESULTS_H
 #define PFSREAD_RESULTS_H
@@ -54,7 +55,7 @@ int results_write_phase(struct results *r, const struct phase_info *p, const str
 int results_close(struct results *r, const char *status, struct pf_err *e);
 #endif
 
-/* Shared by results.c and results_read.c only (they include hdf5.h before this header): the
+/* Shared by the writer, the readers and schema.c only (they include hdf5.h before this header): the
  * schema in one place, so the writer and the reader cannot disagree on a name or a type. */
 #ifdef H5_VERS_MAJOR
 enum results_kind { RESULTS_I32, RESULTS_U32, RESULTS_U64, RESULTS_F64, RESULTS_STR };

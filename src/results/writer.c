@@ -1,4 +1,4 @@
-/* results: the collective writer of a run's HDF5 file (schema: README "Results file").
+/* writer: the collective writer of a run's HDF5 file (schema: README "Results file").
  * Every rank calls every function with the same arguments but its own records; metadata
  * (groups, attributes) is identical everywhere and only the data selections differ by rank. */
 #include <hdf5.h>
