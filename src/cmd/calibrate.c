@@ -26,6 +26,7 @@
 #include "report/report.h"
 #include "util/space.h"
 #include "util/stop.h"
+#include "run/backend.h"
 #include "run/topology.h"
 #include "util/units.h"
 
@@ -558,8 +559,10 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e)
 {
 	struct cal_opts o = {NULL, NULL, 0, 1ull << 30, 256ull << 20, 64ull << 20};
+	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
-	if (cal_parse(argc, argv, &o, e) != 0 || cfg_load(o.config, &x, e) != 0)
+	backend_config(blocks, BACKEND_BLOCKS_MAX);
+	if (cal_parse(argc, argv, &o, e) != 0 || cfg_load(o.config, blocks, &x, e) != 0)
 		return -1;
 	int rc = cal_run(&x, &o, command_line, e);
 	cfg_free(&x);

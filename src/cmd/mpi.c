@@ -18,10 +18,12 @@
 static int load_config_everywhere(const char *path, int rank, struct experiment *x,
 				  struct pf_err *e)
 {
+	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	long long len = -1;
 	int rc = 0;
+	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (rank == 0) {
-		rc = cfg_load(path, x, e);
+		rc = cfg_load(path, blocks, x, e);
 		len = rc == 0 ? (long long)x->yaml_len : -1;
 	}
 	if (MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -37,7 +39,7 @@ static int load_config_everywhere(const char *path, int rank, struct experiment 
 	if (MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
 		rc = pf_fail(e, PF_RUNTIME, "MPI_Bcast failed");
 	if (rank != 0 && rc == 0)
-		rc = cfg_parse(path, text, (size_t)len, x, e);
+		rc = cfg_parse(path, text, (size_t)len, blocks, x, e);
 	if (rank != 0)
 		free(text);
 	return rc;

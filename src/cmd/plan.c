@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "dataset/fromtree.h"
+#include "run/backend.h"
 #include "run/plan.h"
 #include "util/units.h"
 
@@ -102,9 +103,11 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 		return pf_fail(e, PF_USAGE, "plan: usage: pfsread plan CONFIG --ranks N --nodes M");
 	if (nodes > ranks)
 		return pf_fail(e, PF_USAGE, "plan: more nodes than ranks");
+	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	struct topo_map t = {0};
-	if (cfg_load(config, &x, e) != 0)
+	backend_config(blocks, BACKEND_BLOCKS_MAX);
+	if (cfg_load(config, blocks, &x, e) != 0)
 		return -1;
 	/* one process: scanning the trees here is the exact count, and no storm */
 	int rc = fromtree_scan_all(&x, e);

@@ -9,6 +9,7 @@
 
 #include "results/calib.h"
 #include "config/config.h"
+#include "run/backend.h"
 #include "run/envinfo.h"
 #include "report/report.h"
 
@@ -142,15 +143,17 @@ static int rc_data_remote(const struct run_data *run, char *note)
 static int rc_hardware(const struct run_data *run, const struct calib_data *calib,
 		       struct ceil_hw *hw, char *note)
 {
+	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	struct pf_err err = {0};
 	int declared = 0;
+	backend_config(blocks, BACKEND_BLOCKS_MAX); /* a stored config may hold their keys */
 	memset(hw, 0, sizeof *hw);
 	note[0] = '\0';
 	hw->data_remote = rc_data_remote(run, note);
 	if (run->config_yaml != NULL &&
 	    cfg_parse(run->config_path && run->config_path[0] ? run->config_path : run->path,
-		      run->config_yaml, strlen(run->config_yaml), &x, &err) == 0) {
+		      run->config_yaml, strlen(run->config_yaml), blocks, &x, &err) == 0) {
 		declared = x.hw.given;
 		if (declared)
 			rc_declared(&x.hw, hw, note);

@@ -67,7 +67,7 @@ static int run_check_process(const struct experiment *x, struct pf_err *e)
 		return 0;
 	for (size_t i = 0; i < x->nbackends; i++)
 		if (backend_find(x->backends[i])->read_share != NULL &&
-		    !(backend_find(x->backends[i])->flags & BACKEND_IN_ORDER))
+		    !(backend_flags(backend_find(x->backends[i]), x) & BACKEND_IN_ORDER))
 			return cfg_fail_at(e, x, x->process_pos, "process",
 					   "not with the %s backend (sweep.backend[%zu]): its "
 					   "pipeline has no in-order consumer of the bytes read",
@@ -95,7 +95,7 @@ static int run_check_experiment(const struct experiment *x, const struct topolog
 				   x->backends[i], backend_names());
 	}
 	for (size_t i = 0; x->cache == CFG_CACHE_DIRECT && i < x->nbackends; i++)
-		if (!(backend_find(x->backends[i])->flags & BACKEND_BYPASSES_CACHE))
+		if (!(backend_flags(backend_find(x->backends[i]), x) & BACKEND_BYPASSES_CACHE))
 			return cfg_fail_at(e, x, x->cache_pos, "cache",
 					   "'direct' needs backends that bypass the page cache, and "
 					   "'%s' does not (use backend: [direct])",

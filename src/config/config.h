@@ -21,7 +21,6 @@
 #define CFG_FILES_MAX 1000000000ULL          /* 10^9 files in one data set (names: 10 digits) */
 #define CFG_FANOUT_MAX 10000000ULL           /* 10^7 entries in one directory */
 #define CFG_TRANSFER_MAX (1ULL << 30)        /* 1 GiB: one read, one reader's buffer */
-#define CFG_INFLIGHT_MAX (16ULL << 30)       /* 16 GiB: uring.max_inflight, a rank's pool */
 #define CFG_READERS_MAX 65536                /* readers_per_node */
 #define CFG_REPETITIONS_MAX 100000
 #define CFG_PHASES_MAX 1000000ULL            /* phases of one run */
@@ -54,13 +53,6 @@ enum cfg_decomp {
 	CFG_DECOMP_CYCLIC  /* file i to reader i mod readers */
 };
 
-#define CFG_HINTS_MAX 16
-
-/* One MPI_Info hint for the mpiio backend, as written in the config. */
-struct cfg_hint {
-	char key[64];
-	char value[128];
-};
 
 enum cfg_order {
 	CFG_ORDER_SORTED,  /* by path: a reader stays inside one directory at a time */
@@ -208,11 +200,9 @@ struct experiment {
 	double phase_timeout;         /* seconds a phase may take before it is given up; 0: none */
 	double startup_timeout;       /* seconds from start to the first phase (or the command's
 				       * work) before the run is given up; 0: none */
-	struct cfg_hint mpiio_hints[CFG_HINTS_MAX]; /* mpiio_hints: {key: value, ...} */
-	size_t nhints;
-	int mpiio_collective;         /* mpiio.collective, default true */
-	int uring_queue_depth;        /* uring.queue_depth, default 16 */
-	uint64_t uring_max_inflight;  /* uring.max_inflight, bytes in flight per rank, default 64MiB */
+	struct cfg_values *blocks;    /* the blocks of keys other modules own, as the loader was
+				       * handed them, with their values (cfg_block_values); owned */
+	size_t nblocks;
 	struct cfg_hardware hw;       /* hardware: {...}, for the report only */
 	/* process: {digest, cpu_ns_per_byte}: read-and-process phases (README "Read-and-process
 	 * phases"). Every phase of the experiment processes what it reads. */
@@ -226,6 +216,59 @@ struct experiment {
 	struct cfg_pos volume_pos;         /* where messages about the run's size go */
 	char volume_key[16];               /* "repetitions", "sweep" or "datasets" */
 };
+
+/* ---- blocks of keys that other modules own ----
+ * A backend's options are its own business: it declares each top-level key it owns as a block,
+ * with a table of the block's keys, and the caller hands the loader every block (the backend
+ * registry lists them). The loader reads a block generically into a struct of the owner's,
+ * which only the owner looks into (cfg_block_values). So config names no backend and none of
+ * their keys, and depends on no later stage. */
+
+enum cfg_opt_kind {
+	CFG_OPT_BOOL, /* true | false, into an int */
+	CFG_OPT_INT,  /* an integer from min to max, into an int */
+	CFG_OPT_SIZE  /* a size with a unit from 1 byte to max, into a uint64_t */
+};
+
+/* One key of a block. */
+struct cfg_opt {
+	const char *name;
+	enum cfg_opt_kind kind;
+	size_t offset;       /* of its value in the block's struct */
+	uint64_t min, max;   /* CFG_OPT_INT: the range; CFG_OPT_SIZE: max */
+	const char *what;    /* CFG_OPT_SIZE: what max is the largest of, for the message */
+};
+
+#define CFG_PAIRS_MAX 16
+
+/* A block of free pairs: any keys, scalar values kept as written (MPI_Info hints). */
+struct cfg_pairs {
+	struct {
+		char key[64];
+		char value[128];
+	} pair[CFG_PAIRS_MAX];
+	size_t n;
+};
+
+struct cfg_block {
+	const char *key;            /* the top-level key the block is written under */
+	const struct cfg_opt *opts; /* its keys, a mapping; NULL: a block of free pairs, whose
+				     * values are a struct cfg_pairs */
+	size_t nopts;
+	const char *item;           /* free pairs: what one is called in messages ("hint") */
+	size_t size;                /* of the owner's struct of values */
+	const void *defaults;       /* size bytes: the values when the key is not given */
+};
+
+/* A block as the experiment holds it. */
+struct cfg_values {
+	const struct cfg_block *block;
+	void *values;               /* block->size bytes; owned by the experiment */
+};
+
+/* The values of block b in x; b's defaults when x does not hold b (the loader was not handed
+ * it, or x is NULL). The owner casts them to its struct. */
+const void *cfg_block_values(const struct experiment *x, const struct cfg_block *b);
 
 /* The run's phases and the bytes they read against CFG_PHASES_MAX and CFG_VOLUME_MAX (at
  * load, and again once from_tree data sets know their sizes): 0, or -1 (PF_USAGE). */
@@ -241,16 +284,18 @@ int cfg_processes(const struct experiment *x);
 /* "xxh64+200ns/B", "sha1", "50ns/B" or "none", into buf. */
 void cfg_process_describe(const struct experiment *x, char *buf, size_t len);
 
-/* Load and validate path. On success *x is filled and owns its memory (cfg_free).
+/* Load and validate path; blocks (NULL-terminated, or NULL for none) are the keys other modules
+ * own, read as their tables say. On success *x is filled and owns its memory (cfg_free).
  * On failure returns -1 with e set (PF_USAGE) as "FILE:LINE:COL: key 'KEY': what is wrong",
  * and *x is left freed. Touches no file but the config itself; checks that root, when it
  * exists, is a directory (a missing root is for the caller to judge). */
-int cfg_load(const char *path, struct experiment *x, struct pf_err *e);
+int cfg_load(const char *path, const struct cfg_block *const *blocks, struct experiment *x,
+	     struct pf_err *e);
 
 /* As cfg_load, from text already in memory (rank 0 reads, the others get it by broadcast;
  * also the fuzz target). source names the file in messages. text need not be NUL-terminated. */
-int cfg_parse(const char *source, const char *text, size_t len, struct experiment *x,
-	      struct pf_err *e);
+int cfg_parse(const char *source, const char *text, size_t len,
+	      const struct cfg_block *const *blocks, struct experiment *x, struct pf_err *e);
 
 /* Release what x owns; x may be zeroed or already freed. */
 void cfg_free(struct experiment *x);

@@ -1,8 +1,9 @@
 /* config/internal: what the loader's files share (the one internal header of src/config/).
  * walk.c reads a mapping with a table of key -> handler and fails with FILE:LINE:COL: key;
  * names.c and values.c hold the handlers of single values; datasets.c the data sets; top.c
- * the top level and the document; check.c what is settled and checked across keys after it;
- * load.c reads the file and frees what was loaded. Not an interface for other modules. */
+ * the top level and the document; blocks.c the keys other modules own (the backends');
+ * check.c what is settled and checked across keys after the document; load.c reads the file
+ * and frees what was loaded. Not an interface for other modules. */
 #ifndef PFSREAD_CONFIG_INTERNAL_H
 #define PFSREAD_CONFIG_INTERNAL_H
 
@@ -26,6 +27,7 @@ struct cfg_ctx {
 	struct ydoc *yd;     /* the document, and where its aliases stood */
 	struct experiment *x;
 	struct pf_err *e;
+	const struct cfg_values *block; /* the block being read (blocks.c), or NULL */
 };
 
 /* Read node v, named key in messages, into dst (size bytes when it is a string). */
@@ -135,9 +137,7 @@ int cfg_h_size(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, s
 int cfg_h_total_size(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 		     size_t size);
 int cfg_h_transfer(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
-int cfg_h_inflight(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_duration(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
-int cfg_h_depth(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_ns_per_byte(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 		      size_t size);
 int cfg_h_rate(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
@@ -146,6 +146,18 @@ int cfg_h_hash_depth(struct cfg_ctx *c, const char *key, struct ynode *v, void *
 		     size_t size);
 int cfg_h_hash_width(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 		     size_t size);
+/* A size with a unit, from 1 byte to max, into *out; what says what max is the largest of. */
+int cfg_size_upto(struct cfg_ctx *c, const char *key, struct ynode *v, uint64_t max,
+		  const char *what, uint64_t *out);
+
+/* ---- blocks.c: the keys other modules own ---- */
+
+/* x holds blocks (NULL-terminated, or NULL) with their defaults. 0, or -1 (out of memory). */
+int cfg_blocks_init(struct experiment *x, const struct cfg_block *const *blocks,
+		    const char *source, struct pf_err *e);
+/* The handler of a top-level key that is a block's (found in c->x by the key). */
+int cfg_h_block(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
+void cfg_blocks_free(struct experiment *x);
 
 /* ---- datasets.c ---- */
 

@@ -15,7 +15,7 @@ static int cfg_parse_yaml(const char *source, const char *text, size_t len, stru
 {
 	struct ydoc yd;
 	struct ydoc_fail f;
-	struct cfg_ctx c = {source, &yd, x, e};
+	struct cfg_ctx c = {source, &yd, x, e, NULL};
 	if (ydoc_load(&yd, text, len, &f) != 0) {
 		struct cfg_pos pos = {f.line, f.col};
 		if (f.line > 0 && f.status == PF_USAGE)
@@ -27,8 +27,8 @@ static int cfg_parse_yaml(const char *source, const char *text, size_t len, stru
 	return rc;
 }
 
-int cfg_parse(const char *source, const char *text, size_t len, struct experiment *x,
-	      struct pf_err *e)
+int cfg_parse(const char *source, const char *text, size_t len,
+	      const struct cfg_block *const *blocks, struct experiment *x, struct pf_err *e)
 {
 	size_t n = strlen(source);
 	memset(x, 0, sizeof *x);
@@ -47,7 +47,8 @@ int cfg_parse(const char *source, const char *text, size_t len, struct experimen
 	x->yaml_text[len] = '\0';
 	x->yaml_len = len;
 	cfg_defaults(x, source);
-	if (cfg_parse_yaml(source, text, len, x, e) != 0) {
+	if (cfg_blocks_init(x, blocks, source, e) != 0 ||
+	    cfg_parse_yaml(source, text, len, x, e) != 0) {
 		cfg_free(x);
 		return -1;
 	}
@@ -100,14 +101,15 @@ out:
 	return 0;
 }
 
-int cfg_load(const char *path, struct experiment *x, struct pf_err *e)
+int cfg_load(const char *path, const struct cfg_block *const *blocks, struct experiment *x,
+	     struct pf_err *e)
 {
 	char *text = NULL;
 	size_t len = 0;
 	memset(x, 0, sizeof *x);
 	if (cfg_read_file(path, &text, &len, e) != 0)
 		return -1;
-	int rc = cfg_parse(path, text, len, x, e);
+	int rc = cfg_parse(path, text, len, blocks, x, e);
 	free(text);
 	return rc;
 }
@@ -124,5 +126,6 @@ void cfg_free(struct experiment *x)
 		free(x->datasets[i].buckets);
 	}
 	free(x->datasets);
+	cfg_blocks_free(x);
 	memset(x, 0, sizeof *x);
 }

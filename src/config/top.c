@@ -1,9 +1,10 @@
 /* top: the top-level keys of an experiment and their mappings (sweep, layout, process,
- * hardware, the backends' blocks), their defaults, and the document: walk the top level, then
+ * hardware; the blocks other modules own join them: blocks.c), their defaults, and the document: walk the top level, then
  * settle and check across keys (check.c). */
 #include "config/internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The sweep handlers get the experiment itself as dst (their table offsets are 0). */
@@ -96,19 +97,6 @@ static int cfg_h_layout(struct cfg_ctx *c, const char *key, struct ynode *v, voi
 	return cfg_walk(c, key, v, cfg_layout_fields, CFG_LEN(cfg_layout_fields), c->x, seen);
 }
 
-static const struct cfg_field cfg_uring_fields[] = {
-	{"queue_depth", cfg_h_depth, offsetof(struct experiment, uring_queue_depth), 0, 0},
-	{"max_inflight", cfg_h_inflight, offsetof(struct experiment, uring_max_inflight), 0, 0},
-};
-
-static int cfg_h_uring(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
-{
-	struct cfg_seen seen[CFG_LEN(cfg_uring_fields)];
-	(void)dst;
-	(void)size;
-	return cfg_walk(c, key, v, cfg_uring_fields, CFG_LEN(cfg_uring_fields), c->x, seen);
-}
-
 static const struct cfg_field cfg_process_fields[] = {
 	{"digest", cfg_h_digest, offsetof(struct experiment, process_digest), 0, 0},
 	{"cpu_ns_per_byte", cfg_h_ns_per_byte, offsetof(struct experiment, process_cpu_ns_per_byte),
@@ -123,18 +111,6 @@ static int cfg_h_process(struct cfg_ctx *c, const char *key, struct ynode *v, vo
 	(void)size;
 	c->x->process_pos = cfg_pos_of(v);
 	return cfg_walk(c, key, v, cfg_process_fields, CFG_LEN(cfg_process_fields), c->x, seen);
-}
-
-static const struct cfg_field cfg_mpiio_fields[] = {
-	{"collective", cfg_h_bool, offsetof(struct experiment, mpiio_collective), 0, 0},
-};
-
-static int cfg_h_mpiio(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
-{
-	struct cfg_seen seen[CFG_LEN(cfg_mpiio_fields)];
-	(void)dst;
-	(void)size;
-	return cfg_walk(c, key, v, cfg_mpiio_fields, CFG_LEN(cfg_mpiio_fields), c->x, seen);
 }
 
 static const struct cfg_field cfg_hardware_fields[] = {
@@ -162,42 +138,6 @@ static int cfg_h_hardware(struct cfg_ctx *c, const char *key, struct ynode *v, v
 			seen);
 }
 
-/* mpiio_hints: any keys (MPI_Info passes them through), scalar values kept as written. */
-static int cfg_hint(struct cfg_ctx *c, const char *prefix, const struct ypair *p)
-{
-	char key[CFG_KEY_MAX];
-	struct experiment *x = c->x;
-	struct ynode *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
-	if (k == NULL || v == NULL)
-		return -1;
-	if (k->type != YAML_SCALAR_NODE)
-		return cfg_fail(c, k, prefix, "a hint name must be a scalar, found %s", cfg_kind(k));
-	cfg_path(key, sizeof key, prefix, (const char *)k->str);
-	if (x->nhints == CFG_HINTS_MAX)
-		return cfg_fail(c, k, key, "too many hints (at most %d)", CFG_HINTS_MAX);
-	struct cfg_hint *h = &x->mpiio_hints[x->nhints];
-	for (size_t i = 0; i < x->nhints; i++)
-		if (strcmp(x->mpiio_hints[i].key, (const char *)k->str) == 0)
-			return cfg_fail(c, k, key, "duplicate key");
-	if (cfg_h_str(c, key, k, h->key, sizeof h->key) != 0 ||
-	    cfg_h_str(c, key, v, h->value, sizeof h->value) != 0)
-		return -1;
-	x->nhints++;
-	return 0;
-}
-
-static int cfg_h_hints(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
-{
-	(void)dst;
-	(void)size;
-	if (cfg_expect(c, key, v, YAML_MAPPING_NODE) != 0)
-		return -1;
-	for (const struct ypair *p = v->pairs; p < v->pairs + v->n; p++)
-		if (cfg_hint(c, key, p) != 0)
-			return -1;
-	return 0;
-}
-
 static const struct cfg_field cfg_top_fields[] = {
 	{"name", cfg_h_name, offsetof(struct experiment, name),
 	 CFG_MEMBER_SIZE(struct experiment, name), 0},
@@ -217,9 +157,6 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"verify", cfg_h_bool, offsetof(struct experiment, verify), 0, 0},
 	{"phase_timeout", cfg_h_duration, offsetof(struct experiment, phase_timeout), 0, 0},
 	{"startup_timeout", cfg_h_duration, offsetof(struct experiment, startup_timeout), 0, 0},
-	{"uring", cfg_h_uring, 0, 0, 0},
-	{"mpiio", cfg_h_mpiio, 0, 0, 0},
-	{"mpiio_hints", cfg_h_hints, 0, 0, 0},
 	{"hardware", cfg_h_hardware, 0, 0, 0},
 	{"process", cfg_h_process, 0, 0, 0},
 	{"space_check", cfg_h_bool, offsetof(struct experiment, space_check), 0, 0},
@@ -258,9 +195,6 @@ void cfg_defaults(struct experiment *x, const char *source)
 	x->startup_timeout = CFG_STARTUP_TIMEOUT_S;
 	x->seed = 1;
 	x->sequential_hint = 1;
-	x->mpiio_collective = 1;
-	x->uring_queue_depth = 16;
-	x->uring_max_inflight = 64ULL << 20;
 	x->space_check = 1;
 }
 
@@ -313,9 +247,49 @@ static void cfg_volume_place(struct experiment *x, const struct cfg_seen *top)
 			}
 }
 
+/* The top level's keys: the config's own, then each block handed to the loader (a block whose
+ * key is taken is the caller's mistake, refused as such). *fields and *seen are malloc'ed. */
+static int cfg_top_table(struct cfg_ctx *c, struct cfg_field **fields, struct cfg_seen **seen,
+			 size_t *n)
+{
+	const size_t own = CFG_LEN(cfg_top_fields);
+	*n = own + c->x->nblocks;
+	*fields = malloc(*n * sizeof **fields);
+	*seen = malloc(*n * sizeof **seen);
+	if (*fields == NULL || *seen == NULL)
+		return pf_fail(c->e, PF_RUNTIME, "%s: out of memory", c->source);
+	memcpy(*fields, cfg_top_fields, sizeof cfg_top_fields);
+	for (size_t i = 0; i < c->x->nblocks; i++) {
+		const char *key = c->x->blocks[i].block->key;
+		for (size_t k = 0; k < own + i; k++)
+			if (strcmp((*fields)[k].name, key) == 0)
+				return pf_fail(c->e, PF_RUNTIME, "%s: the config key '%s' is claimed twice "
+					       "(by a block the loader was handed)", c->source, key);
+		(*fields)[own + i] = (struct cfg_field){key, cfg_h_block, 0, 0, 0};
+	}
+	return 0;
+}
+
+/* Walk the top level with the table of cfg_top_table. */
+static int cfg_top(struct cfg_ctx *c, struct ynode *top)
+{
+	struct cfg_field *fields = NULL;
+	struct cfg_seen *seen = NULL;
+	size_t n = 0;
+	int rc = cfg_top_table(c, &fields, &seen, &n);
+	if (rc == 0)
+		rc = cfg_walk(c, "", top, fields, n, c->x, seen);
+	if (rc == 0) {
+		cfg_late_defaults(c->x, cfg_pos_of(top));
+		cfg_volume_place(c->x, seen); /* the config's own keys come first in seen */
+	}
+	free(fields);
+	free(seen);
+	return rc;
+}
+
 int cfg_document(struct cfg_ctx *c)
 {
-	struct cfg_seen seen[CFG_LEN(cfg_top_fields)];
 	const struct cfg_pos start = {1, 1};
 	struct ynode *top = ydoc_root(c->yd);
 	if (top == NULL)
@@ -324,10 +298,8 @@ int cfg_document(struct cfg_ctx *c)
 	if (top->type != YAML_MAPPING_NODE)
 		return cfg_fail(c, top, NULL, "the top level must be a mapping of keys, found %s",
 				cfg_kind(top));
-	if (cfg_walk(c, "", top, cfg_top_fields, CFG_LEN(cfg_top_fields), c->x, seen) != 0)
+	if (cfg_top(c, top) != 0)
 		return -1;
-	cfg_late_defaults(c->x, cfg_pos_of(top));
-	cfg_volume_place(c->x, seen);
 	uint64_t drawn = 0;
 	for (size_t i = 0; i < c->x->ndatasets; i++)
 		if (cfg_settle_sizes(c, i, &drawn) != 0)

@@ -159,7 +159,7 @@ int cfg_h_readers_one(struct cfg_ctx *c, const char *key, struct ynode *v, void 
 }
 
 /* A size with a unit, from 1 byte to max, into *out; what says what max is the largest of. */
-static int cfg_size_upto(struct cfg_ctx *c, const char *key, struct ynode *v, uint64_t max,
+int cfg_size_upto(struct cfg_ctx *c, const char *key, struct ynode *v, uint64_t max,
 			 const char *what, uint64_t *out)
 {
 	const char *s, *why;
@@ -199,13 +199,6 @@ int cfg_h_transfer(struct cfg_ctx *c, const char *key, struct ynode *v, void *ds
 	return cfg_size_upto(c, key, v, CFG_TRANSFER_MAX, "transfer size", dst);
 }
 
-int cfg_h_inflight(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			  size_t size)
-{
-	(void)size;
-	return cfg_size_upto(c, key, v, CFG_INFLIGHT_MAX, "uring pool", dst);
-}
-
 /* A duration > 0 ("90s", "10min", "2h", a bare number of seconds), into a double. */
 int cfg_h_duration(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			  size_t size)
@@ -221,17 +214,6 @@ int cfg_h_duration(struct cfg_ctx *c, const char *key, struct ynode *v, void *ds
 	if (*(double *)dst > CFG_TIMEOUT_MAX)
 		return cfg_fail(c, v, key, "'%s' is more than %g days, the longest pfsread accepts",
 				s, CFG_TIMEOUT_MAX / 86400);
-	return 0;
-}
-
-/* A queue depth: an int from 1 to 4096 (io_uring's largest ring). */
-int cfg_h_depth(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
-{
-	uint64_t u;
-	(void)size;
-	if (cfg_uint(c, key, v, 1, 4096, &u) != 0)
-		return -1;
-	*(int *)dst = (int)u;
 	return 0;
 }
 

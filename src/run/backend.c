@@ -46,6 +46,29 @@ const char *backend_names(void)
 	return names;
 }
 
+size_t backend_config(const struct cfg_block **blocks, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; backend_registry[i] != NULL; i++)
+		for (size_t k = 0; backend_registry[i]->config != NULL &&
+				   backend_registry[i]->config[k] != NULL && n + 1 < max; k++)
+			blocks[n++] = backend_registry[i]->config[k];
+	blocks[n] = NULL;
+	return n;
+}
+
+unsigned backend_flags(const struct backend *b, const struct experiment *x)
+{
+	return b->flags_for != NULL ? b->flags_for(x) : b->flags;
+}
+
+void backend_record(const struct experiment *x, struct phase_info *p)
+{
+	for (size_t i = 0; backend_registry[i] != NULL; i++)
+		if (backend_registry[i]->record != NULL)
+			backend_registry[i]->record(x, p);
+}
+
 int backend_check_registry(struct pf_err *e)
 {
 	for (size_t i = 0; backend_registry[i] != NULL; i++) {

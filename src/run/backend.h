@@ -1,6 +1,7 @@
 /* backend: the ops table every read path fills (like IOR's aiori or fio's ioengines).
  * Backends only move bytes: timers, byte counts and barriers belong to the phase driver.
- * Adding one is one file in src/backends/ plus one line in backend.c's registry. */
+ * Adding one is one file in src/run/backends/ plus one line in backend.c's registry; its
+ * options (config keys) are declared and read in its own file too. */
 #ifndef PFSREAD_BACKEND_H
 #define PFSREAD_BACKEND_H
 
@@ -89,6 +90,20 @@ struct backend {
 	/* Optional: read a whole share with several files in flight; replaces the core's
 	 * open/read/close loop for pattern per-reader. Returns 0 or -errno (s->failed set). */
 	int (*read_share)(void *state, struct bshare *s);
+
+	/* ---- options: declared, read and described here, in the backend's own file ---- */
+	/* Optional, NULL-terminated: the config's top-level keys this backend owns, with their
+	 * tables (config.h, "blocks"); its values: cfg_block_values(x, block). */
+	const struct cfg_block *const *config;
+	/* Optional: requests in flight per reader when read_share reads a share, as x's options
+	 * set it (the record's queue_depth; 1 without). */
+	int (*queue_depth)(const struct experiment *x);
+	/* Optional: the flags under x's options, where an option turns a capability off; without
+	 * this hook the flags are flags. */
+	unsigned (*flags_for)(const struct experiment *x);
+	/* Optional: the fields of the phase record that this backend's options own, filled for
+	 * every phase whatever its backend: the options are the experiment's. */
+	void (*record)(const struct experiment *x, struct phase_info *p);
 };
 
 /* The backend called name, or NULL. */
@@ -96,6 +111,18 @@ const struct backend *backend_find(const char *name);
 
 /* Comma-separated names of all backends, for messages. */
 const char *backend_names(void);
+
+#define BACKEND_BLOCKS_MAX 16 /* config blocks of all backends together */
+
+/* Every backend's config blocks, in registry order, into blocks[0..n) and a NULL after them
+ * (blocks has room for max, NULL included): what the caller hands cfg_load. Returns n. */
+size_t backend_config(const struct cfg_block **blocks, size_t max);
+
+/* b's flags under x's options (flags_for), or its flags. */
+unsigned backend_flags(const struct backend *b, const struct experiment *x);
+
+/* Every backend's record hook on p: the fields x's backend options own. */
+void backend_record(const struct experiment *x, struct phase_info *p);
 
 /* 0 when every backend in the registry has its required hooks; else -1 with e naming it. */
 int backend_check_registry(struct pf_err *e);

@@ -60,11 +60,9 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 	cfg_process_describe(x, p->process, sizeof p->process);
 	p->repetition = s->repetition;
 	p->seed = x->seed;
-	p->queue_depth = s->be->read_share != NULL && s->pattern == CFG_PATTERN_PER_READER
-				 ? x->uring_queue_depth : 1;
-	for (size_t i = 0, used = 0; i < x->nhints; i++)
-		used += (size_t)snprintf(p->mpiio_hints + used, sizeof p->mpiio_hints - used, "%s%s=%s",
-					 i ? "," : "", x->mpiio_hints[i].key, x->mpiio_hints[i].value);
+	p->queue_depth = phase_pipelined(s) && s->be->queue_depth != NULL ? s->be->queue_depth(x)
+									  : 1;
+	backend_record(x, p);
 }
 
 static void phase_free_work(struct phase_work *w)
@@ -114,8 +112,8 @@ static int phase_plan(const struct phase_spec *s, const struct topology *t, stru
 	w->comm = MPI_COMM_NULL;
 	w->reader = plan_reader_index(&t->map, t->rank, s->readers_per_node);
 	w->readers = plan_reader_count(&t->map, s->readers_per_node);
-	w->collective = s->pattern == CFG_PATTERN_SHARED && (s->be->flags & BACKEND_COLLECTIVE) &&
-			s->x->mpiio_collective;
+	w->collective = s->pattern == CFG_PATTERN_SHARED &&
+			(backend_flags(s->be, s->x) & BACKEND_COLLECTIVE);
 	if (w->collective)
 		PHASE_MPI(MPI_Comm_split(MPI_COMM_WORLD, w->reader >= 0 ? 0 : MPI_UNDEFINED, t->rank,
 					 &w->comm));

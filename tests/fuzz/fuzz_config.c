@@ -1,6 +1,7 @@
 /* fuzz_config: libFuzzer target for the config loader. Any bytes go through cfg_parse as if
  * they were a config file; it must return 0 or -1 with a message, never crash or leak, and a
- * config it accepts must keep the promises of config.h (checked here, abort on a breach). */
+ * config it accepts must keep the promises of config.h (checked here, abort on a breach). The
+ * backends' config blocks are handed to the loader, as the commands do. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "run/backend.h"
 
 #define FZ_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -121,17 +123,42 @@ static void fz_check(const struct experiment *x, const char *text, size_t len)
 	FZ_CHECK(strcmp(cfg_cache_name(x->cache), "unknown") != 0);
 	FZ_CHECK(x->noatime == 0 || x->noatime == 1);
 	FZ_CHECK(x->verify == 0 || x->verify == 1);
-	FZ_CHECK(x->mpiio_collective == 0 || x->mpiio_collective == 1);
 	FZ_CHECK(isfinite(x->phase_timeout) && x->phase_timeout >= 0 &&
 		 x->phase_timeout <= CFG_TIMEOUT_MAX);
-	FZ_CHECK(x->nhints <= CFG_HINTS_MAX);
-	for (size_t i = 0; i < x->nhints; i++)
-		FZ_CHECK(fz_terminated(x->mpiio_hints[i].key, sizeof x->mpiio_hints[i].key) &&
-			 fz_terminated(x->mpiio_hints[i].value, sizeof x->mpiio_hints[i].value) &&
-			 x->mpiio_hints[i].key[0] != '\0');
 	fz_check_hw(&x->hw);
-	FZ_CHECK(x->uring_queue_depth >= 1 && x->uring_queue_depth <= 4096);
-	FZ_CHECK(x->uring_max_inflight > 0 && x->uring_max_inflight <= CFG_INFLIGHT_MAX);
+	for (size_t i = 0; i < x->nblocks; i++)
+		fz_check_block(&x->blocks[i]);
+}
+
+/* The backends' blocks keep what their tables promise: each key in its range, pairs named. */
+static void fz_check_block(const struct cfg_values *bv)
+{
+	const struct cfg_block *b = bv->block;
+	const char *v = bv->values;
+	if (b->opts == NULL) {
+		const struct cfg_pairs *p = bv->values;
+		FZ_CHECK(p->n <= CFG_PAIRS_MAX);
+		for (size_t i = 0; i < p->n; i++)
+			FZ_CHECK(fz_terminated(p->pair[i].key, sizeof p->pair[i].key) &&
+				 fz_terminated(p->pair[i].value, sizeof p->pair[i].value) &&
+				 p->pair[i].key[0] != '\0');
+		return;
+	}
+	for (size_t i = 0; i < b->nopts; i++) {
+		const struct cfg_opt *o = &b->opts[i];
+		int n;
+		uint64_t u;
+		if (o->kind == CFG_OPT_SIZE) {
+			memcpy(&u, v + o->offset, sizeof u);
+			FZ_CHECK(u > 0 && u <= o->max);
+			continue;
+		}
+		memcpy(&n, v + o->offset, sizeof n);
+		if (o->kind == CFG_OPT_BOOL)
+			FZ_CHECK(n == 0 || n == 1);
+		else
+			FZ_CHECK(n >= 0 && (uint64_t)n >= o->min && (uint64_t)n <= o->max);
+	}
 }
 
 /* 1 when s holds no control character: a message is one line and cannot drive a terminal. */
@@ -158,15 +185,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	struct pf_err e = {0};
+	backend_config(blocks, BACKEND_BLOCKS_MAX); /* every backend's keys are fuzzed too */
 	/* An exact-size copy: ASan catches a read one past the end (text is not NUL-terminated). */
 	char *text = malloc(size > 0 ? size : 1);
 	if (text == NULL)
 		return 0;
 	if (size > 0)
 		memcpy(text, data, size);
-	if (cfg_parse("fuzz.yaml", text, size, &x, &e) == 0) {
+	if (cfg_parse("fuzz.yaml", text, size, blocks, &x, &e) == 0) {
 		FZ_CHECK(e.status == PF_OK);
 		fz_check(&x, text, size);
 		cfg_free(&x);

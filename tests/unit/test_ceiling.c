@@ -138,7 +138,7 @@ static void test_config_block(void)
 		"           node_memcpy_MBps: 4000, reader_MBps: 6.6}\n";
 	struct experiment x;
 	struct pf_err e = {0};
-	ok(cfg_parse("hw.yaml", yaml, sizeof yaml - 1, &x, &e) == 0, "hardware block parses %s",
+	ok(cfg_parse("hw.yaml", yaml, sizeof yaml - 1, NULL, &x, &e) == 0, "hardware block parses %s",
 	   e.msg);
 	ok(x.hw.given && x.hw.node_disk_MBps == 200 && x.hw.node_link_MBps == 117.5 &&
 		   x.hw.storage_servers == 100 && x.hw.server_disk_MBps == 210 &&
@@ -150,12 +150,12 @@ static void test_config_block(void)
 	static const char bad[] = "root: /nonexistent/x\ndatasets: [{name: a, file_size: 1MB, "
 				  "file_count: 2}]\nhardware: {node_link_MBps: -1}\n";
 	pf_err_clear(&e);
-	ok(cfg_parse("bad.yaml", bad, sizeof bad - 1, &x, &e) != 0 && e.status == PF_USAGE &&
+	ok(cfg_parse("bad.yaml", bad, sizeof bad - 1, NULL, &x, &e) != 0 && e.status == PF_USAGE &&
 		   strstr(e.msg, "bad.yaml:3:") && strstr(e.msg, "hardware.node_link_MBps"),
 	   "a negative rate refused at its place: %s", e.msg);
 	static const char none[] = "root: /nonexistent/x\ndatasets: [{name: a, file_size: 1MB, "
 				   "file_count: 2}]\n";
-	ok(cfg_parse("none.yaml", none, sizeof none - 1, &x, &e) == 0 && !x.hw.given,
+	ok(cfg_parse("none.yaml", none, sizeof none - 1, NULL, &x, &e) == 0 && !x.hw.given,
 	   "no hardware block: nothing given");
 	cfg_free(&x);
 }

@@ -1,6 +1,7 @@
 /* test_config: load YAML files written to a temporary directory; check every field of a valid
  * config and, for each kind of bad input, the status, FILE:LINE:COL and key of the message. */
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static void expect_fail_len(const char *what, const char *name, const char *yaml
 		ok(0, "%s: cannot write %s", what, path);
 		return;
 	}
-	int rc = cfg_load(path, &x, &e);
+	int rc = cfg_load(path, NULL, &x, &e);
 	if (col > 0)
 		snprintf(prefix, sizeof prefix, "%s:%d:%d: ", path, line, col);
 	else
@@ -148,7 +149,7 @@ static void test_full(void)
 	snprintf(yaml, sizeof yaml, full_yaml_fmt, test_dir);
 	if (write_file("full.yaml", yaml, strlen(yaml), path, sizeof path) != 0)
 		ok(0, "write full.yaml");
-	int rc = cfg_load(path, &x, &e);
+	int rc = cfg_load(path, NULL, &x, &e);
 	ok(rc == 0 && e.status == PF_OK, "full: loads (%s)", e.msg);
 	if (rc != 0)
 		return;
@@ -193,7 +194,7 @@ static void test_defaults(void)
 	pf_err_clear(&e);
 	if (write_file("minimal.yaml", yaml, strlen(yaml), path, sizeof path) != 0)
 		ok(0, "write minimal.yaml");
-	int rc = cfg_load(path, &x, &e);
+	int rc = cfg_load(path, NULL, &x, &e);
 	ok(rc == 0, "minimal: loads with a missing root (%s)", e.msg);
 	if (rc != 0)
 		return;
@@ -224,7 +225,7 @@ static void test_sequential_hint(void)
 	pf_err_clear(&e);
 	if (write_file("nohint.yaml", yaml, strlen(yaml), path, sizeof path) != 0)
 		ok(0, "write nohint.yaml");
-	int rc = cfg_load(path, &x, &e);
+	int rc = cfg_load(path, NULL, &x, &e);
 	ok(rc == 0 && x.sequential_hint == 0, "sequential_hint: false turns the hint off (%s)",
 	   e.msg);
 	if (rc == 0)
@@ -249,7 +250,7 @@ static void test_scalar_lists(void)
 	pf_err_clear(&e);
 	if (write_file("lists.yml", yaml, strlen(yaml), path, sizeof path) != 0)
 		ok(0, "write lists.yml");
-	int rc = cfg_load(path, &x, &e);
+	int rc = cfg_load(path, NULL, &x, &e);
 	ok(rc == 0, "scalar lists: loads (%s)", e.msg);
 	if (rc != 0)
 		return;
@@ -277,7 +278,7 @@ static void test_parse_memory(void)
 		return;
 	}
 	memcpy(buf, yaml, len);
-	int rc = cfg_parse("mem/exp.yaml", buf, len, &x, &e);
+	int rc = cfg_parse("mem/exp.yaml", buf, len, NULL, &x, &e);
 	ok(rc == 0 && x.repetitions == 2 && strcmp(x.name, "exp") == 0,
 	   "cfg_parse on text without a NUL terminator (%s)", e.msg);
 	ok(rc == 0 && x.yaml_len == len && x.yaml_text[len] == '\0' &&
@@ -287,12 +288,12 @@ static void test_parse_memory(void)
 
 	/* Cut before "repetitions": the text after len must not be read. */
 	pf_err_clear(&e);
-	rc = cfg_parse("mem/exp.yaml", buf, len - strlen("repetitions: 2\n"), &x, &e);
+	rc = cfg_parse("mem/exp.yaml", buf, len - strlen("repetitions: 2\n"), NULL, &x, &e);
 	ok(rc == 0 && x.repetitions == 1, "cfg_parse stops at len");
 	cfg_free(&x);
 
 	pf_err_clear(&e);
-	rc = cfg_parse("mem/cut.yaml", buf, strlen(ROOT_LINE), &x, &e);
+	rc = cfg_parse("mem/cut.yaml", buf, strlen(ROOT_LINE), NULL, &x, &e);
 	ok(rc == -1 && e.status == PF_USAGE &&
 		   strcmp(e.msg, "mem/cut.yaml:1:1: key 'datasets': is required but missing") == 0,
 	   "cfg_parse cut after root: %s", e.msg);
@@ -319,13 +320,13 @@ static void test_file_errors(void)
 	struct pf_err e;
 	pf_err_clear(&e);
 	path_in_dir(path, sizeof path, "missing.yaml");
-	int rc = cfg_load(path, &x, &e);
+	int rc = cfg_load(path, NULL, &x, &e);
 	snprintf(want, sizeof want, "%s: cannot read: No such file or directory", path);
 	ok(rc == -1 && e.status == PF_USAGE && strcmp(e.msg, want) == 0 && is_freed(&x),
 	   "missing file: %s", e.msg);
 
 	pf_err_clear(&e);
-	rc = cfg_load(test_dir, &x, &e);
+	rc = cfg_load(test_dir, NULL, &x, &e);
 	ok(rc == -1 && e.status == PF_USAGE && strstr(e.msg, ": cannot read: ") != NULL,
 	   "a directory as config: %s", e.msg);
 
@@ -534,20 +535,20 @@ static void test_process(void)
 	struct pf_err e;
 	char text[64];
 	pf_err_clear(&e);
-	int rc = cfg_parse("mem/process.yaml", yaml, strlen(yaml), &x, &e);
+	int rc = cfg_parse("mem/process.yaml", yaml, strlen(yaml), NULL, &x, &e);
 	cfg_process_describe(&x, text, sizeof text);
 	ok(rc == 0 && x.process_digest == DIGEST_SHA1 && x.process_cpu_ns_per_byte == 200 &&
 		   cfg_processes(&x) && strcmp(text, "sha1+200ns/B") == 0,
 	   "process: sha1 and 200 ns/B read (%s) %s", text, e.msg);
 	cfg_free(&x);
-	rc = cfg_parse("mem/plain.yaml", ROOT_LINE DS_LINES, strlen(ROOT_LINE DS_LINES), &x, &e);
+	rc = cfg_parse("mem/plain.yaml", ROOT_LINE DS_LINES, strlen(ROOT_LINE DS_LINES), NULL, &x, &e);
 	cfg_process_describe(&x, text, sizeof text);
 	ok(rc == 0 && x.process_digest == DIGEST_NONE && x.process_cpu_ns_per_byte == 0 &&
 		   !cfg_processes(&x) && strcmp(text, "none") == 0,
 	   "process defaults: no digest, 0 ns/B (%s)", text);
 	cfg_free(&x);
 	static const char zero[] = ROOT_LINE DS_LINES "process: {digest: xxh64, cpu_ns_per_byte: 0}\n";
-	rc = cfg_parse("mem/zero.yaml", zero, strlen(zero), &x, &e);
+	rc = cfg_parse("mem/zero.yaml", zero, strlen(zero), NULL, &x, &e);
 	cfg_process_describe(&x, text, sizeof text);
 	ok(rc == 0 && strcmp(text, "xxh64") == 0, "cpu_ns_per_byte: 0 is allowed (%s)", text);
 	cfg_free(&x);
@@ -602,7 +603,7 @@ static void test_layouts(void)
 	struct pf_err e;
 	pf_err_clear(&e);
 	if (write_file("layouts.yaml", yaml, strlen(yaml), path, sizeof path) != 0 ||
-	    cfg_load(path, &x, &e) != 0) {
+	    cfg_load(path, NULL, &x, &e) != 0) {
 		ok(0, "layouts: load failed: %s", e.msg);
 		return;
 	}
@@ -644,6 +645,87 @@ static void test_layouts(void)
 #undef LY
 }
 
+/* ---- blocks: keys another module owns, handed to the loader ---- */
+
+struct widget {
+	int on;
+	int spokes;
+	uint64_t pool;
+};
+
+static const struct widget widget_defaults = {1, 8, 1 << 20};
+static const struct cfg_opt widget_opts[] = {
+	{"on", CFG_OPT_BOOL, offsetof(struct widget, on), 0, 0, NULL},
+	{"spokes", CFG_OPT_INT, offsetof(struct widget, spokes), 2, 64, NULL},
+	{"pool", CFG_OPT_SIZE, offsetof(struct widget, pool), 1, 1 << 30, "widget pool"},
+};
+static const struct cfg_block widget_block = {"widget", widget_opts, 3, NULL,
+					      sizeof(struct widget), &widget_defaults};
+static const struct cfg_pairs no_labels;
+static const struct cfg_block labels_block = {"labels", NULL, 0, "label",
+					      sizeof(struct cfg_pairs), &no_labels};
+static const struct cfg_block *const owned_blocks[] = {&widget_block, &labels_block, NULL};
+
+/* The message of loading yaml with the test's blocks, or "" when it loads (into *w, *l). */
+static const char *block_load(const char *yaml, struct widget *w, struct cfg_pairs *l,
+			      struct pf_err *e)
+{
+	struct experiment x;
+	pf_err_clear(e);
+	if (cfg_parse("mem/b.yaml", yaml, strlen(yaml), owned_blocks, &x, e) != 0)
+		return e->msg;
+	*w = *(const struct widget *)cfg_block_values(&x, &widget_block);
+	*l = *(const struct cfg_pairs *)cfg_block_values(&x, &labels_block);
+	cfg_free(&x);
+	return "";
+}
+
+static void test_blocks(void)
+{
+	struct widget w;
+	struct cfg_pairs l;
+	struct pf_err e;
+	struct experiment x;
+	const char *msg = block_load(ROOT_LINE DS_LINES, &w, &l, &e);
+	ok(msg[0] == '\0' && w.on == 1 && w.spokes == 8 && w.pool == 1 << 20 && l.n == 0,
+	   "a block not written keeps its owner's defaults %s", msg);
+	msg = block_load(ROOT_LINE DS_LINES "widget: {on: false, spokes: 12, pool: 4KiB}\n"
+			 "labels: {colour: red, size: \"5\"}\n", &w, &l, &e);
+	ok(msg[0] == '\0' && w.on == 0 && w.spokes == 12 && w.pool == 4096 && l.n == 2 &&
+		   strcmp(l.pair[1].key, "size") == 0 && strcmp(l.pair[1].value, "5") == 0,
+	   "a block's keys read by its table, pairs as written %s", msg);
+	msg = block_load(ROOT_LINE DS_LINES "widget: {spokes: 65}\n", &w, &l, &e);
+	ok(strstr(msg, "mem/b.yaml:4:18: key 'widget.spokes': expected an integer from 2 to 64") ==
+		   msg, "a block's key out of its range is named: %s", msg);
+	msg = block_load(ROOT_LINE DS_LINES "widget: {pool: 2GiB}\n", &w, &l, &e);
+	ok(strstr(msg, "more than 1 GiB, the largest widget pool") != NULL, "a size above its max: %s",
+	   msg);
+	msg = block_load(ROOT_LINE DS_LINES "widget: {wheels: 2}\n", &w, &l, &e);
+	ok(strstr(msg, "key 'widget.wheels': unknown key (allowed: on, spokes, pool)") != NULL,
+	   "an unknown key of a block lists the block's keys: %s", msg);
+	msg = block_load(ROOT_LINE DS_LINES "labels: {a: 1, a: 2}\n", &w, &l, &e);
+	ok(strstr(msg, "key 'labels.a': duplicate key") != NULL, "a pair given twice: %s", msg);
+	msg = block_load(ROOT_LINE DS_LINES "labels: {[a]: 1}\n", &w, &l, &e);
+	ok(strstr(msg, "a label name must be a scalar") != NULL, "a pair's name not a scalar: %s",
+	   msg);
+	pf_err_clear(&e);
+	ok(cfg_parse("mem/b.yaml", ROOT_LINE DS_LINES "widget: {on: true}\n",
+		     strlen(ROOT_LINE DS_LINES "widget: {on: true}\n"), NULL, &x, &e) != 0 &&
+		   strstr(e.msg, "key 'widget': unknown key") != NULL,
+	   "a block the loader was not handed is an unknown key: %s", e.msg);
+	memset(&x, 0, sizeof x);
+	ok(cfg_block_values(&x, &widget_block) == &widget_defaults &&
+		   cfg_block_values(NULL, &labels_block) == &no_labels,
+	   "cfg_block_values: the defaults of a block the experiment does not hold");
+	static const struct cfg_block root_block = {"root", NULL, 0, "x", sizeof(struct cfg_pairs),
+						    &no_labels};
+	static const struct cfg_block *const clash[] = {&root_block, NULL};
+	pf_err_clear(&e);
+	ok(cfg_parse("mem/b.yaml", ROOT_LINE DS_LINES, strlen(ROOT_LINE DS_LINES), clash, &x, &e) !=
+			   0 && e.status == PF_RUNTIME && strstr(e.msg, "'root' is claimed twice"),
+	   "a block whose key is the config's own is refused: %s", e.msg);
+}
+
 int main(void)
 {
 	snprintf(test_dir, sizeof test_dir, "/tmp/pfsread-test-config-XXXXXX");
@@ -666,6 +748,7 @@ int main(void)
 	test_root_file();
 	test_process();
 	test_layouts();
+	test_blocks();
 	cleanup();
 	return tap_done();
 }

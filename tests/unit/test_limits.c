@@ -13,11 +13,14 @@
 
 #include "config/config.h"
 #include "dataset/dataset.h"
+#include "run/backend.h"
 #include "util/space.h"
 #include "tap.h"
 
 #define ROOT "root: /nonexistent-pfsread-root/data\n"
 #define DS "datasets:\n  - {name: a, file_size: 1MiB, file_count: 4}\n"
+
+static const struct cfg_block *blocks[BACKEND_BLOCKS_MAX]; /* the backends' keys, as run has */
 
 static double now(void)
 {
@@ -31,7 +34,7 @@ static const char *load_fail(const char *yaml, size_t len, struct pf_err *e)
 {
 	struct experiment x;
 	pf_err_clear(e);
-	if (cfg_parse("mem/t.yaml", yaml, len, &x, e) == 0) {
+	if (cfg_parse("mem/t.yaml", yaml, len, blocks, &x, e) == 0) {
 		cfg_free(&x);
 		return NULL;
 	}
@@ -151,7 +154,7 @@ static void test_alias_places(void)
 	static const char yaml[] = ROOT "defs: x\ndatasets:\n"
 		"  - &d {name: a, file_size: 1MiB, file_count: 1}\n";
 	pf_err_clear(&e);
-	ok(cfg_parse("mem/t.yaml", yaml, strlen(yaml), &x, &e) != 0 && strstr(e.msg, "'defs'"),
+	ok(cfg_parse("mem/t.yaml", yaml, strlen(yaml), blocks, &x, &e) != 0 && strstr(e.msg, "'defs'"),
 	   "an unknown key is still refused (%s)", e.msg);
 	if (e.status == PF_OK)
 		cfg_free(&x);
@@ -180,7 +183,7 @@ static double load_time(const char *text, int reps, int *loaded)
 		struct experiment x;
 		struct pf_err e = {0};
 		double t0 = now();
-		int rc = cfg_parse("mem/t.yaml", text, strlen(text), &x, &e);
+		int rc = cfg_parse("mem/t.yaml", text, strlen(text), blocks, &x, &e);
 		double t = now() - t0;
 		if (rc == 0)
 			cfg_free(&x);
@@ -277,7 +280,7 @@ static int child_load(const char *text, double *secs, long *rss_kib)
 		struct pf_err e = {0};
 		struct rusage ru;
 		double t0 = now();
-		int rc = cfg_parse("mem/t.yaml", text, strlen(text), &x, &e);
+		int rc = cfg_parse("mem/t.yaml", text, strlen(text), blocks, &x, &e);
 		double out[2] = {now() - t0, 0};
 		getrusage(RUSAGE_SELF, &ru);
 		out[1] = (double)ru.ru_maxrss;
@@ -370,7 +373,7 @@ static void test_space_maths(void)
 	struct pf_err e = {0};
 	static const char yaml[] = ROOT "layout: {files_per_dir: 10}\ndatasets:\n"
 				   "  - {name: a, file_size: 5000, file_count: 25}\n";
-	if (cfg_parse("mem/t.yaml", yaml, strlen(yaml), &x, &e) != 0) {
+	if (cfg_parse("mem/t.yaml", yaml, strlen(yaml), blocks, &x, &e) != 0) {
 		ok(0, "load: %s", e.msg);
 		return;
 	}
@@ -396,6 +399,7 @@ static void test_space_maths(void)
 
 int main(void)
 {
+	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	test_sizes();
 	test_counts();
 	test_alias_places();

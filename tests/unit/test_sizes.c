@@ -16,7 +16,7 @@
 static int load(const char *yaml, struct experiment *x, struct pf_err *e)
 {
 	pf_err_clear(e);
-	return cfg_parse("s.yaml", yaml, strlen(yaml), x, e);
+	return cfg_parse("s.yaml", yaml, strlen(yaml), NULL, x, e);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -209,7 +209,7 @@ static int load(const char *ds, const char *extra, struct experiment *x, struct 
 	snprintf(yaml, sizeof yaml, "root: /nonexistent-pfsread-root/data\n%sdatasets:\n  - %s\n",
 		 extra, ds);
 	pf_err_clear(e);
-	return cfg_parse("t.yaml", yaml, strlen(yaml), x, e);
+	return cfg_parse("t.yaml", yaml, strlen(yaml), NULL, x, e);
 }
 
 /* twin: true with from_tree: NAME-onefile follows, its size unknown until the tree is

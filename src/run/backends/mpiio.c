@@ -1,12 +1,62 @@
 /* mpiio backend: MPI_File_open per file (on MPI_COMM_SELF, or on the phase's readers for
- * pattern shared, where reads are collective), MPI_File_read_at[_all], hints from the config. */
+ * pattern shared, where reads are collective), MPI_File_read_at[_all], hints from the config.
+ * Its config keys: mpiio: {collective: true|false} and mpiio_hints: {key: value, ...}. */
 #include "run/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#define MPIIO_FLAGS BACKEND_COLLECTIVE
+
+/* ---- options ---- */
+
+/* mpiio: {...}. */
+struct mpiio_opts {
+	int collective; /* pattern shared reads collectively (MPI_File_read_at_all); default true */
+};
+
+static const struct mpiio_opts mpiio_defaults = {.collective = 1};
+
+static const struct cfg_opt mpiio_opts[] = {
+	{"collective", CFG_OPT_BOOL, offsetof(struct mpiio_opts, collective), 0, 0, NULL},
+};
+
+static const struct cfg_block mpiio_block = {
+	.key = "mpiio", .opts = mpiio_opts, .nopts = sizeof mpiio_opts / sizeof mpiio_opts[0],
+	.size = sizeof(struct mpiio_opts), .defaults = &mpiio_defaults,
+};
+
+/* mpiio_hints: {key: value, ...}: any keys (MPI_Info passes them through). */
+static const struct cfg_pairs mpiio_no_hints;
+
+static const struct cfg_block mpiio_hints_block = {
+	.key = "mpiio_hints", .opts = NULL, .item = "hint", .size = sizeof(struct cfg_pairs),
+	.defaults = &mpiio_no_hints,
+};
+
+static const struct cfg_block *const mpiio_config[] = {&mpiio_block, &mpiio_hints_block, NULL};
+
+/* collective: false takes the capability away: shared files are then read independently. */
+static unsigned mpiio_flags(const struct experiment *x)
+{
+	const struct mpiio_opts *o = cfg_block_values(x, &mpiio_block);
+	return o->collective ? MPIIO_FLAGS : MPIIO_FLAGS & ~BACKEND_COLLECTIVE;
+}
+
+/* Every phase records the hints as "key=value,..." ("" for none), whatever its backend. */
+static void mpiio_record(const struct experiment *x, struct phase_info *p)
+{
+	const struct cfg_pairs *h = cfg_block_values(x, &mpiio_hints_block);
+	for (size_t i = 0, used = 0; i < h->n; i++)
+		used += (size_t)snprintf(p->mpiio_hints + used, sizeof p->mpiio_hints - used, "%s%s=%s",
+					 i ? "," : "", h->pair[i].key, h->pair[i].value);
+}
+
+/* ---- reads ---- */
 
 struct mpiio_file {
 	MPI_File fh;
@@ -32,13 +82,14 @@ static int mpiio_errno(int rc)
 /* The config's mpiio_hints as an MPI_Info; MPI_INFO_NULL when there are none. */
 static int mpiio_info(const struct experiment *x, MPI_Info *info)
 {
+	const struct cfg_pairs *h = cfg_block_values(x, &mpiio_hints_block);
 	*info = MPI_INFO_NULL;
-	if (x == NULL || x->nhints == 0)
+	if (h->n == 0)
 		return 0;
 	if (MPI_Info_create(info) != MPI_SUCCESS)
 		return -ENOMEM;
-	for (size_t i = 0; i < x->nhints; i++) {
-		if (MPI_Info_set(*info, x->mpiio_hints[i].key, x->mpiio_hints[i].value) != MPI_SUCCESS) {
+	for (size_t i = 0; i < h->n; i++) {
+		if (MPI_Info_set(*info, h->pair[i].key, h->pair[i].value) != MPI_SUCCESS) {
 			MPI_Info_free(info);
 			return -EINVAL;
 		}
@@ -121,8 +172,11 @@ static int mpiio_close(struct bfile *f)
 
 const struct backend mpiio_backend = {
 	.name = "mpiio",
-	.flags = BACKEND_COLLECTIVE,
+	.flags = MPIIO_FLAGS,
 	.open = mpiio_open,
 	.read = mpiio_read,
 	.close = mpiio_close,
+	.config = mpiio_config,
+	.flags_for = mpiio_flags,
+	.record = mpiio_record,
 };

@@ -1,7 +1,8 @@
 /* uring backend: io_uring with several files in flight per reader (open, reads and close as
  * batched requests), a bounded queue depth and a bound on bytes in flight. This file: the ops
- * table, the phase's state (ring, buffer pool, slots) made before the opening barrier and
- * released after the closing one; the pipeline itself is uring_share.c. */
+ * table, its options (uring: {queue_depth, max_inflight}), the phase's state (ring, buffer
+ * pool, slots) made before the opening barrier and released after the closing one; the
+ * pipeline itself is uring_share.c. */
 #ifdef HAVE_LIBURING
 
 #include "run/backends/posix.h"
@@ -11,6 +12,24 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- options: uring: {queue_depth: N, max_inflight: SIZE} ---- */
+
+static const struct uring_opts uring_defaults = {.queue_depth = 16, .max_inflight = 64ULL << 20};
+
+static const struct cfg_opt uring_opts[] = {
+	/* an int from 1 to 4096 (io_uring's largest ring) */
+	{"queue_depth", CFG_OPT_INT, offsetof(struct uring_opts, queue_depth), 1, 4096, NULL},
+	{"max_inflight", CFG_OPT_SIZE, offsetof(struct uring_opts, max_inflight), 1,
+	 URING_INFLIGHT_MAX, "uring pool"},
+};
+
+const struct cfg_block uring_options = {
+	.key = "uring", .opts = uring_opts, .nopts = sizeof uring_opts / sizeof uring_opts[0],
+	.size = sizeof(struct uring_opts), .defaults = &uring_defaults,
+};
+
+static const struct cfg_block *const uring_config[] = {&uring_options, NULL};
 
 static unsigned uring_pow2(unsigned n)
 {
@@ -101,19 +120,20 @@ static void uring_teardown(void *state)
  * until teardown. Returns 0 or -errno (-EINVAL for a bad depth or transfer). */
 static int uring_setup(const struct experiment *x, size_t transfer, void **state)
 {
+	const struct uring_opts *o = cfg_block_values(x, &uring_options);
 	struct uring_state *st;
 	uint64_t nbufs;
 	int rc;
 	*state = NULL;
-	if (x->uring_queue_depth < 1 || x->uring_queue_depth > URING_MAX_DEPTH || transfer == 0 ||
+	if (o->queue_depth < 1 || o->queue_depth > URING_MAX_DEPTH || transfer == 0 ||
 	    transfer > UINT32_MAX)
 		return -EINVAL;
 	if ((st = calloc(1, sizeof *st)) == NULL)
 		return -ENOMEM;
-	st->depth = (unsigned)x->uring_queue_depth;
+	st->depth = (unsigned)o->queue_depth;
 	st->transfer = transfer;
 	st->stride = (transfer + URING_PAGE - 1) / URING_PAGE * URING_PAGE;
-	nbufs = x->uring_max_inflight / transfer;
+	nbufs = o->max_inflight / transfer;
 	st->nbufs = nbufs < 1 ? 1 : nbufs > st->depth ? st->depth : (unsigned)nbufs;
 	rc = uring_alloc(st);
 	if (rc == 0)
@@ -135,6 +155,12 @@ static int uring_open(const char *path, const struct bopen *o, struct bfile *f)
 	return posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
 }
 
+/* The record's queue_depth: what the pipeline keeps in flight. */
+static int uring_queue_depth(const struct experiment *x)
+{
+	return ((const struct uring_opts *)cfg_block_values(x, &uring_options))->queue_depth;
+}
+
 const struct backend uring_backend = {
 	.name = "uring",
 	.flags = BACKEND_IN_ORDER,
@@ -144,6 +170,8 @@ const struct backend uring_backend = {
 	.setup = uring_setup,
 	.teardown = uring_teardown,
 	.read_share = uring_read_share,
+	.config = uring_config,
+	.queue_depth = uring_queue_depth,
 };
 
 #endif

@@ -82,6 +82,15 @@ struct uring_state {
 	double wait;              /* ordered: seconds in submit and wait */
 };
 
+#define URING_INFLIGHT_MAX (16ULL << 30) /* 16 GiB: uring.max_inflight, a rank's pool */
+
+/* uring: {...}: the backend's options (the block uring_options reads them). */
+struct uring_opts {
+	int queue_depth;       /* requests in flight per reader, default 16 */
+	uint64_t max_inflight; /* bytes in flight per reader (the pool), default 64 MiB */
+};
+extern const struct cfg_block uring_options;
+
 /* The read_share hook (uring_share.c): the whole share in flight through the ring of state. */
 int uring_read_share(void *state, struct bshare *s);
 
