@@ -10,23 +10,31 @@
 /* A host name in the records: /topology/hostname holds fixed-length strings of this size. */
 #define RECORD_HOST_MAX 256
 
-/* Phase attributes: the sweep point and its outcome (HDF5 attributes of /phases/NNNN). */
-struct phase_info {
-	uint32_t index;            /* 0-based phase number, also the group name %04u */
+/* The sweep point of a phase: every key that tells phases apart but the repetition. The phases
+ * of one report cell share all of it (and the measured cache state). Each field is described
+ * once, in the sweep key table (src/config/sweep.c): its HDF5 attribute (/phases/NNNN, by the
+ * member's name), its config list, its name and value in reports, the "same cell" comparison. */
+struct sweep_point {
 	char dataset[128];
-	uint64_t file_size;        /* bytes */
-	uint64_t nfiles;           /* files in the data set */
+	uint64_t file_size;        /* bytes (a variable data set's median) */
 	int32_t readers_per_node;
-	int32_t active_readers;    /* readers over all nodes */
 	char backend[32];
 	uint64_t transfer_size;    /* bytes */
 	char order[16];            /* sorted | reverse | random */
-	char cache[16];            /* drop | fadvise | none */
-	int32_t repetition;        /* 0-based */
-	uint64_t seed;             /* of the random order */
+	char cache[16];            /* drop | fadvise | none | shift | direct */
 	char pattern[16];          /* per-reader | shared */
 	char decomposition[16];    /* block | cyclic */
 	int32_t queue_depth;       /* requests in flight per reader (1 for synchronous backends) */
+};
+
+/* Phase attributes: the sweep point and its outcome (HDF5 attributes of /phases/NNNN). */
+struct phase_info {
+	uint32_t index;            /* 0-based phase number, also the group name %04u */
+	struct sweep_point sweep;
+	uint64_t nfiles;           /* files in the data set */
+	int32_t active_readers;    /* readers over all nodes */
+	int32_t repetition;        /* 0-based */
+	uint64_t seed;             /* of the random order */
 	int32_t noatime;           /* 1 when every file was opened with O_NOATIME */
 	char atime_mode[16];       /* of the data set's mount: noatime | relatime | strictatime | ... */
 	char mpiio_hints[512];     /* "key=value,..." passed to MPI_File_open ("" for none) */

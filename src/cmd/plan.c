@@ -71,14 +71,17 @@ static void plan_print_phase(const struct experiment *x, const struct topo_map *
 	char fsize[32], bytes[32], xfer[32];
 	plan_phase_at(x, i, &p);
 	const struct cfg_dataset *d = &x->datasets[p.dataset];
-	uint64_t readers = plan_reader_count(t, p.readers_per_node);
+	int rpn = x->readers_per_node[p.at[SWEEP_READERS]];
+	uint64_t readers = plan_reader_count(t, rpn);
 	uint64_t most = (d->nfiles + readers - 1) / readers, least = d->nfiles / readers;
 	printf("%5llu  %-12s %10s %9llu %7d %8llu %7llu-%-7llu %-8s %9s %-8s %4d %12s\n",
 	       (unsigned long long)i, d->name, units_format_size_binary(d->file_size, fsize, sizeof fsize),
-	       (unsigned long long)d->nfiles, p.readers_per_node, (unsigned long long)readers,
-	       (unsigned long long)least, (unsigned long long)most, x->backends[p.backend],
-	       units_format_size_binary(p.transfer_size, xfer, sizeof xfer),
-	       cfg_order_name(p.order), p.repetition, /* from 0, as run and report count */
+	       (unsigned long long)d->nfiles, rpn, (unsigned long long)readers,
+	       (unsigned long long)least, (unsigned long long)most,
+	       x->backends[p.at[SWEEP_BACKEND]],
+	       units_format_size_binary(x->transfer_sizes[p.at[SWEEP_TRANSFER]], xfer, sizeof xfer),
+	       cfg_order_name(x->orders[p.at[SWEEP_ORDER]]),
+	       p.repetition, /* from 0, as run and report count */
 	       units_format_size(d->total_size, bytes, sizeof bytes));
 }
 

@@ -192,8 +192,8 @@ static uint64_t run_results_bytes(const struct experiment *x, const struct topol
 		struct plan_point p;
 		plan_phase_at(x, i, &p);
 		uint64_t rows = x->datasets[p.dataset].nfiles;
-		if (p.pattern == CFG_PATTERN_SHARED)
-			rows *= plan_reader_count(&t->map, p.readers_per_node);
+		if (x->patterns[p.at[SWEEP_PATTERN]] == CFG_PATTERN_SHARED)
+			rows *= plan_reader_count(&t->map, x->readers_per_node[p.at[SWEEP_READERS]]);
 		uint64_t phase = (16 << 10) + (uint64_t)t->nranks * (sizeof(struct rank_rec) + 16) +
 				 rows * (sizeof(struct file_rec) + 8);
 		bytes = bytes > UINT64_MAX - phase ? UINT64_MAX : bytes + phase;
@@ -261,16 +261,17 @@ static void run_phase_spec(const struct experiment *x, uint64_t index,
 {
 	struct plan_point p;
 	plan_phase_at(x, index, &p);
-	s->pattern = p.pattern;
-	s->decomp = p.decomp;
+	s->point = p;
+	s->pattern = x->patterns[p.at[SWEEP_PATTERN]];
+	s->decomp = x->decomps[p.at[SWEEP_DECOMP]];
 	s->shift_use = x->cache == CFG_CACHE_SHIFT ? plan_dataset_use(x, index) : 0;
 	s->atime_mode = atime_mode[p.dataset];
 	s->x = x;
 	s->ds = &x->datasets[p.dataset];
-	s->be = backend_find(x->backends[p.backend]);
-	s->readers_per_node = p.readers_per_node;
-	s->transfer_size = p.transfer_size;
-	s->order = p.order;
+	s->be = backend_find(x->backends[p.at[SWEEP_BACKEND]]);
+	s->readers_per_node = x->readers_per_node[p.at[SWEEP_READERS]];
+	s->transfer_size = x->transfer_sizes[p.at[SWEEP_TRANSFER]];
+	s->order = x->orders[p.at[SWEEP_ORDER]];
 	s->repetition = p.repetition;
 	s->index = (uint32_t)index;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config/sizes.h"
+#include "config/sweep.h"
 #include "util/stop.h"
 
 /* A lognormal data set by file_count: sum its sizes; by total_size: draw sizes until the
@@ -237,8 +238,7 @@ int cfg_check_fanout(struct cfg_ctx *c)
 
 int cfg_check_volume(const struct experiment *x, struct pf_err *e)
 {
-	uint64_t cells = (uint64_t)x->nreaders * x->nbackends * x->ntransfers * x->norders *
-			 x->npatterns * x->ndecomps; /* each list <= CFG_LIST_MAX: < 2^30 */
+	uint64_t cells = cfg_sweep_cells(x); /* each list <= CFG_LIST_MAX: < 2^30 */
 	uint64_t per_rep = 0, bytes = 0;
 	int too_many = x->ndatasets > CFG_PHASES_MAX / cells;
 	if (!too_many) {

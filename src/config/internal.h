@@ -104,6 +104,15 @@ int cfg_walk(struct cfg_ctx *c, const char *prefix, struct ynode *map,
 /* A list of values, or one value standing for a list of one. */
 int cfg_list(struct cfg_ctx *c, const char *key, struct ynode *v, const struct cfg_list *l);
 
+/* ---- names.c: the enum name tables ---- */
+
+/* An enum's names, in the order of its values. */
+struct cfg_enum_names {
+	const char *const *name;
+	size_t n;
+};
+extern const struct cfg_enum_names cfg_order_enum, cfg_pattern_enum, cfg_decomp_enum;
+
 /* ---- names.c and values.c: handlers of single values ---- */
 
 int cfg_h_cache(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
@@ -158,6 +167,13 @@ int cfg_blocks_init(struct experiment *x, const struct cfg_block *const *blocks,
 /* The handler of a top-level key that is a block's (found in c->x by the key). */
 int cfg_h_block(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 void cfg_blocks_free(struct experiment *x);
+
+/* ---- sweep.c: the sweep: lists, from the sweep key table ---- */
+
+/* The sweep: mapping. */
+int cfg_h_sweep(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
+/* Each list not given takes its key's default, placed at pos (the top of the file). */
+void cfg_sweep_defaults(struct experiment *x, struct cfg_pos pos);
 
 /* ---- datasets.c ---- */
 

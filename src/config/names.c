@@ -42,6 +42,10 @@ static const char *const cfg_order_names[] = {
 	[CFG_ORDER_RANDOM] = "random",
 };
 
+const struct cfg_enum_names cfg_order_enum = {cfg_order_names, CFG_LEN(cfg_order_names)};
+const struct cfg_enum_names cfg_pattern_enum = {cfg_pattern_names, CFG_LEN(cfg_pattern_names)};
+const struct cfg_enum_names cfg_decomp_enum = {cfg_decomp_names, CFG_LEN(cfg_decomp_names)};
+
 int cfg_h_cache(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	int i;

@@ -7,83 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The sweep handlers get the experiment itself as dst (their table offsets are 0). */
-static int cfg_h_readers(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			 size_t size)
-{
-	struct experiment *x = dst;
-	const struct cfg_list l = {cfg_h_readers_one, x->readers_per_node, sizeof x->readers_per_node[0],
-				   &x->nreaders, x->readers_pos};
-	(void)size;
-	return cfg_list(c, key, v, &l);
-}
-
-static int cfg_h_backends(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			  size_t size)
-{
-	struct experiment *x = dst;
-	const struct cfg_list l = {cfg_h_str, x->backends, sizeof x->backends[0], &x->nbackends,
-				   x->backends_pos};
-	(void)size;
-	return cfg_list(c, key, v, &l);
-}
-
-static int cfg_h_transfers(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			   size_t size)
-{
-	struct experiment *x = dst;
-	const struct cfg_list l = {cfg_h_transfer, x->transfer_sizes, sizeof x->transfer_sizes[0],
-				   &x->ntransfers, NULL};
-	(void)size;
-	return cfg_list(c, key, v, &l);
-}
-
-static int cfg_h_orders(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			size_t size)
-{
-	struct experiment *x = dst;
-	const struct cfg_list l = {cfg_h_order, x->orders, sizeof x->orders[0], &x->norders, NULL};
-	(void)size;
-	return cfg_list(c, key, v, &l);
-}
-
-static int cfg_h_patterns(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			  size_t size)
-{
-	struct experiment *x = dst;
-	const struct cfg_list l = {cfg_h_pattern, x->patterns, sizeof x->patterns[0], &x->npatterns,
-				   NULL};
-	(void)size;
-	return cfg_list(c, key, v, &l);
-}
-
-static int cfg_h_decomps(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			 size_t size)
-{
-	struct experiment *x = dst;
-	const struct cfg_list l = {cfg_h_decomp, x->decomps, sizeof x->decomps[0], &x->ndecomps,
-				   NULL};
-	(void)size;
-	return cfg_list(c, key, v, &l);
-}
-
-static const struct cfg_field cfg_sweep_fields[] = {
-	{"readers_per_node", cfg_h_readers, 0, 0, 0},
-	{"backend", cfg_h_backends, 0, 0, 0},
-	{"transfer_size", cfg_h_transfers, 0, 0, 0},
-	{"order", cfg_h_orders, 0, 0, 0},
-	{"pattern", cfg_h_patterns, 0, 0, 0},
-	{"decomposition", cfg_h_decomps, 0, 0, 0},
-};
-
-static int cfg_h_sweep(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
-{
-	struct cfg_seen seen[CFG_LEN(cfg_sweep_fields)];
-	(void)dst;
-	(void)size;
-	return cfg_walk(c, key, v, cfg_sweep_fields, CFG_LEN(cfg_sweep_fields), c->x, seen);
-}
-
 static const struct cfg_field cfg_layout_fields[] = {
 	{"files_per_dir", cfg_h_fanout, offsetof(struct experiment, files_per_dir), 0, 0},
 };
@@ -201,33 +124,7 @@ void cfg_defaults(struct experiment *x, const char *source)
 /* Defaults of what was not given, placed at pos (the top of the file) for later messages. */
 static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
 {
-	static const char posix[] = "posix";
-	if (x->nreaders == 0) {
-		x->readers_per_node[0] = 1;
-		x->readers_pos[0] = pos;
-		x->nreaders = 1;
-	}
-	if (x->nbackends == 0) {
-		memcpy(x->backends[0], posix, sizeof posix);
-		x->backends_pos[0] = pos;
-		x->nbackends = 1;
-	}
-	if (x->ntransfers == 0) {
-		x->transfer_sizes[0] = 4ULL << 20;
-		x->ntransfers = 1;
-	}
-	if (x->norders == 0) {
-		x->orders[0] = CFG_ORDER_SORTED;
-		x->norders = 1;
-	}
-	if (x->npatterns == 0) {
-		x->patterns[0] = CFG_PATTERN_PER_READER;
-		x->npatterns = 1;
-	}
-	if (x->ndecomps == 0) {
-		x->decomps[0] = CFG_DECOMP_BLOCK;
-		x->ndecomps = 1;
-	}
+	cfg_sweep_defaults(x, pos);
 	if (x->cache_pos.line == 0)
 		x->cache_pos = pos;
 	if (x->shift_fallback_pos.line == 0)

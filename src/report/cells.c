@@ -47,27 +47,13 @@ static int rc_complete(const struct phase_data *pd)
 
 static int cell_of(const struct report_cell *c, const struct phase_info *p)
 {
-	return strcmp(c->dataset, p->dataset) == 0 && c->file_size == p->file_size &&
-	       c->readers_per_node == p->readers_per_node && strcmp(c->backend, p->backend) == 0 &&
-	       c->transfer_size == p->transfer_size && strcmp(c->order, p->order) == 0 &&
-	       strcmp(c->cache, p->cache) == 0 && strcmp(c->pattern, p->pattern) == 0 &&
-	       strcmp(c->decomposition, p->decomposition) == 0 &&
-	       c->queue_depth == p->queue_depth && c->state == report_phase_state(p);
+	return sweep_same(&c->sweep, &p->sweep, 0) && c->state == report_phase_state(p);
 }
 
 static void cell_start(struct report_cell *c, const struct phase_info *p)
 {
 	memset(c, 0, sizeof *c);
-	snprintf(c->dataset, sizeof c->dataset, "%s", p->dataset);
-	c->file_size = p->file_size;
-	c->readers_per_node = p->readers_per_node;
-	snprintf(c->backend, sizeof c->backend, "%s", p->backend);
-	c->transfer_size = p->transfer_size;
-	snprintf(c->order, sizeof c->order, "%s", p->order);
-	snprintf(c->cache, sizeof c->cache, "%s", p->cache);
-	snprintf(c->pattern, sizeof c->pattern, "%s", p->pattern);
-	snprintf(c->decomposition, sizeof c->decomposition, "%s", p->decomposition);
-	c->queue_depth = p->queue_depth;
+	c->sweep = p->sweep;
 	c->state = report_phase_state(p);
 	c->ceiling_MBps = c->efficiency = NAN;
 }
@@ -285,10 +271,10 @@ long report_size_classes(const struct run_data *run, struct report_size_class **
 		long j = 0;
 		if (!rc_complete(pd))
 			continue;
-		while (j < n && k[j].file_size != pd->info.file_size)
+		while (j < n && k[j].file_size != pd->info.sweep.file_size)
 			j++;
 		if (j == n)
-			k[n++].file_size = pd->info.file_size;
+			k[n++].file_size = pd->info.sweep.file_size;
 		size_class_add(&k[j], pd);
 	}
 	for (long j = 0; j < n; j++) {
@@ -439,59 +425,35 @@ int report_stragglers(const struct run_data *run, size_t k, struct report_stragg
 
 /* ---- comparisons ---- */
 
-static const char *const rk_names[RK_NKEYS] = {
-	[RK_DATASET] = "data set",  [RK_READERS] = "readers/node", [RK_BACKEND] = "backend",
-	[RK_TRANSFER] = "transfer", [RK_ORDER] = "order",          [RK_CACHE] = "cache",
-	[RK_PATTERN] = "pattern",   [RK_DECOMP] = "decomposition", [RK_QDEPTH] = "queue depth",
-	[RK_WARM] = "cache state",
-};
-
-const char *report_key_name(enum report_key k)
+int report_key_own(int k)
 {
-	return (unsigned)k < RK_NKEYS ? rk_names[k] : "?";
+	return k == REPORT_KEY_STATE || (k >= 0 && k < SWEEP_NKEYS &&
+					 !(sweep_fields[k].flags & SWEEP_PART));
 }
 
-char *report_key_value(const struct report_cell *c, enum report_key k, char *buf, size_t len)
+int report_key_axis(int k)
 {
-	char size[32];
-	switch (k) {
-	case RK_DATASET:
-		snprintf(buf, len, "%s (%s files)", c->dataset,
-			 units_format_size(c->file_size, size, sizeof size));
-		break;
-	case RK_READERS:
-		snprintf(buf, len, "%d", (int)c->readers_per_node);
-		break;
-	case RK_BACKEND:
-		snprintf(buf, len, "%s", c->backend);
-		break;
-	case RK_TRANSFER:
-		units_format_size_binary(c->transfer_size, buf, len);
-		break;
-	case RK_ORDER:
-		snprintf(buf, len, "%s", c->order);
-		break;
-	case RK_CACHE:
-		snprintf(buf, len, "%s", c->cache);
-		break;
-	case RK_PATTERN:
-		snprintf(buf, len, "%s", c->pattern);
-		break;
-	case RK_DECOMP:
-		snprintf(buf, len, "%s", c->decomposition);
-		break;
-	case RK_QDEPTH:
-		snprintf(buf, len, "%d", (int)c->queue_depth);
-		break;
-	default:
+	return k >= 0 && k < SWEEP_NKEYS && (sweep_fields[k].flags & SWEEP_AXIS);
+}
+
+const char *report_key_name(int k)
+{
+	if (k == REPORT_KEY_STATE)
+		return "cache state";
+	return k >= 0 && k < SWEEP_NKEYS ? sweep_fields[k].label : "?";
+}
+
+char *report_key_value(const struct report_cell *c, int k, char *buf, size_t len)
+{
+	if (k == REPORT_KEY_STATE)
 		snprintf(buf, len, "%s", cache_state_name(c->state));
-		break;
-	}
+	else
+		sweep_value(&c->sweep, k, buf, len);
 	return buf;
 }
 
 /* 1 when key k takes more than one value over the cells. */
-int report_key_varies(const struct report_cell *c, long n, enum report_key k)
+int report_key_varies(const struct report_cell *c, long n, int k)
 {
 	char a[192], b[192];
 	for (long i = 1; i < n; i++)
@@ -503,7 +465,7 @@ int report_key_varies(const struct report_cell *c, long n, enum report_key k)
 
 /* 1 when every cell of c[0..n) has one and the same value of key k (and n > 0), that value
  * into buf. */
-static int rk_single(const struct report_cell *c, long n, enum report_key k, char *buf,
+static int rk_single(const struct report_cell *c, long n, int k, char *buf,
 		     size_t len)
 {
 	char v[192];
@@ -519,10 +481,9 @@ static int rk_single(const struct report_cell *c, long n, enum report_key k, cha
 static int rk_same(const struct report_cell *a, const struct report_cell *b, unsigned keys)
 {
 	char va[192], vb[192];
-	for (int k = 0; k < RK_NKEYS; k++)
-		if ((keys >> k & 1u) &&
-		    strcmp(report_key_value(a, (enum report_key)k, va, sizeof va),
-			   report_key_value(b, (enum report_key)k, vb, sizeof vb)) != 0)
+	for (int k = 0; k < REPORT_NKEYS; k++)
+		if ((keys >> k & 1u) && strcmp(report_key_value(a, k, va, sizeof va),
+					       report_key_value(b, k, vb, sizeof vb)) != 0)
 			return 0;
 	return 1;
 }
@@ -531,9 +492,11 @@ static void cmp_keys(const struct report_cell *a, long na, const struct report_c
 		     struct report_cmp *cmp)
 {
 	char va[192], vb[192];
-	for (int k = 0; k < RK_NKEYS; k++) {
-		if (rk_single(a, na, (enum report_key)k, va, sizeof va) &&
-		    rk_single(b, nb, (enum report_key)k, vb, sizeof vb) && strcmp(va, vb) != 0)
+	for (int k = 0; k < REPORT_NKEYS; k++) {
+		if (!report_key_own(k))
+			continue;
+		if (rk_single(a, na, k, va, sizeof va) && rk_single(b, nb, k, vb, sizeof vb) &&
+		    strcmp(va, vb) != 0)
 			cmp->differ |= 1u << k;
 		else
 			cmp->matched |= 1u << k;

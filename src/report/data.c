@@ -47,32 +47,60 @@ static void csv_str(FILE *out, const char *s)
 	csv_field(out, s);
 }
 
+/* A cell's sweep key k as a CSV column or JSON key: its name, with _B for a byte count. */
+static const char *cell_key_name(int k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", sweep_fields[k].name,
+		 sweep_fields[k].flags & SWEEP_BYTES ? "_B" : "");
+	return buf;
+}
+
+/* The sweep keys' CSV columns, those of SWEEP_CSV_LATE or the others. */
+static void csv_key_names(FILE *out, unsigned late)
+{
+	char name[64];
+	for (int k = 0; k < SWEEP_NKEYS; k++)
+		if (!(sweep_fields[k].flags & SWEEP_CSV_LATE) == !late)
+			fprintf(out, ",%s", cell_key_name(k, name, sizeof name));
+}
+
+/* ",value": a number as digits, a string as csv_str writes it. */
+static void csv_keys(FILE *out, const struct sweep_point *p, unsigned late)
+{
+	for (int k = 0; k < SWEEP_NKEYS; k++) {
+		if (!(sweep_fields[k].flags & SWEEP_CSV_LATE) != !late)
+			continue;
+		if (sweep_fields[k].kind == SWEEP_STR)
+			csv_str(out, sweep_string(p, k));
+		else if (sweep_fields[k].kind == SWEEP_I32)
+			fprintf(out, ",%d", (int)(int64_t)sweep_number(p, k));
+		else
+			fprintf(out, ",%" PRIu64, sweep_number(p, k));
+	}
+}
+
 void rp_csv_header(FILE *out)
 {
-	fputs("file,dataset,file_size_B,readers_per_node,backend,transfer_size_B,order,cache,n,"
-	      "mean_MBps,min_MBps,max_MBps,pattern,decomposition,queue_depth,warm,sd_MBps,"
-	      "ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,metadata_fraction,"
-	      "resident_fraction,readers,reader_nodes,ceiling_MBps,limit,efficiency,cache_state,"
-	      "repetitions\n",
+	fputs("file", out);
+	csv_key_names(out, 0);
+	fputs(",n,mean_MBps,min_MBps,max_MBps", out);
+	csv_key_names(out, 1);
+	fputs(",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
+	      "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,limit,"
+	      "efficiency,cache_state,repetitions\n",
 	      out);
 }
 
 static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 {
 	csv_field(out, path);
-	csv_str(out, c->dataset);
-	fprintf(out, ",%" PRIu64 ",%d", c->file_size, (int)c->readers_per_node);
-	csv_str(out, c->backend);
-	fprintf(out, ",%" PRIu64, c->transfer_size);
-	csv_str(out, c->order);
-	csv_str(out, c->cache);
+	csv_keys(out, &c->sweep, 0);
 	fprintf(out, ",%d", c->n);
 	csv_num(out, c->mean_MBps, 3);
 	csv_num(out, c->min_MBps, 3);
 	csv_num(out, c->max_MBps, 3);
-	csv_str(out, c->pattern);
-	csv_str(out, c->decomposition);
-	fprintf(out, ",%d,%d", (int)c->queue_depth, c->state != CACHE_COLD);
+	csv_keys(out, &c->sweep, 1);
+	fprintf(out, ",%d", c->state != CACHE_COLD);
 	csv_num(out, c->sd_MBps, 3);
 	csv_num(out, c->ci95_MBps, 3);
 	csv_num(out, c->median_MBps, 3);
@@ -188,18 +216,23 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 	fputs("}", out);
 }
 
+/* "name": value of sweep key k of p: a number as digits, a string as a JSON string. */
+static void json_ksweep(FILE *out, const char *name, const struct sweep_point *p, int k,
+			int first)
+{
+	if (sweep_fields[k].kind == SWEEP_STR)
+		json_kstr(out, name, sweep_string(p, k), first);
+	else if (sweep_fields[k].kind == SWEEP_I32)
+		json_kint(out, name, (int64_t)sweep_number(p, k), first);
+	else
+		json_ku64(out, name, sweep_number(p, k), first);
+}
+
 static void json_cell_keys(FILE *out, const struct report_cell *c)
 {
-	json_kstr(out, "dataset", c->dataset, 1);
-	json_ku64(out, "file_size_B", c->file_size, 0);
-	json_kint(out, "readers_per_node", c->readers_per_node, 0);
-	json_kstr(out, "backend", c->backend, 0);
-	json_ku64(out, "transfer_size_B", c->transfer_size, 0);
-	json_kstr(out, "order", c->order, 0);
-	json_kstr(out, "cache", c->cache, 0);
-	json_kstr(out, "pattern", c->pattern, 0);
-	json_kstr(out, "decomposition", c->decomposition, 0);
-	json_kint(out, "queue_depth", c->queue_depth, 0);
+	char name[64];
+	for (int k = 0; k < SWEEP_NKEYS; k++)
+		json_ksweep(out, cell_key_name(k, name, sizeof name), &c->sweep, k, k == 0);
 	json_kbool(out, "warm", c->state != CACHE_COLD, 0);
 	json_kstr(out, "cache_state", cache_state_name(c->state), 0);
 	json_kstr(out, "repetitions", c->repetitions, 0);
@@ -261,20 +294,12 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	analyze_phase(pd, &s);
 	fputs("{", out);
 	json_kint(out, "index", p->index, 1);
-	json_kstr(out, "dataset", p->dataset, 0);
-	json_ku64(out, "file_size", p->file_size, 0);
+	for (int k = 0; k < SWEEP_NKEYS; k++)
+		json_ksweep(out, sweep_fields[k].name, &p->sweep, k, 0);
 	json_ku64(out, "nfiles", p->nfiles, 0);
-	json_kint(out, "readers_per_node", p->readers_per_node, 0);
 	json_kint(out, "active_readers", p->active_readers, 0);
-	json_kstr(out, "backend", p->backend, 0);
-	json_ku64(out, "transfer_size", p->transfer_size, 0);
-	json_kstr(out, "order", p->order, 0);
-	json_kstr(out, "cache", p->cache, 0);
 	json_kint(out, "repetition", p->repetition, 0);
 	json_ku64(out, "seed", p->seed, 0);
-	json_kstr(out, "pattern", p->pattern, 0);
-	json_kstr(out, "decomposition", p->decomposition, 0);
-	json_kint(out, "queue_depth", p->queue_depth, 0);
 	json_knum(out, "resident_fraction", p->resident_fraction, 0);
 	json_ku64(out, "bytes", p->bytes, 0);
 	json_knum(out, "elapsed_s", p->elapsed_s, 0);
@@ -418,10 +443,10 @@ static void json_key_list(FILE *out, const char *key, unsigned bits)
 	int first = 1;
 	json_key(out, key, 0);
 	fputc('[', out);
-	for (int k = 0; k < RK_NKEYS; k++)
+	for (int k = 0; k < REPORT_NKEYS; k++)
 		if (bits >> k & 1u) {
 			fputs(first ? "" : ", ", out);
-			rp_json_str(out, report_key_name((enum report_key)k));
+			rp_json_str(out, report_key_name(k));
 			first = 0;
 		}
 	fputc(']', out);

@@ -146,14 +146,10 @@ static int gp_chart_end(const struct plot *p, int which, struct pf_err *e)
 
 /* ---- bandwidth vs readers per node ---- */
 
+/* A line of the chart: every key but the readers per node (the x axis). */
 static int same_series(const struct report_cell *a, const struct report_cell *b)
 {
-	return strcmp(a->dataset, b->dataset) == 0 && a->file_size == b->file_size &&
-	       strcmp(a->backend, b->backend) == 0 && a->transfer_size == b->transfer_size &&
-	       strcmp(a->order, b->order) == 0 && strcmp(a->cache, b->cache) == 0 &&
-	       strcmp(a->pattern, b->pattern) == 0 &&
-	       strcmp(a->decomposition, b->decomposition) == 0 &&
-	       a->queue_depth == b->queue_depth && a->state == b->state;
+	return sweep_same(&a->sweep, &b->sweep, 1u << SWEEP_READERS) && a->state == b->state;
 }
 
 static int series_first(const struct rp_run *r, long i)
@@ -172,15 +168,16 @@ static void bw_series(FILE *f, const struct rp_run *r, long first)
 		long best = -1;
 		for (long i = first; i < r->ncells; i++)
 			if (same_series(&r->cells[i], &r->cells[first]) &&
-			    r->cells[i].readers_per_node > last &&
-			    (best < 0 || r->cells[i].readers_per_node < r->cells[best].readers_per_node))
+			    r->cells[i].sweep.readers_per_node > last &&
+			    (best < 0 || r->cells[i].sweep.readers_per_node <
+						 r->cells[best].sweep.readers_per_node))
 				best = i;
 		if (best < 0)
 			break;
 		const struct report_cell *c = &r->cells[best];
-		fprintf(f, "%d %.6g %.6g %.6g\n", (int)c->readers_per_node, c->mean_MBps, c->min_MBps,
-			c->max_MBps);
-		last = c->readers_per_node;
+		fprintf(f, "%d %.6g %.6g %.6g\n", (int)c->sweep.readers_per_node, c->mean_MBps,
+			c->min_MBps, c->max_MBps);
+		last = c->sweep.readers_per_node;
 	}
 	fputs("\n\n", f);
 }
@@ -193,12 +190,12 @@ static int bw_ceiling(FILE *f, const struct rp_run *r, char *limit, size_t len)
 	for (long i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		long k = 0;
-		while (k < i && !(r->cells[k].readers_per_node == c->readers_per_node &&
+		while (k < i && !(r->cells[k].sweep.readers_per_node == c->sweep.readers_per_node &&
 				  r->cells[k].state == CACHE_COLD && isfinite(r->cells[k].ceiling_MBps)))
 			k++;
 		if (k < i || c->state != CACHE_COLD || !isfinite(c->ceiling_MBps))
 			continue;
-		fprintf(f, "%d %.6g\n", (int)c->readers_per_node, c->ceiling_MBps);
+		fprintf(f, "%d %.6g\n", (int)c->sweep.readers_per_node, c->ceiling_MBps);
 		if (any && strcmp(limit, c->limit) != 0)
 			snprintf(limit, len, "hardware");
 		else if (!any)
@@ -212,11 +209,12 @@ static int bw_ceiling(FILE *f, const struct rp_run *r, char *limit, size_t len)
 static void series_title(FILE *gp, const struct report_cell *c, int many_combos)
 {
 	char size[32], xfer[32], t[512];
-	snprintf(t, sizeof t, "%s (%s files)%s%s%s%s%s%s", c->dataset,
-		 units_format_size(c->file_size, size, sizeof size), many_combos ? ", " : "",
-		 many_combos ? c->backend : "", many_combos ? " " : "",
-		 many_combos ? units_format_size_binary(c->transfer_size, xfer, sizeof xfer) : "",
-		 many_combos ? " " : "", many_combos ? c->cache : "");
+	snprintf(t, sizeof t, "%s (%s files)%s%s%s%s%s%s", c->sweep.dataset,
+		 units_format_size(c->sweep.file_size, size, sizeof size), many_combos ? ", " : "",
+		 many_combos ? c->sweep.backend : "", many_combos ? " " : "",
+		 many_combos ? units_format_size_binary(c->sweep.transfer_size, xfer, sizeof xfer)
+			     : "",
+		 many_combos ? " " : "", many_combos ? c->sweep.cache : "");
 	if (c->state != CACHE_COLD)
 		strncat(t, c->state == CACHE_WARM ? " WARM" : " MIXED", sizeof t - strlen(t) - 1);
 	gp_text(gp, t);
@@ -233,9 +231,12 @@ static int plot_bandwidth(struct plot *p, struct pf_err *e)
 		if (series_first(p->r, i)) {
 			bw_series(f, p->r, i);
 			nseries++;
-			combos |= strcmp(p->r->cells[i].backend, p->r->cells[0].backend) != 0 ||
-				  strcmp(p->r->cells[i].cache, p->r->cells[0].cache) != 0 ||
-				  p->r->cells[i].transfer_size != p->r->cells[0].transfer_size;
+			combos |= strcmp(p->r->cells[i].sweep.backend,
+					 p->r->cells[0].sweep.backend) != 0 ||
+				  strcmp(p->r->cells[i].sweep.cache, p->r->cells[0].sweep.cache) !=
+					  0 ||
+				  p->r->cells[i].sweep.transfer_size !=
+					  p->r->cells[0].sweep.transfer_size;
 		}
 	int ceiling = bw_ceiling(f, p->r, limit, sizeof limit);
 	if (dat_close(f, path, e) != 0 || gp_chart_begin(p, 0, e) != 0)
@@ -243,7 +244,9 @@ static int plot_bandwidth(struct plot *p, struct pf_err *e)
 	gp_title(p, rp_chart_titles[0], "mean with min-max over repetitions");
 	int most = 1;
 	for (long i = 0; i < p->r->ncells; i++)
-		most = p->r->cells[i].readers_per_node > most ? p->r->cells[i].readers_per_node : most;
+		most = p->r->cells[i].sweep.readers_per_node > most
+			       ? p->r->cells[i].sweep.readers_per_node
+			       : most;
 	fprintf(p->gp, "set xlabel 'readers per node'\nset ylabel 'aggregate read bandwidth [MB/s]'\n"
 		"set yrange [0:*]\nset xrange [0.5:%d.5]\nset key outside right top\nset xtics 1\n"
 		"plot ", most);
@@ -321,8 +324,9 @@ static int plot_timeline(struct plot *p, struct pf_err *e)
 	if (dat_close(f, path, e) != 0 || gp_chart_begin(p, 1, e) != 0)
 		return -1;
 	snprintf(detail, sizeof detail, "phase %04u: %s x %d readers/node, %s, cache %s, rep %d%s",
-		 (unsigned)pd->info.index, pd->info.dataset, (int)pd->info.readers_per_node,
-		 pd->info.backend, pd->info.cache, (int)pd->info.repetition,
+		 (unsigned)pd->info.index, pd->info.sweep.dataset,
+		 (int)pd->info.sweep.readers_per_node, pd->info.sweep.backend, pd->info.sweep.cache,
+		 (int)pd->info.repetition,
 		 per_rank ? " (one bar per reader: first open to last close)"
 			  : " (one bar per file, open to close)");
 	gp_title(p, rp_chart_titles[1], detail);
@@ -342,7 +346,7 @@ static size_t latency_gather(const struct run_data *run, uint64_t fs, double *v)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < run->nphases; i++)
-		if (run->phases[i].info.file_size == fs &&
+		if (run->phases[i].info.sweep.file_size == fs &&
 		    report_phase_counts(&run->phases[i].info))
 			n += analyze_file_times(&run->phases[i], v + n);
 	return n;
@@ -414,7 +418,8 @@ static size_t node_datasets(const struct run_data *run, size_t *first)
 		size_t k = 0;
 		if (!report_phase_counts(&run->phases[i].info))
 			continue;
-		while (k < n && strcmp(run->phases[first[k]].info.dataset, run->phases[i].info.dataset))
+		while (k < n && strcmp(run->phases[first[k]].info.sweep.dataset,
+				       run->phases[i].info.sweep.dataset))
 			k++;
 		if (k == n)
 			first[n++] = i;
@@ -431,8 +436,8 @@ static void node_sums(const struct run_data *run, const size_t *first, size_t nd
 		size_t d = 0;
 		if (!report_phase_counts(&run->phases[i].info))
 			continue;
-		while (d < nds && strcmp(run->phases[first[d]].info.dataset,
-					 run->phases[i].info.dataset))
+		while (d < nds && strcmp(run->phases[first[d]].info.sweep.dataset,
+					 run->phases[i].info.sweep.dataset))
 			d++;
 		analyze_nodes(&run->phases[i], nn, bw);
 		for (int n = 0; n < nn && d < nds; n++)
@@ -471,7 +476,7 @@ static int node_script(struct plot *p, const char *path, const size_t *first, si
 		fputs(d ? ", \\\n  " : "", p->gp);
 		gp_text(p->gp, path);
 		fprintf(p->gp, " using %zu%s title ", d + 2, d ? "" : ":xtic(1)");
-		gp_text(p->gp, p->r->run->phases[first[d]].info.dataset);
+		gp_text(p->gp, p->r->run->phases[first[d]].info.sweep.dataset);
 	}
 	fputc('\n', p->gp);
 	return gp_chart_end(p, 3, e);

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "config/sweep.h"
 #include "run/cache.h"
 #include "report/ceiling.h"
 #include "util/err.h"
@@ -35,16 +36,7 @@ int report_phase_counts(const struct phase_info *p);
 /* One cell: all completed phases that share every sweep key but the repetition, and the same
  * measured cache state. Bandwidths in MB/s (10^6 B/s), times in seconds, fractions in 0..1. */
 struct report_cell {
-	char dataset[128];
-	uint64_t file_size;
-	int32_t readers_per_node;
-	char backend[32];
-	uint64_t transfer_size;
-	char order[16];
-	char cache[16];
-	char pattern[16];
-	char decomposition[16];
-	int32_t queue_depth;
+	struct sweep_point sweep; /* what its phases share (the sweep key table: config/sweep.h) */
 	enum cache_state state;   /* measured: cold, mixed (some of the data in the page cache) or
 				   * warm (all of it) */
 	int n;                    /* repetitions aggregated */
@@ -124,18 +116,25 @@ int report_stragglers(const struct run_data *run, size_t k, struct report_stragg
 
 /* ---- comparisons of two runs, cell by cell ---- */
 
-enum report_key {
-	RK_DATASET, RK_READERS, RK_BACKEND, RK_TRANSFER, RK_ORDER, RK_CACHE, RK_PATTERN,
-	RK_DECOMP, RK_QDEPTH, RK_WARM, RK_NKEYS
-};
+/* The keys cells are told apart by: key k < SWEEP_NKEYS is the sweep key k (a SWEEP_PART key is
+ * no key of its own: it shows within the one before it), REPORT_KEY_STATE the measured cache
+ * state. Sets of keys are bit masks (1u << k). */
+#define REPORT_KEY_STATE SWEEP_NKEYS
+#define REPORT_NKEYS (SWEEP_NKEYS + 1)
 
-const char *report_key_name(enum report_key k);
+/* 1 when k is a key of its own (not a SWEEP_PART). */
+int report_key_own(int k);
+
+/* 1 when k is an axis of the study's table (data set, readers per node): named in every table. */
+int report_key_axis(int k);
+
+const char *report_key_name(int k);
 
 /* 1 when key k takes more than one value over the cells c[0..n). */
-int report_key_varies(const struct report_cell *c, long n, enum report_key k);
+int report_key_varies(const struct report_cell *c, long n, int k);
 
 /* The value of key k of c as text ("64MiB (67.1 MB files)", "4", "cold"). Returns buf. */
-char *report_key_value(const struct report_cell *c, enum report_key k, char *buf, size_t len);
+char *report_key_value(const struct report_cell *c, int k, char *buf, size_t len);
 
 struct report_pair {
 	long a, b;      /* cell indices */

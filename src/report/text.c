@@ -70,20 +70,17 @@ void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 
 #define RP_DOUBTS 10 /* phases in doubt named one by one */
 
-/* Every key but the data set and the readers per node. */
+/* Every key but the axes (the data set and the readers per node). */
 static int same_combo(const struct report_cell *a, const struct report_cell *b)
 {
-	return strcmp(a->backend, b->backend) == 0 && a->transfer_size == b->transfer_size &&
-	       strcmp(a->order, b->order) == 0 && strcmp(a->cache, b->cache) == 0 &&
-	       strcmp(a->pattern, b->pattern) == 0 &&
-	       strcmp(a->decomposition, b->decomposition) == 0 &&
-	       a->queue_depth == b->queue_depth && a->state == b->state;
+	return sweep_same(&a->sweep, &b->sweep, sweep_keys_with(SWEEP_AXIS)) &&
+	       a->state == b->state;
 }
 
+/* Every key but the readers per node (the columns). */
 static int same_row(const struct report_cell *a, const struct report_cell *b)
 {
-	return same_combo(a, b) && strcmp(a->dataset, b->dataset) == 0 &&
-	       a->file_size == b->file_size;
+	return sweep_same(&a->sweep, &b->sweep, 1u << SWEEP_READERS) && a->state == b->state;
 }
 
 static int first_of(const struct report_cell *c, long i,
@@ -104,12 +101,12 @@ static size_t combo_readers(const struct report_cell *c, long n, const struct re
 		size_t k = 0;
 		if (!same_combo(&c[i], key))
 			continue;
-		while (k < nr && r[k] < c[i].readers_per_node)
+		while (k < nr && r[k] < c[i].sweep.readers_per_node)
 			k++;
-		if (k < nr && r[k] == c[i].readers_per_node)
+		if (k < nr && r[k] == c[i].sweep.readers_per_node)
 			continue;
 		memmove(&r[k + 1], &r[k], (nr - k) * sizeof *r);
-		r[k] = c[i].readers_per_node;
+		r[k] = c[i].sweep.readers_per_node;
 		nr++;
 	}
 	return nr;
@@ -119,7 +116,7 @@ static void summary_cell(struct tbl *t, const struct report_cell *c, long n,
 			 const struct report_cell *row, int32_t readers)
 {
 	for (long i = 0; i < n; i++) {
-		if (!same_row(&c[i], row) || c[i].readers_per_node != readers)
+		if (!same_row(&c[i], row) || c[i].sweep.readers_per_node != readers)
 			continue;
 		if (!isfinite(c[i].mean_MBps))
 			tbl_add(t, "-"); /* as every other table shows a figure that does not exist */
@@ -133,30 +130,18 @@ static void summary_cell(struct tbl *t, const struct report_cell *c, long n,
 	tbl_add(t, "-");
 }
 
-/* ", shared pattern, cyclic decomposition, queue depth 8, warm" for what is not the default. */
-static void combo_extra(const struct report_cell *k, char *buf, size_t len)
+/* ", WARM (...)" or ", MIXED (...)" for a cell whose data was in the page cache. */
+static const char *state_extra(enum cache_state s)
 {
-	size_t used = 0;
-	buf[0] = '\0';
-	if (strcmp(k->pattern, "per-reader") != 0 && k->pattern[0])
-		used += (size_t)snprintf(buf + used, len - used, ", %s pattern", k->pattern);
-	if (used < len && strcmp(k->decomposition, "block") != 0 && k->decomposition[0])
-		used += (size_t)snprintf(buf + used, len - used, ", %s decomposition",
-					 k->decomposition);
-	if (used < len && k->queue_depth > 1)
-		used += (size_t)snprintf(buf + used, len - used, ", queue depth %d",
-					 (int)k->queue_depth);
-	if (used < len && k->state == CACHE_WARM)
-		snprintf(buf + used, len - used, ", WARM (data found in the page cache)");
-	else if (used < len && k->state == CACHE_MIXED)
-		snprintf(buf + used, len - used, ", MIXED (part of the data found in the page "
-			 "cache)");
+	return s == CACHE_WARM	  ? ", WARM (data found in the page cache)"
+	       : s == CACHE_MIXED ? ", MIXED (part of the data found in the page cache)"
+				  : "";
 }
 
 static int summary_table(FILE *out, const struct report_cell *c, long n,
 			 const struct report_cell *key, enum report_format f, struct pf_err *e)
 {
-	char transfer[32], extra[160];
+	char heading[512];
 	int32_t *readers = calloc((size_t)n, sizeof *readers);
 	if (readers == NULL)
 		return pf_fail(e, PF_RUNTIME, "report: out of memory");
@@ -170,17 +155,15 @@ static int summary_table(FILE *out, const struct report_cell *c, long n,
 		char size[32];
 		if (!same_combo(&c[i], key) || !first_of(c, i, same_row))
 			continue;
-		tbl_add(&t, "%s (%s files)", c[i].dataset,
-			units_format_size(c[i].file_size, size, sizeof size));
+		tbl_add(&t, "%s (%s files)", c[i].sweep.dataset,
+			units_format_size(c[i].sweep.file_size, size, sizeof size));
 		for (size_t k = 0; k < nr; k++)
 			summary_cell(&t, c, n, &c[i], readers[k]);
 	}
 	free(readers);
-	combo_extra(key, extra, sizeof extra);
-	rp_heading(out, f, 2, "%s backend, %s transfers, %s order, cache %s%s: aggregate read "
-		   "bandwidth, mean (min-max) over repetitions", key->backend,
-		   units_format_size_binary(key->transfer_size, transfer, sizeof transfer),
-		   key->order, key->cache, extra);
+	sweep_heading(&key->sweep, heading, sizeof heading);
+	rp_heading(out, f, 2, "%s%s: aggregate read bandwidth, mean (min-max) over repetitions",
+		   heading, state_extra(key->state));
 	return tbl_print(out, &t, f, e);
 }
 
@@ -191,10 +174,12 @@ static void state_notes(FILE *out, const struct rp_run *r, enum report_format f)
 		const struct report_cell *c = &r->cells[i];
 		if (c->state == CACHE_COLD)
 			continue;
-		rp_para(out, f, "%s x %d reader%s/node, %s, cache %s: repetition%s %s %s (%.0f%% of "
+		rp_para(out, f,
+			"%s x %d reader%s/node, %s, cache %s: repetition%s %s %s (%.0f%% of "
 			"the bytes in the page cache before the phase), kept apart from cold ones",
-			c->dataset, (int)c->readers_per_node, c->readers_per_node == 1 ? "" : "s",
-			c->backend, c->cache, c->n == 1 ? "" : "s", c->repetitions,
+			c->sweep.dataset, (int)c->sweep.readers_per_node,
+			c->sweep.readers_per_node == 1 ? "" : "s", c->sweep.backend, c->sweep.cache,
+			c->n == 1 ? "" : "s", c->repetitions,
 			c->n == 1 ? (c->state == CACHE_WARM ? "was warm" : "was mixed")
 				  : (c->state == CACHE_WARM ? "were warm" : "were mixed"),
 			c->resident_fraction * 100);
@@ -212,11 +197,15 @@ static void phase_doubts(FILE *out, const struct run_data *run, enum report_form
 		if (shown++ >= RP_DOUBTS)
 			more++;
 		else
-			rp_para(out, f, "phase %04u (%s x %d/node, rep %d): its ranks left the opening "
-				"barrier %.3g s apart, more than the clocks allow (%.3g s): a rank's "
+			rp_para(out, f,
+				"phase %04u (%s x %d/node, rep %d): its ranks left the opening "
+				"barrier %.3g s apart, more than the clocks allow (%.3g s): a "
+				"rank's "
 				"clock disagrees with the others', so the phase's times cannot be "
-				"trusted", (unsigned)p->index, p->dataset, (int)p->readers_per_node,
-				(int)p->repetition, p->start_skew_s, p->clock_bound_s);
+				"trusted",
+				(unsigned)p->index, p->sweep.dataset,
+				(int)p->sweep.readers_per_node, (int)p->repetition, p->start_skew_s,
+				p->clock_bound_s);
 	}
 	if (more > 0)
 		rp_para(out, f, "... and %zu more phases whose clocks disagreed (see the flags of the "
@@ -243,23 +232,17 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 /* 1 when phase p belongs to cell c in every key but the file size (the twin's differs). */
 static int twin_phase_of(const struct report_cell *c, const struct phase_info *p)
 {
-	return strcmp(c->dataset, p->dataset) == 0 && report_phase_counts(p) &&
-	       c->readers_per_node == p->readers_per_node && strcmp(c->backend, p->backend) == 0 &&
-	       c->transfer_size == p->transfer_size && strcmp(c->order, p->order) == 0 &&
-	       strcmp(c->cache, p->cache) == 0 && strcmp(c->pattern, p->pattern) == 0 &&
-	       strcmp(c->decomposition, p->decomposition) == 0 &&
-	       c->queue_depth == p->queue_depth && c->state == report_phase_state(p);
+	return report_phase_counts(p) && sweep_same(&c->sweep, &p->sweep, 1u << SWEEP_FILE_SIZE) &&
+	       c->state == report_phase_state(p);
 }
 
 /* Cells a (NAME) and b (NAME-onefile) that differ in nothing else. */
 static int twin_pair(const struct report_cell *a, const struct report_cell *b)
 {
-	size_t n = strlen(a->dataset);
-	return strncmp(b->dataset, a->dataset, n) == 0 && strcmp(b->dataset + n, RP_TWIN_SUFFIX) == 0 &&
-	       a->readers_per_node == b->readers_per_node && strcmp(a->backend, b->backend) == 0 &&
-	       a->transfer_size == b->transfer_size && strcmp(a->order, b->order) == 0 &&
-	       strcmp(a->cache, b->cache) == 0 && strcmp(a->pattern, b->pattern) == 0 &&
-	       strcmp(a->decomposition, b->decomposition) == 0 && a->queue_depth == b->queue_depth &&
+	size_t n = strlen(a->sweep.dataset);
+	return strncmp(b->sweep.dataset, a->sweep.dataset, n) == 0 &&
+	       strcmp(b->sweep.dataset + n, RP_TWIN_SUFFIX) == 0 &&
+	       sweep_same(&a->sweep, &b->sweep, 1u << SWEEP_DATASET | 1u << SWEEP_FILE_SIZE) &&
 	       a->state == b->state;
 }
 
@@ -300,14 +283,24 @@ static void twins(FILE *out, const struct rp_run *r, enum report_format f)
 				rp_heading(out, f, 2, "small files against their one-file twin (same "
 					   "bytes, elapsed time, mean over repetitions)");
 			units_format_size(bytes / files, mean, sizeof mean);
-			rp_para(out, f, "%s: %llu files of mean %s took %.4g s, its one-file twin %.4g s: "
+			rp_para(out, f,
+				"%s: %llu files of mean %s took %.4g s, its one-file twin %.4g s: "
 				"ratio %.1f (%d reader%s/node, %s, %s%s)",
-				a->dataset, (unsigned long long)files, mean, x, y, x / y,
-				(int)a->readers_per_node, a->readers_per_node == 1 ? "" : "s", a->backend,
-				a->pattern, a->state == CACHE_COLD ? "" : a->state == CACHE_WARM
-									  ? ", WARM" : ", MIXED");
+				a->sweep.dataset, (unsigned long long)files, mean, x, y, x / y,
+				(int)a->sweep.readers_per_node,
+				a->sweep.readers_per_node == 1 ? "" : "s", a->sweep.backend,
+				a->sweep.pattern,
+				a->state == CACHE_COLD	 ? ""
+				: a->state == CACHE_WARM ? ", WARM"
+							 : ", MIXED");
 		}
 	}
+}
+
+/* A key with a column in the cells table where it varies (the axes always have theirs). */
+static int cells_column(int k)
+{
+	return report_key_own(k) && !report_key_axis(k);
 }
 
 /* "every cell: posix backend, 4 MiB transfers, ..." for the keys that do not vary. */
@@ -315,12 +308,12 @@ static void constant_keys(FILE *out, const struct report_cell *c, long n, enum r
 {
 	char line[1024] = "", v[192];
 	size_t used = 0;
-	for (int k = RK_BACKEND; k < RK_NKEYS && n > 0; k++) {
-		if (report_key_varies(c, n, (enum report_key)k) || used >= sizeof line)
+	for (int k = 0; k < REPORT_NKEYS && n > 0; k++) {
+		if (!cells_column(k) || report_key_varies(c, n, k) || used >= sizeof line)
 			continue;
 		used += (size_t)snprintf(line + used, sizeof line - used, "%s%s %s",
-					 used ? ", " : "", report_key_name((enum report_key)k),
-					 report_key_value(&c[0], (enum report_key)k, v, sizeof v));
+					 used ? ", " : "", report_key_name(k),
+					 report_key_value(&c[0], k, v, sizeof v));
 	}
 	if (used)
 		rp_para(out, f, "every cell: %s", line);
@@ -333,11 +326,12 @@ static void cells_head(struct tbl *t, const unsigned varies, int ceilings)
 		"max [MB/s]", "per reader [MB/s]", "stonewall [MB/s]", "finish spread [s]",
 		"files/s", "open+close [% of reader time]"};
 	static const char *const ceil_head[] = {"ceiling [MB/s]", "limited by", "efficiency [%]"};
-	tbl_add(t, "data set");
-	tbl_add(t, "readers/node");
-	for (int k = RK_BACKEND; k < RK_NKEYS; k++)
+	for (int k = 0; k < REPORT_NKEYS; k++)
+		if (report_key_own(k) && report_key_axis(k))
+			tbl_add(t, "%s", report_key_name(k));
+	for (int k = 0; k < REPORT_NKEYS; k++)
 		if (varies >> k & 1u)
-			tbl_add(t, "%s", report_key_name((enum report_key)k));
+			tbl_add(t, "%s", report_key_name(k));
 	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
 		tbl_add(t, "%s", head[i]);
 	for (size_t i = 0; ceilings && i < sizeof ceil_head / sizeof ceil_head[0]; i++)
@@ -347,11 +341,9 @@ static void cells_head(struct tbl *t, const unsigned varies, int ceilings)
 static void cells_row(struct tbl *t, const struct report_cell *c, unsigned varies, int ceilings)
 {
 	char v[192];
-	tbl_add(t, "%s", report_key_value(c, RK_DATASET, v, sizeof v));
-	tbl_add(t, "%d", (int)c->readers_per_node);
-	for (int k = RK_BACKEND; k < RK_NKEYS; k++)
-		if (varies >> k & 1u)
-			tbl_add(t, "%s", report_key_value(c, (enum report_key)k, v, sizeof v));
+	for (int k = 0; k < REPORT_NKEYS; k++)
+		if ((report_key_own(k) && report_key_axis(k)) || (varies >> k & 1u))
+			tbl_add(t, "%s", report_key_value(c, k, v, sizeof v));
 	tbl_add(t, "%d", c->n);
 	tbl_num(t, 1, c->mean_MBps);
 	if (isfinite(c->ci95_MBps))
@@ -378,10 +370,14 @@ static int cells_table(FILE *out, const struct rp_run *r, enum report_format f,
 		       struct pf_err *e)
 {
 	unsigned varies = 0;
+	size_t axes = 0;
 	int ceilings = r->hw != NULL;
-	for (int k = RK_BACKEND; k < RK_NKEYS; k++)
-		varies |= (unsigned)report_key_varies(r->cells, r->ncells, (enum report_key)k) << k;
-	struct tbl t = {.ncols = 14 + (size_t)__builtin_popcount(varies) + (ceilings ? 3 : 0),
+	for (int k = 0; k < REPORT_NKEYS; k++) {
+		axes += report_key_own(k) && report_key_axis(k);
+		if (cells_column(k))
+			varies |= (unsigned)report_key_varies(r->cells, r->ncells, k) << k;
+	}
+	struct tbl t = {.ncols = axes + 12 + (size_t)__builtin_popcount(varies) + (ceilings ? 3 : 0),
 			.align = "ll"};
 	if (r->ncells == 0)
 		return 0;
@@ -464,18 +460,21 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 		rc = ceiling_point(out, r, i, f, e);
 	for (long i = 0; i < r->ncells && rc >= 0; i++)
 		if (r->cells[i].efficiency < 0.25)
-			rp_para(out, f, "%s x %d readers/node%s: %.1f%% of its ceiling: the hardware "
-				"figures are not what limits it; each reader got %.2f MB/s and spent "
-				"%.1f%% of its time in open+close", r->cells[i].dataset,
-				(int)r->cells[i].readers_per_node, rp_state_note(r->cells[i].state),
-				r->cells[i].efficiency * 100,
-				r->cells[i].readers ? r->cells[i].mean_MBps / r->cells[i].readers : NAN,
+			rp_para(out, f,
+				"%s x %d readers/node%s: %.1f%% of its ceiling: the hardware "
+				"figures are not what limits it; each reader got %.2f MB/s and "
+				"spent "
+				"%.1f%% of its time in open+close",
+				r->cells[i].sweep.dataset, (int)r->cells[i].sweep.readers_per_node,
+				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100,
+				r->cells[i].readers ? r->cells[i].mean_MBps / r->cells[i].readers
+						    : NAN,
 				r->cells[i].meta_fraction * 100);
 	for (long i = 0; i < r->ncells && rc >= 0; i++)
 		if (r->cells[i].efficiency > 1.05)
 			rp_para(out, f, "%s x %d readers/node%s: measured %.0f%% of its ceiling: a "
 				"hardware figure is too low or missing from the model%s",
-				r->cells[i].dataset, (int)r->cells[i].readers_per_node,
+				r->cells[i].sweep.dataset, (int)r->cells[i].sweep.readers_per_node,
 				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100,
 				r->cells[i].state == CACHE_COLD
 					? " (its data was not in this node's page cache before it; "

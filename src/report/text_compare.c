@@ -12,11 +12,11 @@ static void cell_name(const struct report_cell *c, unsigned keys, char *buf, siz
 	char v[192];
 	size_t used = 0;
 	buf[0] = '\0';
-	for (int k = 0; k < RK_NKEYS && used < len; k++)
+	for (int k = 0; k < REPORT_NKEYS && used < len; k++)
 		if (keys >> k & 1u)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
-						 report_key_name((enum report_key)k),
-						 report_key_value(c, (enum report_key)k, v, sizeof v));
+						 report_key_name(k),
+						 report_key_value(c, k, v, sizeof v));
 }
 
 static const char *noise_verdict(const struct report_pair *p, const struct report_cell *a,
@@ -43,13 +43,13 @@ static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run 
 			 const struct report_cmp *cmp, unsigned shown, enum report_format f)
 {
 	char va[192], vb[192], name[512];
-	for (int k = 0; k < RK_NKEYS; k++)
+	for (int k = 0; k < REPORT_NKEYS; k++)
 		if ((cmp->differ >> k & 1u) && a->ncells > 0 && b->ncells > 0)
 			rp_para(out, f, "%s differs: %s in %s, %s in %s (compared anyway)",
-				report_key_name((enum report_key)k),
-				report_key_value(&a->cells[0], (enum report_key)k, va, sizeof va),
+				report_key_name(k),
+				report_key_value(&a->cells[0], k, va, sizeof va),
 				a->run->path,
-				report_key_value(&b->cells[0], (enum report_key)k, vb, sizeof vb),
+				report_key_value(&b->cells[0], k, vb, sizeof vb),
 				b->run->path);
 	for (long i = 0; i < cmp->nonly_a; i++) {
 		cell_name(&a->cells[cmp->only_a[i]], shown, name, sizeof name);
@@ -69,10 +69,10 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	if (report_compare(a->cells, a->ncells, b->cells, b->ncells, &cmp) != 0)
 		return pf_fail(e, PF_RUNTIME, "report: out of memory");
 	unsigned shown = 0;
-	for (int k = 0; k < RK_NKEYS; k++)
+	for (int k = 0; k < REPORT_NKEYS; k++)
 		if ((cmp.matched >> k & 1u) &&
-		    (k <= RK_READERS || report_key_varies(a->cells, a->ncells, (enum report_key)k) ||
-		     report_key_varies(b->cells, b->ncells, (enum report_key)k)))
+		    (report_key_axis(k) || report_key_varies(a->cells, a->ncells, k) ||
+		     report_key_varies(b->cells, b->ncells, k)))
 			shown |= 1u << k;
 	rp_heading(out, f, 1, "comparison: b = %s against a = %s (ratio b/a)", b->run->path,
 		   a->run->path);

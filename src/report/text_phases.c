@@ -76,8 +76,8 @@ int rp_text_nodes(FILE *out, const struct rp_run *r, enum report_format f,
 static void phase_label(const struct run_data *run, size_t i, char *buf, size_t len)
 {
 	const struct phase_info *p = &run->phases[i].info;
-	snprintf(buf, len, "%04u %s x %d/node rep %d", (unsigned)p->index, p->dataset,
-		 (int)p->readers_per_node, (int)p->repetition);
+	snprintf(buf, len, "%04u %s x %d/node rep %d", (unsigned)p->index, p->sweep.dataset,
+		 (int)p->sweep.readers_per_node, (int)p->repetition);
 }
 
 int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
@@ -146,12 +146,13 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	char transfer[32];
 	analyze_phase(pd, &s);
 	tbl_add(t, "%04u", (unsigned)p->index);
-	tbl_add(t, "%s", p->dataset);
-	tbl_add(t, "%d", (int)p->readers_per_node);
-	tbl_add(t, "%s", p->backend);
-	tbl_add(t, "%s", units_format_size_binary(p->transfer_size, transfer, sizeof transfer));
-	tbl_add(t, "%s", p->order);
-	tbl_add(t, "%s", p->cache);
+	tbl_add(t, "%s", p->sweep.dataset);
+	tbl_add(t, "%d", (int)p->sweep.readers_per_node);
+	tbl_add(t, "%s", p->sweep.backend);
+	tbl_add(t, "%s",
+		units_format_size_binary(p->sweep.transfer_size, transfer, sizeof transfer));
+	tbl_add(t, "%s", p->sweep.order);
+	tbl_add(t, "%s", p->sweep.cache);
 	tbl_add(t, "%d", (int)p->repetition);
 	tbl_add(t, "%" PRIu64, p->bytes);
 	tbl_add(t, "%" PRIu64, s.files);

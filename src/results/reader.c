@@ -366,9 +366,12 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 	hid_t g = H5Gopen2(phases, name, H5P_DEFAULT);
 	if (g < 0)
 		return rd_fail(c, obj, "cannot open");
-	for (size_t i = 0; i < results_nphase_attrs; i++)
-		if (rd_phase_attr(c, g, obj, &results_phase_attrs[i], &pd->info) < 0)
+	for (size_t i = 0; i < results_nphase_attrs; i++) {
+		struct results_field f;
+		results_phase_attr(i, &f);
+		if (rd_phase_attr(c, g, obj, &f, &pd->info) < 0)
 			goto out;
+	}
 	if (rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
 		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0 ||
 	    rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), SIZE_MAX,

@@ -69,7 +69,9 @@ struct results_field {
 	int since;         /* the schema version that brought it (older files lack it) */
 };
 
-extern const struct results_field results_phase_attrs[]; /* struct phase_info */
+/* Attribute i (0 <= i < results_nphase_attrs) of /phases/NNNN, a member of struct phase_info:
+ * the index, the sweep point's keys as the sweep key table declares them, then the rest. */
+void results_phase_attr(size_t i, struct results_field *f);
 extern const size_t results_nphase_attrs;
 extern const struct results_field results_rank_fields[]; /* struct rank_rec */
 extern const size_t results_nrank_fields;

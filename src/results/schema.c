@@ -6,6 +6,8 @@
 
 #include "results/results.h"
 
+#include "config/sweep.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,22 +16,12 @@
 	{ #member, offsetof(struct type, member), sizeof(((struct type *)0)->member), kind, since }
 #define RES_FIELD(type, member, kind) RES_FIELD_SINCE(type, member, kind, 1)
 
-const struct results_field results_phase_attrs[] = {
-	RES_FIELD(phase_info, index, RESULTS_U32),
-	RES_FIELD(phase_info, dataset, RESULTS_STR),
-	RES_FIELD(phase_info, file_size, RESULTS_U64),
+/* The attributes of /phases/NNNN after the index and the sweep point's keys (sweep.h). */
+static const struct results_field results_phase_rest[] = {
 	RES_FIELD(phase_info, nfiles, RESULTS_U64),
-	RES_FIELD(phase_info, readers_per_node, RESULTS_I32),
 	RES_FIELD(phase_info, active_readers, RESULTS_I32),
-	RES_FIELD(phase_info, backend, RESULTS_STR),
-	RES_FIELD(phase_info, transfer_size, RESULTS_U64),
-	RES_FIELD(phase_info, order, RESULTS_STR),
-	RES_FIELD(phase_info, cache, RESULTS_STR),
 	RES_FIELD(phase_info, repetition, RESULTS_I32),
 	RES_FIELD(phase_info, seed, RESULTS_U64),
-	RES_FIELD(phase_info, pattern, RESULTS_STR),
-	RES_FIELD(phase_info, decomposition, RESULTS_STR),
-	RES_FIELD(phase_info, queue_depth, RESULTS_I32),
 	RES_FIELD(phase_info, noatime, RESULTS_I32),
 	RES_FIELD(phase_info, atime_mode, RESULTS_STR),
 	RES_FIELD(phase_info, mpiio_hints, RESULTS_STR),
@@ -45,7 +37,26 @@ const struct results_field results_phase_attrs[] = {
 	RES_FIELD_SINCE(phase_info, clock_bound_s, RESULTS_F64, 2),
 	RES_FIELD_SINCE(phase_info, flags, RESULTS_STR, 2),
 };
-const size_t results_nphase_attrs = sizeof results_phase_attrs / sizeof results_phase_attrs[0];
+#define RESULTS_NREST (sizeof results_phase_rest / sizeof results_phase_rest[0])
+
+const size_t results_nphase_attrs = 1 + SWEEP_NKEYS + RESULTS_NREST;
+
+void results_phase_attr(size_t i, struct results_field *f)
+{
+	static const struct results_field index = RES_FIELD(phase_info, index, RESULTS_U32);
+	static const enum results_kind kinds[] = {[SWEEP_STR] = RESULTS_STR,
+						  [SWEEP_I32] = RESULTS_I32,
+						  [SWEEP_U64] = RESULTS_U64};
+	if (i == 0) {
+		*f = index;
+	} else if (i <= SWEEP_NKEYS) {
+		const struct sweep_field *k = &sweep_fields[i - 1];
+		*f = (struct results_field){k->name, offsetof(struct phase_info, sweep) + k->offset,
+					    k->size, kinds[k->kind], k->since};
+	} else {
+		*f = results_phase_rest[i - 1 - SWEEP_NKEYS];
+	}
+}
 
 const struct results_field results_rank_fields[] = {
 	RES_FIELD(rank_rec, rank, RESULTS_I32),

@@ -239,7 +239,9 @@ static int res_phase_attrs(struct results *r, hid_t g, const char *obj, const st
 			   struct pf_err *e)
 {
 	for (size_t i = 0; i < results_nphase_attrs; i++) {
-		const struct results_field *f = &results_phase_attrs[i];
+		struct results_field attr;
+		const struct results_field *f = &attr;
+		results_phase_attr(i, &attr);
 		const char *v = (const char *)p + f->offset;
 		char s[sizeof p->mpiio_hints]; /* the longest string attribute */
 		if (f->kind == RESULTS_STR)

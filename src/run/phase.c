@@ -39,29 +39,26 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 			    struct phase_info *p)
 {
 	const struct experiment *x = s->x;
+	struct sweep_point *k = &p->sweep;
 	memset(p, 0, sizeof *p);
 	p->index = s->index;
-	snprintf(p->dataset, sizeof p->dataset, "%s", s->ds->name);
-	p->file_size = s->ds->file_size;
+	/* the sweep lists' keys as the plan point says; then those that are not lists */
+	cfg_sweep_record(x, s->point.at, k);
+	snprintf(k->dataset, sizeof k->dataset, "%s", s->ds->name);
+	k->file_size = s->ds->file_size;
+	snprintf(k->cache, sizeof k->cache, "%s", cfg_cache_name(x->cache));
+	k->queue_depth = phase_pipelined(s) && s->be->queue_depth != NULL ? s->be->queue_depth(x)
+									  : 1;
 	p->nfiles = s->ds->nfiles;
-	p->readers_per_node = s->readers_per_node;
 	p->active_readers = (int32_t)plan_reader_count(&t->map, s->readers_per_node);
-	snprintf(p->backend, sizeof p->backend, "%s", s->be->name);
-	p->transfer_size = s->transfer_size;
-	snprintf(p->order, sizeof p->order, "%s", cfg_order_name(s->order));
-	snprintf(p->cache, sizeof p->cache, "%s", cfg_cache_name(x->cache));
 	if (x->cache == CFG_CACHE_SHIFT && phase_cache_action(s, t) != CFG_CACHE_SHIFT &&
 	    phase_cache_action(s, t) != CFG_CACHE_NONE)
 		snprintf(p->cache_evict, sizeof p->cache_evict, "%s",
 			 cfg_cache_name(phase_cache_action(s, t)));
-	snprintf(p->pattern, sizeof p->pattern, "%s", cfg_pattern_name(s->pattern));
-	snprintf(p->decomposition, sizeof p->decomposition, "%s", cfg_decomp_name(s->decomp));
 	snprintf(p->atime_mode, sizeof p->atime_mode, "%s", s->atime_mode ? s->atime_mode : "");
 	cfg_process_describe(x, p->process, sizeof p->process);
 	p->repetition = s->repetition;
 	p->seed = x->seed;
-	p->queue_depth = phase_pipelined(s) && s->be->queue_depth != NULL ? s->be->queue_depth(x)
-									  : 1;
 	backend_record(x, p);
 }
 

@@ -10,9 +10,11 @@
 #include "config/config.h"
 #include "util/err.h"
 #include "pfsread/record.h"
+#include "run/plan.h"
 #include "run/topology.h"
 
 struct phase_spec {
+	struct plan_point point;  /* where the phase is in the sweep (what the record says) */
 	const struct experiment *x;
 	const struct cfg_dataset *ds;
 	const struct backend *be;

@@ -89,8 +89,7 @@ int plan_generator_rank(uint64_t nfiles, int nranks, uint64_t f)
  * count is O(1), not a scan of every phase before (quadratic over a run of 10^6 phases). */
 uint64_t plan_dataset_use(const struct experiment *x, uint64_t index)
 {
-	uint64_t inner = (uint64_t)x->nreaders * x->nbackends * x->ntransfers * x->norders *
-			 x->npatterns * x->ndecomps;
+	uint64_t inner = cfg_sweep_cells(x);
 	uint64_t repetition = index / (inner * x->ndatasets);
 	return repetition * inner + index % inner + 1;
 }
@@ -244,25 +243,17 @@ void topo_map_free(struct topo_map *t)
 
 uint64_t plan_phase_count(const struct experiment *x)
 {
-	return (uint64_t)x->repetitions * x->ndatasets * x->nreaders * x->nbackends * x->ntransfers *
-	       x->norders * x->npatterns * x->ndecomps;
+	return (uint64_t)x->repetitions * x->ndatasets * cfg_sweep_cells(x);
 }
 
 /* Mixed-radix digits of index, the last list varying fastest. */
 void plan_phase_at(const struct experiment *x, uint64_t index, struct plan_point *p)
 {
-	p->decomp = x->decomps[index % x->ndecomps];
-	index /= x->ndecomps;
-	p->pattern = x->patterns[index % x->npatterns];
-	index /= x->npatterns;
-	p->order = x->orders[index % x->norders];
-	index /= x->norders;
-	p->transfer_size = x->transfer_sizes[index % x->ntransfers];
-	index /= x->ntransfers;
-	p->backend = index % x->nbackends;
-	index /= x->nbackends;
-	p->readers_per_node = x->readers_per_node[index % x->nreaders];
-	index /= x->nreaders;
+	for (int k = SWEEP_NKEYS - 1; k >= 0; k--) {
+		uint64_t n = cfg_sweep_count(x, k);
+		p->at[k] = (size_t)(index % n);
+		index /= n;
+	}
 	p->dataset = index % x->ndatasets;
 	index /= x->ndatasets;
 	p->repetition = (int)index;

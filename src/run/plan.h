@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "config/sweep.h"
 
 /* The rank-to-node map, as topology measures it or plan --ranks --nodes assumes it.
  * Nodes are numbered 0..nnodes-1; local ranks 0..node_size-1 within a node. */
@@ -75,18 +76,13 @@ void topo_map_free(struct topo_map *t);
 
 
 
-/* The phases of an experiment: the product of repetitions x data sets x readers per node x
- * backends x transfer sizes x orders x patterns x decompositions, repetition outermost so that the repetitions of one
- * cell are spread over the run rather than back to back. */
+/* The phases of an experiment: the product of repetitions x data sets x the sweep lists (in
+ * the sweep key table's order, the last varying fastest), repetition outermost so that the
+ * repetitions of one cell are spread over the run rather than back to back. */
 struct plan_point {
-	size_t dataset;        /* index into x->datasets */
-	int readers_per_node;
-	size_t backend;        /* index into x->backends */
-	uint64_t transfer_size;
-	enum cfg_order order;
-	enum cfg_pattern pattern;
-	enum cfg_decomp decomp;
+	size_t dataset;          /* index into x->datasets */
 	int repetition;
+	size_t at[SWEEP_NKEYS];  /* each sweep list's entry (0 for a key that is not a list) */
 };
 
 uint64_t plan_phase_count(const struct experiment *x);

@@ -28,6 +28,37 @@ static int fz_terminated(const char *s, size_t size)
 	return memchr(s, '\0', size) != NULL;
 }
 
+/* The backends' blocks keep what their tables promise: each key in its range, pairs named. */
+static void fz_check_block(const struct cfg_values *bv)
+{
+	const struct cfg_block *b = bv->block;
+	const char *v = bv->values;
+	if (b->opts == NULL) {
+		const struct cfg_pairs *p = bv->values;
+		FZ_CHECK(p->n <= CFG_PAIRS_MAX);
+		for (size_t i = 0; i < p->n; i++)
+			FZ_CHECK(fz_terminated(p->pair[i].key, sizeof p->pair[i].key) &&
+				 fz_terminated(p->pair[i].value, sizeof p->pair[i].value) &&
+				 p->pair[i].key[0] != '\0');
+		return;
+	}
+	for (size_t i = 0; i < b->nopts; i++) {
+		const struct cfg_opt *o = &b->opts[i];
+		int n;
+		uint64_t u;
+		if (o->kind == CFG_OPT_SIZE) {
+			memcpy(&u, v + o->offset, sizeof u);
+			FZ_CHECK(u > 0 && u <= o->max);
+			continue;
+		}
+		memcpy(&n, v + o->offset, sizeof n);
+		if (o->kind == CFG_OPT_BOOL)
+			FZ_CHECK(n == 0 || n == 1);
+		else
+			FZ_CHECK(n >= 0 && (uint64_t)n >= o->min && (uint64_t)n <= o->max);
+	}
+}
+
 /* The sizes a loaded data set promises. A from_tree data set, and its one-file twin, are
  * sized only once the tree is described (plan, generate, or the saved description): 0 here. */
 static void fz_check_sizes(const struct experiment *x, const struct cfg_dataset *d)
@@ -128,37 +159,6 @@ static void fz_check(const struct experiment *x, const char *text, size_t len)
 	fz_check_hw(&x->hw);
 	for (size_t i = 0; i < x->nblocks; i++)
 		fz_check_block(&x->blocks[i]);
-}
-
-/* The backends' blocks keep what their tables promise: each key in its range, pairs named. */
-static void fz_check_block(const struct cfg_values *bv)
-{
-	const struct cfg_block *b = bv->block;
-	const char *v = bv->values;
-	if (b->opts == NULL) {
-		const struct cfg_pairs *p = bv->values;
-		FZ_CHECK(p->n <= CFG_PAIRS_MAX);
-		for (size_t i = 0; i < p->n; i++)
-			FZ_CHECK(fz_terminated(p->pair[i].key, sizeof p->pair[i].key) &&
-				 fz_terminated(p->pair[i].value, sizeof p->pair[i].value) &&
-				 p->pair[i].key[0] != '\0');
-		return;
-	}
-	for (size_t i = 0; i < b->nopts; i++) {
-		const struct cfg_opt *o = &b->opts[i];
-		int n;
-		uint64_t u;
-		if (o->kind == CFG_OPT_SIZE) {
-			memcpy(&u, v + o->offset, sizeof u);
-			FZ_CHECK(u > 0 && u <= o->max);
-			continue;
-		}
-		memcpy(&n, v + o->offset, sizeof n);
-		if (o->kind == CFG_OPT_BOOL)
-			FZ_CHECK(n == 0 || n == 1);
-		else
-			FZ_CHECK(n >= 0 && (uint64_t)n >= o->min && (uint64_t)n <= o->max);
-	}
 }
 
 /* 1 when s holds no control character: a message is one line and cannot drive a terminal. */

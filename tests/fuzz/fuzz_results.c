@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "report/report.h"
 #include "results/results.h"
 
@@ -105,10 +106,9 @@ static int fz_str_ok(const char *s, size_t size)
 static void fz_check_phase(const struct run_data *run, const struct phase_data *pd)
 {
 	const struct phase_info *p = &pd->info;
-	FZ_CHECK(fz_str_ok(p->dataset, sizeof p->dataset) && fz_str_ok(p->backend, sizeof p->backend));
-	FZ_CHECK(fz_str_ok(p->order, sizeof p->order) && fz_str_ok(p->cache, sizeof p->cache));
-	FZ_CHECK(fz_str_ok(p->pattern, sizeof p->pattern) &&
-		 fz_str_ok(p->decomposition, sizeof p->decomposition));
+	for (int k = 0; k < SWEEP_NKEYS; k++) /* every string key of the sweep point, terminated */
+		FZ_CHECK(sweep_fields[k].kind != SWEEP_STR ||
+			 fz_str_ok(sweep_string(&p->sweep, k), sweep_fields[k].size));
 	FZ_CHECK(fz_str_ok(p->atime_mode, sizeof p->atime_mode) &&
 		 fz_str_ok(p->mpiio_hints, sizeof p->mpiio_hints));
 	FZ_CHECK(fz_str_ok(p->status, sizeof p->status));

@@ -198,8 +198,9 @@ static void test_phase_enumeration(void)
 	for (uint64_t i = 0; i < n; i++) {
 		struct plan_point p;
 		plan_phase_at(&x, i, &p);
-		int r = p.readers_per_node == 1 ? 0 : p.readers_per_node == 2 ? 1 : 2;
-		seen[p.repetition][p.dataset][r][p.transfer_size - 1]++;
+		int rpn = x.readers_per_node[p.at[SWEEP_READERS]];
+		int r = rpn == 1 ? 0 : rpn == 2 ? 1 : 2;
+		seen[p.repetition][p.dataset][r][x.transfer_sizes[p.at[SWEEP_TRANSFER]] - 1]++;
 	}
 	for (int a = 0; a < 2; a++)
 		for (int b = 0; b < 2; b++)

@@ -28,15 +28,15 @@ static void set_phase(size_t i, int ds, int readers, const char *backend, int re
 	struct phase_info *p = &phases[i].info;
 	memset(p, 0, sizeof *p);
 	p->index = (uint32_t)i;
-	snprintf(p->dataset, sizeof p->dataset, "%s", names[ds]);
-	p->file_size = sizes[ds];
+	snprintf(p->sweep.dataset, sizeof p->sweep.dataset, "%s", names[ds]);
+	p->sweep.file_size = sizes[ds];
 	p->nfiles = 8;
-	p->readers_per_node = readers;
+	p->sweep.readers_per_node = readers;
 	p->active_readers = readers;
-	snprintf(p->backend, sizeof p->backend, "%s", backend);
-	p->transfer_size = 4 << 20;
-	snprintf(p->order, sizeof p->order, "sorted");
-	snprintf(p->cache, sizeof p->cache, "drop");
+	snprintf(p->sweep.backend, sizeof p->sweep.backend, "%s", backend);
+	p->sweep.transfer_size = 4 << 20;
+	snprintf(p->sweep.order, sizeof p->sweep.order, "sorted");
+	snprintf(p->sweep.cache, sizeof p->sweep.cache, "drop");
 	p->repetition = rep;
 	p->bytes = 8 * sizes[ds];
 	p->bandwidth_MBps = mbps;
@@ -80,8 +80,8 @@ static const struct report_cell *find_cell(const struct report_cell *c, long n, 
 					   int readers, const char *backend)
 {
 	for (long i = 0; i < n; i++)
-		if (strcmp(c[i].dataset, ds) == 0 && c[i].readers_per_node == readers &&
-		    strcmp(c[i].backend, backend) == 0)
+		if (strcmp(c[i].sweep.dataset, ds) == 0 && c[i].sweep.readers_per_node == readers &&
+		    strcmp(c[i].sweep.backend, backend) == 0)
 			return &c[i];
 	return NULL;
 }
@@ -118,9 +118,9 @@ static void test_cells(const struct run_data *run)
 		   "cell %s x %d %s: n %d mean %.1f min %.1f max %.1f", want[i].ds, want[i].readers,
 		   want[i].backend, want[i].n, want[i].mean, want[i].min, want[i].max);
 	}
-	ok(n > 0 && strcmp(c[0].dataset, "1GB") == 0 && c[0].readers_per_node == 1 &&
-		   c[0].file_size == 1000000000 && c[0].transfer_size == 4 << 20 &&
-		   strcmp(c[0].order, "sorted") == 0 && strcmp(c[0].cache, "drop") == 0,
+	ok(n > 0 && strcmp(c[0].sweep.dataset, "1GB") == 0 && c[0].sweep.readers_per_node == 1 &&
+		   c[0].sweep.file_size == 1000000000 && c[0].sweep.transfer_size == 4 << 20 &&
+		   strcmp(c[0].sweep.order, "sorted") == 0 && strcmp(c[0].sweep.cache, "drop") == 0,
 	   "cells come in first-seen order with every key copied");
 	free(c);
 

@@ -59,16 +59,16 @@ static void phase(size_t i, const char *ds, uint64_t fsize, int rpn, int rep, co
 	struct phase_info *p = &phases[i].info;
 	memset(p, 0, sizeof *p);
 	p->index = (uint32_t)i;
-	snprintf(p->dataset, sizeof p->dataset, "%s", ds);
-	p->file_size = fsize;
-	p->readers_per_node = rpn;
-	snprintf(p->backend, sizeof p->backend, "posix");
-	p->transfer_size = 1 << 20;
-	snprintf(p->order, sizeof p->order, "sorted");
-	snprintf(p->cache, sizeof p->cache, "%s", cache);
-	snprintf(p->pattern, sizeof p->pattern, "per-reader");
-	snprintf(p->decomposition, sizeof p->decomposition, "block");
-	p->queue_depth = 1;
+	snprintf(p->sweep.dataset, sizeof p->sweep.dataset, "%s", ds);
+	p->sweep.file_size = fsize;
+	p->sweep.readers_per_node = rpn;
+	snprintf(p->sweep.backend, sizeof p->sweep.backend, "posix");
+	p->sweep.transfer_size = 1 << 20;
+	snprintf(p->sweep.order, sizeof p->sweep.order, "sorted");
+	snprintf(p->sweep.cache, sizeof p->sweep.cache, "%s", cache);
+	snprintf(p->sweep.pattern, sizeof p->sweep.pattern, "per-reader");
+	snprintf(p->sweep.decomposition, sizeof p->sweep.decomposition, "block");
+	p->sweep.queue_depth = 1;
 	p->repetition = rep;
 	p->resident_fraction = resident;
 	p->bytes = bytes;
@@ -146,7 +146,7 @@ static const struct report_cell *cell(const struct report_cell *c, long n, const
 				      const char *cache, enum cache_state state)
 {
 	for (long i = 0; i < n; i++)
-		if (strcmp(c[i].dataset, ds) == 0 && strcmp(c[i].cache, cache) == 0 &&
+		if (strcmp(c[i].sweep.dataset, ds) == 0 && strcmp(c[i].sweep.cache, cache) == 0 &&
 		    c[i].state == state)
 			return &c[i];
 	return NULL;
@@ -281,25 +281,25 @@ static void test_compare(void)
 	const char *ds[3] = {"X", "X", "Y"};
 	const int ra[3] = {1, 2, 1}, rb[3] = {1, 2, 4};
 	for (int i = 0; i < 3; i++) {
-		snprintf(a[i].dataset, sizeof a[i].dataset, "%s", ds[i]);
-		snprintf(b[i].dataset, sizeof b[i].dataset, "X");
-		a[i].readers_per_node = ra[i];
-		b[i].readers_per_node = rb[i];
-		snprintf(a[i].cache, sizeof a[i].cache, "drop");
-		snprintf(b[i].cache, sizeof b[i].cache, "fadvise");
-		a[i].file_size = b[i].file_size = 1000;
+		snprintf(a[i].sweep.dataset, sizeof a[i].sweep.dataset, "%s", ds[i]);
+		snprintf(b[i].sweep.dataset, sizeof b[i].sweep.dataset, "X");
+		a[i].sweep.readers_per_node = ra[i];
+		b[i].sweep.readers_per_node = rb[i];
+		snprintf(a[i].sweep.cache, sizeof a[i].sweep.cache, "drop");
+		snprintf(b[i].sweep.cache, sizeof b[i].sweep.cache, "fadvise");
+		a[i].sweep.file_size = b[i].sweep.file_size = 1000;
 	}
 	a[0] = (struct report_cell){.n = 3, .mean_MBps = 100, .ci95_MBps = 5};
-	snprintf(a[0].dataset, sizeof a[0].dataset, "X");
-	snprintf(a[0].cache, sizeof a[0].cache, "drop");
-	a[0].readers_per_node = 1;
-	a[0].file_size = 1000;
+	snprintf(a[0].sweep.dataset, sizeof a[0].sweep.dataset, "X");
+	snprintf(a[0].sweep.cache, sizeof a[0].sweep.cache, "drop");
+	a[0].sweep.readers_per_node = 1;
+	a[0].sweep.file_size = 1000;
 	b[0].n = 3, b[0].mean_MBps = 110, b[0].ci95_MBps = 4;
 	a[1].n = 3, a[1].mean_MBps = 200, a[1].ci95_MBps = 10;
 	b[1].n = 1, b[1].mean_MBps = 150, b[1].ci95_MBps = NAN;
 	ok(report_compare(a, 3, b, 3, &cmp) == 0, "compare ran");
-	ok(cmp.differ == 1u << RK_CACHE && !(cmp.matched & 1u << RK_CACHE) &&
-		   (cmp.matched & 1u << RK_DATASET) && (cmp.matched & 1u << RK_READERS),
+	ok(cmp.differ == 1u << SWEEP_CACHE && !(cmp.matched & 1u << SWEEP_CACHE) &&
+		   (cmp.matched & 1u << SWEEP_DATASET) && (cmp.matched & 1u << SWEEP_READERS),
 	   "cache drop vs fadvise: one value each, said to differ, compared anyway");
 	ok(cmp.npairs == 2 && cmp.pairs[0].a == 0 && cmp.pairs[0].b == 0 &&
 		   near(cmp.pairs[0].ratio, 1.1) && cmp.pairs[0].overlap == 0,

@@ -39,18 +39,18 @@ static void build_records(void)
 		struct phase_info *p = &info[k];
 		memset(p, 0, sizeof *p);
 		p->index = (uint32_t)k;
-		snprintf(p->dataset, sizeof p->dataset, "%s", k ? "2MB" : "64MB");
-		p->file_size = k ? 2000000 : 64000000;
+		snprintf(p->sweep.dataset, sizeof p->sweep.dataset, "%s", k ? "2MB" : "64MB");
+		p->sweep.file_size = k ? 2000000 : 64000000;
 		p->nfiles = k ? 0 : NFILES0;
-		p->readers_per_node = 1 + k;
+		p->sweep.readers_per_node = 1 + k;
 		p->active_readers = 1;
-		snprintf(p->backend, sizeof p->backend, "%s", k ? "null" : "posix");
-		p->transfer_size = (uint64_t)4 << 20;
-		snprintf(p->order, sizeof p->order, "%s", k ? "random" : "sorted");
-		snprintf(p->cache, sizeof p->cache, "%s", k ? "none" : "drop");
+		snprintf(p->sweep.backend, sizeof p->sweep.backend, "%s", k ? "null" : "posix");
+		p->sweep.transfer_size = (uint64_t)4 << 20;
+		snprintf(p->sweep.order, sizeof p->sweep.order, "%s", k ? "random" : "sorted");
+		snprintf(p->sweep.cache, sizeof p->sweep.cache, "%s", k ? "none" : "drop");
 		p->repetition = k;
 		p->seed = 0xfedcba9876543210ULL;
-		p->bytes = k ? 0 : NFILES0 * p->file_size;
+		p->bytes = k ? 0 : NFILES0 * p->sweep.file_size;
 		p->elapsed_s = k ? 0.0 : 0.125;
 		p->bandwidth_MBps = k ? 0.0 : (double)p->bytes / 0.125 / 1e6;
 		snprintf(p->status, sizeof p->status, "%s", k ? "failed" : "complete");
@@ -77,12 +77,14 @@ static void build_records(void)
 
 static int same_info(const struct phase_info *a, const struct phase_info *b)
 {
-	return a->index == b->index && strcmp(a->dataset, b->dataset) == 0 &&
-	       a->file_size == b->file_size && a->nfiles == b->nfiles &&
-	       a->readers_per_node == b->readers_per_node &&
-	       a->active_readers == b->active_readers && strcmp(a->backend, b->backend) == 0 &&
-	       a->transfer_size == b->transfer_size && strcmp(a->order, b->order) == 0 &&
-	       strcmp(a->cache, b->cache) == 0 && a->repetition == b->repetition &&
+	return a->index == b->index && strcmp(a->sweep.dataset, b->sweep.dataset) == 0 &&
+	       a->sweep.file_size == b->sweep.file_size && a->nfiles == b->nfiles &&
+	       a->sweep.readers_per_node == b->sweep.readers_per_node &&
+	       a->active_readers == b->active_readers &&
+	       strcmp(a->sweep.backend, b->sweep.backend) == 0 &&
+	       a->sweep.transfer_size == b->sweep.transfer_size &&
+	       strcmp(a->sweep.order, b->sweep.order) == 0 &&
+	       strcmp(a->sweep.cache, b->sweep.cache) == 0 && a->repetition == b->repetition &&
 	       a->seed == b->seed && a->bytes == b->bytes && a->elapsed_s == b->elapsed_s &&
 	       a->bandwidth_MBps == b->bandwidth_MBps && strcmp(a->status, b->status) == 0 &&
 	       strcmp(a->cache_state, b->cache_state) == 0 &&
@@ -236,7 +238,7 @@ static void test_fixed_strings(const char *path)
 	if (f >= 0)
 		H5Fclose(f);
 	ok(rc == 0 && results_read(path, &d, &e) == 0 && strcmp(d.job_id, "JOB42") == 0 &&
-		   d.nphases == 2 && strcmp(d.phases[0].info.backend, "posix") == 0,
+		   d.nphases == 2 && strcmp(d.phases[0].info.sweep.backend, "posix") == 0,
 	   "fixed-length string attributes read as well as variable-length ones");
 	results_free(&d);
 }
