@@ -115,11 +115,14 @@ rm -rf "${root:?}/hashed"
 # interrupted generate: kill -9 while it writes, then resume
 write_config 400 2
 sed -i 's/max: 256KiB/max: 4MiB/; s/median: 2KiB/median: 256KiB/' "$cfg"
-mpi 2 "$PFSREAD" generate "$cfg" >/dev/null 2>&1 &
+# Every write is made 10 ms slow (slow.c through LD_PRELOAD), so that the 400 files take
+# seconds and the kill lands among them on a fast machine as on a loaded one.
+check "build the slow-call shim" cc -shared -fPIC -O2 -o "$SCRATCH/slow.so" tests/integration/slow.c -ldl
+LD_PRELOAD="$SCRATCH/slow.so" PFSREAD_SLOW="pwrite:10" mpi 2 "$PFSREAD" generate "$cfg" >/dev/null 2>&1 &
 pid=$!
 i=0
-while [ "$i" -lt 200 ] && [ "$(find "$root/hashed" -type f ! -name '.*' 2>/dev/null | wc -l)" -lt 40 ]; do
-	sleep 0.02
+while [ "$i" -lt 1200 ] && [ "$(find "$root/hashed" -type f ! -name '.*' 2>/dev/null | wc -l)" -lt 40 ]; do
+	sleep 0.05
 	i=$((i + 1))
 done
 for child in $(ps -o pid= --ppid "$pid" 2>/dev/null); do
