@@ -105,6 +105,24 @@ mpi() {
 	timeout 300 mpirun $MPI_FLAGS -np "$np" "$@"
 }
 
+# watchdog SECONDS PID: SIGKILL to PID after SECONDS, unless watchdog_end comes first. Its
+# output goes nowhere and watchdog_end ends its sleep too: a sleep left holding the test's
+# stdout would keep prove waiting for it.
+watchdog() {
+	(
+		sleep "$1" &
+		nap=$!
+		trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+		wait "$nap" && kill -KILL "$2" 2>/dev/null
+	) >/dev/null 2>&1 &
+	dog=$!
+}
+watchdog_end() {
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+	dog=""
+}
+
 # fake_nodes NODES SLOTS: a hostfile of made-up host names and an rsh agent that runs the
 # command here, so mpirun starts one daemon per "node" and split_type sees NODES nodes.
 fake_nodes() {

@@ -82,11 +82,10 @@ while [ ! -e "$SCRATCH/slow.log" ] && [ "$i" -lt 1200 ]; do sleep 0.05; i=$((i +
 sleep 1
 left=$(($(free_kib) - 300))
 fallocate -l "${left}K" "$mnt/filler"
-(sleep 120 && kill -KILL "$bg" 2>/dev/null) &
-dog=$!
+watchdog 120 "$bg"
 wait "$bg"
 status=$?
-kill "$dog" 2>/dev/null
+watchdog_end
 bg=""
 OUT=$(cat "$SCRATCH/bg.out")
 ok $((status == 1 ? 0 : 1)) "someone else fills the file system: generate stops (exit $status)"

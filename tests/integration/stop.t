@@ -56,13 +56,11 @@ cue() {
 # wait_bg: wait for $bg (killed after 120 s: a stage that ignores the signal fails the bound,
 # it does not hang the suite); $took (since $t0), $status, $OUT.
 wait_bg() {
-	(sleep 120 && kill -KILL "$bg" 2>/dev/null) &
-	dog=$!
+	watchdog 120 "$bg"
 	wait "$bg"
 	status=$?
 	t1=$(now)
-	kill "$dog" 2>/dev/null
-	wait "$dog" 2>/dev/null
+	watchdog_end
 	bg=""
 	took=$(elapsed "$t0" "$t1")
 	OUT=$(cat "$SCRATCH/bg.out")
