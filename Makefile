@@ -113,7 +113,9 @@ bench-quick:
 	tests/bench/bench.sh --quick $(BENCH_DIR)
 
 # How pfsread's own costs grow with the files of a data set (10^3 .. 10^6): planning time and
-# memory per rank, HDF5 write time of a phase's per-file records against the phase's time.
+# memory per rank, HDF5 write time of a phase's per-file records against the phase's time;
+# then 'pfsread report' on synthetic results files up to 36 phases x 10^6 file rows
+# (tests/bench/report_scale.sh: time, peak RSS, ms per phase).
 .PHONY: bench-scale
 $(BUILD)/scale_bench: tests/bench/scale_bench.c $(BUILD)/libpfsread.a
 	$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libpfsread.a $(LIBS)
@@ -122,6 +124,9 @@ bench-scale: deps
 	$(MAKE) $(BUILD)/scale_bench
 	$(MPIRUN) $$([ "$$(id -u)" -eq 0 ] && echo --allow-run-as-root) --oversubscribe -np 4 \
 	  $(BUILD)/scale_bench $${BENCH_DIR:-/var/tmp}
+	@tests/install-deps.sh $(DEB_BENCH_PACKAGES) time
+	$(MAKE) all
+	tests/bench/report_scale.sh $${BENCH_DIR:-/var/tmp}/pfsread-report-scale
 
 # The cluster in a box (tests/box/box.sh; README "Cluster in a box"): nodes in network, mount
 # and UTS namespaces on shaped links, GlusterFS / MooseFS / CephFS servers. Root, netns, FUSE.
