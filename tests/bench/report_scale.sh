@@ -115,7 +115,7 @@ check_space() {
 make_file() {
 	local s=$1 h5=$DIR/$1.h5 t0 t1
 	if [ -e "$h5" ] && [ -e "$h5.args" ] && [ "$(cat "$h5.args")" = "${GEN_ARGS[$s]}" ]; then
-		echo "  $s: $(du -m "$h5" | cut -f1) MB, kept from an earlier run"
+		printf "  %-13s %6d MB, kept from an earlier run\n" "$s" "$(du -m "$h5" | cut -f1)"
 		return
 	fi
 	rm -f "$h5" "$h5.args"
