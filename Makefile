@@ -104,6 +104,8 @@ demo: deps
 #   make bench        4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions
 #   make bench-quick  2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB, one repetition (~2 minutes)
 # BENCH_DIR must be on the file system to measure (not tmpfs); cold rows need root.
+# IOR_DIR=PREFIX (IOR and mdtest built from github.com/hpc/ior, README "Performance") adds
+# IOR and mdtest rows and a small-file class measured against mdtest.
 DEB_BENCH_PACKAGES = fio python3-h5py
 BENCH_DIR ?= /var/tmp/pfsread-bench
 .PHONY: bench bench-quick
@@ -118,7 +120,9 @@ bench-quick:
 	tests/bench/bench.sh --quick $(BENCH_DIR)
 
 # How pfsread's own costs grow with the files of a data set (10^3 .. 10^6): planning time and
-# memory per rank, HDF5 write time of a phase's per-file records against the phase's time.
+# memory per rank, HDF5 write time of a phase's per-file records against the phase's time;
+# then 'pfsread report' on synthetic results files up to 36 phases x 10^6 file rows
+# (tests/bench/report_scale.sh: time, peak RSS, ms per phase).
 .PHONY: bench-scale
 $(BUILD)/scale_bench: tests/bench/scale_bench.c $(BUILD)/libpfsread.a
 	$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libpfsread.a $(LIBS)
@@ -127,6 +131,9 @@ bench-scale: deps
 	$(MAKE) $(BUILD)/scale_bench
 	$(MPIRUN) $$([ "$$(id -u)" -eq 0 ] && echo --allow-run-as-root) --oversubscribe -np 4 \
 	  $(BUILD)/scale_bench $${BENCH_DIR:-/var/tmp}
+	@tests/install-deps.sh $(DEB_BENCH_PACKAGES) time
+	$(MAKE) all
+	tests/bench/report_scale.sh $${BENCH_DIR:-/var/tmp}/pfsread-report-scale
 
 # The cluster in a box (tests/box/box.sh; README "Cluster in a box"): nodes in network, mount
 # and UTS namespaces on shaped links, GlusterFS / MooseFS / CephFS servers. Root, netns, FUSE.

@@ -1,14 +1,22 @@
 #!/bin/bash
-# bench.sh: pfsread side by side with fio on the same files, with the same settings, in one run.
+# bench.sh: pfsread side by side with fio (and IOR and mdtest, where built) on the same files,
+# with the same settings, in one run.
 # A benchmark, not a test: it prints what it measured and never passes or fails on timing.
 #
-#   usage: tests/bench/bench.sh [--quick] [DIR]
+#   usage: tests/bench/bench.sh [--quick] [--only sizes|md] [DIR]
 #     DIR      where the files go (default /var/tmp/pfsread-bench; not /tmp, which may be tmpfs
 #              and refuse O_DIRECT). Needs the data sets' total plus the largest one free.
-#     --quick  smaller data sets (2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB), one repetition
-#              (default: 4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions)
+#     --quick  smaller data sets (2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB), one repetition, 20,000
+#              small files (default: 4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions,
+#              100,000 small files)
+#     --only   only the size classes, or only the small-file (metadata) class
 #   environment: PFSREAD (default build/pfsread), MPIRUN (default mpirun),
-#                PYTHON (default /usr/bin/python3, which must have h5py and numpy)
+#                PYTHON (default /usr/bin/python3, which must have h5py and numpy),
+#                IOR_DIR (an IOR/mdtest build from github.com/hpc/ior: its install prefix, with
+#                bin/ior and bin/mdtest; README "Performance"; unset: no IOR and mdtest rows),
+#                MD_FILES (small files of the metadata class, a multiple of 1000; above 200,000
+#                they go on a loop ext4 file system in a capped tmpfs the bench mounts, as root),
+#                MD_BYTES (their size, default 4096; 0: empty files, open+close only)
 #
 # In order, for each class of file size (largest first):
 #   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
@@ -17,9 +25,15 @@
 #      a. the ceilings: memory copy (numpy copies 1 GiB through one reused 4 MiB buffer, best
 #         of 5) and the device (fio, one O_DIRECT sequential read of the largest class's first
 #         file, psync and io_uring at queue depth 16)
-#      b. for each read path and cache state: pfsread then fio, or fio then pfsread
-#         (alternating), each reading every file of the class once, whole, in order
-# then the table: medians over repetitions, ratio pfsread/fio, fraction of the best ceiling.
+#      b. for each read path and cache state: pfsread, fio and (with IOR_DIR) IOR and mdtest
+#         where they have that path, in an order that rotates over repetitions and rows, each
+#         reading every file of the class once, whole, in order
+# then the metadata class (with IOR_DIR): MD_FILES files of MD_BYTES in directories of 1,000,
+#   made by 'pfsread generate' against mdtest's create phase, then mdtest's files read by both
+#   (pfsread through hard links named in mdtest's order), cold and warm: pfsread's phase (open,
+#   read, close) against mdtest's read phase (-E), and
+#   pfsread's tree scan (plan: readdir + fstatat) against mdtest's stat phase (-T), in files/s
+# then the tables: medians over repetitions, ratio pfsread/peer, fraction of the best ceiling.
 # Every measurement is also in DIR/work/raw.tsv; every command run is in DIR/work/commands.log.
 # The data files are removed at the end; DIR/work (configs, results, logs) is kept.
 set -Eeu -o pipefail
@@ -38,15 +52,24 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 # ---- settings ---------------------------------------------------------------------------------
 
 QUICK=0
+ONLY=all
 DIR=/var/tmp/pfsread-bench
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1 ;;
+	--only)
+		if [ $# -lt 2 ] || { [ "$2" != sizes ] && [ "$2" != md ]; }; then
+			echo "bench.sh: --only takes sizes or md" >&2
+			exit 2
+		fi
+		ONLY=$2
+		shift
+		;;
 	-h | --help)
 		sed -n '2,/^set -Eeu/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
 		;;
-	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick] [DIR])" >&2 && exit 2 ;;
+	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick] [--only sizes|md] [DIR])" >&2 && exit 2 ;;
 	*) DIR=$1 ;;
 	esac
 	shift
@@ -69,6 +92,19 @@ MAX_BLOCK=4194304 # 4 MiB: generate's write size; reads use min(this, file size)
 QUEUE_DEPTH=16    # pfsread uring.queue_depth = fio --iodepth
 IS_ROOT=0
 [ "$(id -u)" -eq 0 ] && IS_ROOT=1
+IOR_DIR=${IOR_DIR:-}
+MD_FILES=${MD_FILES:-$([ "$QUICK" -eq 1 ] && echo 20000 || echo 100000)}
+MD_BYTES=${MD_BYTES:-4096}
+MD_PER_DIR=1000     # files per directory of the metadata class, both sides
+MD_LOOP_OVER=200000 # more small files than this go on a loop file system of their own
+if ! [[ "$MD_FILES" =~ ^[1-9][0-9]*000$ ]]; then
+	echo "bench.sh: MD_FILES=$MD_FILES: a multiple of 1000 (files per directory), at least 1000" >&2
+	exit 2
+fi
+if ! [[ "$MD_BYTES" =~ ^[0-9]+$ ]] || [ "$MD_BYTES" -gt "$MAX_BLOCK" ]; then
+	echo "bench.sh: MD_BYTES=$MD_BYTES: a byte count up to $MAX_BLOCK" >&2
+	exit 2
+fi
 MPI_FLAGS=(--oversubscribe --mca btl "self,vader,tcp")
 [ "$IS_ROOT" -eq 1 ] && MPI_FLAGS+=(--allow-run-as-root)
 
@@ -80,6 +116,10 @@ FIOW=$DIR/fio-write      # fio's generation files, removed after each class
 WORK=$DIR/work           # configs, results, logs, raw.tsv
 RAW=$WORK/raw.tsv
 CMDLOG=$WORK/commands.log
+IORN=$DIR/ior-names      # IORN/CLASS/f.00000000.N: hard links, the names IOR's -F -m reads
+MDN=$DIR/md-names        # MDN/CLASS/test-dir.0-0/mdtest_tree.0/file.mdtest.0.N: mdtest's names
+MDIMG=$DIR/md-tmpfs      # the capped tmpfs holding the loop file system's image (MD_LOOP_OVER)
+MDFS=$DIR/md-fs          # the loop file system's mount point
 
 # ---- small helpers ------------------------------------------------------------------------
 
@@ -131,11 +171,20 @@ check_tools() {
 	command -v fio >/dev/null || die "fio not found (Debian: fio)"
 	"$PYTHON" -c 'import h5py, numpy' 2>/dev/null ||
 		die "$PYTHON cannot import h5py and numpy (Debian: python3-h5py)"
+	PEERS=0
+	PEERS_WHY="IOR_DIR unset: no IOR and no mdtest rows (build them from github.com/hpc/ior outside this tree and set IOR_DIR to the install prefix; README \"Performance\")"
+	if [ -n "$IOR_DIR" ]; then
+		IOR=$(find_peer ior) || die "IOR_DIR=$IOR_DIR: no ior in bin/, ./ or src/"
+		MDTEST=$(find_peer mdtest) || die "IOR_DIR=$IOR_DIR: no mdtest in bin/, ./ or src/"
+		PEERS=1
+		PEERS_WHY=""
+	fi
 }
 
 # check_space: the data sets, plus fio's copy of the largest during generation, plus 5%.
 check_space() {
 	local need=0 biggest=0 i t avail
+	[ "$ONLY" = md ] && return 0
 	for i in "${!CLASS_NAMES[@]}"; do
 		t=$((CLASS_SIZES[i] * CLASS_COUNTS[i]))
 		need=$((need + t))
@@ -216,9 +265,19 @@ pfsread_generate() {
 	[ "$IS_ROOT" -eq 1 ] && drop_caches
 	run_logged "$log" pfsread_mpi generate "$cfg"
 	sync # the written-back data must not land in the next measurement
-	rate=$(sed -n "s/^generate $name: .* of .*, \([0-9.]*\) MB\/s, .*/\1/p" "$log" | tail -n 1)
+	rate=$(generate_figures "$log" "$name" | awk '{ printf "%.1f\n", $4 / 1e6 }')
 	[ -n "$rate" ] || die "no rate in $log"
 	echo "$rate"
+}
+
+# generate_figures LOG NAME: from generate's last line for data set NAME ("generate NAME: N
+# files made, ...; wrote X MB at Y MB/s"), prints "files bytes seconds bytes/s" (the bytes
+# over its own time, from its first file to its last).
+generate_figures() {
+	sed -n "s/^generate $2: \([0-9]*\) files made, .* wrote \([0-9.]*\) \([kMGT]*\)B at \([0-9.]*\) \([kMGT]*\)B\/s.*/\1 \2 \3 \4 \5/p" "$1" |
+		tail -n 1 | awk '
+		function scale(u) { return u == "k" ? 1e3 : u == "M" ? 1e6 : u == "G" ? 1e9 : u == "T" ? 1e12 : 1 }
+		{ b = $2 * scale($3); r = $4 * scale($5); if (r > 0) printf "%d %.0f %.6f %.0f\n", $1, b, b / r, r }'
 }
 
 # pfsread_read CLASS_INDEX PATH CACHE TAG: prints "MB/s resident_fraction" of the one phase.
@@ -375,6 +434,423 @@ fio_read() {
 		"${FIO_ARGS[@]}"
 }
 
+# ---- IOR and mdtest: the same files, the same settings -------------------------------------------
+
+# find_peer NAME: IOR_DIR/bin/NAME (an install prefix), IOR_DIR/NAME or IOR_DIR/src/NAME (a
+# build tree).
+find_peer() {
+	local d
+	for d in "$IOR_DIR/bin" "$IOR_DIR" "$IOR_DIR/src"; do
+		if [ -f "$d/$1" ] && [ -x "$d/$1" ]; then
+			echo "$d/$1"
+			return 0
+		fi
+	done
+	return 1
+}
+
+peer_mpi() { "$MPIRUN" "${MPI_FLAGS[@]}" -np 1 "$@"; }
+
+# peer_run LOG COMMAND...: run COMMAND as run_logged does; prints its wall time in seconds.
+peer_run() {
+	local log=$1 t0 t1
+	shift
+	t0=$(now)
+	run_logged "$log" "$@"
+	t1=$(now)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
+}
+
+# make_peer_names CLASS_INDEX: the class's files under the names IOR and mdtest read, hard
+# links in pfsread's order (the same inodes, as for fio): IORN/CLASS/f.00000000.N (IOR's file
+# per process, rank 0, with -m: one file per repetition N) and, where a file fits one transfer
+# (mdtest reads a file with one read of -e bytes), MDN/CLASS/test-dir.0-0/mdtest_tree.0/
+# file.mdtest.0.N (mdtest's tree of depth 0 for one task).
+make_peer_names() {
+	local i=$1 name=${CLASS_NAMES[$1]} n=0 src md=""
+	rm -rf "${IORN:?}/$name" "${MDN:?}/$name"
+	mkdir -p "$IORN/$name"
+	if [ "${CLASS_SIZES[i]}" -le "$MAX_BLOCK" ]; then
+		md=$MDN/$name/test-dir.0-0/mdtest_tree.0
+		mkdir -p "$md"
+	fi
+	while [ "$n" -lt "${CLASS_COUNTS[i]}" ]; do
+		src=$(printf '%s/%s/d%06d/f%010d' "$DATA" "$name" $((n / 1000)) "$n")
+		ln "$src" "$IORN/$name/f.00000000.$n"
+		[ -z "$md" ] || ln "$src" "$md/file.mdtest.0.$n"
+		n=$((n + 1))
+	done
+}
+
+# ior_args CLASS_INDEX PATH: into IOR_ARGS. One task, file per process (-F), one file per
+# repetition (-m -i N: f.00000000.0 .. N-1), read only (-r), the files kept (-k: IOR removes
+# its test files otherwise), block = the file (-b, one segment), the class's transfer size
+# (-t); POSIX read() (posix), with O_DIRECT (direct), or the MMAP back-end (mmap). IOR does
+# nothing to the page cache: cold rows drop it before IOR, warm rows read the files first.
+ior_args() {
+	local i=$1 api
+	case "$2" in
+	posix) api=(-a POSIX) ;;
+	direct) api=(-a POSIX --posix.odirect) ;;
+	mmap) api=(-a MMAP) ;;
+	esac
+	IOR_ARGS=("${api[@]}" -F -m -i "${CLASS_COUNTS[i]}" -r -k -b "${CLASS_SIZES[i]}"
+		-t "$(block_of "${CLASS_SIZES[i]}")" -s 1 -o "$IORN/${CLASS_NAMES[i]}/f")
+}
+
+# ior_figures JSON REPS BYTES_EACH WALL_S: prints "MB/s wall_MB/s". IOR times each repetition
+# (one file here) from its open to its close; its JSON rounds those times to 0.1 ms but not
+# bwMiB, so each repetition's time is its bytes / bwMiB; MB/s is all bytes over the sum of
+# those times (the files read one after the other, as pfsread's phase does).
+ior_figures() {
+	"$PYTHON" - "$@" <<'PY'
+import json, sys
+path, reps, each, wall = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+res = json.load(open(path))["tests"][0]["Results"]
+res = [r for x in res for r in (x if isinstance(x, list) else [x]) if r["access"] == "read"]
+got = {int(r["blockKiB"] * 1024) for r in res}
+if len(res) != reps or got != {each}:
+    sys.exit(f"{path}: {len(res)} reads of {got} bytes, expected {reps} of {each}")
+t = sum(each / (r["bwMiB"] * 2**20) for r in res)
+print(f"{reps * each / t / 1e6:.1f} {reps * each / wall / 1e6:.1f}")
+PY
+}
+
+# ior_read CLASS_INDEX PATH CACHE TAG: prints ior_figures.
+ior_read() {
+	local i=$1 name=${CLASS_NAMES[$1]} json wall
+	json=$WORK/logs/ior-$name-$2-$3-$4.json
+	[ "$3" = cold ] && drop_caches
+	ior_args "$i" "$2"
+	wall=$(peer_run "$WORK/logs/ior-$name-$2-$3-$4.log" peer_mpi "$IOR" "${IOR_ARGS[@]}" \
+		-O summaryFormat=JSON -O "summaryFile=$json")
+	ior_figures "$json" "${CLASS_COUNTS[i]}" "${CLASS_SIZES[i]}" "$wall"
+}
+
+# mdtest_rate LOG OPERATION: files/s of mdtest's OPERATION ("File read", "File stat", "File
+# creation") in its summary (one iteration of one task: max = min = mean). Stops when mdtest
+# warned of a file it could not open, read or stat.
+mdtest_rate() {
+	if grep -q -i "unable to\|verification error" "$1"; then
+		echo "bench.sh: mdtest warned, see $1:" >&2
+		grep -i -m 3 "unable to\|verification error" "$1" | sed 's/^/  | /' >&2
+		exit 1
+	fi
+	awk -v op="$2" '$0 ~ "SUMMARY rate" { s = 1 } s && index($0, op) == 4 { printf "%.0f\n", $(NF - 3); exit }' "$1"
+}
+
+# mdtest_args CLASS_INDEX PATH: into MDTEST_ARGS: files only, the class's N files in one
+# directory, each opened, read whole with one read of its size, closed; O_DIRECT for direct.
+mdtest_args() {
+	local i=$1
+	MDTEST_ARGS=(-E -F -n "${CLASS_COUNTS[i]}" -e "${CLASS_SIZES[i]}" -d "$MDN/${CLASS_NAMES[i]}" -P)
+	[ "$2" = direct ] && MDTEST_ARGS+=(--posix.odirect)
+	return 0
+}
+
+# mdtest_read CLASS_INDEX PATH CACHE TAG: prints "MB/s wall_MB/s": mdtest's read rate in files/s
+# times the file size.
+mdtest_read() {
+	local i=$1 name=${CLASS_NAMES[$1]} log wall rate bytes
+	log=$WORK/logs/mdtest-$name-$2-$3-$4.log
+	bytes=$((CLASS_SIZES[i] * CLASS_COUNTS[i]))
+	[ "$3" = cold ] && drop_caches
+	mdtest_args "$i" "$2"
+	wall=$(peer_run "$log" peer_mpi "$MDTEST" "${MDTEST_ARGS[@]}")
+	rate=$(mdtest_rate "$log" "File read")
+	[ -n "$rate" ] || die "no read rate in $log"
+	awk -v r="$rate" -v s="${CLASS_SIZES[i]}" -v b="$bytes" -v w="$wall" \
+		'BEGIN { printf "%.1f %.1f\n", r * s / 1e6, b / w / 1e6 }'
+}
+
+# ---- the metadata class: many small files, pfsread against mdtest ----------------------------
+
+MD_LOOP=0 # 1 when the small files are on the bench's own loop file system
+MDTREE=$DIR/md-tree # mdtest's tree (MDFS/md-tree on the loop file system)
+MDLINKS=$DIR/md-links # its files again, hard links named in mdtest's order, which pfsread reads
+MDGEN=$DIR/md-gen   # pfsread's generated small files
+
+# md_block_bytes: the file system blocks a small file takes (4 KiB blocks; 0 for empty files).
+md_block_bytes() { echo $(((MD_BYTES + 4095) / 4096 * 4096)); }
+
+# md_check_room: on DIR, room for the small files twice (pfsread's and mdtest's may coexist)
+# and at most a tenth of the free inodes; on the loop file system, its tmpfs at most a quarter
+# of the memory available.
+md_check_room() {
+	local need free mem
+	need=$((MD_FILES * ($(md_block_bytes) + 512) * 2 + (64 << 20)))
+	if [ "$MD_FILES" -gt "$MD_LOOP_OVER" ]; then
+		[ "$IS_ROOT" -eq 1 ] || die "MD_FILES=$MD_FILES: more than $MD_LOOP_OVER small files go on a loop file system the bench mounts, which needs root"
+		command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 not found (Debian: e2fsprogs)"
+		mem=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo) # MiB
+		[ $(($(md_image_mb) * 4)) -le "$mem" ] ||
+			die "MD_FILES=$MD_FILES of MD_BYTES=$MD_BYTES: the loop file system needs $(md_image_mb) MiB of memory (tmpfs), more than a quarter of the $mem MiB available; fewer or smaller files (MD_BYTES=0)"
+		MD_LOOP=1
+		MDTREE=$MDFS/md-tree
+		MDLINKS=$MDFS/md-links
+		MDGEN=$MDFS/md-gen
+		return
+	fi
+	free=$(df -P -i "$DIR" | awk 'NR == 2 { print $4 }')
+	[ $((MD_FILES * 2 * 10)) -le "$free" ] ||
+		die "MD_FILES=$MD_FILES: twice that many inodes is more than a tenth of the $free free on $DIR"
+	free=$(df -P -B1 "$DIR" | awk 'NR == 2 { print $4 }')
+	[ "$need" -le "$free" ] || die "$DIR has $((free >> 20)) MiB free, the small files need $((need >> 20)) MiB"
+}
+
+# md_image_mb: the loop file system's size in MiB: one set of the small files (pfsread's are
+# removed before mdtest makes its own there), their inodes, directories and the journal, 20%
+# more.
+md_image_mb() {
+	echo $(((MD_FILES * ($(md_block_bytes) + 256 + 64) * 12 / 10 >> 20) + 256))
+}
+
+# md_mount: a tmpfs capped in size and inodes, an ext4 image in it filling it, mounted with
+# discard (removed files give their memory back), inode tables written now (no lazy init
+# working in the background during the measurements).
+md_mount() {
+	local mb img
+	mb=$(md_image_mb)
+	img=$MDIMG/ext4.img
+	mkdir -p "$MDIMG" "$MDFS"
+	echo "mount -t tmpfs -o size=${mb}m,nr_inodes=16 tmpfs $MDIMG" >>"$CMDLOG"
+	mount -t tmpfs -o "size=${mb}m,nr_inodes=16" tmpfs "$MDIMG"
+	truncate -s "${mb}M" "$img"
+	echo "mkfs.ext4 -q -F -b 4096 -I 256 -N $((MD_FILES + MD_FILES / 100 + 4096)) -E lazy_itable_init=0,lazy_journal_init=0,nodiscard $img" >>"$CMDLOG"
+	mkfs.ext4 -q -F -b 4096 -I 256 -N $((MD_FILES + MD_FILES / 100 + 4096)) \
+		-E lazy_itable_init=0,lazy_journal_init=0,nodiscard "$img"
+	echo "mount -o loop,discard $img $MDFS" >>"$CMDLOG"
+	mount -o loop,discard "$img" "$MDFS"
+}
+
+md_unmount() {
+	if mountpoint -q "$MDFS" 2>/dev/null; then
+		umount "$MDFS" || echo "bench.sh: could not unmount $MDFS; unmount it by hand" >&2
+	fi
+	if mountpoint -q "$MDIMG" 2>/dev/null; then
+		umount "$MDIMG" || echo "bench.sh: could not unmount $MDIMG; unmount it by hand" >&2
+	fi
+	rmdir "$MDFS" "$MDIMG" 2>/dev/null || true
+}
+
+# mdtest_tree_args: into MDT_ARGS: files only, MD_FILES / 1000 leaf directories of 1000 files
+# under one top directory (depth 1), one task.
+mdtest_tree_args() {
+	MDT_ARGS=(-F -z 1 -b $((MD_FILES / MD_PER_DIR)) -I "$MD_PER_DIR" -L -d "$MDTREE" -P)
+}
+
+# md_transfer: pfsread's transfer size for the small files: the file, at least 4 KiB.
+md_transfer() {
+	if [ "$MD_BYTES" -gt 4096 ]; then echo "$MD_BYTES"; else echo 4096; fi
+}
+
+# md_configs: generation (pfsread's own files, in directories of 1000 as mdtest's), the reads
+# of mdtest's tree in place (warm: cache none; cold: cache drop) and a one-file tree, whose
+# plan is the start-up that the scan's time leaves out.
+md_configs() {
+	local cache pcache
+	mkdir -p "$WORK/md-one"
+	head -c "$MD_BYTES" /dev/zero >"$WORK/md-one/f"
+	cat >"$WORK/config-md-gen.yaml" <<YAML
+name: bench-md-gen
+root: $MDGEN
+results: $WORK/results/{name}.h5
+layout: {files_per_dir: $MD_PER_DIR}
+datasets:
+  - {name: md, file_size: $((MD_BYTES > 0 ? MD_BYTES : 1)), file_count: $MD_FILES}
+cache: none
+YAML
+	for cache in warm cold one; do
+		pcache=none
+		[ "$cache" = cold ] && pcache=drop
+		cat >"$WORK/config-md-$cache.yaml" <<YAML
+name: bench-md-$cache
+root: $WORK/md-pf-$([ "$cache" = one ] && echo one || echo tree)
+results: $WORK/results/{name}.h5
+datasets:
+  - {name: md, from_tree: $([ "$cache" = one ] && echo "$WORK/md-one" || echo "$MDLINKS"), in_place: true}
+sweep:
+  readers_per_node: [1]
+  backend: [posix]
+  transfer_size: [$(md_transfer)]
+  order: [sorted]
+repetitions: 1
+cache: $pcache
+YAML
+	done
+}
+
+# md_pfsread_generate: prints generate's files/s (files / its own time from its first file to
+# its last: 'wrote X MB at Y MB/s'), then removes what it made (not timed).
+md_pfsread_generate() {
+	local cfg=$WORK/config-md-gen.yaml log=$WORK/logs/generate-md-$1.log
+	if [ -e "$MDGEN/md/.pfsread-manifest" ]; then
+		run_logged "$WORK/logs/clean-md.log" pfsread_mpi clean "$cfg"
+	fi
+	sync
+	[ "$IS_ROOT" -eq 1 ] && drop_caches
+	run_logged "$log" pfsread_mpi generate "$cfg"
+	sync
+	run_logged "$WORK/logs/clean-md.log" pfsread_mpi clean "$cfg"
+	generate_figures "$log" md | awk '$3 > 0 { printf "%.0f\n", $1 / $3 }' | grep . ||
+		die "no rate in $log"
+}
+
+# md_mdtest_create REP: prints mdtest's create rate (files/s; -w MD_BYTES: each file written
+# as it is made). Its tree, a new one each time, is what the reads read afterwards.
+md_mdtest_create() {
+	local log=$WORK/logs/mdtest-create-$1.log
+	rm -rf "$MDTREE"
+	sync
+	[ "$IS_ROOT" -eq 1 ] && drop_caches
+	mdtest_tree_args
+	peer_run "$log" peer_mpi "$MDTEST" -C "${MDT_ARGS[@]}" -w "$MD_BYTES" >/dev/null
+	sync
+	mdtest_rate "$log" "File creation" | grep . || die "no create rate in $log"
+}
+
+# md_generation: REPS rounds of pfsread generate against mdtest's create phase. On the loop
+# file system pfsread always goes first, so that its files are gone before mdtest makes its
+# own (the file system holds one set).
+md_generation() {
+	local rep first p m
+	for rep in $(seq 1 "$REPS"); do
+		first=pfsread
+		[ "$MD_LOOP" -eq 0 ] && [ $((rep % 2)) -eq 0 ] && first=mdtest
+		rm -rf "$MDTREE" "$MDLINKS"
+		p=-
+		if [ "$first" = mdtest ]; then
+			m=$(md_mdtest_create "$rep")
+			[ "$MD_BYTES" -gt 0 ] && p=$(md_pfsread_generate "$rep")
+		else
+			[ "$MD_BYTES" -gt 0 ] && p=$(md_pfsread_generate "$rep")
+			m=$(md_mdtest_create "$rep")
+		fi
+		if [ "$p" = - ]; then
+			[ "$rep" -eq 1 ] && record meta md generate - - - na - - "generate makes no empty files"
+		else
+			record meta md generate - "$rep" "$first" pfsread "$p" - -
+		fi
+		record meta md generate - "$rep" "$first" mdtest "$m" - -
+		printf '  %-7s generate  rep %d: pfsread %9s files/s  mdtest %9s files/s\n' md "$rep" "$p" "$m"
+	done
+}
+
+# md_link_tree: MDLINKS/dNNNNNN/fNNNNNNNNNN, hard links to mdtest's files in the order mdtest
+# makes and reads them (directory k: files 1000k..1000k+999 of leaf directory k+1). pfsread
+# reads a tree in sorted path order, and mdtest's names are not zero-padded: sorted, its
+# directories come as 1, 10, 100, 11, ... where mdtest goes 1, 2, 3, ...; read cold, files
+# in that order ran at 0.84x the rate of creation order (a plain Python loop, the median of
+# five alternations on 100,000 files here, 0.66-1.02), a difference of order, not of reader.
+# The links give both sides the same files (the same inodes and data) in the same order.
+md_link_tree() {
+	rm -rf "$MDLINKS"
+	echo "$PYTHON (hard links $MDLINKS/dNNNNNN/fNNNNNNNNNN -> $MDTREE/test-dir.0-0/mdtest_tree.0/mdtest_tree.K/file.mdtest.0.N)" >>"$CMDLOG"
+	"$PYTHON" - "$MDTREE/test-dir.0-0/mdtest_tree.0" "$MDLINKS" "$((MD_FILES / MD_PER_DIR))" \
+		"$MD_PER_DIR" <<'PY'
+import os, sys
+src, dst, ndirs, per = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+n = 0
+for k in range(1, ndirs + 1):
+    d = os.path.join(dst, "d%06d" % (k - 1))
+    os.makedirs(d)
+    for i in range(k * per, (k + 1) * per):
+        os.link(os.path.join(src, "mdtest_tree.%d" % k, "file.mdtest.0.%d" % i),
+                os.path.join(d, "f%010d" % n))
+        n += 1
+PY
+}
+
+# md_warm_up: every small file opened and read once.
+md_warm_up() {
+	find "$MDTREE" -type f -print0 | xargs -0 cat >/dev/null
+}
+
+# md_pfsread_read CACHE REP: files/s of pfsread's phase over mdtest's tree, read in place.
+md_pfsread_read() {
+	local h5=$WORK/results/md-read-$1-$2.h5
+	run_logged "$WORK/logs/pfsread-md-read-$1-$2.log" \
+		pfsread_mpi run "$WORK/config-md-$1.yaml" -o "$h5" --force
+	"$PYTHON" - "$h5" "$MD_FILES" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+p = f["phases/0000"].attrs
+if p["status"] != "complete" or int(p["nfiles"]) != int(sys.argv[2]):
+    sys.exit(f"{sys.argv[1]}: phase {p['status']}, {p['nfiles']} files of {sys.argv[2]}")
+print(f"{int(p['nfiles']) / p['elapsed_s']:.0f}")
+PY
+}
+
+# md_pfsread_scan CACHE REP: files/s of pfsread's walk of the tree ('pfsread plan' of the
+# in-place data set: readdir and fstatat of every entry, one process), its time less that of
+# the same plan of a one-file tree just before (start-up, config, printing). Cold: the caches
+# dropped, then 'pfsread --version' loads the program and its libraries again, so that the
+# time is the tree's.
+md_pfsread_scan() {
+	local log=$WORK/logs/pfsread-md-scan-$1-$2.log one tree
+	[ "$1" = cold ] && drop_caches
+	"$PFSREAD" --version >/dev/null
+	one=$(peer_run "$WORK/logs/pfsread-md-scan-one-$1-$2.log" "$PFSREAD" plan \
+		"$WORK/config-md-one.yaml" --ranks 1 --nodes 1)
+	tree=$(peer_run "$log" "$PFSREAD" plan "$WORK/config-md-$1.yaml" --ranks 1 --nodes 1)
+	grep -q "from_tree $MDLINKS: $MD_FILES files" "$log" || die "$log: not $MD_FILES files in the scan"
+	awk -v n="$MD_FILES" -v a="$one" -v b="$tree" 'BEGIN { printf "%.0f\n", n / (b - a) }'
+}
+
+# md_mdtest OP CACHE REP: files/s of mdtest's read (-E, each file opened, read with one read of
+# MD_BYTES, closed) or stat (-T) phase over its tree.
+md_mdtest() {
+	local log=$WORK/logs/mdtest-md-$1-$2-$3.log
+	[ "$2" = cold ] && drop_caches
+	mdtest_tree_args
+	if [ "$1" = read ]; then
+		peer_run "$log" peer_mpi "$MDTEST" -E "${MDT_ARGS[@]}" -e "$MD_BYTES" >/dev/null
+		mdtest_rate "$log" "File read" | grep . || die "no read rate in $log"
+	else
+		peer_run "$log" peer_mpi "$MDTEST" -T "${MDT_ARGS[@]}" >/dev/null
+		mdtest_rate "$log" "File stat" | grep . || die "no stat rate in $log"
+	fi
+}
+
+# md_reads: REPS rounds of read and scan, warm and cold, pfsread and mdtest alternating.
+md_reads() {
+	local rep what cache k=0 first p m
+	md_link_tree
+	run_logged "$WORK/logs/generate-md-in-place.log" pfsread_mpi generate "$WORK/config-md-cold.yaml"
+	for rep in $(seq 1 "$REPS"); do
+		for what in read scan; do
+			for cache in warm cold; do
+				k=$((k + 1))
+				[ "$cache" = cold ] && [ "$IS_ROOT" -eq 0 ] && continue
+				[ "$cache" = warm ] && md_warm_up
+				first=pfsread
+				[ $(((rep + k) % 2)) -eq 0 ] && first=mdtest
+				if [ "$first" = mdtest ]; then
+					m=$(md_mdtest "$what" "$cache" "$rep")
+					p=$(md_pfsread_"$what" "$cache" "$rep")
+				else
+					p=$(md_pfsread_"$what" "$cache" "$rep")
+					m=$(md_mdtest "$what" "$cache" "$rep")
+				fi
+				record meta md "$what" "$cache" "$rep" "$first" pfsread "$p" - -
+				record meta md "$what" "$cache" "$rep" "$first" mdtest "$m" - -
+				printf '  %-7s %-6s %-4s rep %d (%-7s first): pfsread %9s files/s  mdtest %9s files/s\n' \
+					md "$what" "$cache" "$rep" "$first" "$p" "$m"
+			done
+		done
+	done
+}
+
+# metadata: the small-file class from start to end; its files are removed by remove_data.
+metadata() {
+	[ "$MD_LOOP" -eq 1 ] && md_mount
+	md_configs
+	echo "Class md ($MD_FILES files of $MD_BYTES B$([ "$MD_LOOP" -eq 1 ] && echo ", on a loop ext4 in a tmpfs")): generation"
+	md_generation
+	echo "Class md: reads and scans"
+	md_reads
+}
+
 # ---- ceilings ---------------------------------------------------------------------------------
 
 # memory_copy_ceiling: MB/s of one thread copying 1 GiB (touched beforehand) through one reused
@@ -411,7 +887,7 @@ device_ceiling_args() {
 
 print_commands() {
 	local i=0 name=${CLASS_NAMES[0]} path
-	echo "pfsread benchmark against fio: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -nr)"
+	echo "pfsread benchmark against fio$([ "$PEERS" -eq 1 ] && echo ", IOR and mdtest"): $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -nr), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "  pfsread $("$PFSREAD" --version 2>&1 | head -n 1), $(fio --version), $(nproc) cores"
 	echo "  DIR $DIR ($(stat -f -c %T "$DIR"), $(df -P "$DIR" | awk 'NR == 2 { print $1 }'))"
 	echo "  classes:$(for j in "${!CLASS_NAMES[@]}"; do printf ' %s x %s' "${CLASS_COUNTS[j]}" "${CLASS_NAMES[j]}"; done);" \
@@ -438,6 +914,34 @@ print_commands() {
 	echo "     fio's start-up and file set-up; 'fio wall' is bytes / the fio process's wall time)"
 	echo "  cold: sync; echo 3 > /proc/sys/vm/drop_caches before fio;" \
 		"warm: cat every file > /dev/null first"
+	if [ "$PEERS" -eq 1 ]; then
+		for path in posix direct mmap; do
+			ior_args 0 "$path"
+			echo "  IOR read, $path: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $IOR ${IOR_ARGS[*]} -O summaryFormat=JSON -O summaryFile=JSON"
+		done
+		echo "    (IORN/CLASS/f.00000000.N: hard links to pfsread's files in its order; -m -i N: file N"
+		echo "     in repetition N; MB/s: bytes / the sum of IOR's times of the repetitions)"
+		for i in "${!CLASS_NAMES[@]}"; do
+			[ "${CLASS_SIZES[i]}" -le "$MAX_BLOCK" ] || continue
+			for path in posix direct; do
+				mdtest_args "$i" "$path"
+				echo "  mdtest read, ${CLASS_NAMES[i]} $path: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $MDTEST ${MDTEST_ARGS[*]}"
+			done
+		done
+		echo "    (mdtest reads a file with one read of -e bytes: only classes whose files fit one transfer;"
+		echo "     MDN/CLASS/test-dir.0-0/mdtest_tree.0/file.mdtest.0.N: hard links, as for IOR)"
+		if [ "$ONLY" != sizes ]; then
+			mdtest_tree_args
+			echo "  small files: $MD_FILES of $MD_BYTES B, $((MD_FILES / MD_PER_DIR)) directories of $MD_PER_DIR$([ "$MD_LOOP" -eq 1 ] && echo " on a loop ext4 ($(md_image_mb) MiB) in a capped tmpfs")"
+			echo "    pfsread generate CONFIG (root $MDGEN, files_per_dir $MD_PER_DIR) then clean; against"
+			echo "    mdtest create: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $MDTEST -C ${MDT_ARGS[*]} -w $MD_BYTES"
+			echo "    read: pfsread run of {from_tree: $MDLINKS, in_place: true} (hard links to mdtest's files, named"
+			echo "      so that pfsread's sorted order is mdtest's order), posix, $(md_transfer) B transfers, against"
+			echo "      ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $MDTEST -E ${MDT_ARGS[*]} -e $MD_BYTES"
+			echo "    scan: $PFSREAD plan CONFIG --ranks 1 --nodes 1 (less the same for a one-file tree), against"
+			echo "      ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $MDTEST -T ${MDT_ARGS[*]}"
+		fi
+	fi
 	device_ceiling_args psync
 	echo "  device ceiling: fio ${FIO_ARGS[*]} --output=JSON"
 	device_ceiling_args io_uring
@@ -445,7 +949,11 @@ print_commands() {
 	echo "  memory-copy ceiling: numpy.copyto of 1 GiB through one 4 MiB buffer, one thread, best of 5"
 	echo "    (both ceilings measured at the start of every repetition of every class; the table"
 	echo "     uses the highest figure seen, and shows the range: the machine is noisy)"
-	echo "  order: pfsread first and fio first alternate over repetitions and rows"
+	if [ "$PEERS" -eq 1 ]; then
+		echo "  order: who goes first rotates over pfsread, fio, IOR and mdtest, by repetition and row"
+	else
+		echo "  order: pfsread first and fio first alternate over repetitions and rows"
+	fi
 	echo
 }
 
@@ -491,8 +999,36 @@ warm_up() {
 }
 
 # reads CLASS_INDEX: every repetition x path x cache state, pfsread and fio side by side.
+# row_tools CLASS_INDEX PATH: into TOOLS, who reads this row: pfsread and fio always; with
+# IOR_DIR, IOR where it has the read path (POSIX back-end: posix, direct; MMAP: mmap) and
+# mdtest on posix and direct where a file fits one transfer (mdtest reads a file with one
+# read of its size).
+row_tools() {
+	TOOLS=(pfsread fio)
+	[ "$PEERS" -eq 1 ] || return 0
+	case "$2" in posix | direct | mmap) TOOLS+=(ior) ;; esac
+	case "$2" in
+	posix | direct) [ "${CLASS_SIZES[$1]}" -gt "$MAX_BLOCK" ] || TOOLS+=(mdtest) ;;
+	esac
+	return 0
+}
+
+# read_one TOOL CLASS_INDEX PATH CACHE REP: prints the tool's "MB/s note" for the row.
+read_one() {
+	local out
+	case "$1" in
+	pfsread) out=$(pfsread_read "$2" "$3" "$4" "$5") && echo "${out% *} resident=${out#* }" ;;
+	fio) fio_read "$2" "$3" "$4" "$5" ;;
+	ior) ior_read "$2" "$3" "$4" "$5" ;;
+	mdtest) mdtest_read "$2" "$3" "$4" "$5" ;;
+	esac
+}
+
+# reads CLASS_INDEX: every repetition x path x cache state, pfsread and its peers side by side,
+# the order rotating over repetitions and rows.
 reads() {
-	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k=0 first p f
+	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k=0 first n j tool out line
+	declare -A got
 	for rep in $(seq 1 "$REPS"); do
 		ceilings "$name-$rep"
 		for path in "${PATHS[@]}"; do
@@ -504,19 +1040,24 @@ reads() {
 				fi
 				[ "$cache" = cold ] && [ "$IS_ROOT" -eq 0 ] && continue
 				[ "$cache" = warm ] && warm_up "$i"
-				first=pfsread
-				[ $(((rep + k) % 2)) -eq 0 ] && first=fio
-				if [ "$first" = pfsread ]; then
-					p=$(pfsread_read "$i" "$path" "$cache" "$rep")
-					f=$(fio_read "$i" "$path" "$cache" "$rep")
-				else
-					f=$(fio_read "$i" "$path" "$cache" "$rep")
-					p=$(pfsread_read "$i" "$path" "$cache" "$rep")
-				fi
-				record read "$name" "$path" "$cache" "$rep" "$first" pfsread "${p% *}" - "resident=${p#* }"
-				record read "$name" "$path" "$cache" "$rep" "$first" fio "${f% *}" "${f#* }" -
-				printf '  %-7s %-6s %-4s rep %d (%-7s first): pfsread %9s MB/s  fio %9s MB/s\n' \
-					"$name" "$path" "$cache" "$rep" "$first" "${p% *}" "${f% *}"
+				row_tools "$i" "$path"
+				n=${#TOOLS[@]}
+				first=${TOOLS[$(((rep + k) % n))]}
+				for j in $(seq 0 $((n - 1))); do
+					tool=${TOOLS[$(((rep + k + j) % n))]}
+					got[$tool]=$(read_one "$tool" "$i" "$path" "$cache" "$rep")
+				done
+				line=""
+				for tool in "${TOOLS[@]}"; do
+					out=${got[$tool]}
+					if [ "$tool" = pfsread ]; then
+						record read "$name" "$path" "$cache" "$rep" "$first" pfsread "${out% *}" - "${out#* }"
+					else
+						record read "$name" "$path" "$cache" "$rep" "$first" "$tool" "${out% *}" "${out#* }" -
+					fi
+					line="$line  $(printf '%s %9s MB/s' "$tool" "${out%% *}")"
+				done
+				printf '  %-7s %-6s %-4s rep %d (%-7s first):%s\n' "$name" "$path" "$cache" "$rep" "$first" "$line"
 			done
 		done
 	done
@@ -533,6 +1074,8 @@ for line in open(raw):
     if kind == "ceiling":
         ceil[path].append(float(mbps))
         continue
+    if kind == "meta" or tool in ("ior", "mdtest"):
+        continue  # their own tables
     key = (cls, path, cache)
     if key not in rows:
         rows.append(key)
@@ -608,10 +1151,104 @@ for o in odd:
 PY
 }
 
+# peer_table: pfsread against IOR and mdtest, the rows where they read (medians, ratios).
+peer_table() {
+	"$PYTHON" - "$RAW" <<'PY'
+import statistics as st, sys
+rows, vals = [], {}
+for line in open(sys.argv[1]):
+    kind, cls, path, cache, rep, first, tool, mbps, wall, note = line.rstrip("\n").split("\t")
+    if kind != "read" or tool not in ("pfsread", "ior", "mdtest"):
+        continue
+    key = (cls, path, cache)
+    if key not in rows:
+        rows.append(key)
+    vals.setdefault(key, {}).setdefault(tool, []).append(float(mbps))
+    if wall != "-":
+        vals[key].setdefault(tool + " wall", []).append(float(wall))
+def cols(v, tool, p):
+    if tool not in v:
+        return f"{'-':>10} {'-':>6} {'-':>6} {'-':>10}"
+    t = st.median(v[tool])
+    return (f"{t:10.1f} {p / t:6.3f} {max(v['pfsread']) / max(v[tool]):6.3f} "
+            f"{st.median(v[tool + ' wall']):10.1f}")
+hdr = (f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'IOR MB/s':>10} {'ratio':>6} "
+       f"{'best':>6} {'IOR wall':>10} {'mdtest MB/s':>10} {'ratio':>6} {'best':>6} {'md wall':>10}")
+print(hdr)
+print("-" * len(hdr))
+for key in rows:
+    v = vals[key]
+    if "ior" not in v and "mdtest" not in v:
+        continue
+    p = st.median(v["pfsread"])
+    print(f"{key[0]:<7} {key[1]:<8} {key[2]:<5} {p:12.1f} {cols(v, 'ior', p)} {cols(v, 'mdtest', p)}")
+print()
+print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetitions (one file "
+      "each, open to close);\nmdtest MB/s: its read phase's files/s x the file size; ratio = "
+      "pfsread / peer (medians); best = pfsread's best / the peer's best;\nwall: bytes over the "
+      "peer's whole mpirun (start-up included). IOR and mdtest do nothing to the page cache:\n"
+      "cold rows drop it (sync; echo 3 > drop_caches) before them, as pfsread's cache: drop does "
+      "before its phase.")
+PY
+}
+
+# md_table: the small-file class in files/s: pfsread against mdtest (medians, ratios).
+md_table() {
+	"$PYTHON" - "$RAW" "$MD_FILES" "$MD_BYTES" "$MD_LOOP" <<'PY'
+import statistics as st, sys
+rows, vals, notes = [], {}, {}
+for line in open(sys.argv[1]):
+    kind, cls, what, cache, rep, first, tool, rate, wall, note = line.rstrip("\n").split("\t")
+    if kind != "meta":
+        continue
+    key = (what, cache)
+    if key not in rows:
+        rows.append(key)
+    if tool == "na":
+        notes[key] = note
+        continue
+    vals.setdefault(key, {}).setdefault(tool, []).append(float(rate))
+hdr = (f"{'md':<9} {'cache':<5} {'pfsread files/s':>15} {'mdtest files/s':>14} {'ratio':>6} "
+       f"{'best ratio':>10}")
+print(hdr)
+print("-" * len(hdr))
+for key in rows:
+    v = vals.get(key, {})
+    if "pfsread" not in v or "mdtest" not in v:
+        m = f"{st.median(v['mdtest']):14.0f}" if "mdtest" in v else f"{'-':>14}"
+        print(f"{key[0]:<9} {key[1]:<5} {'n/a':>15} {m} {'n/a':>6} {'n/a':>10}  ({notes.get(key, '')})")
+        continue
+    p, m = st.median(v["pfsread"]), st.median(v["mdtest"])
+    print(f"{key[0]:<9} {key[1]:<5} {p:15.0f} {m:14.0f} {p / m:6.3f} "
+          f"{max(v['pfsread']) / max(v['mdtest']):10.3f}")
+print()
+print(f"{int(sys.argv[2]):,} files of {sys.argv[3]} B in directories of 1,000 "
+      f"({'a loop ext4 file system in a tmpfs: cold means out of the page cache of ext4, not off a disk' if sys.argv[4] == '1' else 'on DIR'}).\n"
+      "generate: pfsread generate (files / its own time) against mdtest -C -w (create, write, "
+      "close); each side's\nown files. read: pfsread's phase over mdtest's files (hard links "
+      "named in mdtest's order, read in place:\nfrom_tree, in_place; files / elapsed_s) against "
+      "mdtest -E (open, one read, close) on its tree. scan:\n'pfsread plan' of that data set "
+      "(readdir + fstatat of each entry; wall time less a one-file plan's)\nagainst mdtest -T "
+      "(stat by name).")
+PY
+}
+
 # remove_data: what generate and the fio side made; DIR/work stays.
 remove_data() {
 	local i name
-	rm -rf "$NAMES" "$FIOW"
+	rm -rf "$NAMES" "$FIOW" "$IORN" "$MDN"
+	if [ -e "$WORK/md-pf-tree/md/.pfsread-manifest" ]; then
+		pfsread_mpi clean "$WORK/config-md-cold.yaml" >/dev/null 2>&1 ||
+			echo "bench.sh: could not remove $WORK/md-pf-tree; remove it by hand" >&2
+	fi
+	if [ -e "$MDGEN/md/.pfsread-manifest" ]; then
+		pfsread_mpi clean "$WORK/config-md-gen.yaml" >/dev/null 2>&1 ||
+			echo "bench.sh: could not remove $MDGEN/md; remove it by hand" >&2
+	fi
+	[ "$MD_LOOP" -eq 1 ] || rm -rf "$MDTREE" "$MDLINKS" # the loop file system goes whole
+	rm -rf "$WORK/md-one"
+	rmdir "$MDGEN" 2>/dev/null || true
+	md_unmount
 	for i in "${!CLASS_NAMES[@]}"; do
 		name=${CLASS_NAMES[i]}
 		if [ -e "$DATA/$name/.pfsread-manifest" ]; then
@@ -644,19 +1281,43 @@ main() {
 	DIRECT_OK=1
 	direct_supported || DIRECT_OK=0
 	[ "$DIRECT_OK" -eq 1 ] || AVAILABLE[direct]="no O_DIRECT on $DIR"
+	[ "$PEERS" -eq 1 ] && [ "$ONLY" != sizes ] && md_check_room
 	print_commands
 	if [ "$IS_ROOT" -eq 0 ]; then echo "Not root: no drop_caches, so cold rows are skipped."; fi
+	[ -z "$PEERS_WHY" ] || echo "$PEERS_WHY."
 	trap remove_data EXIT
+	trap 'exit 130' INT TERM # through remove_data: files, names, mounts
 
-	for i in "${!CLASS_NAMES[@]}"; do
-		echo "Class ${CLASS_NAMES[i]}: generation"
-		generation "$i"
-		make_fio_names "$i"
-		echo "Class ${CLASS_NAMES[i]}: reads"
-		reads "$i"
-	done
-	echo
-	table
+	if [ "$ONLY" != md ]; then
+		for i in "${!CLASS_NAMES[@]}"; do
+			echo "Class ${CLASS_NAMES[i]}: generation"
+			generation "$i"
+			make_fio_names "$i"
+			[ "$PEERS" -eq 1 ] && make_peer_names "$i"
+			echo "Class ${CLASS_NAMES[i]}: reads"
+			reads "$i"
+		done
+	fi
+	[ "$PEERS" -eq 1 ] && [ "$ONLY" != sizes ] && metadata
+	if [ "$ONLY" != md ]; then
+		echo
+		table
+	fi
+	if [ "$PEERS" -eq 1 ]; then
+		if [ "$ONLY" != md ]; then
+			echo
+			echo "Against IOR and mdtest (the same files; $IOR, $MDTEST)"
+			peer_table
+		fi
+		if [ "$ONLY" != sizes ]; then
+			echo
+			echo "Small files: pfsread against mdtest"
+			md_table
+		fi
+	else
+		echo
+		echo "$PEERS_WHY."
+	fi
 	echo
 	echo "Raw measurements: $RAW; commands: $CMDLOG; logs, configs and results: $WORK"
 }
