@@ -25,6 +25,8 @@ struct sweep_point {
 	char pattern[16];          /* per-reader | shared */
 	char decomposition[16];    /* block | cyclic */
 	int32_t queue_depth;       /* requests in flight per reader (1 for synchronous backends) */
+	char advice[16];           /* since schema 3: the hint given per file: none | sequential |
+				    * willneed */
 };
 
 /* Phase attributes: the sweep point and its outcome (HDF5 attributes of /phases/NNNN). */
@@ -52,6 +54,8 @@ struct phase_info {
 	double start_skew_s;       /* latest minus earliest exit from the opening barrier */
 	double clock_bound_s;      /* the most start_skew_s may be for the clocks to be trusted */
 	char flags[64];            /* comma-separated doubts about the phase ("clock"), "" none */
+	/* since schema 3 */
+	char hints[192];           /* every hint the read path gave, in words (backend's hints) */
 };
 
 /* One row of /phases/NNNN/ranks. Times in seconds since the phase's opening barrier,
@@ -64,9 +68,11 @@ struct rank_rec {
 	double end;                /* last close */
 	uint64_t bytes;
 	uint64_t files;
-	double open_s;             /* summed over the rank's files */
-	double read_s;
-	double close_s;
+	double open_s;             /* wall time with some file of the rank's being opened (and none
+				    * read): each instant once (run/acct.h); schema <= 2: summed
+				    * over the rank's files */
+	double read_s;             /* wall time with some file being read */
+	double close_s;            /* wall time with some file being closed (none read or opened) */
 	double resident_fraction;  /* of this rank's bytes in the page cache just before the phase */
 	double verify_s;           /* checking content (verify: true), kept out of every time above */
 	double io_s;               /* in open, read and close calls (a pipelined backend, whose
@@ -77,6 +83,10 @@ struct rank_rec {
 	double barrier_s;          /* this rank's exit from the opening barrier */
 	double clock_offset_s;     /* added to its clock to get rank 0's */
 	double clock_error_s;      /* the most clock_offset_s can be wrong by */
+	/* since schema 3 */
+	double overlap_s;          /* the per-file sums of the three steps minus open_s + read_s +
+				    * close_s: time counted more than once (0 for a synchronous
+				    * backend; NAN when unknown) */
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */

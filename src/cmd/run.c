@@ -80,6 +80,24 @@ static int run_check_process(const struct experiment *x, struct pf_err *e)
 	return 0;
 }
 
+/* advice: every backend of the sweep must be able to give every advice of the sweep (the
+ * phases are their product): a hint silently not given would be a false label. */
+static int run_check_advice(const struct experiment *x, struct pf_err *e)
+{
+	for (size_t a = 0; a < x->nadvices; a++)
+		for (size_t i = 0; i < x->nbackends; i++) {
+			if (backend_advice_ok(backend_find(x->backends[i]), x->advices[a]))
+				continue;
+			char key[64];
+			snprintf(key, sizeof key, "sweep.advice[%zu]", a);
+			return cfg_fail_at(e, x, x->advices_pos[a], key,
+					   "the %s backend (sweep.backend[%zu]) cannot give '%s' "
+					   "advice (it gives none: use advice: [none] or [default])",
+					   x->backends[i], i, cfg_advice_name(x->advices[a]));
+		}
+	return 0;
+}
+
 /* Usage errors that need the topology: they name the config key, like load errors. */
 static int run_check_experiment(const struct experiment *x, const struct topology *t,
 				struct pf_err *e)
@@ -100,7 +118,7 @@ static int run_check_experiment(const struct experiment *x, const struct topolog
 					   "'direct' needs backends that bypass the page cache, and "
 					   "'%s' does not (use backend: [direct])",
 					   x->backends[i]);
-	if (run_check_process(x, e) != 0)
+	if (run_check_process(x, e) != 0 || run_check_advice(x, e) != 0)
 		return -1;
 	if (x->cache == CFG_CACHE_SHIFT && t->nnodes < 2)
 		return cfg_fail_at(e, x, x->cache_pos, "cache",
@@ -272,6 +290,7 @@ static void run_phase_spec(const struct experiment *x, uint64_t index,
 	s->readers_per_node = x->readers_per_node[p.at[SWEEP_READERS]];
 	s->transfer_size = x->transfer_sizes[p.at[SWEEP_TRANSFER]];
 	s->order = x->orders[p.at[SWEEP_ORDER]];
+	s->advice = backend_advice(s->be, x, x->advices[p.at[SWEEP_ADVICE]]);
 	s->repetition = p.repetition;
 	s->index = (uint32_t)index;
 }

@@ -54,6 +54,15 @@ enum cfg_decomp {
 };
 
 
+/* sweep.advice: the access hint a read path gives the kernel for each file it reads. */
+enum cfg_advice {
+	CFG_ADVICE_DEFAULT,    /* the backend's own default (backend.h: advice_default) */
+	CFG_ADVICE_NONE,       /* no hint: the kernel's default read-ahead */
+	CFG_ADVICE_SEQUENTIAL, /* posix_fadvise / madvise SEQUENTIAL */
+	CFG_ADVICE_WILLNEED    /* posix_fadvise / madvise WILLNEED over the whole file */
+};
+#define CFG_ADVICE_N 4
+
 enum cfg_order {
 	CFG_ORDER_SORTED,  /* by path: a reader stays inside one directory at a time */
 	CFG_ORDER_REVERSE,
@@ -184,6 +193,9 @@ struct experiment {
 	size_t npatterns;
 	enum cfg_decomp decomps[CFG_LIST_MAX];   /* sweep.decomposition, default [block] */
 	size_t ndecomps;
+	enum cfg_advice advices[CFG_LIST_MAX];   /* sweep.advice, default [default] */
+	size_t nadvices;
+	struct cfg_pos advices_pos[CFG_LIST_MAX];
 
 	int repetitions;              /* default 1, 1..CFG_REPETITIONS_MAX */
 	enum cfg_cache cache;         /* default drop */
@@ -309,6 +321,9 @@ const char *cfg_cache_name(enum cfg_cache c);
 const char *cfg_order_name(enum cfg_order o);
 const char *cfg_pattern_name(enum cfg_pattern p);
 const char *cfg_decomp_name(enum cfg_decomp d);
+const char *cfg_advice_name(enum cfg_advice a);
+/* The advice called name ("none"), or -1. */
+int cfg_advice_of(const char *name);
 const char *cfg_layout_name(enum cfg_layout_kind k);
 
 #endif

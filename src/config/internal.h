@@ -111,7 +111,8 @@ struct cfg_enum_names {
 	const char *const *name;
 	size_t n;
 };
-extern const struct cfg_enum_names cfg_order_enum, cfg_pattern_enum, cfg_decomp_enum;
+extern const struct cfg_enum_names cfg_order_enum, cfg_pattern_enum, cfg_decomp_enum,
+	cfg_advice_enum;
 
 /* ---- names.c and values.c: handlers of single values ---- */
 
@@ -120,6 +121,7 @@ int cfg_h_fallback(struct cfg_ctx *c, const char *key, struct ynode *v, void *ds
 int cfg_h_order(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_pattern(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_decomp(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
+int cfg_h_advice(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_bool(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_digest(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_distribution(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,

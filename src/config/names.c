@@ -26,6 +26,14 @@ static const char *const cfg_decomp_names[] = {
 	[CFG_DECOMP_CYCLIC] = "cyclic",
 };
 
+static const char *const cfg_advice_names[] = {
+	[CFG_ADVICE_DEFAULT] = "default",
+	[CFG_ADVICE_NONE] = "none",
+	[CFG_ADVICE_SEQUENTIAL] = "sequential",
+	[CFG_ADVICE_WILLNEED] = "willneed",
+};
+_Static_assert(CFG_LEN(cfg_advice_names) == CFG_ADVICE_N, "one name per advice");
+
 static const char *const cfg_layout_names[] = {
 	[CFG_LAYOUT_INDEXED] = "indexed",
 	[CFG_LAYOUT_FLAT] = "flat",
@@ -45,6 +53,7 @@ static const char *const cfg_order_names[] = {
 const struct cfg_enum_names cfg_order_enum = {cfg_order_names, CFG_LEN(cfg_order_names)};
 const struct cfg_enum_names cfg_pattern_enum = {cfg_pattern_names, CFG_LEN(cfg_pattern_names)};
 const struct cfg_enum_names cfg_decomp_enum = {cfg_decomp_names, CFG_LEN(cfg_decomp_names)};
+const struct cfg_enum_names cfg_advice_enum = {cfg_advice_names, CFG_LEN(cfg_advice_names)};
 
 int cfg_h_cache(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
@@ -102,6 +111,17 @@ int cfg_h_decomp(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 	if (cfg_enum(c, key, v, cfg_decomp_names, CFG_LEN(cfg_decomp_names), &i) != 0)
 		return -1;
 	*(enum cfg_decomp *)dst = (enum cfg_decomp)i;
+	return 0;
+}
+
+int cfg_h_advice(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
+		 size_t size)
+{
+	int i;
+	(void)size;
+	if (cfg_enum(c, key, v, cfg_advice_names, CFG_LEN(cfg_advice_names), &i) != 0)
+		return -1;
+	*(enum cfg_advice *)dst = (enum cfg_advice)i;
 	return 0;
 }
 
@@ -201,4 +221,17 @@ void cfg_process_describe(const struct experiment *x, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s%s%" PRIu64 "ns/B", d ? digest_name(x->process_digest) : "",
 			 d ? "+" : "", x->process_cpu_ns_per_byte);
+}
+
+const char *cfg_advice_name(enum cfg_advice a)
+{
+	return (size_t)a < CFG_LEN(cfg_advice_names) ? cfg_advice_names[a] : "unknown";
+}
+
+int cfg_advice_of(const char *name)
+{
+	for (size_t i = 0; i < CFG_LEN(cfg_advice_names); i++)
+		if (strcmp(cfg_advice_names[i], name) == 0)
+			return (int)i;
+	return -1;
 }

@@ -16,7 +16,7 @@
 
 /* An enum list's entries are read and written as ints. */
 _Static_assert(sizeof(enum cfg_order) == sizeof(int) && sizeof(enum cfg_pattern) == sizeof(int) &&
-		       sizeof(enum cfg_decomp) == sizeof(int),
+		       sizeof(enum cfg_decomp) == sizeof(int) && sizeof(enum cfg_advice) == sizeof(int),
 	       "enum lists hold ints");
 
 /* The config's side of a sweep list: x's array of entries, their count and places. */
@@ -47,6 +47,9 @@ static const struct cfg_sweep_list cfg_patterns_list = {
 static const struct cfg_sweep_list cfg_decomps_list = {
 	cfg_h_decomp, CFG_AT(decomps), sizeof(enum cfg_decomp), CFG_AT(ndecomps), SIZE_MAX,
 	&cfg_decomp_enum};
+static const struct cfg_sweep_list cfg_advices_list = {
+	cfg_h_advice, CFG_AT(advices), sizeof(enum cfg_advice), CFG_AT(nadvices),
+	CFG_AT(advices_pos), &cfg_advice_enum};
 
 /* name, label, kind, place, flags, show, format, heading, default, since, list */
 const struct sweep_field sweep_fields[SWEEP_NKEYS] = {
@@ -76,6 +79,9 @@ const struct sweep_field sweep_fields[SWEEP_NKEYS] = {
 	[SWEEP_QDEPTH] = {"queue_depth", "queue depth", SWEEP_I32, SWEEP_AT(queue_depth),
 			  SWEEP_CSV_LATE | SWEEP_QUIET, SWEEP_AS_IS, "%s", "queue depth %s", "1", 1,
 			  NULL},
+	/* recorded as what the backend gave ("none", "sequential"), never "default" */
+	[SWEEP_ADVICE] = {"advice", "advice", SWEEP_STR, SWEEP_AT(advice), SWEEP_CSV_LATE,
+			  SWEEP_AS_IS, "%s", "%s advice", "default", 3, &cfg_advices_list},
 };
 
 /* ---- a sweep point ---- */
@@ -171,8 +177,9 @@ void sweep_heading(const struct sweep_point *p, char *buf, size_t len)
 	size_t used = 0;
 	buf[0] = '\0';
 	for (int k = 0; k < SWEEP_NKEYS && used < len; k++) {
-		if (sweep_fields[k].heading == NULL || sweep_quiet(p, k))
-			continue;
+		if (sweep_fields[k].heading == NULL || sweep_quiet(p, k) ||
+		    (sweep_fields[k].kind == SWEEP_STR && sweep_string(p, k)[0] == '\0'))
+			continue; /* quiet, or not recorded (a key newer than the file) */
 		if (used > 0)
 			used += (size_t)snprintf(buf + used, len - used, ", ");
 		if (used < len)

@@ -12,9 +12,10 @@
 #include "util/err.h"
 #include "pfsread/record.h"
 
-/* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state. The
+/* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state.
+ * 3: the read path's hints (sweep key advice, phase attribute hints), per-rank overlap_s. The
  * reader takes every version from 1: what an older file lacks reads as zero or "". */
-#define RESULTS_SCHEMA_VERSION 2
+#define RESULTS_SCHEMA_VERSION 3
 
 /* Root attributes, as strings and counts the caller already has. */
 struct run_meta {

@@ -62,6 +62,19 @@ unsigned backend_flags(const struct backend *b, const struct experiment *x)
 	return b->flags_for != NULL ? b->flags_for(x) : b->flags;
 }
 
+enum cfg_advice backend_advice(const struct backend *b, const struct experiment *x,
+			       enum cfg_advice asked)
+{
+	if (asked != CFG_ADVICE_DEFAULT)
+		return asked;
+	return b->advice_default != NULL ? b->advice_default(x) : CFG_ADVICE_NONE;
+}
+
+int backend_advice_ok(const struct backend *b, enum cfg_advice a)
+{
+	return a == CFG_ADVICE_NONE || a == CFG_ADVICE_DEFAULT || (b->advice >> a & 1u);
+}
+
 void backend_record(const struct experiment *x, struct phase_info *p)
 {
 	for (size_t i = 0; backend_registry[i] != NULL; i++)

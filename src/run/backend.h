@@ -30,6 +30,8 @@ struct bopen {
 	MPI_Comm comm;                /* the ranks opening this file together: MPI_COMM_SELF for
 				       * pattern per-reader, the phase's readers for shared */
 	const struct experiment *x;   /* backend options (mpiio hints, uring queue depth ...) */
+	enum cfg_advice advice;       /* the hint to give per file: none, sequential or willneed
+				       * (resolved: never default) */
 };
 
 /* One open file, as a backend keeps it. */
@@ -104,6 +106,15 @@ struct backend {
 	/* Optional: the fields of the phase record that this backend's options own, filled for
 	 * every phase whatever its backend: the options are the experiment's. */
 	void (*record)(const struct experiment *x, struct phase_info *p);
+
+	/* ---- hints: part of the experiment, recorded per phase (sweep key advice, hints) ---- */
+	/* The advice it can give, as bits 1u << enum cfg_advice; 0: only none (no hint at all). */
+	unsigned advice;
+	/* Optional: what sweep.advice "default" means for it under x; NULL: none. */
+	enum cfg_advice (*advice_default)(const struct experiment *x);
+	/* Optional: every hint it gives under x with advice a, in words, into buf ("" when it
+	 * gives none): what the phase's hints attribute records. */
+	void (*hints)(const struct experiment *x, enum cfg_advice a, char *buf, size_t len);
 };
 
 /* The backend called name, or NULL. */
@@ -120,6 +131,13 @@ size_t backend_config(const struct cfg_block **blocks, size_t max);
 
 /* b's flags under x's options (flags_for), or its flags. */
 unsigned backend_flags(const struct backend *b, const struct experiment *x);
+
+/* The advice b gives for the asked one: default resolved by b's advice_default. */
+enum cfg_advice backend_advice(const struct backend *b, const struct experiment *x,
+			       enum cfg_advice asked);
+
+/* 1 when b can give advice a (none always). */
+int backend_advice_ok(const struct backend *b, enum cfg_advice a);
 
 /* Every backend's record hook on p: the fields x's backend options own. */
 void backend_record(const struct experiment *x, struct phase_info *p);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run/acct.h"
 #include "run/cache.h"
 #include "dataset/dataset.h"
 #include "run/plan.h"
@@ -60,6 +61,10 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 	p->repetition = s->repetition;
 	p->seed = x->seed;
 	backend_record(x, p);
+	/* the hint this phase's backend gives, resolved: the label is what was done */
+	snprintf(k->advice, sizeof k->advice, "%s", cfg_advice_name(s->advice));
+	if (s->be->hints != NULL)
+		s->be->hints(x, s->advice, p->hints, sizeof p->hints);
 }
 
 static void phase_free_work(struct phase_work *w)
@@ -265,17 +270,19 @@ static void phase_name_bad(const struct phase_run_ctx *c, const struct phase_out
 			"has every one)\n", c->t->rank, (unsigned long long)(bad - shown));
 }
 
-/* After the timed part, still on this rank: sums and first/last times of its own records. */
+/* After the timed part, still on this rank: bytes, wall time per step (acct: each instant
+ * once, overlap apart) and first/last times of its own records. */
 static void phase_sum_rank(struct phase_output *o)
 {
+	struct acct a;
 	o->nfiles = o->me.files;
-	for (uint64_t i = 0; i < o->nfiles; i++) {
-		const struct file_rec *r = &o->files[i];
-		o->me.bytes += r->bytes;
-		o->me.open_s += r->open_end - r->open_start;
-		o->me.read_s += r->read_end - r->open_end;
-		o->me.close_s += r->close_end - r->read_end;
-	}
+	for (uint64_t i = 0; i < o->nfiles; i++)
+		o->me.bytes += o->files[i].bytes;
+	(void)acct_rank(o->files, o->nfiles, &a); /* short of memory: per-file sums, overlap NAN */
+	o->me.open_s = a.open_s;
+	o->me.read_s = a.read_s;
+	o->me.close_s = a.close_s;
+	o->me.overlap_s = a.overlap_s;
 	if (o->nfiles > 0) {
 		o->me.start = o->files[0].open_start;
 		o->me.end = o->files[0].close_end;
@@ -498,7 +505,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	} else if (phase_prepare(s, t, &w, o, &c, e) != 0)
 		c.status = PHASE_FAILED;
 	c.bo = (struct bopen){s->ds->file_size, s->x->noatime, /* size: set per item */
-			      w.collective ? w.comm : MPI_COMM_SELF, s->x};
+			      w.collective ? w.comm : MPI_COMM_SELF, s->x, s->advice};
 
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	double opened = phase_now(&c);

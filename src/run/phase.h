@@ -23,6 +23,7 @@ struct phase_spec {
 	enum cfg_order order;
 	enum cfg_pattern pattern;
 	enum cfg_decomp decomp;
+	enum cfg_advice advice;   /* resolved (backend_advice): none or sequential */
 	int repetition;
 	uint32_t index;
 	uint64_t shift_use;       /* cache: shift: the u-th phase on this data set; else 0 */

@@ -166,4 +166,36 @@ if command -v strace >/dev/null 2>&1; then
 else
 	echo "# strace not installed: the sequential_hint check is skipped"
 fi
+
+# advice: the hint is part of the experiment. Each backend gives what sweep.advice asks
+# (default: posix and uring sequential, mmap none), each phase records what was given (the
+# sweep key advice and the hints attribute), and a backend that cannot give a hint refuses it.
+if command -v strace >/dev/null 2>&1; then
+	for be in posix mmap $(echo "$backends" | grep -o uring); do
+		for adv in default none sequential; do
+			small_config "$SCRATCH/adv.yaml" "$root" \
+				"sweep: {backend: [$be], readers_per_node: [1], advice: [$adv]}" "cache: none"
+			strace -f -qq -e trace=fadvise64,madvise -o "$SCRATCH/adv-$be-$adv.trace" \
+				"$PFSREAD" run "$SCRATCH/adv.yaml" -o "$SCRATCH/adv-$be-$adv.h5" --force >/dev/null 2>&1
+			n=$(grep -c "_SEQUENTIAL) = 0" "$SCRATCH/adv-$be-$adv.trace")
+			want=17 rec=sequential
+			{ [ "$adv" = none ] || { [ "$adv" = default ] && [ "$be" = mmap ]; }; } && want=0 rec=none
+			test "$n" -eq "$want"
+			ok $? "$be, advice $adv: $n files advised sequential (want $want)"
+			got=$("$PYTHON" -c 'import h5py, sys; a = h5py.File(sys.argv[1], "r")["phases/0000"].attrs; print(a["advice"], "|", a["hints"])' "$SCRATCH/adv-$be-$adv.h5")
+			echo "# recorded: $got"
+			case "$got" in "$rec |"*) true ;; *) false ;; esac
+			ok $? "$be, advice $adv: the phase records advice $rec and its hints"
+		done
+	done
+fi
+small_config "$SCRATCH/adv-bad.yaml" "$root" "sweep: {backend: [posix, mpiio], advice: [none, sequential]}"
+OUT=$(mpi 1 "$PFSREAD" run "$SCRATCH/adv-bad.yaml" -o "$SCRATCH/adv-bad.h5" 2>&1)
+st=$?
+echo "$OUT" | sed 's/^/# /'
+[ $st -eq 2 ] && echo "$OUT" | grep -q "sweep.advice\[1\].*mpiio.*cannot give 'sequential'" && [ ! -e "$SCRATCH/adv-bad.h5" ]
+ok $? "advice sequential with mpiio (which gives none): usage error naming the key, no results file"
+OUT=$("$PFSREAD" report "$SCRATCH/adv-mmap-none.h5" 2>&1)
+echo "$OUT" | grep -q "none advice"
+ok $? "the report's headings name the advice"
 done_testing

@@ -19,7 +19,8 @@ Checks the root attributes and topology, then every phase: its attributes are al
 min(readers_per_node, ranks on the node) and add up to active_readers; each rank's files and
 bytes match its file rows; open_start <= read_end <= close_end for every file row; start <= end
 for every active rank; bandwidth_MBps == bytes / elapsed_s / 1e6; the ranks' exits from the
-opening barrier start at 0 and end at start_skew_s, flagged "clock" exactly when beyond
+opening barrier start at 0 and end at start_skew_s, open_s + read_s + close_s within each
+rank's span and, with overlap_s, equal to its files' summed times, flagged "clock" exactly when beyond
 clock_bound_s; cache_state follows resident_fraction (cold <= 5%, warm >= 95%).
 
 Exit status: 0 when everything holds (one summary line on stdout); 1 at the first failure, with
@@ -44,10 +45,10 @@ PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
                "pattern": str, "decomposition": str, "queue_depth": int, "noatime": int,
                "atime_mode": str, "mpiio_hints": str, "resident_fraction": float,
                "process": str, "cache_state": str, "cache_evict": str, "start_skew_s": float,
-               "clock_bound_s": float, "flags": str}
+               "clock_bound_s": float, "flags": str, "advice": str, "hints": str}
 RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
                "close_s", "resident_fraction", "verify_s", "io_s", "process_s", "barrier_s",
-               "clock_offset_s", "clock_error_s")
+               "clock_offset_s", "clock_error_s", "overlap_s")
 FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes")
 
 
@@ -81,7 +82,7 @@ def attrs_of(obj, where, spec):
 
 def check_root(f, expect):
     root = attrs_of(f, "/", ROOT_ATTRS)
-    check(root["schema_version"] == 2, "/", "schema_version %d" % root["schema_version"])
+    check(root["schema_version"] == 3, "/", "schema_version %d" % root["schema_version"])
     for key in ("nranks", "nnodes", "status"):
         if key in expect:
             check(root[key] == expect[key], "/", "%s is %r, expected %r" % (key, root[key], expect[key]))
@@ -229,6 +230,18 @@ def check_ranks(where, a, ranks, files, node_of_rank):
     check((ranks["io_s"] + ranks["process_s"] <= span * 1.001 + 1e-4).all(), where,
           "io_s + process_s longer than the rank's span")
     check(not (ranks["process_s"][~active] > 0).any(), where, "an inactive rank processed")
+    # open_s, read_s and close_s are wall time, each instant counted once, whatever the read
+    # path (a pipeline's overlapping requests apart, in overlap_s): together inside the span,
+    # and with overlap_s they give back the per-file sums
+    steps = ranks["open_s"] + ranks["read_s"] + ranks["close_s"]
+    check((steps <= span * 1.001 + 1e-4).all(), where,
+          "open_s + read_s + close_s %s longer than the ranks' spans %s" % (steps, span))
+    check((ranks["overlap_s"] >= -1e-6).all(), where, "negative overlap_s")
+    sums = np.bincount(files["rank"], weights=files["close_end"] - files["open_start"],
+                       minlength=nranks)[:nranks] if len(files) else np.zeros(nranks)
+    check(np.allclose(steps + ranks["overlap_s"], sums, rtol=1e-6, atol=1e-6), where,
+          "open_s + read_s + close_s + overlap_s %s differ from the files' summed times %s"
+          % (steps + ranks["overlap_s"], sums))
 
 
 def check_clock(where, a, ranks):

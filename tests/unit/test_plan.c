@@ -191,6 +191,7 @@ static void test_phase_enumeration(void)
 	x.norders = 1;
 	x.npatterns = 1;
 	x.ndecomps = 1;
+	x.nadvices = 1;
 	x.repetitions = 2;
 	uint64_t n = plan_phase_count(&x);
 	ok(n == 24, "2 reps x 2 data sets x 3 readers x 2 transfers = 24 phases");

@@ -110,9 +110,10 @@ static int direct_align_fits(size_t a)
 	return a != 0 && (a & (a - 1)) == 0 && a <= BACKEND_BUF_ALIGN;
 }
 
-static int direct_alignment(int fd, void *priv)
+static int direct_alignment(int fd, const struct bopen *o, void *priv)
 {
 	struct direct_priv *p = priv;
+	(void)o;
 	int rc = direct_refuse_tmpfs(fd);
 	if (rc == 0)
 		rc = direct_statx_align(fd, p);
@@ -169,10 +170,21 @@ static int direct_close(struct bfile *f)
 	return posix_close(f);
 }
 
+/* O_DIRECT gives the kernel no advice (no page cache, no read-ahead): the one hint is the
+ * flag itself and the alignment it forces. */
+static void direct_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
+{
+	(void)x;
+	(void)a;
+	snprintf(buf, len, "O_DIRECT; requests aligned to the file's direct-I/O alignment (statx "
+		 "STATX_DIOALIGN, else the device's logical block size)");
+}
+
 const struct backend direct_backend = {
 	.name = "direct",
 	.flags = BACKEND_BYPASSES_CACHE,
 	.open = direct_open,
 	.read = direct_read,
 	.close = direct_close,
+	.hints = direct_hints,
 };

@@ -56,6 +56,19 @@ static void mpiio_record(const struct experiment *x, struct phase_info *p)
 					 i ? "," : "", h->pair[i].key, h->pair[i].value);
 }
 
+/* MPI-IO has no access advice of its own: its hints are the info keys, and how shared files
+ * are read. */
+static void mpiio_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
+{
+	struct phase_info p;
+	(void)a;
+	p.mpiio_hints[0] = '\0';
+	mpiio_record(x, &p);
+	snprintf(buf, len, "MPI-IO info: %s; shared files read %s", p.mpiio_hints[0] != '\0'
+		 ? p.mpiio_hints : "none", mpiio_flags(x) & BACKEND_COLLECTIVE
+		 ? "collectively (MPI_File_read_at_all)" : "independently (MPI_File_read_at)");
+}
+
 /* ---- reads ---- */
 
 struct mpiio_file {
@@ -179,4 +192,5 @@ const struct backend mpiio_backend = {
 	.config = mpiio_config,
 	.flags_for = mpiio_flags,
 	.record = mpiio_record,
+	.hints = mpiio_hints,
 };

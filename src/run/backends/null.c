@@ -28,4 +28,6 @@ const struct backend null_backend = {
 	.open = null_open,
 	.read = null_read,
 	.close = null_close,
+	/* touches no file: any advice is accepted, and none is given */
+	.advice = 1u << CFG_ADVICE_SEQUENTIAL | 1u << CFG_ADVICE_WILLNEED,
 };

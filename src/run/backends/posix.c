@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -25,13 +26,13 @@ int posix_open_flags(const char *path, int flags, const struct bopen *o, struct 
 }
 
 int posix_open_with(const char *path, int flags, const struct bopen *o, struct bfile *f,
-		    size_t priv_size, int (*init)(int fd, void *priv))
+		    size_t priv_size, int (*init)(int fd, const struct bopen *o, void *priv))
 {
 	int rc = posix_open_flags(path, flags, o, f);
 	if (rc != 0)
 		return rc;
 	void *p = malloc(priv_size);
-	rc = p == NULL ? -ENOMEM : init(f->fd, p);
+	rc = p == NULL ? -ENOMEM : init(f->fd, o, p);
 	if (rc == 0) {
 		f->priv = p;
 		return 0;
@@ -46,10 +47,26 @@ int posix_open_with(const char *path, int flags, const struct bopen *o, struct b
  * cuts a cold 1 GiB file into twice as many device requests (README, Performance). */
 int posix_hint_sequential(int fd, const struct bopen *o)
 {
-	if (o->x == NULL || !o->x->sequential_hint)
+	if (o->advice != CFG_ADVICE_SEQUENTIAL && o->advice != CFG_ADVICE_WILLNEED)
 		return 0;
-	int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	int rc = posix_fadvise(fd, 0, 0, o->advice == CFG_ADVICE_WILLNEED ? POSIX_FADV_WILLNEED
+									: POSIX_FADV_SEQUENTIAL);
 	return rc == ESPIPE ? 0 : -rc; /* a pipe or FIFO has no read-ahead to widen */
+}
+
+enum cfg_advice posix_advice_default(const struct experiment *x)
+{
+	return x == NULL || x->sequential_hint ? CFG_ADVICE_SEQUENTIAL : CFG_ADVICE_NONE;
+}
+
+void posix_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
+{
+	(void)x;
+	snprintf(buf, len, "%s", a == CFG_ADVICE_SEQUENTIAL
+					 ? "posix_fadvise(POSIX_FADV_SEQUENTIAL) on every file opened"
+				 : a == CFG_ADVICE_WILLNEED
+					 ? "posix_fadvise(POSIX_FADV_WILLNEED) on every file opened"
+					 : "");
 }
 
 static int posix_open(const char *path, const struct bopen *o, struct bfile *f)
@@ -93,4 +110,7 @@ const struct backend posix_backend = {
 	.open = posix_open,
 	.read = posix_read,
 	.close = posix_close,
+	.advice = 1u << CFG_ADVICE_SEQUENTIAL | 1u << CFG_ADVICE_WILLNEED,
+	.advice_default = posix_advice_default,
+	.hints = posix_hints,
 };

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +153,21 @@ static int uring_setup(const struct experiment *x, size_t transfer, void **state
  * ones: one synchronous request gains nothing from a ring. The pipelining is read_share. */
 static int uring_open(const char *path, const struct bopen *o, struct bfile *f)
 {
-	return posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
+	int rc = posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
+	if (rc == 0 && (rc = posix_hint_sequential(f->fd, o)) != 0)
+		(void)posix_close(f); /* the advice's failure is the one to report */
+	return rc;
+}
+
+/* The fadvise hint as posix gives it, and the pipeline's shape. */
+static void uring_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
+{
+	const struct uring_opts *o = cfg_block_values(x, &uring_options);
+	char advice[96];
+	posix_hints(x, a, advice, sizeof advice);
+	snprintf(buf, len, "%s%sio_uring: queue_depth %d, max_inflight %llu B, registered "
+		 "buffers where the kernel allows", advice, advice[0] != '\0' ? "; " : "",
+		 o->queue_depth, (unsigned long long)o->max_inflight);
 }
 
 /* The record's queue_depth: what the pipeline keeps in flight. */
@@ -172,6 +187,9 @@ const struct backend uring_backend = {
 	.read_share = uring_read_share,
 	.config = uring_config,
 	.queue_depth = uring_queue_depth,
+	.advice = 1u << CFG_ADVICE_SEQUENTIAL | 1u << CFG_ADVICE_WILLNEED,
+	.advice_default = posix_advice_default,
+	.hints = uring_hints,
 };
 
 #endif
