@@ -79,6 +79,7 @@ static void an_times(const struct phase_data *pd, struct phase_summary *s)
 		s->open_s += isfinite(r->open_s) ? r->open_s : 0;
 		s->read_s += isfinite(r->read_s) ? r->read_s : 0;
 		s->close_s += isfinite(r->close_s) ? r->close_s : 0;
+		s->overlap_s += isfinite(r->overlap_s) ? r->overlap_s : 0;
 		files += r->files;
 	}
 	double all = s->open_s + s->read_s + s->close_s;

@@ -23,7 +23,8 @@ struct phase_summary {
 	double spread_s;        /* last_end - first_end */
 	uint64_t files;         /* files read (records, else the ranks' counts) */
 	double files_per_s;     /* files / elapsed_s of the phase */
-	double open_s, read_s, close_s; /* summed over the ranks */
+	double open_s, read_s, close_s; /* summed over the ranks (each rank's: wall time) */
+	double overlap_s;       /* summed over the ranks: pipelined requests' time counted twice */
 	double meta_fraction;   /* (open + close) / (open + read + close) */
 };
 

@@ -312,11 +312,13 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_knum(out, "clock_bound_s", p->clock_bound_s, 0);
 	json_kstr(out, "flags", p->flags, 0);
 	json_kstr(out, "cache_evict", p->cache_evict, 0);
+	json_kstr(out, "hints", p->hints, 0);
 	json_ku64(out, "files_read", s.files, 0);
 	json_knum(out, "files_per_s", s.files_per_s, 0);
 	json_knum(out, "open_s", s.open_s, 0);
 	json_knum(out, "read_s", s.read_s, 0);
 	json_knum(out, "close_s", s.close_s, 0);
+	json_knum(out, "overlap_s", s.overlap_s, 0);
 	json_knum(out, "metadata_fraction", s.meta_fraction, 0);
 	json_kint(out, "readers", s.readers, 0);
 	json_knum(out, "first_finish_s", s.first_end, 0);
