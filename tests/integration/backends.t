@@ -172,16 +172,18 @@ fi
 # sweep key advice and the hints attribute), and a backend that cannot give a hint refuses it.
 if command -v strace >/dev/null 2>&1; then
 	for be in posix mmap $(echo "$backends" | grep -o uring); do
-		for adv in default none sequential; do
+		for adv in default none sequential willneed; do
 			small_config "$SCRATCH/adv.yaml" "$root" \
 				"sweep: {backend: [$be], readers_per_node: [1], advice: [$adv]}" "cache: none"
 			strace -f -qq -e trace=fadvise64,madvise -o "$SCRATCH/adv-$be-$adv.trace" \
 				"$PFSREAD" run "$SCRATCH/adv.yaml" -o "$SCRATCH/adv-$be-$adv.h5" --force >/dev/null 2>&1
 			n=$(grep -c "_SEQUENTIAL) = 0" "$SCRATCH/adv-$be-$adv.trace")
-			want=17 rec=sequential
+			w=$(grep -c "_WILLNEED) = 0" "$SCRATCH/adv-$be-$adv.trace")
+			want=17 wantw=0 rec=sequential
 			{ [ "$adv" = none ] || { [ "$adv" = default ] && [ "$be" = mmap ]; }; } && want=0 rec=none
-			test "$n" -eq "$want"
-			ok $? "$be, advice $adv: $n files advised sequential (want $want)"
+			[ "$adv" = willneed ] && want=0 wantw=17 rec=willneed
+			test "$n" -eq "$want" && test "$w" -eq "$wantw"
+			ok $? "$be, advice $adv: $n files advised sequential, $w willneed (want $want, $wantw)"
 			got=$("$PYTHON" -c 'import h5py, sys; a = h5py.File(sys.argv[1], "r")["phases/0000"].attrs; print(a["advice"], "|", a["hints"])' "$SCRATCH/adv-$be-$adv.h5")
 			echo "# recorded: $got"
 			case "$got" in "$rec |"*) true ;; *) false ;; esac
