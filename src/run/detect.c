@@ -245,45 +245,59 @@ static double detect_all_ifaces(char *how, size_t len, const char *why)
 	return sum;
 }
 
-static void detect_link(const struct mount_info *m, struct detected *d)
+int detect_mount_iface(const struct mount_info *m, char *ifname, size_t len, char *why,
+		       size_t wlen)
 {
-	char host[256], iface[64], why[160], *text = malloc(DETECT_TEXT_MAX);
+	char host[256], *text;
 	uint32_t addr = 0;
 	struct in_addr a;
-	int placed = 0;
-	if (text == NULL)
-		return;
-	if (detect_source_host(m->source, host, sizeof host) != 0)
-		detect_say(why, sizeof why, "the mount source '%.100s' names no host", m->source);
-	else if (inet_pton(AF_INET, host, &a) == 1) {
+	if (detect_source_host(m->source, host, sizeof host) != 0) {
+		detect_say(why, wlen, "the mount source '%.100s' names no host", m->source);
+		return -1;
+	}
+	if (inet_pton(AF_INET, host, &a) == 1) {
 		addr = a.s_addr;
-		placed = 1;
-	} else if (detect_read("/etc/hosts", text, DETECT_TEXT_MAX) >= 0 &&
-		 detect_hosts_lookup(text, host, &addr) == 0) {
-		placed = 1;
 	} else {
-		detect_say(why, sizeof why, "%.100s is not in /etc/hosts (no DNS is asked)", host);
+		text = malloc(DETECT_TEXT_MAX);
+		int found = text != NULL && detect_read("/etc/hosts", text, DETECT_TEXT_MAX) >= 0 &&
+			    detect_hosts_lookup(text, host, &addr) == 0;
+		free(text);
+		if (!found) {
+			detect_say(why, wlen, "%.100s is not in /etc/hosts (no DNS is asked)", host);
+			return -1;
+		}
 	}
-	if (placed && (detect_read("/proc/net/route", text, DETECT_TEXT_MAX) < 0 ||
-		       detect_route_iface(text, addr, iface, sizeof iface) != 0)) {
-		detect_say(why, sizeof why, "no IPv4 route to %.100s", host);
-		placed = 0;
-	}
+	if ((ntohl(addr) >> 24) == 127) /* the local table, not in /proc/net/route */
+		return detect_say(ifname, len, "lo");
+	text = malloc(DETECT_TEXT_MAX);
+	int routed = text != NULL && detect_read("/proc/net/route", text, DETECT_TEXT_MAX) >= 0 &&
+		     detect_route_iface(text, addr, ifname, len) == 0;
 	free(text);
-	char how[DETECT_SOURCE_MAX - 64];
-	if (placed && (d->link_MBps = detect_iface_MBps(iface, how, sizeof how)) > 0) {
-		detect_say(d->link_source, sizeof d->link_source, "%s, the interface of the route to %s",
-			 how, host);
-		return;
+	if (!routed) {
+		detect_say(why, wlen, "no IPv4 route to %.100s", host);
+		return -1;
 	}
-	if (placed)
-		detect_say(why, sizeof why, "%s, the interface of the route to %.64s, states no speed",
-			 iface, host);
+	return 0;
+}
+
+static void detect_link(const struct mount_info *m, struct detected *d)
+{
+	char host[256] = "", iface[64], why[160], how[DETECT_SOURCE_MAX - 64];
+	if (detect_mount_iface(m, iface, sizeof iface, why, sizeof why) == 0) {
+		(void)detect_source_host(m->source, host, sizeof host);
+		if ((d->link_MBps = detect_iface_MBps(iface, how, sizeof how)) > 0) {
+			detect_say(d->link_source, sizeof d->link_source,
+				   "%s, the interface of the route to %s", how, host);
+			return;
+		}
+		detect_say(why, sizeof why, "%s, the interface of the route to %.64s, states no "
+			   "speed", iface, host);
+	}
 	if ((d->link_MBps = detect_all_ifaces(how, sizeof how, why)) > 0)
 		detect_say(d->link_source, sizeof d->link_source, "%s", how);
 	else
-		detect_say(d->link_source, sizeof d->link_source, "unknown: %s; no interface states "
-			 "its speed", why);
+		detect_say(d->link_source, sizeof d->link_source, "unknown: %s; no interface "
+			   "states its speed", why);
 }
 
 /* This process's cgroup as a directory: with v1's blkio controller mounted, its blkio

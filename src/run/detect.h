@@ -25,6 +25,12 @@ struct detected {
  * remote file system's data crosses a link; only a local disk has an io.max of ours. */
 void detect_limits(const char *root, const struct mount_info *m, int remote, struct detected *d);
 
+/* The interface that carries the traffic of mount m: its source's host, placed by address
+ * or /etc/hosts (no DNS), and the route to it (lo for 127.0.0.0/8). Returns 0 with ifname,
+ * or -1 with why. */
+int detect_mount_iface(const struct mount_info *m, char *ifname, size_t len, char *why,
+		       size_t wlen);
+
 /* The IPv4 host of a mount source ("10.0.0.1:/vol", "mfs#host:9421", "10.0.0.1@tcp:/fs",
  * "1.2.3.4:6789,1.2.3.5:6789:/"): the first host, before any port, NID suffix or path, into
  * host. Returns 0, or -1 when the source names no host. */
