@@ -1,7 +1,6 @@
 /* provenance: the kernel's counters of where a phase's bytes came from (provenance.h). */
 #include "run/provenance.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -70,20 +69,7 @@ static int prov_read(const char *path, char *buf, size_t len)
 /* Every interface that is up, loopback aside: where a remote server cannot be placed. */
 static void prov_all_ifaces(struct prov_source *ps)
 {
-	char path[300], state[32];
-	DIR *d = opendir("/sys/class/net");
-	struct dirent *de;
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL && ps->nifaces < PROV_IFACES_MAX) {
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "lo") == 0 ||
-		    strlen(de->d_name) >= sizeof ps->ifaces[0])
-			continue;
-		snprintf(path, sizeof path, "/sys/class/net/%s/operstate", de->d_name);
-		if (prov_read(path, state, sizeof state) == 0 && strncmp(state, "up", 2) == 0)
-			strcpy(ps->ifaces[ps->nifaces++], de->d_name);
-	}
-	closedir(d);
+	ps->nifaces = detect_ifaces_up(ps->ifaces, PROV_IFACES_MAX);
 }
 
 static void prov_net(const struct mount_info *m, struct prov_source *ps)
@@ -136,15 +122,15 @@ void prov_setup(const char *path, int leader, struct prov_source *ps)
 
 void prov_sample(const struct prov_source *ps, struct prov_sample *out)
 {
-	char text[1024], path[300];
+	char text[1024];
 	memset(out, 0, sizeof *out);
 	out->ok = prov_read("/proc/self/io", text, sizeof text) == 0 &&
 		  prov_parse_io(text, &out->read_bytes, &out->rchar) == 0;
 	for (int i = 0; ps->kind == PROV_NET && ps->leader && i < ps->nifaces; i++) {
-		snprintf(path, sizeof path, "/sys/class/net/%s/statistics/rx_bytes", ps->ifaces[i]);
-		if (prov_read(path, text, sizeof text) != 0)
+		uint64_t rx;
+		if (detect_rx_bytes(ps->ifaces[i], &rx) != 0)
 			out->ok = 0;
 		else
-			out->rx_bytes += strtoull(text, NULL, 10);
+			out->rx_bytes += rx;
 	}
 }

@@ -1,7 +1,8 @@
 /* provenance: where a phase's bytes came from, counted by the kernel. Each rank reads its own
  * /proc/self/io (read_bytes: what the kernel fetched from storage for this process, all its
  * threads and io_uring workers included; rchar beside it) and each node's first rank the
- * bytes received on the interfaces that carry the file system's traffic, once before the
+ * bytes received on the interfaces that carry the file system's traffic (/proc/self/net/dev,
+ * this network namespace's own), once before the
  * opening barrier and once after the closing one: nothing is read inside the timed region.
  * Which counter is evidence depends on the mount: the local disk's reads show in read_bytes;
  * a network file system's in the bytes received; a FUSE file system whose server cannot be
@@ -25,7 +26,7 @@ struct prov_source {
 	enum prov_kind kind;
 	int leader;                               /* counts the node's network bytes */
 	int nifaces;
-	char ifaces[PROV_IFACES_MAX][32];
+	char ifaces[PROV_IFACES_MAX][32];         /* DETECT_IFNAME_MAX each */
 	char desc[PROV_DESC_MAX];                 /* "read_bytes", "net rx of eth0", "unknown: .." */
 };
 
