@@ -30,9 +30,11 @@ MPIRUN      ?= mpirun
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 DEFS     = -D_GNU_SOURCE -DPFSREAD_WITH_MPI -DPFSREAD_VERSION=\"$(VERSION)\" \
-           -DPFSREAD_GIT=\"$(GIT_COMMIT)\"
+           -DPFSREAD_GIT=\"$(GIT_COMMIT)\" '-DPFSREAD_BUILD="$(BUILD_INFO)"'
 VERSION    := 0.1.0
 GIT_COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# what pfsread --version says it was built with (no single quotes: it sits in a shell quote)
+BUILD_INFO  = $(subst ',,MPICC=$(MPICC) CFLAGS=$(CFLAGS)$(if $(SANITIZE), SANITIZE=$(SANITIZE)) HDF5_LIBS=$(HDF5_LIBS))
 
 # SANITIZE=1 builds into build-san with AddressSanitizer and UndefinedBehaviorSanitizer.
 ifeq ($(SANITIZE),1)
