@@ -2,6 +2,7 @@
 #   make                      build build/pfsread
 #   make demo                 install what is missing, build, generate and run configs/local.yaml
 #   make check                install what is missing, build, run the whole suite (prove)
+#   make check-mpich          build with MPICH into build-mpich, run a subset with mpirun.mpich
 #   make install PREFIX=...   install the binary, configs and job scripts
 #   make fuzz                 fuzz the config loader and the report's reader (clang, libFuzzer)
 #   make box-check            the truth tests in a cluster in a box (root; see README)
@@ -88,7 +89,8 @@ DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-ope
                hdf5-tools libyaml-dev liburing-dev libxxhash-dev libssl-dev
 # gnuplot draws the report's charts; chromium (headless) checks its HTML page (the test skips
 # without it); fuse3 and libfuse3-dev build faultfs, the FUSE view hostile.t fails reads through.
-DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium xxhash strace fuse3 libfuse3-dev
+DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium xxhash strace fuse3 libfuse3-dev \
+                    mpich libhdf5-mpich-dev
 # The fuzz targets (clang + libFuzzer) and the valgrind run of the suite; the tests skip without.
 DEB_FUZZ_PACKAGES = clang libclang-rt-14-dev valgrind
 deps:
@@ -165,10 +167,30 @@ box-demo: deps
 check: deps-test
 	$(MAKE) check-build
 	$(MAKE) check-build SANITIZE=1
+	status=0; \
 	PFSREAD=$(CURDIR)/build/pfsread PFSREAD_SAN=$(CURDIR)/build-san/pfsread \
 	  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  prove --exec '' --timer $(UNIT_SRCS:tests/unit/%.c=build/tests/%) \
-	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t $(BOX_TESTS)
+	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t $(BOX_TESTS) || \
+	  status=1; \
+	$(MAKE) check-mpich || status=1; \
+	exit $$status
+
+# The MPICH leg of make check: pfsread built against Debian's MPICH and its parallel HDF5
+# (mpich, libhdf5-mpich-dev) into build-mpich, and a short subset of the integration tests
+# (the whole chain at 1 to 4 ranks, the command line) run with mpirun.mpich. It says SKIP and
+# passes where MPICH is not installed (make deps-test installs it).
+MPICH_MPICC  ?= mpicc.mpich
+MPICH_MPIRUN ?= mpirun.mpich
+MPICH_TESTS  ?= tests/integration/pipeline.t tests/integration/cli.t
+.PHONY: check-mpich
+check-mpich:
+	@if ! command -v $(MPICH_MPICC) >/dev/null || ! $(PKG_CONFIG) --exists hdf5-mpich; then \
+	  echo "check-mpich: SKIP (no $(MPICH_MPICC) or pkg-config hdf5-mpich)"; exit 0; fi; \
+	$(MAKE) BUILD=build-mpich MPICC=$(MPICH_MPICC) \
+	  HDF5_CFLAGS="$$($(PKG_CONFIG) --cflags hdf5-mpich)" \
+	  HDF5_LIBS="$$($(PKG_CONFIG) --libs hdf5-mpich)" build-mpich/pfsread && \
+	PFSREAD=$(CURDIR)/build-mpich/pfsread MPIRUN=$(MPICH_MPIRUN) prove --timer $(MPICH_TESTS)
 
 install: $(BUILD)/pfsread
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pfsread/configs \

@@ -275,9 +275,10 @@ void cli_print_version(FILE *f)
 	/* one of the few MPI calls allowed before MPI_Init */
 	if (MPI_Get_library_version(mpi, &len) != MPI_SUCCESS)
 		snprintf(mpi, sizeof mpi, "unknown");
-	char *nl = strchr(mpi, '\n');
-	if (nl)
-		*nl = '\0';
+	mpi[strcspn(mpi, "\n")] = '\0'; /* the first line; MPICH's has a tab after "Version:" */
+	for (char *p = mpi; *p; p++)
+		if (*p == '\t')
+			*p = ' ';
 	fprintf(f, "pfsread %s (git %s)\n", PFSREAD_VERSION, PFSREAD_GIT);
 	fprintf(f, "MPI: %s (MPI %d.%d)\nHDF5: %d.%d.%d\n", mpi, MPI_VERSION, MPI_SUBVERSION,
 		H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE);
