@@ -463,8 +463,8 @@ static int phase_close_barrier(const struct phase_spec *s, const struct topology
 		if (!done)
 			nanosleep(&nap, NULL);
 	}
-	/* one by one: MPICH's MPI_STATUSES_IGNORE, (MPI_Status *)1, trips gcc 12's
-	 * stringop-overflow check on MPI_Waitall's array parameter */
+	/* one MPI_Wait each: MPICH's MPI_Waitall declares a status array that gcc then wants
+	 * to see even for MPI_STATUSES_IGNORE */
 	for (int i = 0; done && i < n; i++)
 		PHASE_MPI(MPI_Wait(&arrived[i], MPI_STATUS_IGNORE));
 	if (!done && t->rank == 0)
