@@ -42,6 +42,7 @@ static const struct cli_opt report_opts[] = {
 	{"--format", NULL, "FORMAT", formats, "text (default), markdown, csv or json, on stdout"},
 	{"--plot", NULL, "DIR", NULL, "write the charts (gnuplot: PNG and SVG) into DIR"},
 	{"--html", NULL, "FILE", NULL, "write one HTML page with the tables and charts"},
+	{"--wide", NULL, NULL, NULL, "text tables whole, however wide (default: split to 100 columns)"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 
@@ -79,7 +80,8 @@ static const struct cli_cmd commands[] = {
 	 "mpirun -np 4 pfsread run configs/local.yaml -o results/local.h5", run_opts},
 	{"report", "FILE...", 0, "the report of results files (no MPI)",
 	 "Read one or more results files (and at most one calibration file) and print the "
-	 "report: the comparison of the runs, the study's table, then the details. Needs neither "
+	 "report: the comparison of the runs first (when there are several), then each run's "
+	 "table, then the details. A calibration file alone shows the calibration. Needs neither "
 	 "MPI, the data sets nor the config.",
 	 "pfsread report results/local.h5\n"
 	 "pfsread report a.h5 b.h5 --format markdown --html report.html", report_opts},

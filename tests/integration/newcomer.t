@@ -37,7 +37,11 @@ ok $? "it begins with the two set-up commands"
 expect_status 0 "the quick start runs as written" \
 	env PATH="$SCRATCH/bin:$PATH" timeout 600 sh -e "$SCRATCH/quickstart.sh"
 contains "usage: pfsread COMMAND" "its help lists the commands"
-contains "Comparison" "its report compares the two runs"
+contains "comparison: b against a" "its report compares the two runs"
+first=$(printf "%s\n" "$OUT" | grep -n "^comparison: b against a" | cut -d: -f1)
+table=$(printf "%s\n" "$OUT" | grep -n "^results  " | tail -1 | cut -d: -f1)
+test -n "$first" && test -n "$table" && test "$first" -lt "$table"
+ok $? "the comparison comes before the runs' tables"
 ls results/local-*.h5 >"$SCRATCH/runs" 2>/dev/null
 test "$(wc -l <"$SCRATCH/runs")" -eq 2
 ok $? "the quick start made two results files"

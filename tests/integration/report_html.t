@@ -23,6 +23,7 @@ check "report_h5.py writes the hand-made results files" \
 mkdir -p "$SCRATCH/tmp"
 expect_status 0 "report a.h5 b.h5 --html page.html" env TMPDIR="$SCRATCH/tmp" \
 	"$PFSREAD" report "$SCRATCH/a.h5" "$SCRATCH/b.h5" --html "$SCRATCH/page.html"
+contains "HTML page written to $SCRATCH/page.html" "--html says where it wrote"
 test -z "$(ls -A "$SCRATCH/tmp")"
 ok $? "the scratch chart directory is removed"
 ! sed -E 's/xmlns(:[a-z]+)?="[^"]*"//g' "$SCRATCH/page.html" |
