@@ -192,10 +192,22 @@ check-mpich:
 	  HDF5_LIBS="$$($(PKG_CONFIG) --libs hdf5-mpich)" build-mpich/pfsread && \
 	PFSREAD=$(CURDIR)/build-mpich/pfsread MPIRUN=$(MPICH_MPIRUN) prove --timer $(MPICH_TESTS)
 
-install: $(BUILD)/pfsread
+# The man page and the bash completion are printed by pfsread itself from the table --help
+# uses (src/cmd/cli.c): one source, never out of step with the binary.
+$(BUILD)/pfsread.1: $(BUILD)/pfsread
+	$(BUILD)/pfsread help --man >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/pfsread.bash: $(BUILD)/pfsread
+	$(BUILD)/pfsread help --completion >$@.tmp && mv $@.tmp $@
+
+install: $(BUILD)/pfsread $(BUILD)/pfsread.1 $(BUILD)/pfsread.bash
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pfsread/configs \
-	           $(DESTDIR)$(PREFIX)/share/pfsread/jobscripts
+	           $(DESTDIR)$(PREFIX)/share/pfsread/jobscripts $(DESTDIR)$(PREFIX)/share/man/man1 \
+	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(BUILD)/pfsread $(DESTDIR)$(PREFIX)/bin/pfsread
+	install -m 644 $(BUILD)/pfsread.1 $(DESTDIR)$(PREFIX)/share/man/man1/pfsread.1
+	install -m 644 $(BUILD)/pfsread.bash \
+	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pfsread
 	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/pfsread/configs/
 	cp -R jobscripts/. $(DESTDIR)$(PREFIX)/share/pfsread/jobscripts/
 
