@@ -490,6 +490,11 @@ int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct 
 	rp_text_header(out, r->run, f);
 	if (rp_text_summary(out, r, f, e) != 0)
 		return -1;
+	return rp_text_details(out, r, f, e);
+}
+
+int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
+{
 	twins(out, r, f);
 	if (cells_table(out, r, f, e) != 0 ||
 	    ceilings(out, r, f, e) != 0 || rp_text_sizes(out, r, f, e) != 0 ||
