@@ -91,6 +91,11 @@ static int run_check_experiment(const struct experiment *x, const struct topolog
 			continue;
 		char key[64];
 		snprintf(key, sizeof key, "sweep.backend[%zu]", i);
+		const char *near = backend_nearest(x->backends[i]);
+		if (near)
+			return cfg_fail_at(e, x, x->backends_pos[i], key,
+					   "unknown backend '%s': did you mean '%s'? (known: %s)",
+					   x->backends[i], near, backend_names());
 		return cfg_fail_at(e, x, x->backends_pos[i], key, "unknown backend '%s' (known: %s)",
 				   x->backends[i], backend_names());
 	}
@@ -605,8 +610,10 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	meta.env = env;
 	if (t.rank == 0) {
 		char shift[512];
-		printf("pfsread %s: %s, %d ranks on %d nodes, %llu phases -> %s\n", PFSREAD_VERSION,
-		       x->name, t.nranks, t.nnodes, (unsigned long long)plan_phase_count(x), path);
+		unsigned long long nph = (unsigned long long)plan_phase_count(x);
+		printf("pfsread %s: %s, %d rank%s on %d node%s, %llu phase%s -> %s\n",
+		       PFSREAD_VERSION, x->name, t.nranks, t.nranks == 1 ? "" : "s", t.nnodes,
+		       t.nnodes == 1 ? "" : "s", nph, nph == 1 ? "" : "s", path);
 		plan_shift_describe(x, t.nnodes, shift, sizeof shift);
 		if (x->cache == CFG_CACHE_SHIFT)
 			printf("%s\n", shift);

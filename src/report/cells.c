@@ -546,6 +546,18 @@ static int cmp_overlap(const struct report_cell *a, const struct report_cell *b)
 	return stats_overlap(&sa, &sb);
 }
 
+/* The pair of cells a[i] and b[j]: ratio, verdict, and what the noise lets one tell. */
+static struct report_pair cmp_pair(const struct report_cell *a, const struct report_cell *b,
+				   long i, long j)
+{
+	struct stats sa = {.n = (size_t)a->n, .mean = a->mean_MBps, .ci95 = a->ci95_MBps};
+	struct stats sb = {.n = (size_t)b->n, .mean = b->mean_MBps, .ci95 = b->ci95_MBps};
+	return (struct report_pair){i, j, cmp_ratio(a, b), cmp_overlap(a, b),
+				    stats_mdd(&sa, &sb),
+				    stats_reps_to_decide(a->sd_MBps, b->sd_MBps,
+							 b->mean_MBps - a->mean_MBps, 100)};
+}
+
 int report_compare(const struct report_cell *a, long na, const struct report_cell *b, long nb,
 		   struct report_cmp *cmp)
 {
@@ -567,8 +579,7 @@ int report_compare(const struct report_cell *a, long na, const struct report_cel
 			cmp->only_a[cmp->nonly_a++] = i;
 			continue;
 		}
-		cmp->pairs[cmp->npairs++] = (struct report_pair){i, j, cmp_ratio(&a[i], &b[j]),
-								 cmp_overlap(&a[i], &b[j])};
+		cmp->pairs[cmp->npairs++] = cmp_pair(&a[i], &b[j], i, j);
 	}
 	for (long j = 0; j < nb; j++) {
 		long i = 0;

@@ -158,10 +158,11 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	tbl_add(t, "%" PRIu64, p->bytes);
 	tbl_add(t, "%" PRIu64, s.files);
 	tbl_num(t, 6, p->elapsed_s);
-	tbl_num(t, 1, p->bandwidth_MBps);
-	tbl_num(t, 1, s.stonewall_MBps);
+	/* a phase that read nothing has no rate: "-", not bytes over a vanishing time */
+	tbl_num(t, 1, p->bytes ? p->bandwidth_MBps : NAN);
+	tbl_num(t, 1, p->bytes ? s.stonewall_MBps : NAN);
 	tbl_num(t, 4, s.spread_s);
-	tbl_num(t, 1, s.files_per_s);
+	tbl_num(t, 1, s.files ? s.files_per_s : NAN);
 	tbl_num(t, 6, s.open_s);
 	tbl_num(t, 6, s.read_s);
 	tbl_num(t, 6, s.close_s);
@@ -186,7 +187,8 @@ int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f,
 		"bytes [B]", "files", "elapsed [s]", "bandwidth [MB/s]", "stonewall [MB/s]",
 		"finish spread [s]", "files/s", "open [s]", "read [s]", "close [s]",
 		"resident [%]", "from storage", "status"};
-	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrll"};
+	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrll",
+			.nlabel = 3};
 	for (size_t i = 0; i < t.ncols; i++)
 		tbl_add(&t, "%s", head[i]);
 	for (size_t i = 0; i < run->nphases; i++)
