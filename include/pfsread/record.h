@@ -25,7 +25,7 @@ struct sweep_point {
 	char pattern[16];          /* per-reader | shared */
 	char decomposition[16];    /* block | cyclic */
 	int32_t queue_depth;       /* requests in flight per reader (1 for synchronous backends) */
-	char advice[16];           /* since schema 3: the hint given per file: none | sequential |
+	char advice[16];           /* since schema 4: the hint given per file: none | sequential |
 				    * willneed */
 };
 
@@ -55,6 +55,9 @@ struct phase_info {
 	double clock_bound_s;      /* the most start_skew_s may be for the clocks to be trusted */
 	char flags[64];            /* comma-separated doubts about the phase ("clock"), "" none */
 	/* since schema 3 */
+	char provenance[128];      /* which counter tells where the bytes came from, as rank 0
+				    * found it: "read_bytes", "net rx of IF", "unknown: why" */
+	/* since schema 4 */
 	char hints[192];           /* every hint the read path gave, in words (backend's hints) */
 };
 
@@ -83,7 +86,14 @@ struct rank_rec {
 	double barrier_s;          /* this rank's exit from the opening barrier */
 	double clock_offset_s;     /* added to its clock to get rank 0's */
 	double clock_error_s;      /* the most clock_offset_s can be wrong by */
-	/* since schema 3 */
+	/* since schema 3: the kernel's counters over the phase, read before the opening barrier
+	 * and after the closing one (README "Where the bytes came from") */
+	uint64_t storage_read_bytes; /* /proc/self/io read_bytes: fetched from storage for it */
+	uint64_t rchar;            /* /proc/self/io rchar: returned by its read calls */
+	uint64_t net_rx_bytes;     /* the node's first rank: received on the file system's
+				    * interfaces; 0 on the other ranks */
+	int32_t counted;           /* 1 when every counter above was read, before and after */
+	/* since schema 4 */
 	double overlap_s;          /* the per-file sums of the three steps minus open_s + read_s +
 				    * close_s: time counted more than once (0 for a synchronous
 				    * backend; NAN when unknown) */

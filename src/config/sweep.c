@@ -81,7 +81,7 @@ const struct sweep_field sweep_fields[SWEEP_NKEYS] = {
 			  NULL},
 	/* recorded as what the backend gave ("none", "sequential"), never "default" */
 	[SWEEP_ADVICE] = {"advice", "advice", SWEEP_STR, SWEEP_AT(advice), SWEEP_CSV_LATE,
-			  SWEEP_AS_IS, "%s", "%s advice", "default", 3, &cfg_advices_list},
+			  SWEEP_AS_IS, "%s", "%s advice", "default", 4, &cfg_advices_list},
 };
 
 /* ---- a sweep point ---- */

@@ -34,6 +34,9 @@ void rp_run_free(struct rp_run *r);
 /* Sections of one run for text, markdown and html (text.c; comparisons and the calibration:
  * text_compare.c). */
 int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+/* What rp_text_run prints after the summary: twins, statistics per cell, ceilings, sizes,
+ * nodes, stragglers, phases. */
+int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f);
 int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,

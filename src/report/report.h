@@ -15,7 +15,11 @@
 
 struct calib_data; /* calibrate.h */
 
-enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON, REPORT_HTML };
+/* REPORT_TEXT fits its tables in REPORT_TEXT_WIDTH columns (a wide table is split into parts
+ * that repeat its first column); REPORT_TEXT_WIDE (report --wide) prints them whole. */
+enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON, REPORT_HTML,
+		     REPORT_TEXT_WIDE };
+#define REPORT_TEXT_WIDTH 100
 
 /* "text" | "markdown" | "csv" | "json" | "html". Returns 0 or -1. */
 int report_parse_format(const char *name, enum report_format *f);
@@ -56,6 +60,9 @@ struct report_cell {
 	double ceiling_MBps;
 	char limit[32];           /* the limiting resource */
 	double efficiency;        /* mean_MBps / ceiling_MBps */
+	/* where the bytes came from over its phases (analyze_provenance) */
+	char from[48];            /* storage | cache | mixed: N% from cache | unknown */
+	double from_storage;      /* fraction, NaN when unknown */
 };
 
 /* Group run's completed phases into cells, in first-seen order. *cells is malloc'ed (NULL when
@@ -140,6 +147,9 @@ struct report_pair {
 	long a, b;      /* cell indices */
 	double ratio;   /* b mean / a mean */
 	int overlap;    /* stats_overlap of the two: 1 within noise, 0 beyond, -1 no estimate */
+	double mdd_MBps; /* stats_mdd: the smallest difference these repetitions can tell, or NaN */
+	size_t reps;    /* repetitions per run that would tell this difference (0: > 100 or no
+			 * estimate; see stats_reps_to_decide) */
 };
 
 struct report_cmp {

@@ -13,9 +13,11 @@
 #include "pfsread/record.h"
 
 /* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state.
- * 3: the read path's hints (sweep key advice, phase attribute hints), per-rank overlap_s. The
- * reader takes every version from 1: what an older file lacks reads as zero or "". */
-#define RESULTS_SCHEMA_VERSION 3
+ * 3: each rank's peak resident memory (rank_rec.peak_rss) and the kernel's counters of where
+ * a phase's bytes came from (provenance, storage_read_bytes, rchar, net_rx_bytes, counted).
+ * 4: the read path's hints (sweep key advice, phase attribute hints), per-rank overlap_s.
+ * The reader takes every version from 1: what an older file lacks reads as zero or "". */
+#define RESULTS_SCHEMA_VERSION 4
 
 /* Root attributes, as strings and counts the caller already has. */
 struct run_meta {

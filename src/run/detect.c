@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define DETECT_TEXT_MAX (256 * 1024) /* /proc/net/route of a router stays far below */
@@ -140,6 +143,29 @@ double detect_io_max_MBps(const char *io_max_text, unsigned major, unsigned mino
 	return 0;
 }
 
+int detect_netdev(const char *text, size_t at, char *ifname, size_t len, uint64_t *rx)
+{
+	const char *line = text;
+	size_t i = 0;
+	while (line != NULL && *line != '\0') {
+		const char *colon = strchr(line, ':'), *eol = strchr(line, '\n');
+		if (colon != NULL && (eol == NULL || colon < eol)) {
+			const char *name = line;
+			while (*name == ' ')
+				name++;
+			size_t n = (size_t)(colon - name);
+			if (n > 0 && n < len && i++ == at) {
+				memcpy(ifname, name, n);
+				ifname[n] = '\0';
+				*rx = strtoull(colon + 1, NULL, 10);
+				return 0;
+			}
+		}
+		line = eol != NULL ? eol + 1 : NULL;
+	}
+	return -1;
+}
+
 /* ---- the machine ---- */
 
 /* snprintf for the sources: a description cut short is still a description. */
@@ -175,6 +201,51 @@ static ssize_t detect_read(const char *path, char *buf, size_t len)
 	return close(fd) == 0 ? (ssize_t)got : -1;
 }
 
+/* Whether /sys/class/net/IF is this process's interface IF: a mount namespace made for a
+ * network namespace without a sysfs of its own shows another namespace's interfaces there,
+ * perhaps under the same name. Its index and hardware address must be ours (an ioctl on a
+ * socket that is never connected: nothing is sent). */
+static int detect_sysfs_ours(const char *ifname)
+{
+	char path[300], text[64];
+	struct ifreq ifr;
+	int ours = 0, fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || strlen(ifname) >= sizeof ifr.ifr_name) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	memset(&ifr, 0, sizeof ifr);
+	strcpy(ifr.ifr_name, ifname);
+	snprintf(path, sizeof path, "/sys/class/net/%s/ifindex", ifname);
+	if (ioctl(fd, SIOCGIFINDEX, &ifr) == 0 && detect_read(path, text, sizeof text) > 0 &&
+	    strtol(text, NULL, 10) == ifr.ifr_ifindex && ioctl(fd, SIOCGIFHWADDR, &ifr) == 0) {
+		const unsigned char *a = (const unsigned char *)ifr.ifr_hwaddr.sa_data;
+		char mac[32];
+		snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3],
+			 a[4], a[5]);
+		snprintf(path, sizeof path, "/sys/class/net/%s/address", ifname);
+		ours = detect_read(path, text, sizeof text) > 0 && strncmp(text, mac, 17) == 0;
+	}
+	return close(fd) == 0 && ours;
+}
+
+/* Whether this process's interface IF is up (its own namespace's flags). */
+static int detect_up(const char *ifname)
+{
+	struct ifreq ifr;
+	int up = 0, fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof ifr);
+	if (strlen(ifname) < sizeof ifr.ifr_name) {
+		strcpy(ifr.ifr_name, ifname);
+		up = ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP) &&
+		     (ifr.ifr_flags & IFF_RUNNING);
+	}
+	return close(fd) == 0 && up;
+}
+
 /* An InfiniBand interface (IPoIB): the fastest rate of its device's ports. */
 static double detect_ib_MBps(const char *ifname, char *how, size_t len)
 {
@@ -202,88 +273,128 @@ static double detect_ib_MBps(const char *ifname, char *how, size_t len)
 	return best;
 }
 
-/* An interface's speed, and where it was read. */
+/* An interface's speed, and where it was read; 0 with the reason in how. */
 static double detect_iface_MBps(const char *ifname, char *how, size_t len)
 {
 	char path[512], text[64];
+	if (!detect_sysfs_ours(ifname)) {
+		detect_say(how, len, "/sys/class/net/%s is not this network namespace's (no sysfs "
+			   "of its own)", ifname);
+		return 0;
+	}
 	double r = detect_ib_MBps(ifname, how, len);
 	if (r > 0)
 		return r;
 	snprintf(path, sizeof path, "/sys/class/net/%s/speed", ifname);
-	if (detect_read(path, text, sizeof text) <= 0 || !((r = detect_speed_MBps(text)) > 0))
+	if (detect_read(path, text, sizeof text) <= 0 || !((r = detect_speed_MBps(text)) > 0)) {
+		detect_say(how, len, "%s states no speed", ifname);
 		return 0;
+	}
 	detect_say(how, len, "%s: %ld Mb/s", path, strtol(text, NULL, 10));
 	return r;
+}
+
+int detect_ifaces_up(char (*names)[DETECT_IFNAME_MAX], int max)
+{
+	char *text = malloc(DETECT_TEXT_MAX), name[DETECT_IFNAME_MAX];
+	uint64_t rx;
+	int n = 0;
+	if (text == NULL || detect_read("/proc/self/net/dev", text, DETECT_TEXT_MAX) < 0) {
+		free(text);
+		return 0;
+	}
+	for (size_t i = 0; n < max && detect_netdev(text, i, name, sizeof name, &rx) == 0; i++)
+		if (strcmp(name, "lo") != 0 && detect_up(name))
+			strcpy(names[n++], name);
+	free(text);
+	return n;
+}
+
+int detect_rx_bytes(const char *ifname, uint64_t *rx)
+{
+	char *text = malloc(DETECT_TEXT_MAX), name[DETECT_IFNAME_MAX];
+	int rc = -1;
+	if (text != NULL && detect_read("/proc/self/net/dev", text, DETECT_TEXT_MAX) >= 0)
+		for (size_t i = 0; rc != 0 && detect_netdev(text, i, name, sizeof name, rx) == 0; i++)
+			if (strcmp(name, ifname) == 0)
+				rc = 0;
+	free(text);
+	return rc;
 }
 
 /* Every interface that is up but loopback: their sum bounds what the node can receive. */
 static double detect_all_ifaces(char *how, size_t len, const char *why)
 {
-	char names[160] = "", path[512], state[32], one[DETECT_SOURCE_MAX];
+	char names[160] = "", one[DETECT_SOURCE_MAX], up[16][DETECT_IFNAME_MAX];
 	double sum = 0;
-	DIR *d = opendir("/sys/class/net");
-	struct dirent *de;
-	if (d == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "lo") == 0)
-			continue;
-		snprintf(path, sizeof path, "/sys/class/net/%s/operstate", de->d_name);
-		if (detect_read(path, state, sizeof state) <= 0 || strncmp(state, "up", 2) != 0)
-			continue;
-		double r = detect_iface_MBps(de->d_name, one, sizeof one);
+	int n = detect_ifaces_up(up, 16);
+	for (int i = 0; i < n; i++) {
+		double r = detect_iface_MBps(up[i], one, sizeof one);
 		if (r > 0) {
 			sum += r;
 			size_t used = strlen(names);
-			detect_say(names + used, sizeof names - used, "%s%s", used ? "+" : "", de->d_name);
+			detect_say(names + used, sizeof names - used, "%s%s", used ? "+" : "", up[i]);
 		}
 	}
-	closedir(d);
 	if (sum > 0)
 		detect_say(how, len, "the sum of the interfaces that are up (%s: /sys/class/net/*/speed; "
-			 "%s)", names, why);
+			   "%s)", names, why);
 	return sum;
+}
+
+int detect_mount_iface(const struct mount_info *m, char *ifname, size_t len, char *why,
+		       size_t wlen)
+{
+	char host[256], *text;
+	uint32_t addr = 0;
+	struct in_addr a;
+	if (detect_source_host(m->source, host, sizeof host) != 0) {
+		detect_say(why, wlen, "the mount source '%.100s' names no host", m->source);
+		return -1;
+	}
+	if (inet_pton(AF_INET, host, &a) == 1) {
+		addr = a.s_addr;
+	} else {
+		text = malloc(DETECT_TEXT_MAX);
+		int found = text != NULL && detect_read("/etc/hosts", text, DETECT_TEXT_MAX) >= 0 &&
+			    detect_hosts_lookup(text, host, &addr) == 0;
+		free(text);
+		if (!found) {
+			detect_say(why, wlen, "%.100s is not in /etc/hosts (no DNS is asked)", host);
+			return -1;
+		}
+	}
+	if ((ntohl(addr) >> 24) == 127) /* the local table, not in /proc/net/route */
+		return detect_say(ifname, len, "lo");
+	text = malloc(DETECT_TEXT_MAX);
+	int routed = text != NULL && detect_read("/proc/net/route", text, DETECT_TEXT_MAX) >= 0 &&
+		     detect_route_iface(text, addr, ifname, len) == 0;
+	free(text);
+	if (!routed) {
+		detect_say(why, wlen, "no IPv4 route to %.100s", host);
+		return -1;
+	}
+	return 0;
 }
 
 static void detect_link(const struct mount_info *m, struct detected *d)
 {
-	char host[256], iface[64], why[160], *text = malloc(DETECT_TEXT_MAX);
-	uint32_t addr = 0;
-	struct in_addr a;
-	int placed = 0;
-	if (text == NULL)
-		return;
-	if (detect_source_host(m->source, host, sizeof host) != 0)
-		detect_say(why, sizeof why, "the mount source '%.100s' names no host", m->source);
-	else if (inet_pton(AF_INET, host, &a) == 1) {
-		addr = a.s_addr;
-		placed = 1;
-	} else if (detect_read("/etc/hosts", text, DETECT_TEXT_MAX) >= 0 &&
-		 detect_hosts_lookup(text, host, &addr) == 0) {
-		placed = 1;
-	} else {
-		detect_say(why, sizeof why, "%.100s is not in /etc/hosts (no DNS is asked)", host);
+	char host[256] = "", iface[64], why[160], how[DETECT_SOURCE_MAX - 64];
+	if (detect_mount_iface(m, iface, sizeof iface, why, sizeof why) == 0) {
+		(void)detect_source_host(m->source, host, sizeof host);
+		if ((d->link_MBps = detect_iface_MBps(iface, how, sizeof how)) > 0) {
+			detect_say(d->link_source, sizeof d->link_source,
+				   "%s, the interface of the route to %s", how, host);
+			return;
+		}
+		detect_say(why, sizeof why, "%.100s (the interface of the route to %.40s)", how,
+			   host);
 	}
-	if (placed && (detect_read("/proc/net/route", text, DETECT_TEXT_MAX) < 0 ||
-		       detect_route_iface(text, addr, iface, sizeof iface) != 0)) {
-		detect_say(why, sizeof why, "no IPv4 route to %.100s", host);
-		placed = 0;
-	}
-	free(text);
-	char how[DETECT_SOURCE_MAX - 64];
-	if (placed && (d->link_MBps = detect_iface_MBps(iface, how, sizeof how)) > 0) {
-		detect_say(d->link_source, sizeof d->link_source, "%s, the interface of the route to %s",
-			 how, host);
-		return;
-	}
-	if (placed)
-		detect_say(why, sizeof why, "%s, the interface of the route to %.64s, states no speed",
-			 iface, host);
 	if ((d->link_MBps = detect_all_ifaces(how, sizeof how, why)) > 0)
 		detect_say(d->link_source, sizeof d->link_source, "%s", how);
 	else
-		detect_say(d->link_source, sizeof d->link_source, "unknown: %s; no interface states "
-			 "its speed", why);
+		detect_say(d->link_source, sizeof d->link_source, "unknown: %s; no interface "
+			   "states its speed", why);
 }
 
 /* This process's cgroup as a directory: with v1's blkio controller mounted, its blkio

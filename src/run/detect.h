@@ -13,6 +13,7 @@
 #include "run/envinfo.h"
 
 #define DETECT_SOURCE_MAX 256
+#define DETECT_IFNAME_MAX 32
 
 struct detected {
 	double link_MBps;                     /* 0: unknown */
@@ -24,6 +25,23 @@ struct detected {
 /* What this process sees for data under root, mounted as m, remote (1) or local (0). Only a
  * remote file system's data crosses a link; only a local disk has an io.max of ours. */
 void detect_limits(const char *root, const struct mount_info *m, int remote, struct detected *d);
+
+/* The interface that carries the traffic of mount m: its source's host, placed by address
+ * or /etc/hosts (no DNS), and the route to it (lo for 127.0.0.0/8). Returns 0 with ifname,
+ * or -1 with why. */
+int detect_mount_iface(const struct mount_info *m, char *ifname, size_t len, char *why,
+		       size_t wlen);
+
+/* The interfaces of this process's network namespace that are up, loopback aside (from
+ * /proc/self/net/dev, which is always this namespace's): up to max names. Returns how many. */
+int detect_ifaces_up(char (*names)[DETECT_IFNAME_MAX], int max);
+
+/* The bytes received so far on this namespace's interface ifname. Returns 0, or -1. */
+int detect_rx_bytes(const char *ifname, uint64_t *rx);
+
+/* The at-th interface of a /proc/net/dev text: its name and bytes received. Returns 0, or -1
+ * past the last. Pure. */
+int detect_netdev(const char *text, size_t at, char *ifname, size_t len, uint64_t *rx);
 
 /* The IPv4 host of a mount source ("10.0.0.1:/vol", "mfs#host:9421", "10.0.0.1@tcp:/fs",
  * "1.2.3.4:6789,1.2.3.5:6789:/"): the first host, before any port, NID suffix or path, into

@@ -102,8 +102,25 @@ static void test_io_max(void)
 	ok(detect_io_max_MBps("", 7, 3, 1) == 0, "an empty throttle file: no limit");
 }
 
+static void test_netdev(void)
+{
+	const char *text = "Inter-|   Receive                            |  Transmit\n"
+			   " face |bytes    packets errs drop fifo frame compressed multicast|bytes\n"
+			   "    lo:  123456     100    0    0    0     0          0         0  123456\n"
+			   "  pv0: 98765432109  5000    0    0    0     0          0         0  42\n";
+	char name[32];
+	uint64_t rx = 0;
+	ok(detect_netdev(text, 0, name, sizeof name, &rx) == 0 && strcmp(name, "lo") == 0 &&
+	   rx == 123456, "/proc/net/dev: the first interface, lo, %llu bytes received",
+	   (unsigned long long)rx);
+	ok(detect_netdev(text, 1, name, sizeof name, &rx) == 0 && strcmp(name, "pv0") == 0 &&
+	   rx == 98765432109ull, "the second, pv0, beyond 2^32 bytes");
+	ok(detect_netdev(text, 2, name, sizeof name, &rx) != 0, "none past the last");
+}
+
 int main(void)
 {
+	test_netdev();
 	test_source_host();
 	test_hosts();
 	test_route();

@@ -59,12 +59,14 @@ static void build_records(void)
 		p->start_skew_s = k ? 2.5 : 0.001;
 		p->clock_bound_s = 0.0625;
 		snprintf(p->flags, sizeof p->flags, "%s", k ? "clock" : "");
+		snprintf(p->provenance, sizeof p->provenance, "%s", k ? "net rx of eth0" : "read_bytes");
 		snprintf(p->hints, sizeof p->hints, "%s", k ? "madvise(MADV_SEQUENTIAL)" : "");
 		snprintf(p->sweep.advice, sizeof p->sweep.advice, "%s", k ? "sequential" : "none");
 		memset(&rec[k], 0, sizeof rec[k]);
 		rec[k] = (struct rank_rec){0, 0, 1, 0.001, 0.124 + k, p->bytes, p->nfiles,
 					   0.01, 0.1, 0.003, 0.25, 0.5, 0.113, 0.0625,
-					   0.002, 1.5, 0.0001, 0.375};
+					   0.002, 1.5, 0.0001, 4096u + (uint64_t)k, 8192,
+					   77u + (uint64_t)k, 1, 0.375};
 	}
 	for (int i = 0; i < NFILES0; i++)
 		files0[i] = (struct file_rec){(uint64_t)(NFILES0 - 1 - i),
@@ -92,6 +94,7 @@ static int same_info(const struct phase_info *a, const struct phase_info *b)
 	       strcmp(a->cache_state, b->cache_state) == 0 &&
 	       strcmp(a->cache_evict, b->cache_evict) == 0 && a->start_skew_s == b->start_skew_s &&
 	       a->clock_bound_s == b->clock_bound_s && strcmp(a->flags, b->flags) == 0 &&
+	       strcmp(a->provenance, b->provenance) == 0 &&
 	       strcmp(a->hints, b->hints) == 0 && strcmp(a->sweep.advice, b->sweep.advice) == 0;
 }
 
@@ -102,6 +105,8 @@ static int same_rank(const struct rank_rec *a, const struct rank_rec *b)
 	       a->files == b->files && a->open_s == b->open_s && a->read_s == b->read_s &&
 	       a->close_s == b->close_s && a->barrier_s == b->barrier_s &&
 	       a->clock_offset_s == b->clock_offset_s && a->clock_error_s == b->clock_error_s &&
+	       a->storage_read_bytes == b->storage_read_bytes && a->rchar == b->rchar &&
+	       a->net_rx_bytes == b->net_rx_bytes && a->counted == b->counted &&
 	       a->overlap_s == b->overlap_s;
 }
 
