@@ -527,7 +527,7 @@ static int run_print_summary(const char *path, struct pf_err *e)
 {
 	struct run_data data;
 	memset(&data, 0, sizeof data);
-	int rc = results_read(path, &data, e);
+	int rc = report_read(path, &data, e);
 	if (rc == 0) {
 		printf("\n");
 		rc = report_write_summary(stdout, &data, e);

@@ -51,4 +51,10 @@ size_t analyze_file_times(const struct phase_data *pd, double *secs);
 /* Stonewall bytes: the bytes of files (file records) done by time t, pro rata as above. */
 double analyze_bytes_by(const struct file_rec *files, size_t n, double t);
 
+/* The take function of results_read_rows (ctx unused): pd's rows, chunk by chunk, into
+ * pd->digest: the stonewall bytes, every file's time, the slowest files. What analyze_phase,
+ * analyze_file_times and the stragglers then use in place of the rows. 0, or -1 (memory). */
+int analyze_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *rows, size_t n,
+		      struct pf_err *e);
+
 #endif

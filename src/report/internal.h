@@ -11,6 +11,7 @@
 #include "report/report.h"
 
 #define RP_SLOW 5 /* slowest nodes and files listed per run */
+_Static_assert(RP_SLOW <= RESULTS_SLOWEST, "a streamed phase keeps its RESULTS_SLOWEST slowest files");
 
 /* A run analysed once for every output. */
 struct rp_run {

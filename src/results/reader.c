@@ -26,7 +26,11 @@ struct rd {
 	hid_t rank_mem, file_mem; /* compound memory types of the records */
 	hid_t xfer;               /* every H5Dread's transfer list: the buffers below */
 	void *tconv, *bkg;        /* HDF5's type-conversion and background buffers, ours */
+	const struct results_rows *rows; /* NULL: every phase's rows read whole */
+	struct file_rec *chunk;   /* RD_CHUNK rows, when streaming */
 };
+
+#define RD_CHUNK ((size_t)1 << 15) /* file rows per read when streaming: 2 MiB */
 
 /* The one failure path of the reader once the file opened as HDF5. */
 static int rd_fail(const struct rd *c, const char *obj, const char *what)
@@ -378,6 +382,59 @@ static int rd_phase_attr(const struct rd *c, hid_t g, const char *obj,
 	return rc;
 }
 
+/* Rows [at, at + n) of the 1-D dataset d into buf. */
+static int rd_slab(const struct rd *c, hid_t d, hid_t fspace, hsize_t at, size_t n, void *buf)
+{
+	hsize_t start[1] = {at}, count[1] = {n};
+	hid_t m = H5Screate_simple(1, count, NULL);
+	int rc = m < 0 ||
+			 H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+			 H5Dread(d, c->file_mem, m, fspace, c->xfer, buf) < 0
+		 ? -1
+		 : 0;
+	if (results_h5_close(m) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* pd's file rows through c->rows->take: whole (and kept) when few, else chunk by chunk. */
+static int rd_files_streamed(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
+{
+	char where[96];
+	hsize_t dims[1] = {0};
+	int rc = -1;
+	hid_t s = -1, d = H5Dopen2(g, "files", H5P_DEFAULT);
+	snprintf(where, sizeof where, "%s/files", obj);
+	if (d < 0 || (s = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(s) != 1 ||
+	    H5Sget_simple_extent_dims(s, dims, NULL) != 1 || dims[0] >= SIZE_MAX / 64) {
+		rd_fail(c, where, "missing or not a 1-D dataset");
+		goto out;
+	}
+	pd->nfiles = (size_t)dims[0];
+	if (pd->nfiles <= c->rows->keep) {
+		size_t n = 0;
+		rc = rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), pd->nfiles,
+			     (void **)&pd->files, &n);
+		if (rc == 0)
+			rc = c->rows->take(c->rows->ctx, pd, pd->files, pd->nfiles, c->e);
+		goto out;
+	}
+	for (size_t at = 0; at < pd->nfiles; at += RD_CHUNK) {
+		size_t n = pd->nfiles - at < RD_CHUNK ? pd->nfiles - at : RD_CHUNK;
+		if (rd_slab(c, d, s, at, n, c->chunk) < 0) {
+			rd_fail(c, where, "cannot read");
+			goto out;
+		}
+		if (c->rows->take(c->rows->ctx, pd, c->chunk, n, c->e) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if ((results_h5_close(s) | results_h5_close(d)) < 0 && rc == 0)
+		rc = rd_fail(c, where, "cannot close");
+	return rc;
+}
+
 static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct phase_data *pd)
 {
 	char obj[64];
@@ -393,9 +450,11 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 			goto out;
 	}
 	if (rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
-		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0 ||
-	    rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), SIZE_MAX,
-		    (void **)&pd->files, &pd->nfiles) < 0)
+		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0)
+		goto out;
+	if (c->rows != NULL ? rd_files_streamed(c, g, obj, pd) < 0
+			    : rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec),
+				      SIZE_MAX, (void **)&pd->files, &pd->nfiles) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -509,6 +568,8 @@ static int rd_all(struct rd *c, hid_t file)
 		return rd_fail(c, "/", "cannot build the record types");
 	if (rd_xfer(c) < 0)
 		return -1;
+	if (c->rows != NULL && (c->chunk = calloc(RD_CHUNK, sizeof *c->chunk)) == NULL)
+		return pf_fail_errno(c->e, ENOMEM, "%s: reading", c->path);
 	if (rd_version(c, file) < 0 || rd_root(c, file) < 0 || rd_environment(c, file) < 0 ||
 	    rd_topology(c, file) < 0 ||
 	    rd_phases(c, file) < 0)
@@ -518,7 +579,13 @@ static int rd_all(struct rd *c, hid_t file)
 
 int results_read(const char *path, struct run_data *run, struct pf_err *e)
 {
-	struct rd c = {path, e, run, -1, -1, -1, NULL, NULL};
+	return results_read_rows(path, run, NULL, e);
+}
+
+int results_read_rows(const char *path, struct run_data *run, const struct results_rows *rows,
+		      struct pf_err *e)
+{
+	struct rd c = {path, e, run, -1, -1, -1, NULL, NULL, rows, NULL};
 	hid_t file = -1;
 	int rc = -1;
 	memset(run, 0, sizeof *run);
@@ -539,6 +606,7 @@ out:
 		rc = rd_fail(&c, "/", "cannot close");
 	free(c.tconv); /* after the list that names them is closed */
 	free(c.bkg);
+	free(c.chunk);
 	if (rc < 0)
 		results_free(run);
 	return rc;
@@ -560,6 +628,7 @@ void results_free(struct run_data *run)
 	for (size_t i = 0; i < run->nphases; i++) {
 		free(run->phases[i].ranks);
 		free(run->phases[i].files);
+		free(run->phases[i].digest.secs);
 	}
 	free(run->phases);
 	memset(run, 0, sizeof *run);
