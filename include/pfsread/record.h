@@ -77,6 +77,9 @@ struct rank_rec {
 	double barrier_s;          /* this rank's exit from the opening barrier */
 	double clock_offset_s;     /* added to its clock to get rank 0's */
 	double clock_error_s;      /* the most clock_offset_s can be wrong by */
+	/* since schema 3 */
+	uint64_t peak_rss;         /* bytes: the rank's peak resident memory so far (getrusage
+				    * ru_maxrss), read after the closing barrier */
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */

@@ -3,6 +3,8 @@
  * Pure maths over struct phase_data; every index read from a record is range-checked. */
 #include "report/analyze.h"
 
+#include "util/stats.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -200,5 +202,36 @@ int analyze_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *r
 			d->secs[d->nsecs++] = secs;
 		an_slow_keep(d, &rows[i], secs);
 	}
+	return 0;
+}
+
+int analyze_peak_rss(const struct run_data *run, struct rss_summary *s)
+{
+	size_t nr = run->nranks > 0 ? (size_t)run->nranks : 0;
+	double *peak = nr ? calloc(nr, sizeof *peak) : NULL;
+	memset(s, 0, sizeof *s);
+	s->max_rank = -1;
+	s->median = NAN;
+	if (nr && peak == NULL)
+		return -1;
+	for (size_t i = 0; i < run->nphases; i++)
+		for (size_t k = 0; k < run->phases[i].nranks; k++) {
+			const struct rank_rec *r = &run->phases[i].ranks[k];
+			if (r->rank < 0 || (size_t)r->rank >= nr || r->peak_rss == 0)
+				continue;
+			if ((double)r->peak_rss > peak[r->rank])
+				peak[r->rank] = (double)r->peak_rss;
+			if (r->peak_rss > s->max) {
+				s->max = r->peak_rss;
+				s->max_rank = r->rank;
+			}
+		}
+	for (size_t r = 0; r < nr; r++)
+		if (peak[r] > 0)
+			peak[s->ranks++] = peak[r];
+	stats_sort(peak, s->ranks);
+	if (s->ranks > 0)
+		s->median = stats_quantile_sorted(peak, s->ranks, 0.5);
+	free(peak);
 	return 0;
 }

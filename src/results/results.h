@@ -12,9 +12,10 @@
 #include "util/err.h"
 #include "pfsread/record.h"
 
-/* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state. The
- * reader takes every version from 1: what an older file lacks reads as zero or "". */
-#define RESULTS_SCHEMA_VERSION 2
+/* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state.
+ * 3: each rank's peak resident memory (rank_rec.peak_rss). The reader takes every version
+ * from 1: what an older file lacks reads as zero or "". */
+#define RESULTS_SCHEMA_VERSION 3
 
 /* Root attributes, as strings and counts the caller already has. */
 struct run_meta {

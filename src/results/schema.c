@@ -76,6 +76,7 @@ const struct results_field results_rank_fields[] = {
 	RES_FIELD_SINCE(rank_rec, barrier_s, RESULTS_F64, 2),
 	RES_FIELD_SINCE(rank_rec, clock_offset_s, RESULTS_F64, 2),
 	RES_FIELD_SINCE(rank_rec, clock_error_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(rank_rec, peak_rss, RESULTS_U64, 3),
 };
 const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
 
