@@ -80,24 +80,6 @@ static int run_check_process(const struct experiment *x, struct pf_err *e)
 	return 0;
 }
 
-/* advice: every backend of the sweep must be able to give every advice of the sweep (the
- * phases are their product): a hint silently not given would be a false label. */
-static int run_check_advice(const struct experiment *x, struct pf_err *e)
-{
-	for (size_t a = 0; a < x->nadvices; a++)
-		for (size_t i = 0; i < x->nbackends; i++) {
-			if (backend_advice_ok(backend_find(x->backends[i]), x->advices[a]))
-				continue;
-			char key[64];
-			snprintf(key, sizeof key, "sweep.advice[%zu]", a);
-			return cfg_fail_at(e, x, x->advices_pos[a], key,
-					   "the %s backend (sweep.backend[%zu]) cannot give '%s' "
-					   "advice (it gives none: use advice: [none] or [default])",
-					   x->backends[i], i, cfg_advice_name(x->advices[a]));
-		}
-	return 0;
-}
-
 /* Usage errors that need the topology: they name the config key, like load errors. */
 static int run_check_experiment(const struct experiment *x, const struct topology *t,
 				struct pf_err *e)
@@ -123,7 +105,7 @@ static int run_check_experiment(const struct experiment *x, const struct topolog
 					   "'direct' needs backends that bypass the page cache, and "
 					   "'%s' does not (use backend: [direct])",
 					   x->backends[i]);
-	if (run_check_process(x, e) != 0 || run_check_advice(x, e) != 0)
+	if (run_check_process(x, e) != 0 || backend_check_advice(x, e) != 0)
 		return -1;
 	if (x->cache == CFG_CACHE_SHIFT && t->nnodes < 2)
 		return cfg_fail_at(e, x, x->cache_pos, "cache",

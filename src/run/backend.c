@@ -2,6 +2,7 @@
  * name once, at configuration time, and from then on only calls through the table. */
 #include "run/backend.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/suggest.h"
@@ -84,6 +85,22 @@ enum cfg_advice backend_advice(const struct backend *b, const struct experiment 
 int backend_advice_ok(const struct backend *b, enum cfg_advice a)
 {
 	return a == CFG_ADVICE_NONE || a == CFG_ADVICE_DEFAULT || (b->advice >> a & 1u);
+}
+
+int backend_check_advice(const struct experiment *x, struct pf_err *e)
+{
+	char key[64];
+	for (size_t a = 0; a < x->nadvices; a++)
+		for (size_t i = 0; i < x->nbackends; i++) {
+			if (backend_advice_ok(backend_find(x->backends[i]), x->advices[a]))
+				continue;
+			snprintf(key, sizeof key, "sweep.advice[%zu]", a);
+			return cfg_fail_at(e, x, x->advices_pos[a], key,
+					   "the %s backend (sweep.backend[%zu]) cannot give '%s' "
+					   "advice (it gives none: use advice: [none] or [default])",
+					   x->backends[i], i, cfg_advice_name(x->advices[a]));
+		}
+	return 0;
 }
 
 void backend_record(const struct experiment *x, struct phase_info *p)

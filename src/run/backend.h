@@ -142,6 +142,11 @@ enum cfg_advice backend_advice(const struct backend *b, const struct experiment 
 /* 1 when b can give advice a (none always). */
 int backend_advice_ok(const struct backend *b, enum cfg_advice a);
 
+/* Every backend of x's sweep can give every advice of the sweep (the phases are their
+ * product: a hint silently not given would be a false label). 0, or -1 with e a usage error
+ * naming sweep.advice[i]. The backends' names must have been checked. */
+int backend_check_advice(const struct experiment *x, struct pf_err *e);
+
 /* Every backend's record hook on p: the fields x's backend options own. */
 void backend_record(const struct experiment *x, struct phase_info *p);
 
