@@ -622,6 +622,21 @@ static int plot_run(const char *dir, struct rp_run *r, struct pf_err *e)
 	return 0;
 }
 
+void rp_gp_text(FILE *gp, const char *s)
+{
+	gp_text(gp, s);
+}
+
+int rp_gp_run(const char *script, const char *log, struct pf_err *e)
+{
+	return gp_run(script, log, e);
+}
+
+int rp_gp_has_control(const char *s)
+{
+	return gp_has_control(s);
+}
+
 int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e)
 {
 	struct stat st;
@@ -633,5 +648,5 @@ int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e
 	for (size_t i = 0; i < nruns; i++)
 		if (plot_run(dir, &runs[i], e) != 0)
 			return -1;
-	return 0;
+	return rp_plot_overlay(dir, runs, nruns, e) < 0 ? -1 : 0;
 }

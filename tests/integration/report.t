@@ -195,6 +195,28 @@ for run in ("a", "b"):
 ' "$SCRATCH/plots"
 grep -q "readers per node" "$SCRATCH/plots/a-bandwidth.svg" && grep -q "test.yaml" "$SCRATCH/plots/a-bandwidth.svg"
 ok $? "the bandwidth chart has its axis label and a title saying what was run"
+check "the overlay of the two runs: PNG, SVG and PDF per backend, a line per run and data set told apart by colour and dash, ticks at the readers measured, units on the axis" \
+	"$PYTHON" -c '
+import glob, os, re, sys
+d = sys.argv[1]
+pngs = sorted(glob.glob(os.path.join(d, "overlay-*.png")))
+assert pngs, "no overlay chart"
+for png in pngs:
+    base = png[:-4]
+    assert open(base + ".pdf", "rb").read(5) == b"%PDF-", base + ".pdf"
+    assert os.path.getsize(png) > 1000
+    svg = open(base + ".svg").read()
+    assert "aggregate read bandwidth [MB/s]" in svg and "readers per node" in svg, base
+    gp = open(os.path.join(d, "overlay.gp")).read()
+    colours = set(re.findall(r"lc rgb .(#[0-9A-Fa-f]{6})", gp))
+    dashes = set(re.findall(r" dt (\d+)", gp))
+    assert len(colours) >= 2 and len(dashes) >= 2, (colours, dashes)
+    assert "#F0E442" not in colours and "yellow" not in gp, "no yellow on white"
+    assert "yerrorlines" in gp and "set key outside" in gp
+    tics = re.findall(r"set xtics \((.*)\)", gp)[0]
+    measured = sorted({int(l.split()[3]) for l in open(base + ".dat") if l[:1].isdigit()})
+    assert [int(t) for t in re.findall(r" (\d+)(?:,|$)", tics)] == measured, (tics, measured)
+' "$SCRATCH/plots"
 expect_status 1 "no gnuplot on PATH: a clear error" env PATH=/nonexistent "$PFSREAD" report "$A" --plot "$SCRATCH/plots2"
 contains "gnuplot not found" "the message names gnuplot"
 
