@@ -66,7 +66,7 @@ extern const char *const rp_chart_titles[];
 int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e);
 /* 1 when run r had data for chart i (so its files exist after rp_plot). */
 int rp_chart_has_data(const struct rp_run *r, int i);
-/* (plot.c) for plot_overlay.c: a gnuplot single-quoted string; run a script, its complaints
+/* (gnuplot.c) for every chart: a gnuplot single-quoted string; run a script, its complaints
  * into log; 1 when a path holds a control character (refused, never altered). */
 void rp_gp_text(FILE *gp, const char *s);
 int rp_gp_run(const char *script, const char *log, struct pf_err *e);
