@@ -70,6 +70,22 @@ static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run 
 	}
 }
 
+/* A pair whose bytes came from different places (by the kernel's counters) compares the
+ * cache with storage, not two file systems: say so. */
+static void compare_sources(FILE *out, const struct report_cell *ca, const struct report_cell *cb,
+			    unsigned shown, enum report_format f)
+{
+	char name[512];
+	int sa = strcmp(ca->from, "storage") == 0, sb = strcmp(cb->from, "storage") == 0;
+	if (sa == sb || strcmp(ca->from, "unknown") == 0 || strcmp(cb->from, "unknown") == 0)
+		return;
+	cell_name(ca, shown, name, sizeof name);
+	rp_para(out, f, "%s: a's bytes came from %s, b's from %s: the ratio compares %s with %s, "
+		"not two file systems", name, sa ? "storage" : strcmp(ca->from, "cache") == 0 ? "the page cache" : ca->from,
+		sb ? "storage" : strcmp(cb->from, "cache") == 0 ? "the page cache" : cb->from,
+		sa ? "storage" : "the page cache", sb ? "storage" : "the page cache");
+}
+
 static int dbl_cmp(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;
@@ -194,7 +210,6 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	}
 	if (cmp.npairs == 0)
 		rp_para(out, f, "no cell measured the same thing in both runs");
-	report_cmp_free(&cmp);
 	int rc = tbl_print(out, &t, f, e);
 	if (rc == 0)
 		rp_para(out, f, "MB/s: mean +/- half the 95%% confidence interval over the repetitions "
@@ -202,6 +217,9 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 			"apart; MDD: the smallest difference, in %% of a, these repetitions can tell; "
 			"reps: repetitions per run that would tell the difference seen.",
 			a->ncells ? a->cells[0].n : 0, b->ncells ? b->cells[0].n : 0);
+	for (long i = 0; rc == 0 && i < cmp.npairs; i++)
+		compare_sources(out, &a->cells[cmp.pairs[i].a], &b->cells[cmp.pairs[i].b], shown, f);
+	report_cmp_free(&cmp);
 	return rc;
 }
 
