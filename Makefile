@@ -90,7 +90,7 @@ DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-ope
 # gnuplot draws the report's charts; chromium (headless) checks its HTML page (the test skips
 # without it); fuse3 and libfuse3-dev build faultfs, the FUSE view hostile.t fails reads through.
 DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium xxhash strace fuse3 libfuse3-dev \
-                    mpich libhdf5-mpich-dev
+                    mpich libhdf5-mpich-dev python3-pandas
 # The fuzz targets (clang + libFuzzer) and the valgrind run of the suite; the tests skip without.
 DEB_FUZZ_PACKAGES = clang libclang-rt-14-dev valgrind
 deps:

@@ -63,6 +63,11 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 extern const char *const rp_chart_names[];
 extern const char *const rp_chart_titles[];
 #define RP_NCHARTS 4
+/* (data.c) one CSV field: quoted when it must be, a leading formula character defused */
+void rp_csv_field(FILE *out, const char *s);
+/* (csv_records.c) every phase's per-file or per-rank records of every run, one CSV table */
+void rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns);
+void rp_csv_ranks(FILE *out, const struct rp_run *runs, size_t nruns);
 int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e);
 /* 1 when run r had data for chart i (so its files exist after rp_plot). */
 int rp_chart_has_data(const struct rp_run *r, int i);

@@ -87,6 +87,30 @@ assert [n["host"] for n in run["nodes"]] == ["n1", "n2"]
 assert d["comparisons"] == [] and d["calibration"] is None
 ' "$SCRATCH/a.json"
 
+# ---- per-file and per-rank records as CSV ----
+expect_status 0 "report --format csv --per-file" "$PFSREAD" report "$A" --format csv --per-file
+printf '%s\n' "$OUT" >"$SCRATCH/files.csv"
+expect_status 0 "report --format=csv --per-rank" "$PFSREAD" report "$A" --format=csv --per-rank
+printf '%s\n' "$OUT" >"$SCRATCH/ranks.csv"
+check "the CSV records match the results file's (h5py): one row per file and per rank record" \
+	"$PYTHON" -c '
+import csv, h5py, sys
+f = h5py.File(sys.argv[1], "r")
+files = list(csv.DictReader(open(sys.argv[2])))
+ranks = list(csv.DictReader(open(sys.argv[3])))
+nf = sum(len(p["files"]) for p in f["phases"].values())
+nr = sum(len(p["ranks"]) for p in f["phases"].values())
+assert len(files) == nf and len(ranks) == nr, (len(files), nf, len(ranks), nr)
+p0 = f["phases/0000"]
+r0 = [r for r in files if r["phase"] == "0"]
+assert [int(r["file"]) for r in r0] == list(p0["files"]["file"]), "phase 0 files in order"
+assert abs(float(r0[0]["close_end_s"]) - p0["files"]["close_end"][0]) < 1e-6
+assert sum(int(r["bytes"]) for r in r0) == sum(int(b) for b in p0["files"]["bytes"])
+hosts = {r["host"] for r in ranks}
+assert hosts == {"n1", "n2"}, hosts
+' "$A" "$SCRATCH/files.csv" "$SCRATCH/ranks.csv"
+expect_status 2 "--per-file without --format csv is a usage error" "$PFSREAD" report "$A" --per-file
+
 # ---- markdown ----
 expect_status 0 "report --format markdown" "$PFSREAD" report "$A" --format markdown
 contains "| --- |" "markdown: pipe tables"
