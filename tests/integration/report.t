@@ -110,6 +110,19 @@ hosts = {r["host"] for r in ranks}
 assert hosts == {"n1", "n2"}, hosts
 ' "$A" "$SCRATCH/files.csv" "$SCRATCH/ranks.csv"
 expect_status 2 "--per-file without --format csv is a usage error" "$PFSREAD" report "$A" --per-file
+# /topology/hostname written by another tool as variable-length strings (h5py's default)
+cp "$A" "$SCRATCH/vlen.h5"
+check "h5py rewrites /topology/hostname as variable-length UTF-8 strings" "$PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r+")
+assert f["topology/hostname"].dtype.kind == "S", f["topology/hostname"].dtype  # pfsread: fixed
+del f["topology/hostname"]
+f.create_dataset("topology/hostname", data=["höst-1", "host-2"], dtype=h5py.string_dtype())
+' "$SCRATCH/vlen.h5"
+expect_status 0 "the reader takes variable-length host names too" \
+	"$PFSREAD" report "$SCRATCH/vlen.h5" --format csv --per-rank
+contains ",höst-1," "variable-length: the first host name read"
+contains ",host-2," "variable-length: the second host name read"
 
 # ---- markdown ----
 expect_status 0 "report --format markdown" "$PFSREAD" report "$A" --format markdown
