@@ -288,7 +288,7 @@ static int rc_read(const struct rc_args *a, struct rc_state *s, struct pf_err *e
 			if (calib_read(a->files[i], &s->calib, e) != 0)
 				return -1;
 			s->have_calib = 1;
-		} else if (results_read(a->files[i], &s->runs[s->nruns], e) != 0) {
+		} else if (report_read(a->files[i], &s->runs[s->nruns], e) != 0) {
 			return -1;
 		} else {
 			s->nruns++;

@@ -394,8 +394,11 @@ static void stragglers_files(const struct run_data *run, size_t i, double *tmp, 
 {
 	const struct phase_data *pd = &run->phases[i];
 	double median = rc_median(tmp, analyze_file_times(pd, tmp));
-	for (size_t f = 0; pd->files != NULL && f < pd->nfiles && median > 0; f++) {
-		const struct file_rec *r = &pd->files[f];
+	/* the phase's slowest files, when its rows streamed by (the rest cannot be slower) */
+	const struct file_rec *rows = pd->digest.filled ? pd->digest.slow : pd->files;
+	size_t nrows = pd->digest.filled ? pd->digest.nslow : pd->nfiles;
+	for (size_t f = 0; rows != NULL && f < nrows && median > 0; f++) {
+		const struct file_rec *r = &rows[f];
 		double d = r->close_end - r->open_start;
 		if (!isfinite(d))
 			continue;
@@ -409,7 +412,8 @@ static size_t rc_most_files(const struct run_data *run)
 {
 	size_t most = 1;
 	for (size_t i = 0; i < run->nphases; i++)
-		if (run->phases[i].files != NULL && run->phases[i].nfiles > most)
+		if ((run->phases[i].files != NULL || run->phases[i].digest.filled) &&
+		    run->phases[i].nfiles > most)
 			most = run->phases[i].nfiles;
 	return most;
 }

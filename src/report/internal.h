@@ -11,6 +11,7 @@
 #include "report/report.h"
 
 #define RP_SLOW 5 /* slowest nodes and files listed per run */
+_Static_assert(RP_SLOW <= RESULTS_SLOWEST, "a streamed phase keeps its RESULTS_SLOWEST slowest files");
 
 /* A run analysed once for every output. */
 struct rp_run {
@@ -48,6 +49,7 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, s
 int rp_text_sizes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f, struct pf_err *e);
 const char *rp_state_note(enum cache_state s);

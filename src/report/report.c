@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/units.h"
+#include "report/analyze.h"
 #include "report/internal.h"
 
 int report_parse_format(const char *name, enum report_format *f)
@@ -197,4 +198,10 @@ void report_phase_line(FILE *out, const struct phase_info *p)
 		: strcmp(p->status, "timeout") == 0	? " TIMED OUT"
 		: strcmp(p->status, "interrupted") == 0 ? " INTERRUPTED"
 							: " FAILED");
+}
+
+int report_read(const char *path, struct run_data *run, struct pf_err *e)
+{
+	const struct results_rows rows = {analyze_take_rows, NULL, REPORT_KEEP_ROWS};
+	return results_read_rows(path, run, &rows, e);
 }

@@ -545,7 +545,8 @@ int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, str
 	if (cells_table(out, r, f, e) != 0 ||
 	    ceilings(out, r, f, e) != 0 || rp_text_sizes(out, r, f, e) != 0 ||
 	    rp_text_nodes(out, r, f, e) != 0 || rp_text_slow_nodes(out, r, f, e) != 0 ||
-	    rp_text_slow_files(out, r, f, e) != 0 || rp_text_phases(out, r->run, f, e) != 0)
+	    rp_text_slow_files(out, r, f, e) != 0 || rp_text_memory(out, r, f, e) != 0 ||
+	    rp_text_phases(out, r->run, f, e) != 0)
 		return -1;
 	return 0;
 }

@@ -110,6 +110,21 @@ int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, 
 	return tbl_print(out, &t, f, e);
 }
 
+/* One line: what the run cost in memory, per rank (nothing for a file before schema 3). */
+int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
+{
+	struct rss_summary s;
+	char max[32], median[32];
+	if (analyze_peak_rss(r->run, &s) != 0)
+		return pf_fail(e, PF_RUNTIME, "report: out of memory");
+	if (s.ranks == 0)
+		return 0;
+	rp_para(out, f, "memory: peak RSS per rank: max %s (rank %d), median %s (%zu ranks)",
+		units_format_size(s.max, max, sizeof max), s.max_rank,
+		units_format_size((uint64_t)llround(s.median), median, sizeof median), s.ranks);
+	return 0;
+}
+
 int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
 	char host[RECORD_HOST_MAX], label[192];
