@@ -92,7 +92,7 @@ DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-ope
 # iproute2 (detect.t's namespace) and e2fsprogs (provenance.t's ext4 image).
 DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium xxhash strace fuse3 libfuse3-dev \
                     iproute2 e2fsprogs \
-                    mpich libhdf5-mpich-dev
+                    mpich libhdf5-mpich-dev python3-pandas
 # The fuzz targets (clang + libFuzzer) and the valgrind run of the suite; the tests skip without.
 DEB_FUZZ_PACKAGES = clang libclang-rt-14-dev valgrind
 deps:
