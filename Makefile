@@ -88,9 +88,11 @@ check-build: $(BUILD)/pfsread $(UNIT_BINS)
 DEB_PACKAGES = build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
                hdf5-tools libyaml-dev liburing-dev libxxhash-dev libssl-dev
 # gnuplot draws the report's charts; chromium (headless) checks its HTML page (the test skips
-# without it); fuse3 and libfuse3-dev build faultfs, the FUSE view hostile.t fails reads through.
+# without it); fuse3 and libfuse3-dev build faultfs, the FUSE view hostile.t fails reads through;
+# iproute2 (detect.t's namespace) and e2fsprogs (provenance.t's ext4 image).
 DEB_TEST_PACKAGES = python3 python3-h5py perl gnuplot-nox chromium xxhash strace fuse3 libfuse3-dev \
-                    mpich libhdf5-mpich-dev
+                    iproute2 e2fsprogs \
+                    mpich libhdf5-mpich-dev python3-pandas
 # The fuzz targets (clang + libFuzzer) and the valgrind run of the suite; the tests skip without.
 DEB_FUZZ_PACKAGES = clang libclang-rt-14-dev valgrind
 deps:
@@ -163,33 +165,36 @@ box-demo: deps
 	PFSREAD=$(CURDIR)/build/pfsread tests/box/demo.sh
 
 # The whole suite: unit tests and integration tests on the normal build, then the unit
-# tests and an end-to-end run again under ASan+UBSan. One prove run, one closing line.
+# tests and an end-to-end run again under ASan+UBSan, and the MPICH leg (mpich.t). One prove
+# run, one closing line.
 check: deps-test
 	$(MAKE) check-build
 	$(MAKE) check-build SANITIZE=1
-	status=0; \
+	$(MAKE) check-mpich-build
 	PFSREAD=$(CURDIR)/build/pfsread PFSREAD_SAN=$(CURDIR)/build-san/pfsread \
+	  FUZZ_CHECK_SECONDS=$${FUZZ_CHECK_SECONDS:-10} \
 	  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  prove --exec '' --timer $(UNIT_SRCS:tests/unit/%.c=build/tests/%) \
-	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t $(BOX_TESTS) || \
-	  status=1; \
-	$(MAKE) check-mpich || status=1; \
-	exit $$status
+	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t $(BOX_TESTS)
 
-# The MPICH leg of make check: pfsread built against Debian's MPICH and its parallel HDF5
-# (mpich, libhdf5-mpich-dev) into build-mpich, and a short subset of the integration tests
-# (the whole chain at 1 to 4 ranks, the command line) run with mpirun.mpich. It says SKIP and
-# passes where MPICH is not installed (make deps-test installs it).
+# The MPICH leg: pfsread built against Debian's MPICH and its parallel HDF5 (mpich,
+# libhdf5-mpich-dev) into build-mpich. make check builds it and runs tests/integration/mpich.t
+# (pipeline.t's whole chain at 1 to 4 ranks with mpirun.mpich) inside its one prove run;
+# make check-mpich runs a longer subset (the command line too) on its own. Both say SKIP and
+# pass where MPICH is not installed (make deps-test installs it).
 MPICH_MPICC  ?= mpicc.mpich
 MPICH_MPIRUN ?= mpirun.mpich
 MPICH_TESTS  ?= tests/integration/pipeline.t tests/integration/cli.t
-.PHONY: check-mpich
-check-mpich:
+.PHONY: check-mpich check-mpich-build
+check-mpich-build:
 	@if ! command -v $(MPICH_MPICC) >/dev/null || ! $(PKG_CONFIG) --exists hdf5-mpich; then \
-	  echo "check-mpich: SKIP (no $(MPICH_MPICC) or pkg-config hdf5-mpich)"; exit 0; fi; \
+	  echo "check-mpich-build: SKIP (no $(MPICH_MPICC) or pkg-config hdf5-mpich)"; exit 0; fi; \
 	$(MAKE) BUILD=build-mpich MPICC=$(MPICH_MPICC) \
 	  HDF5_CFLAGS="$$($(PKG_CONFIG) --cflags hdf5-mpich)" \
-	  HDF5_LIBS="$$($(PKG_CONFIG) --libs hdf5-mpich)" build-mpich/pfsread && \
+	  HDF5_LIBS="$$($(PKG_CONFIG) --libs hdf5-mpich)" build-mpich/pfsread
+
+check-mpich: check-mpich-build
+	@[ -x build-mpich/pfsread ] || exit 0; \
 	PFSREAD=$(CURDIR)/build-mpich/pfsread MPIRUN=$(MPICH_MPIRUN) prove --timer $(MPICH_TESTS)
 
 # The man page and the bash completion are printed by pfsread itself from the table --help

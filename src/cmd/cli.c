@@ -43,6 +43,8 @@ static const struct cli_opt report_opts[] = {
 	{"--plot", NULL, "DIR", NULL, "write the charts (gnuplot: PNG and SVG) into DIR"},
 	{"--html", NULL, "FILE", NULL, "write one HTML page with the tables and charts"},
 	{"--wide", NULL, NULL, NULL, "text tables whole, however wide (default: split to 100 columns)"},
+	{"--per-file", NULL, NULL, NULL, "with --format csv: every phase's per-file records"},
+	{"--per-rank", NULL, NULL, NULL, "with --format csv: every phase's per-rank records"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 
@@ -84,7 +86,8 @@ static const struct cli_cmd commands[] = {
 	 "table, then the details. A calibration file alone shows the calibration. Needs neither "
 	 "MPI, the data sets nor the config.",
 	 "pfsread report results/local.h5\n"
-	 "pfsread report a.h5 b.h5 --format markdown --html report.html", report_opts},
+	 "pfsread report a.h5 b.h5 --format markdown --html report.html\n"
+	 "pfsread report a.h5 --format csv --per-file > files.csv", report_opts},
 	{"calibrate", "CONFIG", 1, "measure disk, memory copy and MPI links",
 	 "Measure what a node's disk under CONFIG's root reads, how fast memory copies, and "
 	 "what the MPI links carry, into a calibration file that report uses for its ceilings.",

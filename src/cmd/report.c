@@ -72,6 +72,10 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 			a->o.html_path = argv[++i];
 		} else if (strcmp(argv[i], "--wide") == 0) {
 			a->wide = 1;
+		} else if (strcmp(argv[i], "--per-file") == 0) {
+			a->o.records = REPORT_RECORDS_FILES;
+		} else if (strcmp(argv[i], "--per-rank") == 0) {
+			a->o.records = REPORT_RECORDS_RANKS;
 		} else if (argv[i][0] == '-') {
 			return rc_usage(e, "unknown option or missing value:", argv[i]);
 		} else if (a->nfiles == RC_MAX_FILES) {
@@ -82,6 +86,8 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 	}
 	if (a->nfiles == 0)
 		return rc_usage(e, "name at least one results file", NULL);
+	if (a->o.records && a->o.format != REPORT_CSV)
+		return rc_usage(e, "--per-file and --per-rank go with --format csv", NULL);
 	if (a->wide && a->o.format == REPORT_TEXT)
 		a->o.format = REPORT_TEXT_WIDE;
 	return 0;

@@ -15,7 +15,7 @@
  * starts with = + - @ (or a tab or carriage return before one) as a formula: such a cell gets
  * a leading ' (shown as text, the way spreadsheets mark text). Numbers never come here
  * (csv_num), so a negative figure stays a number. */
-static void csv_field(FILE *out, const char *s)
+void rp_csv_field(FILE *out, const char *s)
 {
 	int formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
 	if (!formula && strpbrk(s, ",\"\r\n") == NULL) {
@@ -44,7 +44,7 @@ static void csv_num(FILE *out, double v, int decimals)
 static void csv_str(FILE *out, const char *s)
 {
 	fputc(',', out);
-	csv_field(out, s);
+	rp_csv_field(out, s);
 }
 
 /* A cell's sweep key k as a CSV column or JSON key: its name, with _B for a byte count. */
@@ -93,7 +93,7 @@ void rp_csv_header(FILE *out)
 
 static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 {
-	csv_field(out, path);
+	rp_csv_field(out, path);
 	csv_keys(out, &c->sweep, 0);
 	fprintf(out, ",%d", c->n);
 	csv_num(out, c->mean_MBps, 3);

@@ -131,6 +131,23 @@ static void html_env(FILE *out, const struct run_data *run)
 	fputs("</pre>\n", out);
 }
 
+/* The runs overlaid (plot_overlay.c), one chart per backend, in the comparison's section. */
+static int html_overlays(FILE *out, const char *dir, struct pf_err *e)
+{
+	char path[4096];
+	for (int k = 0; k < RP_OVERLAY_MAX; k++) {
+		if (snprintf(path, sizeof path, "%s/overlay-%d.svg", dir, k) >= (int)sizeof path ||
+		    access(path, F_OK) != 0)
+			break;
+		fprintf(out, "<figure class=\"chart\" id=\"overlay-%d\"><figcaption>the runs "
+			"overlaid</figcaption>\n", k);
+		if (html_svg(out, path, e) != 0)
+			return -1;
+		fputs("</figure>\n", out);
+	}
+	return 0;
+}
+
 /* The bar on top: the comparison, each run, the calibration. */
 static void html_nav(FILE *out, const struct rp_run *runs, size_t nruns,
 		     const struct calib_data *calib)
@@ -182,6 +199,8 @@ static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
 	for (size_t i = 1; i < nruns; i++)
 		if (rp_text_compare(out, &runs[0], &runs[i], REPORT_HTML, e) != 0)
 			return -1;
+	if (nruns > 1 && html_overlays(out, dir, e) != 0)
+		return -1;
 	if (nruns > 1)
 		fputs("</section>\n", out);
 	for (size_t i = 0; i < nruns; i++)

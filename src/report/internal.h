@@ -65,9 +65,25 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 extern const char *const rp_chart_names[];
 extern const char *const rp_chart_titles[];
 #define RP_NCHARTS 4
+/* (data.c) one CSV field: quoted when it must be, a leading formula character defused */
+void rp_csv_field(FILE *out, const char *s);
+/* (csv_records.c) every phase's per-file or per-rank records of every run, one CSV table */
+void rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns);
+void rp_csv_ranks(FILE *out, const struct rp_run *runs, size_t nruns);
 int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e);
 /* 1 when run r had data for chart i (so its files exist after rp_plot). */
 int rp_chart_has_data(const struct rp_run *r, int i);
+/* (gnuplot.c) for every chart: a gnuplot single-quoted string; run a script, its complaints
+ * into log; 1 when a path holds a control character (refused, never altered). */
+void rp_gp_text(FILE *gp, const char *s);
+int rp_gp_run(const char *script, const char *log, struct pf_err *e);
+int rp_gp_has_control(const char *s);
+/* (plot_overlay.c) With two or more runs: one chart per backend, bandwidth vs readers per node,
+ * a line per run and data set with its 95% interval, in DIR/overlay-K.{png,svg,pdf}, K from 0
+ * (backends in order of first appearance). Returns the number of charts (0 with fewer than two
+ * runs), or -1 with e set. */
+int rp_plot_overlay(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e);
+#define RP_OVERLAY_MAX 16 /* backends drawn at most */
 
 /* The self-contained page (html.c); charts read from dir, or drawn into a scratch
  * directory (removed afterwards) when dir is NULL. */

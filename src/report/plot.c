@@ -3,13 +3,10 @@
  * per-file latency distribution per file size, and each node's bandwidth. For every run the
  * data files and one gnuplot script go into the directory too, so a chart can be redrawn. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "report/analyze.h"
@@ -17,8 +14,6 @@
 #include "util/stats.h"
 #include "util/units.h"
 #include "report/internal.h"
-
-extern char **environ;
 
 const char *const rp_chart_names[RP_NCHARTS] = {"bandwidth", "timeline", "latency", "nodes"};
 const char *const rp_chart_titles[RP_NCHARTS] = {
@@ -38,38 +33,12 @@ struct plot {
 
 /* ---- small helpers ---- */
 
-/* Everything the script says comes from the results file (data set names, host names, the
- * config's path, ...), which may be someone else's: gnuplot runs `cmd` in backquotes and
- * expands @macros everywhere on a line except inside single-quoted strings, and a newline
- * ends a command. So every string goes out single-quoted (a quote doubled), control
- * characters become spaces, and a path that holds one is refused rather than altered. */
-
-static int gp_has_control(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
-
 static int plot_path(const struct plot *p, const char *what, const char *ext, char *buf,
 		     size_t len)
 {
 	int n = snprintf(buf, len, "%s/%s%s%s.%s", p->dir, p->r->stem, what[0] ? "-" : "", what,
 			 ext);
-	return n < 0 || (size_t)n >= len || gp_has_control(buf) ? -1 : 0;
-}
-
-/* s as a gnuplot single-quoted string: no substitution of any kind happens inside one. */
-static void gp_text(FILE *gp, const char *s)
-{
-	fputc('\'', gp);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', gp);
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, gp);
-	}
-	fputc('\'', gp);
+	return n < 0 || (size_t)n >= len || rp_gp_has_control(buf) ? -1 : 0;
 }
 
 /* A label safe in a data file column: quotes and blanks replaced. */
@@ -111,9 +80,9 @@ static void gp_title(const struct plot *p, const char *what, const char *detail)
 		 p->r->run->nranks == 1 ? "" : "s", p->r->run->nnodes,
 		 p->r->run->nnodes == 1 ? "" : "s", detail[0] ? ", " : "", detail);
 	fputs("set title ", p->gp);
-	gp_text(p->gp, first);
+	rp_gp_text(p->gp, first);
 	fputs(" . \"\\n\" . ", p->gp);
-	gp_text(p->gp, second);
+	rp_gp_text(p->gp, second);
 	fputc('\n', p->gp);
 }
 
@@ -125,7 +94,7 @@ static int gp_chart_begin(const struct plot *p, int which, struct pf_err *e)
 		return pf_fail(e, PF_USAGE, RP_BAD_DIR, p->dir);
 	fputs("reset\nset terminal pngcairo size 1000,620 noenhanced font 'sans,10'\nset output ",
 	      p->gp);
-	gp_text(p->gp, png);
+	rp_gp_text(p->gp, png);
 	fputs("\nset grid\n", p->gp);
 	return 0;
 }
@@ -138,7 +107,7 @@ static int gp_chart_end(const struct plot *p, int which, struct pf_err *e)
 	fputs("set terminal svg size 1000,620 noenhanced font 'sans,10' background '#ffffff'\n"
 	      "set output ",
 	      p->gp);
-	gp_text(p->gp, svg);
+	rp_gp_text(p->gp, svg);
 	fputs("\nreplot\nunset output\n", p->gp);
 	return 0;
 }
@@ -216,7 +185,7 @@ static void series_title(FILE *gp, const struct report_cell *c, int many_combos)
 		 many_combos ? " " : "", many_combos ? c->sweep.cache : "");
 	if (c->state != CACHE_COLD)
 		strncat(t, c->state == CACHE_WARM ? " WARM" : " MIXED", sizeof t - strlen(t) - 1);
-	gp_text(gp, t);
+	rp_gp_text(gp, t);
 }
 
 static int plot_bandwidth(struct plot *p, struct pf_err *e)
@@ -252,17 +221,17 @@ static int plot_bandwidth(struct plot *p, struct pf_err *e)
 	for (long i = 0, s = 0; i < p->r->ncells; i++) {
 		if (!series_first(p->r, i))
 			continue;
-		gp_text(p->gp, path);
+		rp_gp_text(p->gp, path);
 		fprintf(p->gp, " index %ld using 1:2:3:4 with yerrorlines lw 2 pt 7 title ", s++);
 		series_title(p->gp, &p->r->cells[i], combos);
 		fputs(s < nseries || ceiling ? ", \\\n  " : "\n", p->gp);
 	}
 	if (ceiling) {
-		gp_text(p->gp, path);
+		rp_gp_text(p->gp, path);
 		fprintf(p->gp, " index %d using 1:2 with linespoints dt 2 lw 2 lc rgb '#555555' "
 			"title ", nseries);
 		snprintf(t, sizeof t, "ceiling (%s)", limit);
-		gp_text(p->gp, t);
+		rp_gp_text(p->gp, t);
 		fputc('\n', p->gp);
 	}
 	return gp_chart_end(p, 0, e);
@@ -332,7 +301,7 @@ static int plot_timeline(struct plot *p, struct pf_err *e)
 	fprintf(p->gp, "set xlabel 'time since the opening barrier [s]'\nset ylabel 'reader (MPI "
 		"rank)'\nset yrange [-1:%d]\n%sset xrange [0:*]\nplot ",
 		nr, nr <= 40 ? "set ytics 1\n" : "");
-	gp_text(p->gp, path);
+	rp_gp_text(p->gp, path);
 	fprintf(p->gp, " using 2:1:($3-$2):(0):4 with vectors nohead lw %d lc variable notitle\n",
 		nr <= 32 ? 8 : nr <= 128 ? 3 : 1);
 	return gp_chart_end(p, 1, e);
@@ -397,11 +366,11 @@ static int plot_latency(struct plot *p, struct pf_err *e)
 		if (count[k] == 0)
 			continue;
 		fputs(shown++ ? ", \\\n  " : "", p->gp);
-		gp_text(p->gp, path);
+		rp_gp_text(p->gp, path);
 		snprintf(t, sizeof t, "%s files (%zu)",
 			 units_format_size(p->r->sizes[k].file_size, size, sizeof size), count[k]);
 		fprintf(p->gp, " index %ld using 1:2 with steps lw 2 title ", k);
-		gp_text(p->gp, t);
+		rp_gp_text(p->gp, t);
 	}
 	fputc('\n', p->gp);
 	return gp_chart_end(p, 2, e);
@@ -473,9 +442,9 @@ static int node_script(struct plot *p, const char *path, const size_t *first, si
 		p->r->run->nnodes > 8 ? "set xtics rotate by -60\n" : "");
 	for (size_t d = 0; d < nds; d++) {
 		fputs(d ? ", \\\n  " : "", p->gp);
-		gp_text(p->gp, path);
+		rp_gp_text(p->gp, path);
 		fprintf(p->gp, " using %zu%s title ", d + 2, d ? "" : ":xtic(1)");
-		gp_text(p->gp, p->r->run->phases[first[d]].info.sweep.dataset);
+		rp_gp_text(p->gp, p->r->run->phases[first[d]].info.sweep.dataset);
 	}
 	fputc('\n', p->gp);
 	return gp_chart_end(p, 3, e);
@@ -523,51 +492,6 @@ int rp_chart_has_data(const struct rp_run *r, int i)
 	return 1;
 }
 
-/* The first line of gnuplot's complaints, from its log. */
-static void gp_log_line(const char *log, char *buf, size_t len)
-{
-	FILE *f = fopen(log, "r");
-	buf[0] = '\0';
-	if (f == NULL)
-		return;
-	while (fgets(buf, (int)len, f) != NULL)
-		if (strstr(buf, "error") != NULL || strstr(buf, "line ") != NULL)
-			break;
-	buf[strcspn(buf, "\n")] = '\0';
-	fclose(f); /* read only: nothing to lose */
-}
-
-static int gp_run(const char *script, const char *log, struct pf_err *e)
-{
-	posix_spawn_file_actions_t fa;
-	char *argv[] = {"gnuplot", (char *)script, NULL}, line[512];
-	pid_t pid;
-	int status = 0, rc;
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		return pf_fail(e, PF_RUNTIME, "report: cannot start gnuplot: out of memory");
-	rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (rc == 0)
-		rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc == ENOENT)
-		return pf_fail(e, PF_RUNTIME, "report: gnuplot not found on PATH: install it "
-			       "(Debian: apt-get install gnuplot-nox) to draw charts");
-	if (rc != 0)
-		return pf_fail_errno(e, rc, "report: cannot start gnuplot");
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return pf_fail_errno(e, errno, "report: waiting for gnuplot");
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	gp_log_line(log, line, sizeof line);
-	return pf_fail(e, PF_RUNTIME, "report: gnuplot failed on %s (%s %d)%s%s (log: %s)", script,
-		       WIFEXITED(status) ? "exit status" : "signal",
-		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-		       line[0] ? ": " : "", line, log);
-}
-
 /* Every chart that was drawn must exist and not be empty. */
 static int plot_check(const struct plot *p, struct pf_err *e)
 {
@@ -607,7 +531,7 @@ static int plot_run(const char *dir, struct rp_run *r, struct pf_err *e)
 		return pf_fail_errno(e, errno, "report: cannot write %s", script);
 	/* the name quoted: a comment line that ended in a backslash would go on to the next */
 	fputs("# gnuplot script written by pfsread report for ", p.gp);
-	gp_text(p.gp, rp_or_dash(r->run->path));
+	rp_gp_text(p.gp, rp_or_dash(r->run->path));
 	fputc('\n', p.gp);
 	for (int i = 0; i < RP_NCHARTS && rc == 0; i++)
 		if (rp_chart_has_data(r, i))
@@ -616,7 +540,7 @@ static int plot_run(const char *dir, struct rp_run *r, struct pf_err *e)
 		return -1;
 	if (r->ncells == 0)
 		return 0;
-	if (gp_run(script, log, e) != 0 || plot_check(&p, e) != 0)
+	if (rp_gp_run(script, log, e) != 0 || plot_check(&p, e) != 0)
 		return -1;
 	return 0;
 }
@@ -632,5 +556,5 @@ int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e
 	for (size_t i = 0; i < nruns; i++)
 		if (plot_run(dir, &runs[i], e) != 0)
 			return -1;
-	return 0;
+	return rp_plot_overlay(dir, runs, nruns, e) < 0 ? -1 : 0;
 }

@@ -90,11 +90,18 @@ static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct repor
 {
 	enum report_format f = o->format;
 	int rc = 0;
-	if (f == REPORT_CSV)
-		rp_csv_header(out);
 	if (f == REPORT_JSON)
 		return rp_json(out, r, n, o->calib, e);
+	if (f == REPORT_CSV && o->records == REPORT_RECORDS_FILES) {
+		rp_csv_files(out, r, n);
+		return 0;
+	}
+	if (f == REPORT_CSV && o->records == REPORT_RECORDS_RANKS) {
+		rp_csv_ranks(out, r, n);
+		return 0;
+	}
 	if (f == REPORT_CSV) {
+		rp_csv_header(out);
 		for (size_t i = 0; i < n; i++)
 			rp_csv_run(out, &r[i]);
 		return 0;

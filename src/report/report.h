@@ -182,7 +182,11 @@ struct report_opts {
 	const struct calib_data *calib; /* a calibration file given alongside, or NULL */
 	const char *plot_dir;      /* write charts (PNG and SVG) here, or NULL */
 	const char *html_path;     /* write the HTML page here, or NULL */
+	int records;               /* with REPORT_CSV: REPORT_RECORDS_FILES or _RANKS instead of
+				    * the cells (report --per-file, --per-rank); 0: the cells */
 };
+#define REPORT_RECORDS_FILES 1
+#define REPORT_RECORDS_RANKS 2
 
 /* Write the whole report of nruns runs to out (nothing to out when format is REPORT_HTML and
  * html_path is set); with plot_dir, the charts; with html_path, the page. */

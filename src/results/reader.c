@@ -325,6 +325,59 @@ out:
 	return rc;
 }
 
+/* 1 when dataset name under loc holds variable-length strings, 0 when not, -1 on error; the
+ * character set into *cset. */
+static int rd_is_vlen_str(hid_t loc, const char *name, H5T_cset_t *cset)
+{
+	hid_t d = H5Dopen2(loc, name, H5P_DEFAULT), t = d < 0 ? -1 : H5Dget_type(d);
+	htri_t v = t < 0 ? -1 : H5Tis_variable_str(t);
+	*cset = t < 0 ? H5T_CSET_ERROR : H5Tget_cset(t);
+	if ((results_h5_close(t) | results_h5_close(d)) < 0 || *cset == H5T_CSET_ERROR)
+		return -1;
+	return v < 0 ? -1 : v > 0;
+}
+
+/* /topology/hostname as pfsread writes it (fixed-length, NUL-terminated) or as another writer
+ * may have (variable-length strings, h5py's default): into run->hostnames either way, each
+ * cut to RECORD_HOST_MAX - 1 bytes. */
+static int rd_hostnames(const struct rd *c, hid_t g, size_t nn)
+{
+	struct run_data *run = c->run;
+	H5T_cset_t cset;
+	size_t n = 0;
+	int vlen = rd_is_vlen_str(g, "hostname", &cset), rc = -1;
+	if (vlen < 0)
+		return rd_fail(c, "/topology/hostname", "missing or not strings");
+	hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : results_host_type();
+	if (mt < 0 || (vlen && (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Tset_cset(mt, cset) < 0))) {
+		(void)results_h5_close(mt);
+		return rd_fail(c, "/topology/hostname", "cannot build the hostname type");
+	}
+	if (!vlen) {
+		rc = rd_rows(c, g, "/topology", "hostname", mt, RECORD_HOST_MAX, nn,
+			     (void **)&run->hostnames, &n);
+		(void)results_h5_close(mt);
+		return rc;
+	}
+	char **names = NULL;
+	hsize_t dims[1] = {nn};
+	hid_t space = -1;
+	run->hostnames = calloc(nn ? nn : 1, sizeof *run->hostnames);
+	if (run->hostnames == NULL)
+		rd_fail(c, "/topology/hostname", "out of memory");
+	else if (rd_rows(c, g, "/topology", "hostname", mt, sizeof *names, nn, (void **)&names,
+			 &n) == 0)
+		rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		snprintf(run->hostnames[i], RECORD_HOST_MAX, "%s", names[i] ? names[i] : "");
+	if (names != NULL && (space = H5Screate_simple(1, dims, NULL)) >= 0)
+		(void)H5Dvlen_reclaim(mt, space, H5P_DEFAULT, names); /* frees HDF5's strings */
+	(void)results_h5_close(space);
+	(void)results_h5_close(mt);
+	free(names);
+	return rc;
+}
+
 /* /topology, when the run got as far as writing it (else the arrays stay NULL). */
 static int rd_topology(const struct rd *c, hid_t file)
 {
@@ -334,16 +387,14 @@ static int rd_topology(const struct rd *c, hid_t file)
 	htri_t has = H5Lexists(file, "topology", H5P_DEFAULT);
 	if (has <= 0)
 		return has < 0 ? rd_fail(c, "/topology", "cannot look it up") : 0;
-	hid_t host = results_host_type(), g = H5Gopen2(file, "/topology", H5P_DEFAULT);
-	if (host < 0 || g < 0) {
-		rd_fail(c, "/topology",
-			host < 0 ? "cannot build the hostname type" : "cannot open");
+	hid_t g = H5Gopen2(file, "/topology", H5P_DEFAULT);
+	if (g < 0) {
+		rd_fail(c, "/topology", "cannot open");
 		goto out;
 	}
 	if (rd_rows(c, g, "/topology", "node_of_rank", H5T_NATIVE_INT32, sizeof(int32_t), nr,
 		    (void **)&run->node_of_rank, &n) < 0 ||
-	    rd_rows(c, g, "/topology", "hostname", host, RECORD_HOST_MAX, nn,
-		    (void **)&run->hostnames, &n) < 0 ||
+	    rd_hostnames(c, g, nn) < 0 ||
 	    rd_rows(c, g, "/topology", "clock_offset_s", H5T_NATIVE_DOUBLE, sizeof(double), nn,
 		    (void **)&run->clock_offset_s, &n) < 0)
 		goto out;
@@ -351,7 +402,7 @@ static int rd_topology(const struct rd *c, hid_t file)
 		run->hostnames[i][RECORD_HOST_MAX - 1] = '\0';
 	rc = 0;
 out:
-	if ((results_h5_close(g) | results_h5_close(host)) < 0 && rc == 0)
+	if (results_h5_close(g) < 0 && rc == 0)
 		rc = rd_fail(c, "/topology", "cannot close");
 	return rc;
 }

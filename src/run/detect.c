@@ -182,8 +182,7 @@ static int detect_say(char *out, size_t len, const char *fmt, ...)
 	return n >= 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* The whole of a small file into buf (NUL-terminated). Returns its length, or -1. */
-static ssize_t detect_read(const char *path, char *buf, size_t len)
+ssize_t detect_read(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	size_t got = 0;

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "run/envinfo.h"
 
@@ -31,6 +32,10 @@ void detect_limits(const char *root, const struct mount_info *m, int remote, str
  * or -1 with why. */
 int detect_mount_iface(const struct mount_info *m, char *ifname, size_t len, char *why,
 		       size_t wlen);
+
+/* The whole of a small file (at most len - 1 bytes) into buf, NUL-terminated: its length, or
+ * -1. For /proc and /sys files, which are read in one go. */
+ssize_t detect_read(const char *path, char *buf, size_t len);
 
 /* The interfaces of this process's network namespace that are up, loopback aside (from
  * /proc/self/net/dev, which is always this namespace's): up to max names. Returns how many. */

@@ -1,13 +1,10 @@
 /* provenance: the kernel's counters of where a phase's bytes came from (provenance.h). */
 #include "run/provenance.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "run/detect.h"
 #include "run/envinfo.h"
@@ -50,22 +47,6 @@ enum prov_kind prov_kind_of(const char *desc)
 	return PROV_UNKNOWN;
 }
 
-/* A small file's text; -1 when it cannot be read. */
-static int prov_read(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	if (fd < 0)
-		return -1;
-	do
-		n = read(fd, buf, len - 1);
-	while (n < 0 && errno == EINTR);
-	if (close(fd) != 0 || n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* Every interface that is up, loopback aside: where a remote server cannot be placed. */
 static void prov_all_ifaces(struct prov_source *ps)
 {
@@ -106,7 +87,7 @@ void prov_setup(const char *path, int leader, struct prov_source *ps)
 	if (remote == 1) {
 		prov_net(&m, ps);
 	} else if (remote == 0 && strncmp(m.fstype, "fuse", 4) != 0) {
-		if (prov_read("/proc/self/io", text, sizeof text) != 0 ||
+		if (detect_read("/proc/self/io", text, sizeof text) < 0 ||
 		    prov_parse_io(text, &rb, &rc) != 0)
 			snprintf(ps->desc, sizeof ps->desc, "unknown: no /proc/self/io");
 		else
@@ -124,7 +105,7 @@ void prov_sample(const struct prov_source *ps, struct prov_sample *out)
 {
 	char text[1024];
 	memset(out, 0, sizeof *out);
-	out->ok = prov_read("/proc/self/io", text, sizeof text) == 0 &&
+	out->ok = detect_read("/proc/self/io", text, sizeof text) >= 0 &&
 		  prov_parse_io(text, &out->read_bytes, &out->rchar) == 0;
 	for (int i = 0; ps->kind == PROV_NET && ps->leader && i < ps->nifaces; i++) {
 		uint64_t rx;

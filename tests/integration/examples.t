@@ -39,7 +39,7 @@ while IFS="$tab" read -r n lang where reason; do
 		;;
 	python)
 		expect_status 0 "$where: the Python example runs" \
-			sh -c "cd '$work' && '$PYTHON' '$block'"
+			env PATH="$bindir:$PATH" sh -c "cd '$work' && '$PYTHON' '$block'"
 		;;
 	yaml)
 		if ! grep -q "^datasets:" "$block"; then

@@ -87,6 +87,43 @@ assert [n["host"] for n in run["nodes"]] == ["n1", "n2"]
 assert d["comparisons"] == [] and d["calibration"] is None
 ' "$SCRATCH/a.json"
 
+# ---- per-file and per-rank records as CSV ----
+expect_status 0 "report --format csv --per-file" "$PFSREAD" report "$A" --format csv --per-file
+printf '%s\n' "$OUT" >"$SCRATCH/files.csv"
+expect_status 0 "report --format=csv --per-rank" "$PFSREAD" report "$A" --format=csv --per-rank
+printf '%s\n' "$OUT" >"$SCRATCH/ranks.csv"
+check "the CSV records match the results file's (h5py): one row per file and per rank record" \
+	"$PYTHON" -c '
+import csv, h5py, sys
+f = h5py.File(sys.argv[1], "r")
+files = list(csv.DictReader(open(sys.argv[2])))
+ranks = list(csv.DictReader(open(sys.argv[3])))
+nf = sum(len(p["files"]) for p in f["phases"].values())
+nr = sum(len(p["ranks"]) for p in f["phases"].values())
+assert len(files) == nf and len(ranks) == nr, (len(files), nf, len(ranks), nr)
+p0 = f["phases/0000"]
+r0 = [r for r in files if r["phase"] == "0"]
+assert [int(r["file"]) for r in r0] == list(p0["files"]["file"]), "phase 0 files in order"
+assert abs(float(r0[0]["close_end_s"]) - p0["files"]["close_end"][0]) < 1e-6
+assert sum(int(r["bytes"]) for r in r0) == sum(int(b) for b in p0["files"]["bytes"])
+hosts = {r["host"] for r in ranks}
+assert hosts == {"n1", "n2"}, hosts
+' "$A" "$SCRATCH/files.csv" "$SCRATCH/ranks.csv"
+expect_status 2 "--per-file without --format csv is a usage error" "$PFSREAD" report "$A" --per-file
+# /topology/hostname written by another tool as variable-length strings (h5py's default)
+cp "$A" "$SCRATCH/vlen.h5"
+check "h5py rewrites /topology/hostname as variable-length UTF-8 strings" "$PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r+")
+assert f["topology/hostname"].dtype.kind == "S", f["topology/hostname"].dtype  # pfsread: fixed
+del f["topology/hostname"]
+f.create_dataset("topology/hostname", data=["höst-1", "host-2"], dtype=h5py.string_dtype())
+' "$SCRATCH/vlen.h5"
+expect_status 0 "the reader takes variable-length host names too" \
+	"$PFSREAD" report "$SCRATCH/vlen.h5" --format csv --per-rank
+contains ",höst-1," "variable-length: the first host name read"
+contains ",host-2," "variable-length: the second host name read"
+
 # ---- markdown ----
 expect_status 0 "report --format markdown" "$PFSREAD" report "$A" --format markdown
 contains "| --- |" "markdown: pipe tables"
@@ -195,6 +232,28 @@ for run in ("a", "b"):
 ' "$SCRATCH/plots"
 grep -q "readers per node" "$SCRATCH/plots/a-bandwidth.svg" && grep -q "test.yaml" "$SCRATCH/plots/a-bandwidth.svg"
 ok $? "the bandwidth chart has its axis label and a title saying what was run"
+check "the overlay of the two runs: PNG, SVG and PDF per backend, a line per run and data set told apart by colour and dash, ticks at the readers measured, units on the axis" \
+	"$PYTHON" -c '
+import glob, os, re, sys
+d = sys.argv[1]
+pngs = sorted(glob.glob(os.path.join(d, "overlay-*.png")))
+assert pngs, "no overlay chart"
+for png in pngs:
+    base = png[:-4]
+    assert open(base + ".pdf", "rb").read(5) == b"%PDF-", base + ".pdf"
+    assert os.path.getsize(png) > 1000
+    svg = open(base + ".svg").read()
+    assert "aggregate read bandwidth [MB/s]" in svg and "readers per node" in svg, base
+    gp = open(os.path.join(d, "overlay.gp")).read()
+    colours = set(re.findall(r"lc rgb .(#[0-9A-Fa-f]{6})", gp))
+    dashes = set(re.findall(r" dt (\d+)", gp))
+    assert len(colours) >= 2 and len(dashes) >= 2, (colours, dashes)
+    assert "#F0E442" not in colours and "yellow" not in gp, "no yellow on white"
+    assert "yerrorlines" in gp and "set key outside" in gp
+    tics = re.findall(r"set xtics \((.*)\)", gp)[0]
+    measured = sorted({int(l.split()[3]) for l in open(base + ".dat") if l[:1].isdigit()})
+    assert [int(t) for t in re.findall(r" (\d+)(?:,|$)", tics)] == measured, (tics, measured)
+' "$SCRATCH/plots"
 expect_status 1 "no gnuplot on PATH: a clear error" env PATH=/nonexistent "$PFSREAD" report "$A" --plot "$SCRATCH/plots2"
 contains "gnuplot not found" "the message names gnuplot"
 

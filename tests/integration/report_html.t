@@ -44,7 +44,7 @@ ok $? "the comparison comes before the runs ($cmp_at < $run_at)"
 n=$(grep -c '<details' "$SCRATCH/page.html")
 test "$n" -eq 6
 ok $? "charts, details and environment fold away under each run ($n <details>)"
-grep -q 'data-charts-rendered="8/8"' "$SCRATCH/dom"
+grep -q 'data-charts-rendered="9/9"' "$SCRATCH/dom"
 ok $? "every chart present and drawn: $(grep -o 'data-charts-rendered="[^"]*"' "$SCRATCH/dom")"
 n=$(grep -c ':CONSOLE' "$SCRATCH/log")
 test "$n" -eq 0
