@@ -66,7 +66,7 @@ void rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns)
 void rp_csv_ranks(FILE *out, const struct rp_run *runs, size_t nruns)
 {
 	fputs("results,phase,dataset,readers_per_node,backend,repetition,rank,node,host,active,"
-	      "start_s,end_s,bytes,files,open_s,read_s,close_s,resident_fraction\n", out);
+	      "start_s,end_s,bytes,files,open_s,read_s,close_s,resident_fraction,overlap_s\n", out);
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run_data *run = runs[i].run;
 		for (size_t p = 0; p < run->nphases; p++)
@@ -83,6 +83,7 @@ void rp_csv_ranks(FILE *out, const struct rp_run *runs, size_t nruns)
 				rec_num(out, r->read_s);
 				rec_num(out, r->close_s);
 				rec_num(out, r->resident_fraction);
+				rec_num(out, r->overlap_s); /* schema < 4: 0 */
 				fputc('\n', out);
 			}
 	}
