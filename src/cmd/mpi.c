@@ -13,6 +13,7 @@
 #include "dataset/fromtree.h"
 #include "run/backend.h"
 #include "util/stop.h"
+#include "util/units.h"
 
 /* Rank 0 reads the config once and broadcasts its text; every rank parses the same bytes. */
 static int load_config_everywhere(const char *path, int rank, struct experiment *x,
@@ -55,6 +56,16 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 			o.output = argv[++i];
 		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--force") == 0)
 			o.force = 1;
+		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
+			o.resume = argv[++i];
+		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--time-budget") == 0 &&
+			 i + 1 < argc) {
+			const char *why = NULL;
+			if (units_parse_duration(argv[++i], &o.time_budget, &why) != 0 ||
+			    !(o.time_budget > 0))
+				return pf_fail(e, PF_USAGE, "--time-budget: '%s' is not a positive "
+					       "duration%s%s", argv[i], why ? ": " : "", why ? why : "");
+		}
 		else if (argv[i][0] == '-' || config != NULL)
 			return pf_fail(e, PF_USAGE, "unexpected argument '%s'", argv[i]);
 		else
@@ -62,6 +73,8 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 	}
 	if (config == NULL)
 		return pf_fail(e, PF_USAGE, "%s: name a config file", cmd);
+	if (o.resume != NULL && (o.output != NULL || o.force))
+		return pf_fail(e, PF_USAGE, "run: --resume FILE continues FILE: not with -o or --force");
 	struct experiment x;
 	memset(&x, 0, sizeof x);
 	stop_watchdog_stage("reading the config (MPI_Bcast from rank 0)");

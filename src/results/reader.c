@@ -450,6 +450,70 @@ out:
 	return rc;
 }
 
+/* A string attribute of a part, or "" when its run ended before writing it. */
+static int rd_part_str(const struct rd *c, hid_t g, const char *obj, const char *name, char **out)
+{
+	htri_t has = H5Aexists(g, name);
+	if (has < 0)
+		return rd_fail(c, obj, "cannot list its attributes");
+	if (has)
+		return rd_attr_str(c, g, obj, name, out);
+	*out = strdup("");
+	return *out != NULL ? 0 : pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, obj);
+}
+
+static int rd_part(const struct rd *c, hid_t parts, const char *name, struct run_part *pt)
+{
+	char obj[64];
+	int rc = -1;
+	snprintf(obj, sizeof obj, "/parts/%s", name);
+	hid_t g = H5Gopen2(parts, name, H5P_DEFAULT);
+	if (g < 0)
+		return rd_fail(c, obj, "cannot open");
+	if (rd_part_str(c, g, obj, "start_time", &pt->start_time) == 0 &&
+	    rd_part_str(c, g, obj, "end_time", &pt->end_time) == 0 &&
+	    rd_part_str(c, g, obj, "job_id", &pt->job_id) == 0 &&
+	    rd_part_str(c, g, obj, "hosts", &pt->hosts) == 0 &&
+	    rd_part_str(c, g, obj, "command_line", &pt->command_line) == 0 &&
+	    rd_part_str(c, g, obj, "status", &pt->status) == 0 &&
+	    (H5Aexists(g, "phases_written") <= 0 ||
+	     rd_attr_num(c, g, obj, "phases_written", RESULTS_U32, &pt->phases_written) == 0))
+		rc = 0;
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = rd_fail(c, obj, "cannot close");
+	return rc;
+}
+
+/* /parts, when the file has it (written since run --resume exists). */
+static int rd_parts(const struct rd *c, hid_t file)
+{
+	struct rd_name *names = NULL;
+	size_t n = 0;
+	int rc = -1;
+	htri_t has = H5Lexists(file, "/parts", H5P_DEFAULT);
+	if (has <= 0)
+		return has < 0 ? rd_fail(c, "/parts", "cannot look for it") : 0;
+	hid_t g = H5Gopen2(file, "/parts", H5P_DEFAULT);
+	if (g < 0)
+		return rd_fail(c, "/parts", "cannot open");
+	if (rd_phase_names(c, g, &names, &n) < 0)
+		goto out;
+	if (n && (c->run->parts = calloc(n, sizeof *c->run->parts)) == NULL) {
+		pf_fail_errno(c->e, ENOMEM, "%s: reading /parts", c->path);
+		goto out;
+	}
+	c->run->nparts = n;
+	for (size_t i = 0; i < n; i++)
+		if (rd_part(c, g, names[i].name, &c->run->parts[i]) < 0)
+			goto out;
+	rc = 0;
+out:
+	free(names);
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = rd_fail(c, "/parts", "cannot close");
+	return rc;
+}
+
 static int rd_all(struct rd *c, hid_t file)
 {
 	c->rank_mem = results_compound(results_rank_fields, results_nrank_fields,
@@ -459,7 +523,7 @@ static int rd_all(struct rd *c, hid_t file)
 	if (c->rank_mem < 0 || c->file_mem < 0)
 		return rd_fail(c, "/", "cannot build the record types");
 	if (rd_version(c, file) < 0 || rd_root(c, file) < 0 || rd_environment(c, file) < 0 ||
-	    rd_topology(c, file) < 0 ||
+	    rd_topology(c, file) < 0 || rd_parts(c, file) < 0 ||
 	    rd_phases(c, file) < 0)
 		return -1;
 	return 0;
@@ -509,5 +573,13 @@ void results_free(struct run_data *run)
 		free(run->phases[i].files);
 	}
 	free(run->phases);
+	for (size_t i = 0; i < run->nparts; i++) {
+		struct run_part *pt = &run->parts[i];
+		char *ps[] = {pt->start_time, pt->end_time, pt->job_id, pt->hosts, pt->command_line,
+			      pt->status};
+		for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
+			free(ps[k]);
+	}
+	free(run->parts);
 	memset(run, 0, sizeof *run);
 }
