@@ -15,6 +15,8 @@ static const char usage_text[] =
 	"usage: pfsread COMMAND ...\n"
 	"  generate CONFIG                 create the data sets (resumable; under mpirun)\n"
 	"  run CONFIG [-o FILE] [--force]  run every phase, write FILE (HDF5), print the table\n"
+	"      [--resume FILE]             continue FILE: keep its phases, run the others\n"
+	"      [--time-budget DURATION]    start no phase that cannot end in time (exit 75)\n"
 	"  report FILE... [--format text|markdown|csv|json] [--plot DIR] [--html FILE]\n"
 	"                                  no MPI needed; FILEs: results, at most one calibration\n"
 	"  calibrate CONFIG [-o FILE] [--force] [--disk-size S] [--mem-size S] [--msg-size S]\n"
@@ -23,7 +25,8 @@ static const char usage_text[] =
 	"  clean CONFIG                    remove the data sets generate made, nothing else\n"
 	"  plan CONFIG --ranks N --nodes M dry run: phases, bytes, files per reader\n"
 	"  --help | --version\n"
-	"Exit status: 0 success, 1 run-time failure, 2 usage or configuration error.\n";
+	"Exit status: 0 success, 1 run-time failure, 2 usage or configuration error,\n"
+	"75 run stopped by --time-budget or SIGUSR1 with phases left (continue: --resume).\n";
 
 /* ---- the commands under MPI: start it, dispatch, agree on the outcome -------------------- */
 

@@ -1,6 +1,5 @@
-/* append: a results file continued by a resumed run (run --resume), and the parts of a study
- * (/parts/NNNN: one per run that wrote the file, so that a study spread over several batch
- * jobs says so). Collective like the writer: every rank reads the same metadata and makes the
+/* append: a results file continued by a resumed run (run --resume): what it holds, the
+ * interrupted phases dropped, a new part begun (writer.c writes /parts). Collective like the writer: every rank reads the same metadata and makes the
  * same calls. */
 #include <hdf5.h>
 #include <mpi.h>
@@ -12,74 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-/* "2026-12-01T22:00:00Z" on rank 0, the same on every rank (attributes must agree). */
-static int app_now(struct results *r, char *buf, struct pf_err *e)
-{
-	if (r->rank == 0) {
-		time_t now = time(NULL);
-		struct tm tm;
-		if (gmtime_r(&now, &tm) == NULL || strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-			snprintf(buf, 32, "unknown");
-	}
-	if (MPI_Bcast(buf, 32, MPI_CHAR, 0, r->comm) != MPI_SUCCESS)
-		return res_fail(r, "/parts", "MPI_Bcast", e);
-	return 0;
-}
-
-int res_part_begin(struct results *r, const struct run_meta *m, struct pf_err *e)
-{
-	char name[24], obj[40], start[32];
-	H5G_info_t info;
-	hid_t g = -1;
-	int rc = 0;
-	htri_t has = H5Lexists(r->file, "/parts", H5P_DEFAULT);
-	if (has < 0)
-		return res_fail(r, "/parts", "H5Lexists", e);
-	if (has)
-		g = H5Gopen2(r->file, "/parts", H5P_DEFAULT);
-	else
-		g = H5Gcreate2(r->file, "/parts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (g < 0)
-		return res_fail(r, "/parts", has ? "H5Gopen2" : "H5Gcreate2", e);
-	if (H5Gget_info(g, &info) < 0) {
-		rc = res_fail(r, "/parts", "H5Gget_info", e);
-		goto out;
-	}
-	snprintf(name, sizeof name, "%04llu", (unsigned long long)info.nlinks);
-	snprintf(obj, sizeof obj, "/parts/%s", name);
-	if ((r->part = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
-		rc = res_fail(r, obj, "H5Gcreate2", e);
-		goto out;
-	}
-	if (app_now(r, start, e) < 0 ||
-	    res_attr_str(r, r->part, obj, "start_time", start, e) < 0 ||
-	    res_attr_str(r, r->part, obj, "job_id", m->job_id, e) < 0 ||
-	    res_attr_str(r, r->part, obj, "hosts", m->hosts, e) < 0 ||
-	    res_attr_str(r, r->part, obj, "command_line", m->command_line, e) < 0 ||
-	    res_attr_str(r, r->part, obj, "status", "running", e) < 0) {
-		rc = -1;
-		goto out;
-	}
-	if (H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
-		rc = res_fail(r, "/", "H5Fflush", e);
-out:
-	if (results_h5_close(g) < 0 && rc == 0)
-		rc = res_fail(r, "/parts", "H5Gclose", e);
-	return rc;
-}
-
-int res_part_end(struct results *r, const char *status, struct pf_err *e)
-{
-	char end[32];
-	uint32_t n = r->part_phases;
-	if (app_now(r, end, e) < 0 || res_attr_str(r, r->part, "/parts", "end_time", end, e) < 0 ||
-	    res_attr_str(r, r->part, "/parts", "status", status, e) < 0 ||
-	    res_attr_num(r, r->part, "/parts", "phases_written", RESULTS_U32, &n, e) < 0)
-		return -1;
-	return 0;
-}
 
 /* ---- reading what is there ---- */
 
