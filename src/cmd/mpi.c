@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "dataset/fromtree.h"
 #include "run/backend.h"
+#include "run/progress.h"
 #include "util/stop.h"
 #include "util/units.h"
 
@@ -50,13 +51,21 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 			  struct pf_err *e)
 {
 	const char *config = NULL;
-	struct run_opts o = {.output = NULL, .force = 0, .command_line = cmdline};
+	struct run_opts o = {.output = NULL, .force = 0, .command_line = cmdline,
+			     .progress_s = PROGRESS_DEFAULT_S};
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "-o") == 0 && i + 1 < argc)
 			o.output = argv[++i];
 		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--force") == 0)
 			o.force = 1;
-		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
+		else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc) {
+			const char *why = NULL;
+			if (units_parse_duration(argv[++i], &o.progress_s, &why) != 0 ||
+			    o.progress_s < 0)
+				return pf_fail(e, PF_USAGE, "--progress: '%s' is not a duration (0 "
+					       "turns the progress lines off)%s%s", argv[i],
+					       why ? ": " : "", why ? why : "");
+		} else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
 			o.resume = argv[++i];
 		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--time-budget") == 0 &&
 			 i + 1 < argc) {
@@ -93,9 +102,9 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 	else if (rc == 0 && stop_watchdog_arm(0) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "cannot stop the start-up watchdog");
 	else if (rc == 0 && strcmp(cmd, "generate") == 0)
-		rc = generate_all(&x, e);
+		rc = generate_all(&x, o.progress_s, e);
 	else if (rc == 0 && strcmp(cmd, "verify") == 0)
-		rc = verify_all(&x, e);
+		rc = verify_all(&x, o.progress_s, e);
 	else if (rc == 0 && strcmp(cmd, "clean") == 0)
 		rc = clean_all(&x, e);
 	cfg_free(&x);

@@ -17,6 +17,7 @@
 #include "cmd/run_check.h"
 #include "run/backend.h"
 #include "run/budget.h"
+#include "run/progress.h"
 #include "run/cache.h"
 #include "dataset/dataset.h"
 #include "run/envinfo.h"
@@ -267,7 +268,30 @@ struct run_limits {
 	size_t ndone;
 	uint64_t stopped_at;               /* the first phase not started, or UINT64_MAX */
 	int reason;                        /* 1 budget, 2 SIGUSR1 */
+	struct progress progress;          /* the lines during a phase */
+	uint64_t bytes_done;               /* rank 0: read by this run's phases so far, and */
+	double wall_done;                  /* the time they took (the study's ETA) */
 };
+
+/* Before phase i: its progress label and what the study has left after it. */
+static void run_progress_begin(const struct experiment *x, struct run_limits *L,
+			       const struct phase_spec *s, uint64_t i, uint64_t n)
+{
+	char label[sizeof L->progress.label + 160];
+	uint64_t after = 0;
+	for (uint64_t k = i + 1; k < n; k++) {
+		struct plan_point p;
+		if (L->prior != NULL && L->prior->kept[k])
+			continue;
+		plan_phase_at(x, k, &p);
+		after += x->datasets[p.dataset].total_size;
+	}
+	snprintf(label, sizeof label, "phase %llu/%llu %s x %d r/node",
+		 (unsigned long long)i + 1, (unsigned long long)n, s->ds->name, s->readers_per_node);
+	L->progress.after_bytes = after;
+	L->progress.study_rate = L->wall_done > 0 ? (double)L->bytes_done / L->wall_done : 0;
+	progress_begin(&L->progress, label, s->ds->total_size, s->ds->nfiles);
+}
 
 /* Rank 0: the phases a resumed file keeps are the first base of the estimates. Their
  * elapsed_s leaves out the phase's setup and write: a little optimistic at first. */
@@ -369,6 +393,8 @@ static int run_phases(const struct experiment *x, struct topology *t, struct res
 		}
 		double t_start = MPI_Wtime();
 		run_phase_spec(x, i, atime_mode, &s);
+		s.progress = &L->progress;
+		run_progress_begin(x, L, &s, i, n);
 		if (run_resync_clocks(t, e) != 0) {
 			rc = -1;
 			break;
@@ -377,6 +403,11 @@ static int run_phases(const struct experiment *x, struct topology *t, struct res
 		if (e->status == PF_HUNG) {
 			phase_output_free(&out);
 			break; /* nothing collective can be done any more */
+		}
+		if (progress_end(&L->progress) != 0) {
+			phase_output_free(&out);
+			rc = pf_fail(e, PF_RUNTIME, "run: the progress sums failed (MPI)");
+			break;
 		}
 		run_watchdog(x, "writing a phase to the results file");
 		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr);
@@ -397,6 +428,8 @@ static int run_phases(const struct experiment *x, struct topology *t, struct res
 			run_print_phase(x, &out.info, i, n);
 			L->done[L->ndone++] = (struct budget_phase){s.point.dataset, s.ds->total_size,
 								    s.ds->nfiles, MPI_Wtime() - t_start};
+			L->bytes_done += s.ds->total_size;
+			L->wall_done += MPI_Wtime() - t_start;
 		}
 		int stop = strcmp(out.info.status, "timeout") == 0 ||
 			   strcmp(out.info.status, "interrupted") == 0 || werr.status != PF_OK;
@@ -503,7 +536,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	struct environment *env = malloc(sizeof *env);
 	struct results_prior prior;
 	struct run_limits limits = {.t0 = MPI_Wtime(), /* the time budget counts from here */
-				    .stopped_at = UINT64_MAX};
+				    .stopped_at = UINT64_MAX,
+				    .progress = {.comm = MPI_COMM_NULL, .req = MPI_REQUEST_NULL}};
 	char *hosts = NULL;
 	memset(&prior, 0, sizeof prior);
 	int rc = topology_discover(&t, e);
@@ -558,6 +592,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
 	if (rc == 0 && t.rank == 0)
 		run_limits_seed(x, &limits);
+	if (rc == 0 && progress_init(&limits.progress, o->progress_s) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "run: cannot set up the progress lines (MPI_Comm_dup)");
 	if (rc == 0)
 		rc = run_phases(x, &t, r, &limits, &status, e);
 	if (e->status == PF_HUNG)
@@ -600,6 +636,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	}
 out:
 	free(limits.done);
+	if (e->status != PF_HUNG)
+		progress_free(&limits.progress);
 	results_prior_free(&prior);
 	free(hosts);
 	free(env);

@@ -13,6 +13,8 @@
 #include "run/plan.h"
 #include "run/topology.h"
 
+struct progress;
+
 struct phase_spec {
 	struct plan_point point;  /* where the phase is in the sweep (what the record says) */
 	const struct experiment *x;
@@ -27,6 +29,7 @@ struct phase_spec {
 	uint32_t index;
 	uint64_t shift_use;       /* cache: shift: the u-th phase on this data set; else 0 */
 	const char *atime_mode;   /* of the data set's mount, for the record */
+	struct progress *progress; /* the run's progress lines, or NULL */
 };
 
 /* What one rank holds after a phase. files is malloc'ed; phase_output_free releases it. */

@@ -5,6 +5,7 @@
 
 #include "cmd/resume.h"
 #include "run/budget.h"
+#include "run/progress.h"
 #include "tap.h"
 
 static void test_estimate(void)
@@ -50,8 +51,21 @@ static void test_diff(void)
 	ok(resume_text_diff("a", "a\n", buf, sizeof buf) == 0, "a missing last newline is no difference");
 }
 
+static void test_progress_line(void)
+{
+	char buf[512];
+	progress_format(buf, sizeof buf, "phase 2/4 a x 2 r/node", 50000000, 5, 100000000, 10,
+			25e6, 2.0, 200000000, 0);
+	ok(strcmp(buf, "progress: phase 2/4 a x 2 r/node: 50 MB of 100 MB (50%), 5 of 10 "
+		       "files, 25.0 MB/s now, ETA 2.00 s, study ETA 10.0 s") == 0,
+	   "the line: %s", buf);
+	progress_format(buf, sizeof buf, "x", 0, 0, 100, 1, 0, 1.0, 0, 0);
+	ok(strstr(buf, "ETA ?, study ETA ?") != NULL, "nothing read yet: ETAs unknown: %s", buf);
+}
+
 int main(void)
 {
+	test_progress_line();
 	test_estimate();
 	test_allows();
 	test_diff();
