@@ -6,12 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "dataset/fromtree.h"
 #include "run/backend.h"
+#include "cmd/datasets.h"
+#include "cmd/run_check.h"
 #include "run/plan.h"
+#include "util/space.h"
 #include "util/units.h"
 
 static int parse_count(const char *text, const char *what, int *out, struct pf_err *e)
@@ -85,6 +89,78 @@ static void plan_print_phase(const struct experiment *x, const struct topo_map *
 	       units_format_size(d->total_size, bytes, sizeof bytes));
 }
 
+/* What generate would do with d, and whether run could read it now: generate's refusals
+ * (a directory not ours, another data set there) are plan's. *missing gets 1 when d is not
+ * generated whole yet. */
+static int plan_check_dataset(const struct experiment *x, const struct cfg_dataset *d,
+			      int *missing, struct pf_err *e)
+{
+	struct manifest have;
+	int state = GEN_FRESH;
+	*missing = 0;
+	if (gen_classify(x, d, &state, &have, e) != 0)
+		return -1;
+	if (state == GEN_DONE || d->layout.kind == CFG_LAYOUT_IN_PLACE)
+		return 0;
+	*missing = 1;
+	printf("check: data set %s is %s: generate makes it (run alone would stop)\n", d->name,
+	       state == GEN_RESUME ? "generated in part" : "not generated");
+	return 0;
+}
+
+/* 1 when neither root nor its parent directory exists here: a login node without the file
+ * system mounted, where the nearest existing parent would be another file system. */
+static int plan_root_unseen(const struct experiment *x)
+{
+	char parent[CFG_PATH_MAX + 1];
+	struct stat st;
+	if (stat(x->root, &st) == 0)
+		return 0;
+	snprintf(parent, sizeof parent, "%s", x->root);
+	char *slash = strrchr(parent, '/');
+	if (slash == NULL)
+		return 0; /* relative, in the working directory: that is here */
+	slash[slash == parent] = '\0';
+	return stat(parent, &st) != 0;
+}
+
+/* Every check run and generate would make before touching a file, here at submission: the
+ * backends, the cache mode (drop needs root), readers per node against the ranks (above),
+ * the data sets (generated or not, and what generate would refuse), and the room generate
+ * needs for what is missing (space_check, as generate counts it, whole data sets). */
+static int plan_checks(const struct experiment *x, const struct topo_map *t, struct pf_err *e)
+{
+	struct space_need need = {0, 0};
+	struct space_fs fs;
+	int any = 0;
+	if (run_check_experiment(x, t, 0, e) != 0)
+		return -1;
+	if (plan_root_unseen(x)) {
+		printf("check: %s and its parent are not here (not mounted on this machine?): the "
+		       "data sets and the room to generate them are not checked\n", x->root);
+		return 0;
+	}
+	for (size_t i = 0; i < x->ndatasets; i++) {
+		int missing = 0;
+		if (plan_check_dataset(x, &x->datasets[i], &missing, e) != 0)
+			return -1;
+		any |= missing;
+		if (missing && x->space_check) {
+			struct space_need one;
+			if (space_probe(x->root, &fs, e) != 0)
+				return -1;
+			dataset_space_need(x, &x->datasets[i], fs.block, &one);
+			space_add(&need, &one);
+		}
+	}
+	if (any && x->space_check && (space_probe(x->root, &fs, e) != 0 ||
+				      space_check(&fs, &need, "generate", e) != 0))
+		return -1;
+	printf("check: backends, cache, readers per node%s: ok\n",
+	       any ? (x->space_check ? ", room to generate" : "") : ", data sets generated");
+	return 0;
+}
+
 int plan_command(int argc, char **argv, struct pf_err *e)
 {
 	const char *config = NULL;
@@ -125,6 +201,8 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 				 "%d readers per node, but %d ranks on %d nodes give a node only %d",
 				 x.readers_per_node[i], ranks, nodes, plan_min_node_size(&t));
 	}
+	if (rc == 0)
+		rc = plan_checks(&x, &t, e);
 	if (rc == 0) {
 		uint64_t n = plan_phase_count(&x), total = 0;
 		char vol[32];

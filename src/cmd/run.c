@@ -543,7 +543,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	int rc = topology_discover(&t, e);
 	stop_watchdog_stage("checking the experiment");
 	if (rc == 0)
-		rc = run_check_experiment(x, &t.map, e);
+		rc = run_check_experiment(x, &t.map, 1, e);
 	stop_watchdog_stage("checking the data sets' manifests (rank 0)");
 	if (rc == 0)
 		rc = run_share(t.rank == 0 ? run_check_datasets(x, e) : 0, e);

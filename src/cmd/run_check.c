@@ -41,7 +41,7 @@ static int run_check_process(const struct experiment *x, struct pf_err *e)
 }
 
 /* Usage errors that need the topology: they name the config key, like load errors. */
-int run_check_experiment(const struct experiment *x, const struct topo_map *map,
+int run_check_experiment(const struct experiment *x, const struct topo_map *map, int generated,
 			 struct pf_err *e)
 {
 	if (cfg_check_readers(x, plan_min_node_size(map), e) != 0)
@@ -79,7 +79,7 @@ int run_check_experiment(const struct experiment *x, const struct topo_map *map,
 		return cfg_fail_at(e, x, x->cache_pos, "cache", "%s", why);
 	}
 	struct stat st;
-	if (stat(x->root, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (generated && (stat(x->root, &st) != 0 || !S_ISDIR(st.st_mode)))
 		return cfg_fail_at(e, x, x->root_pos, "root",
 				   "'%s' is not a directory (run 'pfsread generate' first)", x->root);
 	return 0;

@@ -8,8 +8,9 @@
 #include "util/err.h"
 
 /* Usage errors that need the rank-to-node map: readers per node, backend names, cache modes
- * (drop without root), process and shift; each names the config key. No MPI. 0 or -1. */
-int run_check_experiment(const struct experiment *x, const struct topo_map *map,
+ * (drop without root), process and shift; each names the config key; with generated, the
+ * root directory must exist. No MPI. 0 or -1. */
+int run_check_experiment(const struct experiment *x, const struct topo_map *map, int generated,
 			 struct pf_err *e);
 
 /* Every data set was generated whole and as the config describes it (its manifest). No MPI:

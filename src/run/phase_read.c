@@ -179,7 +179,6 @@ static int phase_read_range(struct phase_run_ctx *c, struct bfile *f, uint64_t i
 			phase_process_block(c, c->buf, got);
 		off += got;
 		*done += got;
-		progress_tick(s->progress, c->done_bytes + *done, c->files_done);
 		/* after every transfer, not only after an EINTR: reads served from memory are not
 		 * interrupted, and a file of many transfers would run on long past a time limit.
 		 * A collective backend's calls must match on every reader: it stops between files

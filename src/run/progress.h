@@ -19,7 +19,7 @@ struct progress {
 	/* this step */
 	char label[256];      /* "phase 12/40 big x 2 readers/node" */
 	uint64_t total_bytes, total_files;
-	double start, next, check_at;      /* MPI_Wtime: the step's start, next tick, next test */
+	double start, next, check_at;      /* CLOCK_MONOTONIC_COARSE: the start, next tick, test */
 	MPI_Request req;
 	uint64_t mine[2], sum[2];          /* bytes, files: this rank's, and all ranks' */
 	uint64_t posted;

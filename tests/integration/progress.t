@@ -17,8 +17,11 @@ cache: none
 EOF2
 check "build the slow-call shim" cc -shared -fPIC -O2 -o "$SCRATCH/slow.so" tests/integration/slow.c -ldl
 slow="env LD_PRELOAD=$SCRATCH/slow.so PFSREAD_SLOW=pread:10,pwrite:10"
-expect_status 0 "generate with progress lines" mpi 2 $slow "$PFSREAD" generate "$cfg" --progress 0.1
-contains "progress: generate big:" "generate shows its progress"
+gcfg="$SCRATCH/g.yaml"
+printf 'root: %s\ndatasets: [{name: many, file_size: 4KiB, file_count: 96}]\n' "$SCRATCH/gdata" >"$gcfg"
+expect_status 0 "generate with progress lines" mpi 2 $slow "$PFSREAD" generate "$gcfg" --progress 0.1
+contains "progress: generate many:" "generate shows its progress"
+check "generate the run's data set" mpi 2 "$PFSREAD" generate "$cfg" --progress 0
 expect_status 0 "a run with a line every 0.1 s" mpi 2 $slow "$PFSREAD" run "$cfg" -o "$SCRATCH/p.h5" --progress 0.1
 contains "progress: phase 1/2 big x 1 r/node: " "a line for the phase of 1 reader per node (rank 1 only waits)"
 contains "progress: phase 2/2 big x 2 r/node: " "a line for the phase of 2 readers per node"
@@ -32,7 +35,7 @@ case "$OUT" in
 *progress:*) ok 1 "no progress line with --progress 0" ;;
 *) ok 0 "no progress line with --progress 0" ;;
 esac
-expect_status 0 "verify with progress lines" mpi 2 $slow "$PFSREAD" verify "$cfg" --progress 0.1
-contains "progress: verify big:" "verify shows its progress"
+expect_status 0 "verify with progress lines" mpi 2 $slow "$PFSREAD" verify "$gcfg" --progress 0.1
+contains "progress: verify many:" "verify shows its progress"
 expect_status 2 "--progress that is no duration: refused" mpi 1 "$PFSREAD" run "$cfg" --progress often
 done_testing
