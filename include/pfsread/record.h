@@ -52,6 +52,9 @@ struct phase_info {
 	double start_skew_s;       /* latest minus earliest exit from the opening barrier */
 	double clock_bound_s;      /* the most start_skew_s may be for the clocks to be trusted */
 	char flags[64];            /* comma-separated doubts about the phase ("clock"), "" none */
+	/* since schema 3 */
+	char provenance[128];      /* which counter tells where the bytes came from, as rank 0
+				    * found it: "read_bytes", "net rx of IF", "unknown: why" */
 };
 
 /* One row of /phases/NNNN/ranks. Times in seconds since the phase's opening barrier,
@@ -77,6 +80,13 @@ struct rank_rec {
 	double barrier_s;          /* this rank's exit from the opening barrier */
 	double clock_offset_s;     /* added to its clock to get rank 0's */
 	double clock_error_s;      /* the most clock_offset_s can be wrong by */
+	/* since schema 3: the kernel's counters over the phase, read before the opening barrier
+	 * and after the closing one (README "Where the bytes came from") */
+	uint64_t storage_read_bytes; /* /proc/self/io read_bytes: fetched from storage for it */
+	uint64_t rchar;            /* /proc/self/io rchar: returned by its read calls */
+	uint64_t net_rx_bytes;     /* the node's first rank: received on the file system's
+				    * interfaces; 0 on the other ranks */
+	int32_t counted;           /* 1 when every counter above was read, before and after */
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */

@@ -138,6 +138,56 @@ static int rc_data_remote(const struct run_data *run, char *note)
 	return 1;
 }
 
+/* A detected figure from /environment: its value (0 when absent) and its source. */
+static double rc_env_figure(const struct run_data *run, const char *key, const char *src_key,
+			    const char **src)
+{
+	const char *v = rc_env(run, key);
+	*src = rc_env(run, src_key);
+	double f = v != NULL ? strtod(v, NULL) : 0;
+	return isfinite(f) && f > 0 && *src != NULL ? f : 0;
+}
+
+/* One figure the machine stated (detect.c, recorded at run time): it fills *slot when nothing
+ * declared or measured did (returns 1), and beside a declared figure it is shown when the two
+ * differ by more than 20%. */
+static int rc_detected_one(char *note, const char *what, double found, const char *src,
+			   double declared, double *slot)
+{
+	size_t used = strlen(note);
+	if (!(found > 0))
+		return 0;
+	if (declared > 0) {
+		double off = fabs(found - declared) / declared;
+		if (off > 0.2)
+			snprintf(note + used, RC_NOTE_MAX - used, "; the machine says %s %.6g MB/s "
+				 "(%s), %.0f%% from the declared %.6g", what, found, src, off * 100,
+				 declared);
+		return 0;
+	}
+	if (*slot > 0)
+		return 0; /* measured by calibration: that wins over what the machine states */
+	*slot = found;
+	snprintf(note + used, RC_NOTE_MAX - used, "%sdetected: %s %.6g MB/s (%s)",
+		 used ? "; " : "", what, found, src);
+	return 1;
+}
+
+/* The limits the machine stated at run time: the link of the file system's interface for
+ * remote data, a cgroup's io.max on the local disk. Returns 1 when any was used. */
+static int rc_detected(const struct run_data *run, const double declared[2], struct ceil_hw *hw,
+		       char *note)
+{
+	const char *src;
+	double link = rc_env_figure(run, "detected_link_MBps", "detected_link_source", &src);
+	int used = hw->data_remote &&
+		   rc_detected_one(note, "node link", link, src, declared[0], &hw->node_link_MBps);
+	double disk = rc_env_figure(run, "detected_disk_MBps", "detected_disk_source", &src);
+	if (!hw->data_remote)
+		used |= rc_detected_one(note, "node disk", disk, src, declared[1], &hw->node_disk_MBps);
+	return used;
+}
+
 /* The hardware of one run: 1 when any figure is known (*hw, note filled), else 0 with note
  * saying why there is none. */
 static int rc_hardware(const struct run_data *run, const struct calib_data *calib,
@@ -147,6 +197,7 @@ static int rc_hardware(const struct run_data *run, const struct calib_data *cali
 	struct experiment x;
 	struct pf_err err = {0};
 	int declared = 0;
+	double declared_figs[2] = {0, 0}; /* node link, node disk */
 	backend_config(blocks, BACKEND_BLOCKS_MAX); /* a stored config may hold their keys */
 	memset(hw, 0, sizeof *hw);
 	note[0] = '\0';
@@ -155,19 +206,24 @@ static int rc_hardware(const struct run_data *run, const struct calib_data *cali
 	    cfg_parse(run->config_path && run->config_path[0] ? run->config_path : run->path,
 		      run->config_yaml, strlen(run->config_yaml), blocks, &x, &err) == 0) {
 		declared = x.hw.given;
-		if (declared)
+		if (declared) {
 			rc_declared(&x.hw, hw, note);
+			declared_figs[0] = x.hw.node_link_MBps;
+			declared_figs[1] = x.hw.node_disk_MBps;
+		}
 		cfg_free(&x);
 	} else if (run->config_yaml != NULL) {
 		if (snprintf(note, RC_NOTE_MAX, "the run's config could not be read again (%s); ",
 			     err.msg) < 0)
 			note[0] = '\0';
 	}
-	if (rc_measured(calib, hw, note) || declared)
+	int measured = rc_measured(calib, hw, note);
+	if (rc_detected(run, declared_figs, hw, note) || measured || declared)
 		return 1;
 	size_t used = strlen(note);
 	snprintf(note + used, RC_NOTE_MAX - used, "no hardware: declared in the config "
-		 "(hardware:) nor measured (give a pfsread calibrate file alongside)");
+		 "(hardware:), measured (give a pfsread calibrate file alongside) nor stated by the "
+		 "machine");
 	return 0;
 }
 

@@ -167,8 +167,40 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 
 #define RUN_ATIME_LEN 16 /* "strictatime" and a NUL */
 
+/* Each data set's counters of where the bytes came from (this rank's own: a node's route to
+ * the servers is its own) and rank 0's description of them, for the record. */
+struct run_prov {
+	struct prov_source *src;
+	char (*desc)[PROV_DESC_MAX];
+};
+
+static int run_prov_setup(const struct experiment *x, const struct topology *t,
+			  struct run_prov *p, struct pf_err *e)
+{
+	p->src = calloc(x->ndatasets, sizeof *p->src);
+	p->desc = calloc(x->ndatasets, sizeof *p->desc);
+	if (p->src == NULL || p->desc == NULL)
+		return pf_fail(e, PF_RUNTIME, "run: out of memory");
+	for (size_t i = 0; i < x->ndatasets; i++) {
+		const struct cfg_dataset *d = &x->datasets[i];
+		prov_setup(d->in_place ? d->from_tree : x->root, t->local_rank == 0, &p->src[i]);
+		snprintf(p->desc[i], PROV_DESC_MAX, "%s", p->src[i].desc);
+	}
+	if (MPI_Bcast(p->desc, (int)(x->ndatasets * PROV_DESC_MAX), MPI_CHAR, 0, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
+	return 0;
+}
+
+static void run_prov_free(struct run_prov *p)
+{
+	free(p->src);
+	free(p->desc);
+}
+
 static void run_phase_spec(const struct experiment *x, uint64_t index,
-			   char (*atime_mode)[RUN_ATIME_LEN], struct phase_spec *s)
+			   char (*atime_mode)[RUN_ATIME_LEN], const struct run_prov *prov,
+			   struct phase_spec *s)
 {
 	struct plan_point p;
 	plan_phase_at(x, index, &p);
@@ -177,6 +209,8 @@ static void run_phase_spec(const struct experiment *x, uint64_t index,
 	s->decomp = x->decomps[p.at[SWEEP_DECOMP]];
 	s->shift_use = x->cache == CFG_CACHE_SHIFT ? plan_dataset_use(x, index) : 0;
 	s->atime_mode = atime_mode[p.dataset];
+	s->prov = &prov->src[p.dataset];
+	s->provenance = prov->desc[p.dataset];
 	s->x = x;
 	s->ds = &x->datasets[p.dataset];
 	s->be = backend_find(x->backends[p.at[SWEEP_BACKEND]]);
@@ -342,8 +376,9 @@ static int run_may_start(const struct experiment *x, const struct topology *t,
 /* The phases, in plan order. A failed phase (an I/O error, a short file) is kept, marked, and
  * the run goes on: the other phases are unaffected. A time limit or a signal ends the run
  * after the phase in progress is written. *status gets the run's status for the file. */
-static int run_phases(const struct experiment *x, struct topology *t, struct results *r,
-		      struct run_limits *L, const char **status, struct pf_err *e)
+static int run_phases(const struct experiment *x, struct topology *t, const struct run_prov *prov,
+		      struct results *r, struct run_limits *L, const char **status,
+		      struct pf_err *e)
 {
 	void *buf = NULL;
 	char (*atime_mode)[RUN_ATIME_LEN] = calloc(x->ndatasets, RUN_ATIME_LEN);
@@ -392,7 +427,7 @@ static int run_phases(const struct experiment *x, struct topology *t, struct res
 			break;
 		}
 		double t_start = MPI_Wtime();
-		run_phase_spec(x, i, atime_mode, &s);
+		run_phase_spec(x, i, atime_mode, prov, &s);
 		s.progress = &L->progress;
 		run_progress_begin(x, L, &s, i, n);
 		if (run_resync_clocks(t, e) != 0) {
@@ -539,6 +574,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 				    .stopped_at = UINT64_MAX,
 				    .progress = {.comm = MPI_COMM_NULL, .req = MPI_REQUEST_NULL}};
 	char *hosts = NULL;
+	struct run_prov prov = {NULL, NULL};
 	memset(&prior, 0, sizeof prior);
 	int rc = topology_discover(&t, e);
 	stop_watchdog_stage("checking the experiment");
@@ -556,6 +592,9 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	stop_watchdog_stage("recording the environment (rank 0)");
 	if (rc == 0)
 		rc = env != NULL ? run_environment(x, &t, env, e) : pf_fail(e, PF_RUNTIME, "out of memory");
+	stop_watchdog_stage("finding the counters of where the bytes come from");
+	if (rc == 0)
+		rc = run_prov_setup(x, &t, &prov, e);
 	if (rc != 0)
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
@@ -595,7 +634,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (rc == 0 && progress_init(&limits.progress, o->progress_s) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "run: cannot set up the progress lines (MPI_Comm_dup)");
 	if (rc == 0)
-		rc = run_phases(x, &t, r, &limits, &status, e);
+		rc = run_phases(x, &t, &prov, r, &limits, &status, e);
 	if (e->status == PF_HUNG)
 		goto out; /* main aborts: a collective close would wait for the stuck rank */
 	if (r != NULL) {
@@ -641,6 +680,7 @@ out:
 	results_prior_free(&prior);
 	free(hosts);
 	free(env);
+	run_prov_free(&prov);
 	topology_free(&t);
 	return rc;
 }

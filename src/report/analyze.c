@@ -2,8 +2,10 @@
  * spread, files per second, metadata share of reader time, node bandwidths, file times.
  * Pure maths over struct phase_data; every index read from a record is range-checked. */
 #include "report/analyze.h"
+#include "run/provenance.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static int an_reader(const struct rank_rec *r)
@@ -137,4 +139,24 @@ size_t analyze_file_times(const struct phase_data *pd, double *secs)
 			secs[n++] = d;
 	}
 	return n;
+}
+
+void analyze_provenance(const struct phase_data *pd, struct phase_provenance *p)
+{
+	const char *desc = pd->info.provenance;
+	enum prov_kind kind = prov_kind_of(desc);
+	memset(p, 0, sizeof *p);
+	snprintf(p->why, sizeof p->why, "%s",
+		 desc[0] == '\0' ? "not recorded (a results file older than schema 3)" : desc);
+	for (size_t i = 0; kind != PROV_UNKNOWN && i < pd->nranks; i++) {
+		const struct rank_rec *r = &pd->ranks[i];
+		if (!r->counted && (r->bytes > 0 || kind == PROV_NET)) {
+			kind = PROV_UNKNOWN; /* a missing leader's count would read as "from cache" */
+			snprintf(p->why, sizeof p->why, "rank %d could not read its counters", r->rank);
+			break;
+		}
+		p->from_storage += kind == PROV_DISK ? r->storage_read_bytes : r->net_rx_bytes;
+	}
+	p->fraction = prov_verdict(kind, pd->info.bytes, p->from_storage, p->verdict,
+				   sizeof p->verdict);
 }

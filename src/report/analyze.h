@@ -48,6 +48,19 @@ int analyze_nodes(const struct phase_data *pd, int nnodes, struct node_bw *out);
  * returns how many (records with non-finite or reversed times are skipped). */
 size_t analyze_file_times(const struct phase_data *pd, double *secs);
 
+/* Where a phase's bytes came from, by the kernel's counters (run/provenance.h): from_storage
+ * is the ranks' read_bytes for local data, the node leaders' bytes received for remote data. */
+struct phase_provenance {
+	uint64_t from_storage;
+	double fraction;   /* from_storage / bytes, at most 1; NaN when unknown */
+	char verdict[48];  /* storage | cache | mixed: N% from cache | unknown */
+	char why[160];     /* the counter used, or why there is none */
+};
+
+/* The verdict on pd: "unknown" when the file predates the counters, the run found none for
+ * its mount, or a rank that read could not read its counters. */
+void analyze_provenance(const struct phase_data *pd, struct phase_provenance *p);
+
 /* Stonewall bytes: the bytes of files (file records) done by time t, pro rata as above. */
 double analyze_bytes_by(const struct file_rec *files, size_t n, double t);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/analyze.h"
+#include "run/provenance.h"
 #include "util/stats.h"
 #include "util/units.h"
 
@@ -196,6 +197,34 @@ static int rc_work_alloc(struct rc_work *w, size_t nphases, int nnodes)
 	return -1;
 }
 
+/* Each cell's verdict on where its bytes came from, over all its phases: unknown when any
+ * phase's is. One pass over the phases; from_storage holds the sums until the verdicts. */
+static int cells_provenance(const struct run_data *run, struct report_cell *c, long n,
+			    const long *cell)
+{
+	uint64_t *sums = n > 0 ? calloc((size_t)n * 2, sizeof *sums) : NULL; /* bytes, storage */
+	if (n > 0 && sums == NULL)
+		return -1;
+	for (long k = 0; k < n; k++)
+		c[k].from_storage = 0; /* 1 when a phase's verdict is unknown */
+	for (size_t i = 0; i < run->nphases; i++) {
+		struct phase_provenance p;
+		if (cell[i] < 0)
+			continue;
+		analyze_provenance(&run->phases[i], &p);
+		if (isnan(p.fraction))
+			c[cell[i]].from_storage = 1;
+		sums[2 * cell[i]] += run->phases[i].info.bytes;
+		sums[2 * cell[i] + 1] += p.from_storage;
+	}
+	for (long k = 0; k < n; k++)
+		c[k].from_storage = prov_verdict(c[k].from_storage != 0 ? PROV_UNKNOWN : PROV_DISK,
+						 sums[2 * k], sums[2 * k + 1], c[k].from,
+						 sizeof c[k].from);
+	free(sums);
+	return 0;
+}
+
 long report_cells(const struct run_data *run, struct report_cell **cells)
 {
 	struct rc_work w = {0};
@@ -207,6 +236,8 @@ long report_cells(const struct run_data *run, struct report_cell **cells)
 		return -1;
 	}
 	n = cells_assign(run, c, w.cell);
+	if (n > 0 && cells_provenance(run, c, n, w.cell) != 0)
+		n = -1;
 	for (size_t i = 0; i < run->nphases; i++) {
 		int readers = 0, reader_nodes = 0;
 		if (w.cell[i] < 0)

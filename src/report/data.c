@@ -87,7 +87,7 @@ void rp_csv_header(FILE *out)
 	csv_key_names(out, 1);
 	fputs(",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
 	      "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,limit,"
-	      "efficiency,cache_state,repetitions\n",
+	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction\n",
 	      out);
 }
 
@@ -115,6 +115,8 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 	csv_num(out, c->efficiency, 6);
 	csv_str(out, cache_state_name(c->state));
 	csv_str(out, c->repetitions);
+	csv_str(out, c->from);
+	csv_num(out, c->from_storage, 6);
 	fputc('\n', out);
 }
 
@@ -282,6 +284,8 @@ static void json_cell(FILE *out, const struct rp_run *r, const struct report_cel
 	json_knum(out, "resident_fraction", c->resident_fraction, 0);
 	json_kint(out, "readers", c->readers, 0);
 	json_kint(out, "reader_nodes", c->reader_nodes, 0);
+	json_kstr(out, "bytes_from", c->from, 0);
+	json_knum(out, "from_storage_fraction", c->from_storage, 0);
 	json_ceiling(out, r, c);
 	fputs("}", out);
 }
@@ -291,7 +295,9 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 {
 	const struct phase_info *p = &pd->info;
 	struct phase_summary s;
+	struct phase_provenance from;
 	analyze_phase(pd, &s);
+	analyze_provenance(pd, &from);
 	fputs("{", out);
 	json_kint(out, "index", p->index, 1);
 	for (int k = 0; k < SWEEP_NKEYS; k++)
@@ -312,6 +318,11 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_knum(out, "clock_bound_s", p->clock_bound_s, 0);
 	json_kstr(out, "flags", p->flags, 0);
 	json_kstr(out, "cache_evict", p->cache_evict, 0);
+	json_kstr(out, "provenance", p->provenance, 0);
+	json_kstr(out, "bytes_from", from.verdict, 0);
+	json_knum(out, "from_storage_fraction", from.fraction, 0);
+	json_ku64(out, "from_storage_bytes", from.from_storage, 0);
+	json_kstr(out, "provenance_note", from.why, 0);
 	json_ku64(out, "files_read", s.files, 0);
 	json_knum(out, "files_per_s", s.files_per_s, 0);
 	json_knum(out, "open_s", s.open_s, 0);

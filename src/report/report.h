@@ -56,6 +56,9 @@ struct report_cell {
 	double ceiling_MBps;
 	char limit[32];           /* the limiting resource */
 	double efficiency;        /* mean_MBps / ceiling_MBps */
+	/* where the bytes came from over its phases (analyze_provenance) */
+	char from[48];            /* storage | cache | mixed: N% from cache | unknown */
+	double from_storage;      /* fraction, NaN when unknown */
 };
 
 /* Group run's completed phases into cells, in first-seen order. *cells is malloc'ed (NULL when

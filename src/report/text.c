@@ -209,6 +209,50 @@ static void state_notes(FILE *out, const struct rp_run *r, enum report_format f)
 	}
 }
 
+/* Where the bytes came from, by the kernel's counters: one line when every cell read from
+ * storage, else a line per cell that did not (and why a verdict is unknown). */
+static void provenance_notes(FILE *out, const struct rp_run *r, enum report_format f)
+{
+	struct phase_provenance p;
+	size_t storage = 0;
+	if (r->run->nphases == 0)
+		return;
+	analyze_provenance(&r->run->phases[0], &p);
+	for (long i = 0; i < r->ncells; i++)
+		storage += strcmp(r->cells[i].from, "storage") == 0;
+	if (storage == (size_t)r->ncells) {
+		rp_para(out, f, "where the bytes came from (the kernel's counters: %s): storage, in "
+			"every cell", p.why);
+		return;
+	}
+	for (long i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		if (strcmp(c->from, "storage") == 0)
+			continue;
+		if (strcmp(c->from, "unknown") == 0) {
+			for (size_t k = 0; k < r->run->nphases; k++) {
+				analyze_provenance(&r->run->phases[k], &p);
+				if (isnan(p.fraction) && strcmp(r->run->phases[k].info.sweep.dataset,
+								c->sweep.dataset) == 0)
+					break;
+			}
+			rp_para(out, f, "%s x %d reader%s/node, %s, cache %s: where the bytes came from "
+				"is unknown (%s)", c->sweep.dataset, (int)c->sweep.readers_per_node,
+				c->sweep.readers_per_node == 1 ? "" : "s", c->sweep.backend,
+				c->sweep.cache, p.why);
+			continue;
+		}
+		rp_para(out, f, "%s x %d reader%s/node, %s, cache %s: the bytes came from %s "
+			"(%.0f%% from storage by the kernel's counters: %s): this measures %s",
+			c->sweep.dataset, (int)c->sweep.readers_per_node,
+			c->sweep.readers_per_node == 1 ? "" : "s", c->sweep.backend, c->sweep.cache,
+			strncmp(c->from, "mixed", 5) == 0 ? "storage and the cache" : "the cache",
+			c->from_storage * 100, p.why,
+			strncmp(c->from, "mixed", 5) == 0 ? "neither storage nor memory alone"
+							   : "memory, not storage");
+	}
+}
+
 /* Phases whose times are in doubt, and why (the first RP_DOUBTS, then how many more). */
 static void phase_doubts(FILE *out, const struct run_data *run, enum report_format f)
 {
@@ -245,6 +289,7 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 			rc = summary_table(out, r->cells, r->ncells, &r->cells[i], f, e);
 	if (rc == 0) {
 		state_notes(out, r, f);
+		provenance_notes(out, r, f);
 		phase_doubts(out, r->run, f);
 	}
 	return rc;
@@ -347,7 +392,7 @@ static void cells_head(struct tbl *t, const unsigned varies, int ceilings)
 	static const char *const head[] = {
 		"n", "mean [MB/s]", "95% CI [MB/s]", "sd [MB/s]", "min [MB/s]", "median [MB/s]",
 		"max [MB/s]", "per reader [MB/s]", "stonewall [MB/s]", "finish spread [s]",
-		"files/s", "open+close [% of reader time]"};
+		"files/s", "open+close [% of reader time]", "bytes from"};
 	static const char *const ceil_head[] = {"ceiling [MB/s]", "limited by", "efficiency [%]"};
 	for (int k = 0; k < REPORT_NKEYS; k++)
 		if (report_key_own(k) && report_key_axis(k))
@@ -382,6 +427,7 @@ static void cells_row(struct tbl *t, const struct report_cell *c, unsigned varie
 	tbl_num(t, 4, c->spread_s);
 	tbl_num(t, 1, c->files_per_s);
 	tbl_num(t, 1, c->meta_fraction * 100);
+	tbl_add(t, "%s", c->from);
 	if (!ceilings)
 		return;
 	tbl_num(t, 0, c->ceiling_MBps);
@@ -400,7 +446,7 @@ static int cells_table(FILE *out, const struct rp_run *r, enum report_format f,
 		if (cells_column(k))
 			varies |= (unsigned)report_key_varies(r->cells, r->ncells, k) << k;
 	}
-	struct tbl t = {.ncols = axes + 12 + (size_t)__builtin_popcount(varies) + (ceilings ? 3 : 0),
+	struct tbl t = {.ncols = axes + 13 + (size_t)__builtin_popcount(varies) + (ceilings ? 3 : 0),
 			.align = "ll"};
 	if (r->ncells == 0)
 		return 0;

@@ -61,6 +61,22 @@ static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run 
 	}
 }
 
+/* A pair whose bytes came from different places (by the kernel's counters) compares the
+ * cache with storage, not two file systems: say so. */
+static void compare_sources(FILE *out, const struct report_cell *ca, const struct report_cell *cb,
+			    unsigned shown, enum report_format f)
+{
+	char name[512];
+	int sa = strcmp(ca->from, "storage") == 0, sb = strcmp(cb->from, "storage") == 0;
+	if (sa == sb || strcmp(ca->from, "unknown") == 0 || strcmp(cb->from, "unknown") == 0)
+		return;
+	cell_name(ca, shown, name, sizeof name);
+	rp_para(out, f, "%s: a's bytes came from %s, b's from %s: the ratio compares %s with %s, "
+		"not two file systems", name, sa ? "storage" : strcmp(ca->from, "cache") == 0 ? "the page cache" : ca->from,
+		sb ? "storage" : strcmp(cb->from, "cache") == 0 ? "the page cache" : cb->from,
+		sa ? "storage" : "the page cache", sb ? "storage" : "the page cache");
+}
+
 int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		    enum report_format f, struct pf_err *e)
 {
@@ -95,8 +111,11 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	}
 	if (cmp.npairs == 0)
 		rp_para(out, f, "no cell measured the same thing in both runs");
+	int rc = tbl_print(out, &t, f, e);
+	for (long i = 0; rc == 0 && i < cmp.npairs; i++)
+		compare_sources(out, &a->cells[cmp.pairs[i].a], &b->cells[cmp.pairs[i].b], shown, f);
 	report_cmp_free(&cmp);
-	return tbl_print(out, &t, f, e);
+	return rc;
 }
 
 int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e)

@@ -143,6 +143,7 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 {
 	const struct phase_info *p = &pd->info;
 	struct phase_summary s;
+	struct phase_provenance from;
 	char transfer[32];
 	analyze_phase(pd, &s);
 	tbl_add(t, "%04u", (unsigned)p->index);
@@ -165,6 +166,11 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	tbl_num(t, 6, s.read_s);
 	tbl_num(t, 6, s.close_s);
 	tbl_num(t, 1, p->resident_fraction * 100);
+	analyze_provenance(pd, &from);
+	if (isnan(from.fraction))
+		tbl_add(t, "%s", from.verdict);
+	else
+		tbl_add(t, "%s (%.0f%%)", from.verdict, from.fraction * 100);
 	if (report_phase_invalid(p) != NULL)
 		tbl_add(t, "%s, INVALID: %s", p->status, report_phase_invalid(p));
 	else
@@ -179,8 +185,8 @@ int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f,
 		"phase", "data set", "readers/node", "backend", "transfer", "order", "cache", "rep",
 		"bytes [B]", "files", "elapsed [s]", "bandwidth [MB/s]", "stonewall [MB/s]",
 		"finish spread [s]", "files/s", "open [s]", "read [s]", "close [s]",
-		"resident [%]", "status"};
-	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrl"};
+		"resident [%]", "from storage", "status"};
+	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrll"};
 	for (size_t i = 0; i < t.ncols; i++)
 		tbl_add(&t, "%s", head[i]);
 	for (size_t i = 0; i < run->nphases; i++)

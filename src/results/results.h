@@ -14,7 +14,7 @@
 
 /* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state. The
  * reader takes every version from 1: what an older file lacks reads as zero or "". */
-#define RESULTS_SCHEMA_VERSION 2
+#define RESULTS_SCHEMA_VERSION 3
 
 /* Root attributes, as strings and counts the caller already has. */
 struct run_meta {

@@ -36,6 +36,7 @@ static const struct results_field results_phase_rest[] = {
 	RES_FIELD_SINCE(phase_info, start_skew_s, RESULTS_F64, 2),
 	RES_FIELD_SINCE(phase_info, clock_bound_s, RESULTS_F64, 2),
 	RES_FIELD_SINCE(phase_info, flags, RESULTS_STR, 2),
+	RES_FIELD_SINCE(phase_info, provenance, RESULTS_STR, 3),
 };
 #define RESULTS_NREST (sizeof results_phase_rest / sizeof results_phase_rest[0])
 
@@ -76,6 +77,10 @@ const struct results_field results_rank_fields[] = {
 	RES_FIELD_SINCE(rank_rec, barrier_s, RESULTS_F64, 2),
 	RES_FIELD_SINCE(rank_rec, clock_offset_s, RESULTS_F64, 2),
 	RES_FIELD_SINCE(rank_rec, clock_error_s, RESULTS_F64, 2),
+	RES_FIELD_SINCE(rank_rec, storage_read_bytes, RESULTS_U64, 3),
+	RES_FIELD_SINCE(rank_rec, rchar, RESULTS_U64, 3),
+	RES_FIELD_SINCE(rank_rec, net_rx_bytes, RESULTS_U64, 3),
+	RES_FIELD_SINCE(rank_rec, counted, RESULTS_I32, 3),
 };
 const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
 

@@ -2,6 +2,7 @@
  * /proc/self/mountinfo: type, options, atime mode; "strictatime" matters: every read then also
  * writes an inode), the batch job, the kernel, the CPU, the memory. */
 #include "run/envinfo.h"
+#include "run/detect.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -231,6 +232,23 @@ int envinfo_fs_remote(const char *mount_type, const char *source)
 	return -1;
 }
 
+/* The limits the machine states (detect.c), for ceilings without a hardware: section. */
+static void envinfo_detected(const char *root, const struct mount_info *m,
+			     struct environment *env)
+{
+	struct detected d;
+	int remote = m != NULL ? envinfo_fs_remote(m->fstype, m->source) : -1;
+	detect_limits(root, m, remote, &d);
+	if (remote == 1 || d.link_MBps > 0) {
+		envinfo_add(env, "detected_link_MBps", "%.6g", d.link_MBps);
+		envinfo_add(env, "detected_link_source", "%s", d.link_source);
+	}
+	if (d.disk_MBps > 0) {
+		envinfo_add(env, "detected_disk_MBps", "%.6g", d.disk_MBps);
+		envinfo_add(env, "detected_disk_source", "%s", d.disk_source);
+	}
+}
+
 static void envinfo_filesystem(const char *root, struct environment *env)
 {
 	struct statfs sf;
@@ -253,6 +271,7 @@ static void envinfo_filesystem(const char *root, struct environment *env)
 		envinfo_add(env, "fs_mount_options", "%s", m.options);
 		envinfo_add(env, "fs_atime_mode", "%s", m.atime_mode);
 	}
+	envinfo_detected(root, have_mount ? &m : NULL, env);
 }
 
 static void envinfo_job(struct environment *env)

@@ -57,6 +57,7 @@ static void phase_fill_info(const struct phase_spec *s, const struct topology *t
 		snprintf(p->cache_evict, sizeof p->cache_evict, "%s",
 			 cfg_cache_name(phase_cache_action(s, t)));
 	snprintf(p->atime_mode, sizeof p->atime_mode, "%s", s->atime_mode ? s->atime_mode : "");
+	snprintf(p->provenance, sizeof p->provenance, "%s", s->provenance ? s->provenance : "");
 	cfg_process_describe(x, p->process, sizeof p->process);
 	p->repetition = s->repetition;
 	p->seed = x->seed;
@@ -466,8 +467,10 @@ static int phase_close_barrier(const struct phase_spec *s, const struct topology
 		if (!done)
 			nanosleep(&nap, NULL);
 	}
-	if (done && (t->rank != 0 || n > 0))
-		PHASE_MPI(MPI_Waitall(n, arrived, MPI_STATUSES_IGNORE));
+	/* one MPI_Wait each: MPICH's MPI_Waitall declares a status array that gcc then wants
+	 * to see even for MPI_STATUSES_IGNORE */
+	for (int i = 0; done && i < n; i++)
+		PHASE_MPI(MPI_Wait(&arrived[i], MPI_STATUS_IGNORE));
 	if (!done && t->rank == 0)
 		phase_missing_ranks(t, arrived, who, sizeof who);
 	if (!done) /* over an earlier failure too: main must abort, not finalize */
@@ -478,6 +481,20 @@ static int phase_close_barrier(const struct phase_spec *s, const struct topology
 out:
 	free(arrived);
 	return rc;
+}
+
+/* The counters' growth over the phase; a counter that went backwards (a wrapped or reset
+ * interface counter) or could not be read leaves the rank uncounted. */
+static void phase_count_provenance(const struct prov_sample *a, const struct prov_sample *b,
+				   struct rank_rec *me)
+{
+	me->counted = a->ok && b->ok && b->read_bytes >= a->read_bytes && b->rchar >= a->rchar &&
+		      b->rx_bytes >= a->rx_bytes;
+	if (!me->counted)
+		return;
+	me->storage_read_bytes = b->read_bytes - a->read_bytes;
+	me->rchar = b->rchar - a->rchar;
+	me->net_rx_bytes = b->rx_bytes - a->rx_bytes;
 }
 
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
@@ -503,6 +520,9 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	c.bo = (struct bopen){s->ds->file_size, s->x->noatime, /* size: set per item */
 			      w.collective ? w.comm : MPI_COMM_SELF, s->x};
 
+	struct prov_sample before = {0}, after = {0};
+	if (s->prov != NULL)
+		prov_sample(s->prov, &before); /* outside the timed region, as after is */
 	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	double opened = phase_now(&c);
 	if (stop_arm(s->x->phase_timeout) != 0 && c.status == PHASE_COMPLETE) {
@@ -523,6 +543,10 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 		goto out;
 	}
 
+	if (s->prov != NULL) {
+		prov_sample(s->prov, &after);
+		phase_count_provenance(&before, &after, &o->me);
+	}
 	o->me.verify_s = c.paused;
 	o->me.process_s = c.process;
 	o->me.io_s = c.io;

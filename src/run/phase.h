@@ -11,6 +11,7 @@
 #include "util/err.h"
 #include "pfsread/record.h"
 #include "run/plan.h"
+#include "run/provenance.h"
 #include "run/topology.h"
 
 struct progress;
@@ -30,6 +31,8 @@ struct phase_spec {
 	uint64_t shift_use;       /* cache: shift: the u-th phase on this data set; else 0 */
 	const char *atime_mode;   /* of the data set's mount, for the record */
 	struct progress *progress; /* the run's progress lines, or NULL */
+	const struct prov_source *prov; /* this rank's counters of where the bytes came from */
+	const char *provenance;   /* rank 0's description of them, for the record */
 };
 
 /* What one rank holds after a phase. files is malloc'ed; phase_output_free releases it. */

@@ -52,6 +52,22 @@ for fs, names in want.items():
     got = env["fs_type"]
     assert any(n in got for n in names), (fs, got, env["fs_mount_type"])
 ' "$SCRATCH"
+check "where the bytes came from: each run counts its file system's evidence, and every phase (cache: drop) read from storage" "$PYTHON" -c '
+import h5py, sys
+for fs, kind in (("local", "read_bytes"), ("glusterfs", "net rx of "), ("moosefs", "net rx of ")):
+    f = h5py.File(sys.argv[1] + "/" + fs + ".h5", "r")
+    for n in sorted(f["phases"]):
+        p = f["phases"][n]
+        prov = p.attrs["provenance"]
+        prov = prov.decode() if isinstance(prov, bytes) else prov
+        assert prov.startswith(kind), (fs, n, prov)
+        r = p["ranks"][:]
+        assert all(r["counted"] == 1), (fs, n, r["counted"])
+        got = int((r["storage_read_bytes"] if kind == "read_bytes" else r["net_rx_bytes"]).sum())
+        total = int(p.attrs["bytes"])
+        assert 0.9 * total <= got, (fs, n, prov, got, total)
+        print("# %s phase %s: %d of %d bytes counted by %s" % (fs, n, got, total, prov))
+' "$SCRATCH"
 expect_status 0 "one comparison report of the three" "$PFSREAD" report "$SCRATCH/local.h5" \
 	"$SCRATCH/glusterfs.h5" "$SCRATCH/moosefs.h5"
 contains "glusterfs" "the report names GlusterFS"

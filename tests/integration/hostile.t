@@ -196,7 +196,16 @@ assert got == ["posix", "mmap", "mpiio", "uring"], got
 for n in sorted(f["phases"]):
     p = f["phases"][n]
     bad = {int(r["file"]): int(r["error"]) for r in p["files"][:] if r["error"]}
-    assert bad == {1: errno.EIO, 5: errno.EIO}, (p.attrs["backend"], bad)
+    if p.attrs["backend"] != "uring":
+        assert bad == {1: errno.EIO, 5: errno.EIO}, (p.attrs["backend"], bad)
+    else:
+        # the pipeline starts nothing new after its first failure and drains what is in
+        # flight: the other bad file says EIO only if it was in flight by then, a file in
+        # flight may end ECANCELED (seen once in three runs on a loaded machine), a file
+        # not reached has no row
+        assert errno.EIO in bad.values(), bad
+        assert all(e == errno.ECANCELED or (e == errno.EIO and k in (1, 5))
+                   for k, e in bad.items()), bad
     assert len(p["files"]) >= 2 and p.attrs["status"] == "failed"
 ' "$SCRATCH/eio.h5"
 

@@ -49,7 +49,7 @@ rows = list(csv.reader(open(sys.argv[1], newline="")))
 head, body = rows[0], rows[1:]
 assert len(body) == 12, len(body)
 strings = {"file", "dataset", "backend", "order", "cache", "pattern", "decomposition", "limit",
-           "cache_state", "repetitions"}
+           "cache_state", "repetitions", "bytes_from"}
 for r in body:
     assert len(r) == len(head), (len(r), r)
     for k, v in zip(head, r):

@@ -59,10 +59,12 @@ static void build_records(void)
 		p->start_skew_s = k ? 2.5 : 0.001;
 		p->clock_bound_s = 0.0625;
 		snprintf(p->flags, sizeof p->flags, "%s", k ? "clock" : "");
+		snprintf(p->provenance, sizeof p->provenance, "%s", k ? "net rx of eth0" : "read_bytes");
 		memset(&rec[k], 0, sizeof rec[k]);
 		rec[k] = (struct rank_rec){0, 0, 1, 0.001, 0.124 + k, p->bytes, p->nfiles,
 					   0.01, 0.1, 0.003, 0.25, 0.5, 0.113, 0.0625,
-					   0.002, 1.5, 0.0001};
+					   0.002, 1.5, 0.0001, 4096u + (uint64_t)k, 8192,
+					   77u + (uint64_t)k, 1};
 	}
 	for (int i = 0; i < NFILES0; i++)
 		files0[i] = (struct file_rec){(uint64_t)(NFILES0 - 1 - i),
@@ -89,7 +91,8 @@ static int same_info(const struct phase_info *a, const struct phase_info *b)
 	       a->bandwidth_MBps == b->bandwidth_MBps && strcmp(a->status, b->status) == 0 &&
 	       strcmp(a->cache_state, b->cache_state) == 0 &&
 	       strcmp(a->cache_evict, b->cache_evict) == 0 && a->start_skew_s == b->start_skew_s &&
-	       a->clock_bound_s == b->clock_bound_s && strcmp(a->flags, b->flags) == 0;
+	       a->clock_bound_s == b->clock_bound_s && strcmp(a->flags, b->flags) == 0 &&
+	       strcmp(a->provenance, b->provenance) == 0;
 }
 
 static int same_rank(const struct rank_rec *a, const struct rank_rec *b)
@@ -98,7 +101,9 @@ static int same_rank(const struct rank_rec *a, const struct rank_rec *b)
 	       a->start == b->start && a->end == b->end && a->bytes == b->bytes &&
 	       a->files == b->files && a->open_s == b->open_s && a->read_s == b->read_s &&
 	       a->close_s == b->close_s && a->barrier_s == b->barrier_s &&
-	       a->clock_offset_s == b->clock_offset_s && a->clock_error_s == b->clock_error_s;
+	       a->clock_offset_s == b->clock_offset_s && a->clock_error_s == b->clock_error_s &&
+	       a->storage_read_bytes == b->storage_read_bytes && a->rchar == b->rchar &&
+	       a->net_rx_bytes == b->net_rx_bytes && a->counted == b->counted;
 }
 
 static int same_file(const struct file_rec *a, const struct file_rec *b)
