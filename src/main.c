@@ -23,7 +23,8 @@ static const char usage_text[] =
 	"                                  measure disk, memory copy, MPI links (under mpirun)\n"
 	"  verify CONFIG                   check every file's size and content (under mpirun)\n"
 	"  clean CONFIG                    remove the data sets generate made, nothing else\n"
-	"  plan CONFIG --ranks N --nodes M dry run: phases, bytes, files per reader\n"
+	"  plan CONFIG --ranks N --nodes M dry run: phases, bytes, files per reader, checks\n"
+	"      [--from RESULTS] [--walltime D]  estimate from a pilot's (or a part's) phases\n"
 	"  --help | --version\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage or configuration error,\n"
 	"75 run stopped by --time-budget or SIGUSR1 with phases left (continue: --resume).\n";
