@@ -317,8 +317,6 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 				 "%d readers per node, but %d ranks on %d nodes give a node only %d",
 				 x.readers_per_node[i], ranks, nodes, plan_min_node_size(&t));
 	}
-	if (rc == 0)
-		rc = plan_checks(&x, &t, e);
 	if (rc == 0) {
 		uint64_t n = plan_phase_count(&x), total = 0;
 		char vol[32];
@@ -342,7 +340,9 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 		}
 		printf("total volume read: %s (%llu B)\n", units_format_size(total, vol, sizeof vol),
 		       (unsigned long long)total);
-		if (from != NULL)
+		/* after the table: the job scripts read the first lines (name, root, data sets) */
+		rc = plan_checks(&x, &t, e);
+		if (rc == 0 && from != NULL)
 			rc = plan_estimate(&x, from, walltime, e);
 	}
 	topo_map_free(&t);
