@@ -3,31 +3,15 @@
  * (0 ok, 1 run-time, 2 usage). */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "config/config.h" /* CFG_STARTUP_TIMEOUT_S: the watchdog before MPI_Init */
 #include "util/err.h"
 #include "util/stop.h"
-
-static const char usage_text[] =
-	"usage: pfsread COMMAND ...\n"
-	"  generate CONFIG                 create the data sets (resumable; under mpirun)\n"
-	"  run CONFIG [-o FILE] [--force]  run every phase, write FILE (HDF5), print the table\n"
-	"      [--resume FILE]             continue FILE: keep its phases, run the others\n"
-	"      [--time-budget DURATION]    start no phase that cannot end in time (exit 75)\n"
-	"  report FILE... [--format text|markdown|csv|json] [--plot DIR] [--html FILE]\n"
-	"                                  no MPI needed; FILEs: results, at most one calibration\n"
-	"  calibrate CONFIG [-o FILE] [--force] [--disk-size S] [--mem-size S] [--msg-size S]\n"
-	"                                  measure disk, memory copy, MPI links (under mpirun)\n"
-	"  verify CONFIG                   check every file's size and content (under mpirun)\n"
-	"  clean CONFIG                    remove the data sets generate made, nothing else\n"
-	"  plan CONFIG --ranks N --nodes M dry run: phases, bytes, files per reader, checks\n"
-	"      [--from RESULTS] [--walltime D]  estimate from a pilot's (or a part's) phases\n"
-	"  --help | --version\n"
-	"Exit status: 0 success, 1 run-time failure, 2 usage or configuration error,\n"
-	"75 run stopped by --time-budget or SIGUSR1 with phases left (continue: --resume).\n";
 
 /* ---- the commands under MPI: start it, dispatch, agree on the outcome -------------------- */
 
@@ -103,29 +87,97 @@ static int main_mpi(const char *cmd, int argc, char **argv, int full_argc, char 
 	return finish_mpi(rank, nranks, &e);
 }
 
+/* `pfsread help [COMMAND] [--man | --completion]` */
+static int help_command(int argc, char **argv, struct pf_err *e)
+{
+	const struct cli_cmd *c = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--man") == 0) {
+			cli_print_man(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--completion") == 0) {
+			cli_print_completion(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			c = cli_find("help");
+		else if (c == NULL && (c = cli_find(argv[i])) == NULL)
+			return cli_unknown_command(argv[i], e);
+	}
+	if (c)
+		cli_print_help(stdout, c);
+	else
+		cli_print_usage(stdout);
+	return 0;
+}
+
+/* Every command's arguments go through the table (cli.c) first: --key=value split, names
+ * checked, --help answered without starting MPI. */
+static int dispatch(int argc, char **argv, int quiet, struct pf_err *e)
+{
+	const char *cmd = argv[1];
+	const struct cli_cmd *c = cli_find(cmd);
+	if (c == NULL)
+		return cli_unknown_command(cmd, e);
+	if (cli_wants_help(c, argc - 2, argv + 2)) {
+		if (!quiet)
+			cli_print_help(stdout, c);
+		return 0;
+	}
+	char **args = calloc((size_t)argc * 2 + 1, sizeof *args);
+	int nargs = 0, rc;
+	if (args == NULL)
+		return pf_fail(e, PF_RUNTIME, "out of memory");
+	if (strcmp(cmd, "help") == 0)
+		rc = help_command(argc - 2, argv + 2, e);
+	else if (cli_normalize(c, argc - 2, argv + 2, args, &nargs, e) != 0)
+		rc = -1;
+	else if (strcmp(cmd, "report") == 0)
+		rc = report_command(nargs, args, e);
+	else if (strcmp(cmd, "plan") == 0)
+		rc = plan_command(nargs, args, e);
+	else
+		rc = main_mpi(cmd, nargs, args, argc, argv);
+	free(args);
+	return rc;
+}
+
+/* Under a launcher, only the first rank prints what every rank would say alike before MPI
+ * starts (a usage error, a help text): mpirun -np 400 would print it 400 times. */
+static int quiet_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+					   "SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v != NULL && *v != '\0')
+			return strcmp(v, "0") != 0;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct pf_err e = {0};
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
-		return argc < 2 ? PF_USAGE : PF_OK;
+	int quiet = quiet_rank();
+	if (argc < 2) {
+		if (!quiet)
+			cli_print_usage(stderr);
+		return PF_USAGE;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("pfsread %s (git %s)\n", PFSREAD_VERSION, PFSREAD_GIT);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		cli_print_usage(stdout);
 		return PF_OK;
 	}
-	const char *cmd = argv[1];
-	if (strcmp(cmd, "report") == 0)
-		report_command(argc - 2, argv + 2, &e);
-	else if (strcmp(cmd, "plan") == 0)
-		plan_command(argc - 2, argv + 2, &e);
-	else if (strcmp(cmd, "run") == 0 || strcmp(cmd, "generate") == 0 ||
-		 strcmp(cmd, "calibrate") == 0 ||
-		 strcmp(cmd, "verify") == 0 || strcmp(cmd, "clean") == 0)
-		return main_mpi(cmd, argc - 2, argv + 2, argc, argv);
-	else
-		pf_fail(&e, PF_USAGE, "unknown command '%s' (try pfsread --help)", cmd);
-	if (e.status != PF_OK)
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		cli_print_version(stdout);
+		return PF_OK;
+	}
+	int rc = dispatch(argc, argv, quiet, &e);
+	if (rc > 0)
+		return rc; /* main_mpi's agreed exit status; it printed its failure */
+	if (e.status != PF_OK && !quiet)
 		fprintf(stderr, "pfsread: %s\n", e.msg);
 	return e.status;
 }

@@ -81,12 +81,14 @@ struct rank_rec {
 	double clock_offset_s;     /* added to its clock to get rank 0's */
 	double clock_error_s;      /* the most clock_offset_s can be wrong by */
 	/* since schema 3: the kernel's counters over the phase, read before the opening barrier
-	 * and after the closing one (README "Where the bytes came from") */
+	 * and after the closing one (docs/results-file.md "Where the bytes came from") */
 	uint64_t storage_read_bytes; /* /proc/self/io read_bytes: fetched from storage for it */
 	uint64_t rchar;            /* /proc/self/io rchar: returned by its read calls */
 	uint64_t net_rx_bytes;     /* the node's first rank: received on the file system's
 				    * interfaces; 0 on the other ranks */
 	int32_t counted;           /* 1 when every counter above was read, before and after */
+	uint64_t peak_rss;         /* bytes: the rank's peak resident memory so far (getrusage
+				    * ru_maxrss), read after the closing barrier */
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */

@@ -2,16 +2,36 @@
 # pfsread-local: generate (if needed) and run an experiment on this one machine, no batch
 # system: what 'make demo' runs. Prints the result table at the end.
 #   usage: jobscripts/local/pfsread-local.sh [CONFIG [RANKS]]
-#   defaults: configs/local.yaml, 4 ranks (more ranks than cores is allowed).
-# Environment: PFSREAD (the binary, default build/pfsread), MPIRUN (default mpirun).
+#   defaults: configs/local.yaml beside the job scripts, 4 ranks (more ranks than cores is
+#   allowed). Works from any directory, in the source tree or installed (make install):
+#   the data and results land under the current directory (the config's relative paths).
+# Environment: PFSREAD (the binary; default: the tree's build/pfsread, else the installed
+# PREFIX/bin/pfsread, else pfsread on PATH), MPIRUN (default mpirun), MPI_FLAGS (the
+# launcher's flags; default: what Open MPI needs here, none for others).
 set -eu
-config=${1:-configs/local.yaml}
+here=$(cd "$(dirname "$0")" && pwd)
+config=${1:-$here/../../configs/local.yaml}
 ranks=${2:-4}
-bin=${PFSREAD:-build/pfsread}
+if [ -n "${PFSREAD:-}" ]; then
+	bin=$PFSREAD
+elif [ -x "$here/../../build/pfsread" ]; then
+	bin=$here/../../build/pfsread # jobscripts/local in the source tree
+elif [ -x "$here/../../../../bin/pfsread" ]; then
+	bin=$here/../../../../bin/pfsread # PREFIX/share/pfsread/jobscripts/local
+else
+	bin=pfsread
+fi
 mpirun=${MPIRUN:-mpirun}
-# Root needs --allow-run-as-root; more ranks than cores needs --oversubscribe.
-flags="--oversubscribe"
-[ "$(id -u)" -eq 0 ] && flags="$flags --allow-run-as-root"
+# Open MPI as root needs --allow-run-as-root, and more ranks than cores --oversubscribe;
+# other launchers (MPICH's mpirun.mpich, mpiexec) get no extra flags. MPI_FLAGS overrides.
+flags=""
+case $($mpirun --version 2>&1) in
+*"Open MPI"* | *OpenRTE*)
+	flags="--oversubscribe"
+	[ "$(id -u)" -eq 0 ] && flags="$flags --allow-run-as-root"
+	;;
+esac
+flags=${MPI_FLAGS:-$flags}
 # shellcheck disable=SC2086
 $mpirun $flags -np "$ranks" "$bin" generate "$config"
 # shellcheck disable=SC2086

@@ -320,8 +320,9 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 	if (rc == 0) {
 		uint64_t n = plan_phase_count(&x), total = 0;
 		char vol[32];
-		printf("experiment %s: %llu phases on %d ranks over %d nodes, data sets under %s\n",
-		       x.name, (unsigned long long)n, ranks, nodes, x.root);
+		printf("experiment %s: %llu phase%s on %d rank%s over %d node%s, data sets under %s\n",
+		       x.name, (unsigned long long)n, n == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s",
+		       nodes, nodes == 1 ? "" : "s", x.root);
 		for (size_t i = 0; i < x.ndatasets; i++)
 			plan_print_dataset(&x, &x.datasets[i]);
 		if (x.cache == CFG_CACHE_SHIFT) {

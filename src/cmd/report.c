@@ -18,6 +18,7 @@
 
 struct rc_args {
 	struct report_opts o;
+	int wide; /* --wide: text tables whole, however wide */
 	const char *files[RC_MAX_FILES];
 	size_t nfiles;
 };
@@ -25,6 +26,35 @@ struct rc_args {
 static int rc_usage(struct pf_err *e, const char *what, const char *arg)
 {
 	return pf_fail(e, PF_USAGE, "report: %s%s%s", what, arg ? " " : "", arg ? arg : "");
+}
+
+/* path without repeated slashes and "." components, in place (it only gets shorter): the
+ * report prints it as it is kept ("results//a.h5", "./a.h5" and ".//a.h5" are "results/a.h5"
+ * and "a.h5"). "/" and "." stay. Returns path. */
+static char *rc_normalize(char *path)
+{
+	char *r = path, *w = path;
+	int absolute = *path == '/';
+	while (*r) {
+		while (*r == '/')
+			r++;
+		size_t n = strcspn(r, "/");
+		if (n == 1 && r[0] == '.') {
+			r += n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (w != path || absolute)
+			*w++ = '/';
+		memmove(w, r, n);
+		w += n;
+		r += n;
+	}
+	if (w == path)
+		*w++ = absolute ? '/' : '.';
+	*w = '\0';
+	return path;
 }
 
 static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
@@ -40,16 +70,20 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 			a->o.plot_dir = argv[++i];
 		} else if (strcmp(argv[i], "--html") == 0 && next) {
 			a->o.html_path = argv[++i];
+		} else if (strcmp(argv[i], "--wide") == 0) {
+			a->wide = 1;
 		} else if (argv[i][0] == '-') {
 			return rc_usage(e, "unknown option or missing value:", argv[i]);
 		} else if (a->nfiles == RC_MAX_FILES) {
 			return rc_usage(e, "too many files (at most 256)", NULL);
 		} else {
-			a->files[a->nfiles++] = argv[i];
+			a->files[a->nfiles++] = rc_normalize(argv[i]);
 		}
 	}
 	if (a->nfiles == 0)
 		return rc_usage(e, "name at least one results file", NULL);
+	if (a->wide && a->o.format == REPORT_TEXT)
+		a->o.format = REPORT_TEXT_WIDE;
 	return 0;
 }
 
@@ -248,14 +282,17 @@ static int rc_read(const struct rc_args *a, struct rc_state *s, struct pf_err *e
 			if (calib_read(a->files[i], &s->calib, e) != 0)
 				return -1;
 			s->have_calib = 1;
-		} else if (results_read(a->files[i], &s->runs[s->nruns], e) != 0) {
+		} else if (report_read(a->files[i], &s->runs[s->nruns], e) != 0) {
 			return -1;
 		} else {
 			s->nruns++;
 		}
 	}
-	if (s->nruns == 0)
-		return rc_usage(e, "name at least one results file besides the calibration", NULL);
+	if (s->nruns == 0 && !s->have_calib)
+		return rc_usage(e, "name at least one results or calibration file", NULL);
+	if (s->nruns == 0 && (a->o.plot_dir != NULL || a->o.html_path != NULL))
+		return rc_usage(e, "a calibration alone has no charts or page: name a results file "
+				"too", NULL);
 	return 0;
 }
 
@@ -301,6 +338,11 @@ int report_command(int argc, char **argv, struct pf_err *e)
 	a.o.hw_note = s.note_ptr;
 	a.o.calib = s.have_calib ? &s.calib : NULL;
 	rc = report_write_opts(stdout, s.runs, s.nruns, &a.o, e);
+	/* where the files went, on stderr: stdout may be a CSV or JSON being saved */
+	if (rc == 0 && a.o.plot_dir != NULL)
+		fprintf(stderr, "pfsread: charts written to %s/ (PNG, SVG)\n", a.o.plot_dir);
+	if (rc == 0 && a.o.html_path != NULL)
+		fprintf(stderr, "pfsread: HTML page written to %s\n", a.o.html_path);
 out:
 	rc_free(&s);
 	return rc;

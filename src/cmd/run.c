@@ -198,8 +198,10 @@ static void run_prov_free(struct run_prov *p)
 	free(p->desc);
 }
 
+/* largest: each data set's largest file (dataset_largest_file). */
 static void run_phase_spec(const struct experiment *x, uint64_t index,
-			   char (*atime_mode)[RUN_ATIME_LEN], const struct run_prov *prov,
+			   char (*atime_mode)[RUN_ATIME_LEN], const uint64_t *largest,
+			   const struct run_prov *prov,
 			   struct phase_spec *s)
 {
 	struct plan_point p;
@@ -216,18 +218,29 @@ static void run_phase_spec(const struct experiment *x, uint64_t index,
 	s->be = backend_find(x->backends[p.at[SWEEP_BACKEND]]);
 	s->readers_per_node = x->readers_per_node[p.at[SWEEP_READERS]];
 	s->transfer_size = x->transfer_sizes[p.at[SWEEP_TRANSFER]];
+	s->io_size = largest[p.dataset] < s->transfer_size ? largest[p.dataset] : s->transfer_size;
+	if (s->io_size == 0)
+		s->io_size = 1; /* empty files: a backend's buffers still need a size */
 	s->order = x->orders[p.at[SWEEP_ORDER]];
 	s->repetition = p.repetition;
 	s->index = (uint32_t)index;
 }
 
-static uint64_t run_max_transfer(const struct experiment *x)
+/* The read buffer's size: the most one read of any phase moves, min(transfer size, largest
+ * file of its data set) (a 1 GiB transfer over 4 KiB files needs 4 KiB, not 1 GiB). Every
+ * transfer size goes with every data set in the sweep. largest gets each data set's. */
+static uint64_t run_max_read(const struct experiment *x, uint64_t *largest)
 {
 	uint64_t most = 0;
-	for (size_t i = 0; i < x->ntransfers; i++)
-		if (x->transfer_sizes[i] > most)
-			most = x->transfer_sizes[i];
-	return most;
+	for (size_t d = 0; d < x->ndatasets; d++) {
+		largest[d] = dataset_largest_file(&x->datasets[d]);
+		for (size_t i = 0; i < x->ntransfers; i++) {
+			uint64_t t = x->transfer_sizes[i] < largest[d] ? x->transfer_sizes[i]
+								      : largest[d];
+			most = t > most ? t : most;
+		}
+	}
+	return most > 0 ? most : 1;
 }
 
 /* The atime mode of the mount holding the data sets, as rank 0 sees it, for every rank. */
@@ -382,34 +395,42 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 {
 	void *buf = NULL;
 	char (*atime_mode)[RUN_ATIME_LEN] = calloc(x->ndatasets, RUN_ATIME_LEN);
+	uint64_t *largest = calloc(x->ndatasets ? x->ndatasets : 1, sizeof *largest);
+	if (atime_mode == NULL || largest == NULL) {
+		free(atime_mode);
+		free(largest);
+		return pf_fail(e, PF_RUNTIME, "run: out of memory");
+	}
 	/* room for an O_DIRECT tail read rounded up: see BACKEND_BUF_ALIGN. The config keeps
 	 * transfers to CFG_TRANSFER_MAX; the sum is checked all the same, since a wrapped size
 	 * would be a buffer smaller than a read */
-	uint64_t most = run_max_transfer(x);
+	uint64_t most = run_max_read(x, largest);
 	size_t buflen = (size_t)most, alloc = 0;
 	*status = "failed";
 	if (most > CFG_TRANSFER_MAX || most > SIZE_MAX - 2 * BACKEND_BUF_ALIGN) {
 		free(atime_mode);
+		free(largest);
 		return pf_fail(e, PF_USAGE, "run: a transfer size of %llu B cannot be allocated",
 			       (unsigned long long)most);
 	}
 	alloc = (buflen + BACKEND_BUF_ALIGN - 1) / BACKEND_BUF_ALIGN * BACKEND_BUF_ALIGN +
 		BACKEND_BUF_ALIGN;
-	if (atime_mode == NULL)
-		return pf_fail(e, PF_RUNTIME, "run: out of memory");
 	if (run_atime_mode(x, t, atime_mode, e) != 0) {
 		free(atime_mode);
+		free(largest);
 		return -1;
 	}
 	int rc = iobuf_alloc(alloc, &buf), failed = 0;
 	if (rc != 0) {
 		free(atime_mode);
+		free(largest);
 		return pf_fail_errno(e, -rc, "run: cannot allocate a %zu-byte buffer", buflen);
 	}
 	*status = "complete";
 	if (stop_watchdog_arm(0) != 0) {
 		free(buf);
 		free(atime_mode);
+		free(largest);
 		return pf_fail(e, PF_RUNTIME, "run: cannot stop the start-up watchdog");
 	}
 	uint64_t n = plan_phase_count(x);
@@ -427,7 +448,7 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 			break;
 		}
 		double t_start = MPI_Wtime();
-		run_phase_spec(x, i, atime_mode, prov, &s);
+		run_phase_spec(x, i, atime_mode, largest, prov, &s);
 		s.progress = &L->progress;
 		run_progress_begin(x, L, &s, i, n);
 		if (run_resync_clocks(t, e) != 0) {
@@ -479,6 +500,7 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 	}
 	free(buf);
 	free(atime_mode);
+	free(largest);
 	return failed || rc != 0 ? -1 : 0;
 }
 
@@ -522,7 +544,7 @@ static int run_print_summary(const char *path, struct pf_err *e)
 {
 	struct run_data data;
 	memset(&data, 0, sizeof data);
-	int rc = results_read(path, &data, e);
+	int rc = report_read(path, &data, e);
 	if (rc == 0) {
 		printf("\n");
 		rc = report_write_summary(stdout, &data, e);
@@ -606,8 +628,10 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	meta.hosts = hosts;
 	if (t.rank == 0) {
 		char shift[512];
-		printf("pfsread %s: %s, %d ranks on %d nodes, %llu phases -> %s\n", PFSREAD_VERSION,
-		       x->name, t.nranks, t.nnodes, (unsigned long long)plan_phase_count(x), path);
+		unsigned long long nph = (unsigned long long)plan_phase_count(x);
+		printf("pfsread %s: %s, %d rank%s on %d node%s, %llu phase%s -> %s\n",
+		       PFSREAD_VERSION, x->name, t.nranks, t.nranks == 1 ? "" : "s", t.nnodes,
+		       t.nnodes == 1 ? "" : "s", nph, nph == 1 ? "" : "s", path);
 		plan_shift_describe(x, t.nnodes, shift, sizeof shift);
 		if (x->cache == CFG_CACHE_SHIFT)
 			printf("%s\n", shift);

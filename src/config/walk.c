@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/suggest.h"
+
 /* Keys and values quoted from the file may hold control characters ("\n", an escape
  * sequence): '?' for each keeps a message on one line and off the terminal's controls. */
 static void cfg_printable(char *s)
@@ -207,6 +209,14 @@ int cfg_enum(struct cfg_ctx *c, const char *key, const struct ynode *v,
 		}
 		cfg_append(list, sizeof list, ", ", names[i]);
 	}
+	struct suggest near;
+	suggest_init(&near, s, strlen(s));
+	for (size_t i = 0; i < n; i++)
+		suggest_offer(&near, names[i]);
+	const char *best = suggest_best(&near);
+	if (best)
+		return cfg_fail(c, v, key, "unknown value '%s': did you mean '%s'? (use %s)", s,
+				best, list);
 	return cfg_fail(c, v, key, "unknown value '%s' (use %s)", s, list);
 }
 
@@ -223,8 +233,16 @@ static int cfg_unknown(struct cfg_ctx *c, const struct ynode *k, const char *key
 		       const struct cfg_field *t, size_t nt)
 {
 	char allowed[512] = "";
-	for (size_t i = 0; i < nt; i++)
+	struct suggest near;
+	suggest_init(&near, (const char *)k->str, k->n);
+	for (size_t i = 0; i < nt; i++) {
 		cfg_append(allowed, sizeof allowed, ", ", t[i].name);
+		suggest_offer(&near, t[i].name);
+	}
+	const char *best = suggest_best(&near);
+	if (best)
+		return cfg_fail(c, k, key, "unknown key: did you mean '%s'? (allowed: %s)", best,
+				allowed);
 	return cfg_fail(c, k, key, "unknown key (allowed: %s)", allowed);
 }
 

@@ -338,6 +338,30 @@ int64_t dataset_check(uint64_t key, uint64_t file, uint64_t offset, const void *
 	return (int64_t)bad;
 }
 
+uint64_t dataset_largest_file(const struct cfg_dataset *d)
+{
+	uint64_t most = 0;
+	switch (d->sizes) {
+	case CFG_SIZES_LOGNORMAL: /* draws are clamped to max; the trimmed last file is smaller */
+		return d->max > d->last_size ? d->max : d->last_size;
+	case CFG_SIZES_HISTOGRAM:
+		for (size_t b = 0; b < d->nbuckets; b++)
+			if (d->buckets[b].count > 0 && d->buckets[b].size > most)
+				most = d->buckets[b].size;
+		return most;
+	case CFG_SIZES_TREE:
+		if (d->tree == NULL)
+			return UINT64_MAX;
+		for (uint64_t i = 0; i < d->tree->nfiles; i++)
+			if (d->tree->size[i] > most)
+				most = d->tree->size[i];
+		return most;
+	case CFG_SIZES_FIXED:
+	default:
+		return d->file_size;
+	}
+}
+
 uint64_t dataset_file_size(const struct cfg_dataset *d, uint64_t i)
 {
 	switch (d->sizes) {

@@ -17,6 +17,10 @@
  * that the total is exact. For a histogram: sizes_histogram_at. For a tree: its description's. */
 uint64_t dataset_file_size(const struct cfg_dataset *d, uint64_t i);
 
+/* The size of d's largest file, or an upper bound of it (lognormal: its max): what a read
+ * buffer needs at most. A tree not attached yet: UINT64_MAX. O(nfiles) for a tree. */
+uint64_t dataset_largest_file(const struct cfg_dataset *d);
+
 /* A one-line description of d's size spec for manifests and plan ("lognormal median=4096
  * sigma=1.5 min=7 max=1048576 seed=1 nfiles=300 total=...", or for a tree "tree nfiles=N
  * total=T dirs=D depth=K list=HASH"); "" for a fixed-size data set.

@@ -4,8 +4,12 @@
 #include "report/analyze.h"
 #include "run/provenance.h"
 
+#include "util/stats.h"
+
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int an_reader(const struct rank_rec *r)
@@ -85,7 +89,8 @@ static void an_times(const struct phase_data *pd, struct phase_summary *s)
 	}
 	double all = s->open_s + s->read_s + s->close_s;
 	s->meta_fraction = all > 0 ? (s->open_s + s->close_s) / all : NAN;
-	s->files = pd->files != NULL && pd->nfiles > 0 ? (uint64_t)pd->nfiles : files;
+	int rows = pd->files != NULL || pd->digest.filled; /* the file records were read */
+	s->files = rows && pd->nfiles > 0 ? (uint64_t)pd->nfiles : files;
 	s->files_per_s = pd->info.elapsed_s > 0 ? (double)s->files / pd->info.elapsed_s : NAN;
 }
 
@@ -98,9 +103,12 @@ void analyze_phase(const struct phase_data *pd, struct phase_summary *s)
 	if (s->readers == 0)
 		return;
 	s->spread_s = s->last_end - s->first_end;
-	s->stonewall_bytes = pd->files != NULL && pd->nfiles > 0
-				     ? analyze_bytes_by(pd->files, pd->nfiles, s->first_end)
-				     : an_rank_bytes_by(pd, s->first_end);
+	if (pd->digest.filled && pd->nfiles > 0) /* the rows streamed by */
+		s->stonewall_bytes = pd->digest.stonewall_bytes;
+	else if (pd->files != NULL && pd->nfiles > 0)
+		s->stonewall_bytes = analyze_bytes_by(pd->files, pd->nfiles, s->first_end);
+	else
+		s->stonewall_bytes = an_rank_bytes_by(pd, s->first_end);
 	if (s->first_end > s->t0)
 		s->stonewall_MBps = s->stonewall_bytes / (s->first_end - s->t0) / 1e6;
 }
@@ -133,6 +141,11 @@ int analyze_nodes(const struct phase_data *pd, int nnodes, struct node_bw *out)
 size_t analyze_file_times(const struct phase_data *pd, double *secs)
 {
 	size_t n = 0;
+	if (pd->digest.filled) {
+		if (pd->digest.nsecs > 0)
+			memcpy(secs, pd->digest.secs, pd->digest.nsecs * sizeof *secs);
+		return pd->digest.nsecs;
+	}
 	for (size_t i = 0; pd->files != NULL && i < pd->nfiles; i++) {
 		double d = pd->files[i].close_end - pd->files[i].open_start;
 		if (isfinite(d) && d >= 0)
@@ -159,4 +172,88 @@ void analyze_provenance(const struct phase_data *pd, struct phase_provenance *p)
 	}
 	p->fraction = prov_verdict(kind, pd->info.bytes, p->from_storage, p->verdict,
 				   sizeof p->verdict);
+}
+
+/* Row r into the longest-first list of at most RESULTS_SLOWEST; an equal time goes after the
+ * ones already there (the earlier row first, as a scan of all rows would keep them). */
+static void an_slow_keep(struct files_digest *d, const struct file_rec *r, double secs)
+{
+	size_t at = d->nslow;
+	if (d->nslow == RESULTS_SLOWEST &&
+	    !(secs > d->slow[RESULTS_SLOWEST - 1].close_end - d->slow[RESULTS_SLOWEST - 1].open_start))
+		return;
+	while (at > 0 && d->slow[at - 1].close_end - d->slow[at - 1].open_start < secs)
+		at--;
+	size_t move = (d->nslow == RESULTS_SLOWEST ? RESULTS_SLOWEST - 1 : d->nslow) - at;
+	memmove(&d->slow[at + 1], &d->slow[at], move * sizeof *d->slow);
+	d->slow[at] = *r;
+	if (d->nslow < RESULTS_SLOWEST)
+		d->nslow++;
+}
+
+/* The first chunk: where the stonewall is, room for every row's time. */
+static int an_digest_start(struct phase_data *pd, struct pf_err *e)
+{
+	struct phase_summary s;
+	struct files_digest *d = &pd->digest;
+	memset(&s, 0, sizeof s);
+	an_finishers(pd, &s);
+	d->stonewall_t = s.readers > 0 ? s.first_end : NAN;
+	d->secs = pd->nfiles > 0 ? malloc(pd->nfiles * sizeof *d->secs) : NULL;
+	if (pd->nfiles > 0 && d->secs == NULL)
+		return pf_fail_errno(e, ENOMEM, "report: phase %u's %zu file records",
+				     (unsigned)pd->info.index, pd->nfiles);
+	d->filled = 1;
+	return 0;
+}
+
+int analyze_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *rows, size_t n,
+		      struct pf_err *e)
+{
+	struct files_digest *d = &pd->digest;
+	(void)ctx;
+	if (!d->filled && an_digest_start(pd, e) < 0)
+		return -1;
+	if (isfinite(d->stonewall_t))
+		d->stonewall_bytes += analyze_bytes_by(rows, n, d->stonewall_t);
+	for (size_t i = 0; i < n; i++) {
+		double secs = rows[i].close_end - rows[i].open_start;
+		if (!isfinite(secs))
+			continue;
+		if (secs >= 0 && d->nsecs < pd->nfiles)
+			d->secs[d->nsecs++] = secs;
+		an_slow_keep(d, &rows[i], secs);
+	}
+	return 0;
+}
+
+int analyze_peak_rss(const struct run_data *run, struct rss_summary *s)
+{
+	size_t nr = run->nranks > 0 ? (size_t)run->nranks : 0;
+	double *peak = nr ? calloc(nr, sizeof *peak) : NULL;
+	memset(s, 0, sizeof *s);
+	s->max_rank = -1;
+	s->median = NAN;
+	if (nr && peak == NULL)
+		return -1;
+	for (size_t i = 0; i < run->nphases; i++)
+		for (size_t k = 0; k < run->phases[i].nranks; k++) {
+			const struct rank_rec *r = &run->phases[i].ranks[k];
+			if (r->rank < 0 || (size_t)r->rank >= nr || r->peak_rss == 0)
+				continue;
+			if ((double)r->peak_rss > peak[r->rank])
+				peak[r->rank] = (double)r->peak_rss;
+			if (r->peak_rss > s->max) {
+				s->max = r->peak_rss;
+				s->max_rank = r->rank;
+			}
+		}
+	for (size_t r = 0; r < nr; r++)
+		if (peak[r] > 0)
+			peak[s->ranks++] = peak[r];
+	stats_sort(peak, s->ranks);
+	if (s->ranks > 0)
+		s->median = stats_quantile_sorted(peak, s->ranks, 0.5);
+	free(peak);
+	return 0;
 }

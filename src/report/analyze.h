@@ -64,4 +64,22 @@ void analyze_provenance(const struct phase_data *pd, struct phase_provenance *p)
 /* Stonewall bytes: the bytes of files (file records) done by time t, pro rata as above. */
 double analyze_bytes_by(const struct file_rec *files, size_t n, double t);
 
+/* Each rank's peak resident memory (rank_rec.peak_rss, the most over the run's phases), over
+ * the ranks that recorded one: how many, the largest and which rank, the median. */
+struct rss_summary {
+	size_t ranks;       /* ranks with a figure (0: none recorded, a file before schema 3) */
+	uint64_t max;       /* bytes */
+	int max_rank;
+	double median;      /* bytes */
+};
+
+/* 0, or -1 when out of memory. */
+int analyze_peak_rss(const struct run_data *run, struct rss_summary *s);
+
+/* The take function of results_read_rows (ctx unused): pd's rows, chunk by chunk, into
+ * pd->digest: the stonewall bytes, every file's time, the slowest files. What analyze_phase,
+ * analyze_file_times and the stragglers then use in place of the rows. 0, or -1 (memory). */
+int analyze_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *rows, size_t n,
+		      struct pf_err *e);
+
 #endif

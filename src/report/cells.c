@@ -394,8 +394,11 @@ static void stragglers_files(const struct run_data *run, size_t i, double *tmp, 
 {
 	const struct phase_data *pd = &run->phases[i];
 	double median = rc_median(tmp, analyze_file_times(pd, tmp));
-	for (size_t f = 0; pd->files != NULL && f < pd->nfiles && median > 0; f++) {
-		const struct file_rec *r = &pd->files[f];
+	/* the phase's slowest files, when its rows streamed by (the rest cannot be slower) */
+	const struct file_rec *rows = pd->digest.filled ? pd->digest.slow : pd->files;
+	size_t nrows = pd->digest.filled ? pd->digest.nslow : pd->nfiles;
+	for (size_t f = 0; rows != NULL && f < nrows && median > 0; f++) {
+		const struct file_rec *r = &rows[f];
 		double d = r->close_end - r->open_start;
 		if (!isfinite(d))
 			continue;
@@ -409,7 +412,8 @@ static size_t rc_most_files(const struct run_data *run)
 {
 	size_t most = 1;
 	for (size_t i = 0; i < run->nphases; i++)
-		if (run->phases[i].files != NULL && run->phases[i].nfiles > most)
+		if ((run->phases[i].files != NULL || run->phases[i].digest.filled) &&
+		    run->phases[i].nfiles > most)
 			most = run->phases[i].nfiles;
 	return most;
 }
@@ -546,6 +550,18 @@ static int cmp_overlap(const struct report_cell *a, const struct report_cell *b)
 	return stats_overlap(&sa, &sb);
 }
 
+/* The pair of cells a[i] and b[j]: ratio, verdict, and what the noise lets one tell. */
+static struct report_pair cmp_pair(const struct report_cell *a, const struct report_cell *b,
+				   long i, long j)
+{
+	struct stats sa = {.n = (size_t)a->n, .mean = a->mean_MBps, .ci95 = a->ci95_MBps};
+	struct stats sb = {.n = (size_t)b->n, .mean = b->mean_MBps, .ci95 = b->ci95_MBps};
+	return (struct report_pair){i, j, cmp_ratio(a, b), cmp_overlap(a, b),
+				    stats_mdd(&sa, &sb),
+				    stats_reps_to_decide(a->sd_MBps, b->sd_MBps,
+							 b->mean_MBps - a->mean_MBps, 100)};
+}
+
 int report_compare(const struct report_cell *a, long na, const struct report_cell *b, long nb,
 		   struct report_cmp *cmp)
 {
@@ -567,8 +583,7 @@ int report_compare(const struct report_cell *a, long na, const struct report_cel
 			cmp->only_a[cmp->nonly_a++] = i;
 			continue;
 		}
-		cmp->pairs[cmp->npairs++] = (struct report_pair){i, j, cmp_ratio(&a[i], &b[j]),
-								 cmp_overlap(&a[i], &b[j])};
+		cmp->pairs[cmp->npairs++] = cmp_pair(&a[i], &b[j], i, j);
 	}
 	for (long j = 0; j < nb; j++) {
 		long i = 0;

@@ -446,6 +446,8 @@ static void json_pair(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	json_knum(out, "ratio", p->ratio, 0);
 	json_key(out, "beyond_noise", 0);
 	fputs(p->overlap < 0 ? "null" : p->overlap ? "false" : "true", out);
+	json_knum(out, "mdd_MBps", p->mdd_MBps, 0);
+	json_kint(out, "reps_to_decide", (long long)p->reps, 0);
 	fputs("}", out);
 }
 

@@ -57,36 +57,65 @@ static int tbl_right(const struct tbl *t, size_t col)
 	return t->align == NULL || col >= strlen(t->align) || t->align[col] == 'r';
 }
 
-static void tbl_text_row(FILE *out, const struct tbl *t, char *const *row, const size_t *w)
+static size_t tbl_labels(const struct tbl *t)
 {
-	for (size_t c = 0; c < t->ncols; c++) {
-		int last = c + 1 == t->ncols;
-		size_t len = strlen(row[c]), pad = w[c] > len ? w[c] - len : 0;
-		for (size_t k = 0; tbl_right(t, c) && k < pad; k++)
-			fputc(' ', out);
-		rp_plain_text(out, row[c]);
-		for (size_t k = 0; !tbl_right(t, c) && !last && k < pad; k++)
-			fputc(' ', out);
-		fputs(last ? "\n" : "  ", out);
+	return t->nlabel == 0 ? 1 : t->nlabel < t->ncols ? t->nlabel : t->ncols;
+}
+
+/* Columns from..to-1 of t, after its label columns, as one table. */
+static void tbl_text_part(FILE *out, const struct tbl *t, const size_t *w, size_t from,
+			  size_t to)
+{
+	size_t total = 0, nl = tbl_labels(t);
+	for (size_t c = 0; c < t->ncols; c++)
+		if (c < nl || (c >= from && c < to))
+			total += w[c] + (total ? 2 : 0);
+	for (size_t i = 0; i < t->n; i += t->ncols) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			if (c >= nl && (c < from || c >= to))
+				continue;
+			int last = c + 1 == to || (c + 1 == nl && to <= nl);
+			size_t len = strlen(t->cell[i + c]), pad = w[c] > len ? w[c] - len : 0;
+			for (size_t k = 0; tbl_right(t, c) && k < pad; k++)
+				fputc(' ', out);
+			rp_plain_text(out, t->cell[i + c]);
+			for (size_t k = 0; !tbl_right(t, c) && !last && k < pad; k++)
+				fputc(' ', out);
+			fputs(last ? "\n" : "  ", out);
+		}
+		if (i == 0) {
+			for (size_t k = 0; k < total; k++)
+				fputc('-', out);
+			fputc('\n', out);
+		}
 	}
 }
 
-static void tbl_text(FILE *out, const struct tbl *t, size_t *w)
+/* The table as text; wider than width (0: no limit), in parts of the columns that fit, each
+ * beginning with column 0, one after the other. */
+static void tbl_text(FILE *out, const struct tbl *t, size_t *w, size_t width)
 {
-	size_t total = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		size_t len = strlen(t->cell[i]);
 		if (len > w[i % t->ncols])
 			w[i % t->ncols] = len;
 	}
-	for (size_t c = 0; c < t->ncols; c++)
-		total += w[c] + (c ? 2 : 0);
-	tbl_text_row(out, t, t->cell, w);
-	for (size_t i = 0; i < total; i++)
-		fputc('-', out);
-	fputc('\n', out);
-	for (size_t i = t->ncols; i + t->ncols <= t->n; i += t->ncols)
-		tbl_text_row(out, t, t->cell + i, w);
+	size_t nl = tbl_labels(t), from = nl, labels = 0;
+	for (size_t c = 0; c < nl; c++)
+		labels += w[c] + (c ? 2 : 0);
+	if (nl == t->ncols) {
+		tbl_text_part(out, t, w, nl, nl);
+		return;
+	}
+	while (from < t->ncols) {
+		size_t used = labels, to = from;
+		while (to < t->ncols && (width == 0 || to == from || used + 2 + w[to] <= width))
+			used += 2 + w[to++];
+		if (from > nl)
+			fputc('\n', out);
+		tbl_text_part(out, t, w, from, to);
+		from = to;
+	}
 }
 
 /* Strings from a results file in markdown: a table cell must not end at a | of the text nor
@@ -161,7 +190,7 @@ int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_err *e)
 	else if (f == REPORT_HTML)
 		tbl_html(out, t);
 	else
-		tbl_text(out, t, w);
+		tbl_text(out, t, w, f == REPORT_TEXT_WIDE ? 0 : REPORT_TEXT_WIDTH);
 	free(w);
 	tbl_free(t);
 	return rc;
@@ -185,6 +214,27 @@ void rp_html_text(FILE *out, const char *s)
 	}
 }
 
+/* s as plain text on lines of at most width columns, broken at spaces (a longer word stands
+ * alone), the lines after the first indented by two. */
+static void rp_wrapped_text(FILE *out, const char *s, size_t width)
+{
+	size_t col = 0;
+	while (*s) {
+		size_t sp = strspn(s, " "), w = strcspn(s + sp, " ");
+		if (col > 0 && col + sp + w > width) {
+			fputs("\n  ", out);
+			col = 2;
+			s += sp;
+			sp = 0;
+		}
+		for (size_t k = 0; k < sp + w; k++)
+			fputc((unsigned char)s[k] < 0x20 || s[k] == 0x7f ? ' ' : s[k], out);
+		col += sp + w;
+		s += sp + w;
+	}
+	fputc('\n', out);
+}
+
 static void rp_vprose(FILE *out, enum report_format f, const char *open, const char *close,
 		      const char *md_prefix, const char *fmt, va_list ap)
 {
@@ -199,6 +249,8 @@ static void rp_vprose(FILE *out, enum report_format f, const char *open, const c
 		fputs(md_prefix, out);
 		rp_md_text(out, s);
 		fputc('\n', out);
+	} else if (f == REPORT_TEXT) {
+		rp_wrapped_text(out, s, REPORT_TEXT_WIDTH);
 	} else {
 		rp_plain_text(out, s);
 		fputc('\n', out);

@@ -17,6 +17,8 @@ struct tbl {
 	char **cell;
 	const char *align;    /* 'l' or 'r' per column; columns past its end are 'r' */
 	int bad;              /* an allocation failed: tbl_print refuses */
+	size_t nlabel;        /* leading columns that name a row (0 means 1): repeated in each
+			       * part when a text table is split to fit */
 };
 
 void tbl_add(struct tbl *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -16,13 +16,20 @@ static const char html_style[] =
 	"figure.chart{margin:1em 0;border:1px solid #ddd;padding:0.5em}\n"
 	"figure.chart svg{max-width:100%;height:auto;display:block}\n"
 	"pre{background:#f6f6f6;padding:0.6em;overflow:auto}\n"
-	"section.run{border-top:3px solid #888;margin-top:2em}\n";
+	"section.run{border-top:3px solid #888;margin-top:2em}\n"
+	"nav{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccc;padding:0.4em 0;"
+	"z-index:1}\nnav a{margin-right:1.2em;color:#0b5394;text-decoration:none}\n"
+	"nav a:hover{text-decoration:underline}\n"
+	"details{margin:0.4em 0}summary{cursor:pointer;font-weight:bold;color:#333}\n";
 
 /* Sets data-charts-rendered on body to "drawn/total": a chart counts as drawn when its SVG
  * has a non-empty box and holds drawing elements. Tests read it back from the page. */
 static const char html_check[] =
 	"<script>\n"
 	"window.addEventListener('load', function () {\n"
+	"  var closedHeight = document.documentElement.scrollHeight;\n"
+	"  if (location.hash === '#check') /* a closed details element draws nothing: open them */\n"
+	"    document.querySelectorAll('details').forEach(function (d) { d.open = true; });\n"
 	"  var svgs = document.querySelectorAll('figure.chart svg'), drawn = 0;\n"
 	"  for (var i = 0; i < svgs.length; i++) {\n"
 	"    var b = svgs[i].getBBox();\n"
@@ -31,6 +38,7 @@ static const char html_check[] =
 	"      drawn++;\n"
 	"  }\n"
 	"  document.body.setAttribute('data-charts-rendered', drawn + '/' + svgs.length);\n"
+	"  document.body.setAttribute('data-height', closedHeight);\n"
 	"});\n"
 	"</script>\n";
 
@@ -62,7 +70,6 @@ static int html_svg(FILE *out, const char *path, struct pf_err *e)
 static int html_charts(FILE *out, const struct rp_run *r, const char *dir, struct pf_err *e)
 {
 	char path[4096];
-	fputs("<h3>charts</h3>\n", out);
 	for (int i = 0; i < RP_NCHARTS; i++) {
 		fprintf(out, "<figure class=\"chart\" id=\"%s-%s\"><figcaption>", r->stem,
 			rp_chart_names[i]);
@@ -124,25 +131,68 @@ static void html_env(FILE *out, const struct run_data *run)
 	fputs("</pre>\n", out);
 }
 
+/* The bar on top: the comparison, each run, the calibration. */
+static void html_nav(FILE *out, const struct rp_run *runs, size_t nruns,
+		     const struct calib_data *calib)
+{
+	fputs("<nav>", out);
+	if (nruns > 1)
+		fputs("<a href=\"#comparison\">comparison</a>", out);
+	for (size_t i = 0; i < nruns; i++) {
+		fprintf(out, "<a href=\"#run-%zu\">", i);
+		rp_html_text(out, rp_or_dash(runs[i].run->path));
+		fputs("</a>", out);
+	}
+	if (calib != NULL)
+		fputs("<a href=\"#calibration\">calibration</a>", out);
+	fputs("</nav>\n", out);
+}
+
+/* One run: its header and summary table in view; charts, details and environment folded. */
+static int html_run(FILE *out, const struct rp_run *r, size_t i, const char *dir,
+		    struct pf_err *e)
+{
+	fprintf(out, "<section class=\"run\" id=\"run-%zu\">\n<h2>", i);
+	rp_html_text(out, rp_or_dash(r->run->path));
+	fputs("</h2>\n", out);
+	if (rp_text_summary(out, r, REPORT_HTML, e) != 0)
+		return -1;
+	fputs("<details class=\"charts\"><summary>charts</summary>\n", out);
+	if (html_charts(out, r, dir, e) != 0)
+		return -1;
+	fputs("</details>\n<details><summary>details: statistics per cell, ceilings, sizes, nodes, "
+	      "stragglers, phases</summary>\n", out);
+	if (rp_text_details(out, r, REPORT_HTML, e) != 0)
+		return -1;
+	fputs("</details>\n<details><summary>run, environment and config</summary>\n", out);
+	rp_text_header(out, r->run, REPORT_HTML);
+	html_env(out, r->run);
+	fputs("</details>\n</section>\n", out);
+	return 0;
+}
+
+/* The answer first (the comparison), then each run, then the calibration. */
 static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
 		     const struct calib_data *calib, const char *dir, struct pf_err *e)
 {
 	fputs("<h1>pfsread report</h1>\n", out);
-	for (size_t i = 0; i < nruns; i++) {
-		fputs("<section class=\"run\">\n<h2>", out);
-		rp_html_text(out, rp_or_dash(runs[i].run->path));
-		fputs("</h2>\n", out);
-		if (html_charts(out, &runs[i], dir, e) != 0 ||
-		    rp_text_run(out, &runs[i], REPORT_HTML, e) != 0)
-			return -1;
-		html_env(out, runs[i].run);
-		fputs("</section>\n", out);
-	}
+	html_nav(out, runs, nruns, calib);
+	if (nruns > 1)
+		fputs("<section id=\"comparison\">\n", out);
 	for (size_t i = 1; i < nruns; i++)
 		if (rp_text_compare(out, &runs[0], &runs[i], REPORT_HTML, e) != 0)
 			return -1;
-	if (calib != NULL && rp_text_calib(out, calib, REPORT_HTML, e) != 0)
-		return -1;
+	if (nruns > 1)
+		fputs("</section>\n", out);
+	for (size_t i = 0; i < nruns; i++)
+		if (html_run(out, &runs[i], i, dir, e) != 0)
+			return -1;
+	if (calib != NULL) {
+		fputs("<section id=\"calibration\">\n", out);
+		if (rp_text_calib(out, calib, REPORT_HTML, e) != 0)
+			return -1;
+		fputs("</section>\n", out);
+	}
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "report/report.h"
 
 #define RP_SLOW 5 /* slowest nodes and files listed per run */
+_Static_assert(RP_SLOW <= RESULTS_SLOWEST, "a streamed phase keeps its RESULTS_SLOWEST slowest files");
 
 /* A run analysed once for every output. */
 struct rp_run {
@@ -34,6 +35,9 @@ void rp_run_free(struct rp_run *r);
 /* Sections of one run for text, markdown and html (text.c; comparisons and the calibration:
  * text_compare.c). */
 int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+/* What rp_text_run prints after the summary: twins, statistics per cell, ceilings, sizes,
+ * nodes, stragglers, phases. */
+int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f);
 int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
@@ -45,6 +49,7 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, s
 int rp_text_sizes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f, struct pf_err *e);
 const char *rp_state_note(enum cache_state s);

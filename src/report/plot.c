@@ -25,7 +25,6 @@ const char *const rp_chart_titles[RP_NCHARTS] = {
 	"aggregate read bandwidth vs readers per node", "each reader's files over time",
 	"per-file latency distribution", "bandwidth of each node"};
 
-#define RP_TIMELINE_FILES 20000 /* above this, one bar per reader instead of one per file */
 #define RP_CDF_POINTS 2000      /* points per latency curve at most */
 #define RP_BAD_DIR "report: plot directory name too long or holds a control character: %s"
 
@@ -315,7 +314,7 @@ static int plot_timeline(struct plot *p, struct pf_err *e)
 	char path[4096], detail[384];
 	long i = timeline_phase(p->r->run);
 	const struct phase_data *pd = &p->r->run->phases[i];
-	int per_rank = pd->files == NULL || pd->nfiles == 0 || pd->nfiles > RP_TIMELINE_FILES;
+	int per_rank = pd->files == NULL || pd->nfiles == 0 || pd->nfiles > REPORT_KEEP_ROWS;
 	int nr = p->r->run->nranks;
 	FILE *f = dat_open(p, "timeline", path, sizeof path, e);
 	if (f == NULL)
@@ -367,7 +366,7 @@ static size_t all_file_records(const struct run_data *run)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < run->nphases; i++)
-		if (run->phases[i].files != NULL)
+		if (run->phases[i].files != NULL || run->phases[i].digest.filled)
 			n += run->phases[i].nfiles;
 	return n;
 }

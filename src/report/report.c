@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/units.h"
+#include "report/analyze.h"
 #include "report/internal.h"
 
 int report_parse_format(const char *name, enum report_format *f)
@@ -93,16 +94,16 @@ static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct repor
 		rp_csv_header(out);
 	if (f == REPORT_JSON)
 		return rp_json(out, r, n, o->calib, e);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (f == REPORT_CSV)
+	if (f == REPORT_CSV) {
+		for (size_t i = 0; i < n; i++)
 			rp_csv_run(out, &r[i]);
-		else
-			rc = rp_text_run(out, &r[i], f, e);
+		return 0;
 	}
-	if (f == REPORT_CSV)
-		return rc;
+	/* the answer first: what the runs were compared for, then each run's table and details */
 	for (size_t i = 1; i < n && rc == 0; i++)
 		rc = rp_text_compare(out, &r[0], &r[i], f, e);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = rp_text_run(out, &r[i], f, e);
 	if (rc == 0 && o->calib != NULL)
 		rc = rp_text_calib(out, o->calib, f, e);
 	return rc;
@@ -174,18 +175,26 @@ int report_write_calib(FILE *out, const struct calib_data *c, struct pf_err *e)
 void report_phase_line(FILE *out, const struct phase_info *p)
 {
 	char transfer[32], bytes[32], elapsed[32];
+	char rate[48] = "nothing read";
+	if (p->bytes > 0)
+		snprintf(rate, sizeof rate, "%.1f MB/s", p->bandwidth_MBps);
 	fprintf(out,
 		"phase %04u: %s x %d %s/node, %s, %s transfers, %s, cache %s, rep %d: "
-		"%s in %s = %.1f MB/s (%" PRIu64 " files)%s\n",
+		"%s in %s = %s (%" PRIu64 " files)%s\n",
 		(unsigned)p->index, p->sweep.dataset, (int)p->sweep.readers_per_node,
 		p->sweep.readers_per_node == 1 ? "reader" : "readers", p->sweep.backend,
 		units_format_size_binary(p->sweep.transfer_size, transfer, sizeof transfer),
 		p->sweep.order, p->sweep.cache, (int)p->repetition,
 		units_format_size(p->bytes, bytes, sizeof bytes),
-		units_format_duration(p->elapsed_s, elapsed, sizeof elapsed), p->bandwidth_MBps,
-		p->nfiles,
+		units_format_duration(p->elapsed_s, elapsed, sizeof elapsed), rate, p->nfiles,
 		strcmp(p->status, "complete") == 0	? ""
 		: strcmp(p->status, "timeout") == 0	? " TIMED OUT"
 		: strcmp(p->status, "interrupted") == 0 ? " INTERRUPTED"
 							: " FAILED");
+}
+
+int report_read(const char *path, struct run_data *run, struct pf_err *e)
+{
+	const struct results_rows rows = {analyze_take_rows, NULL, REPORT_KEEP_ROWS};
+	return results_read_rows(path, run, &rows, e);
 }

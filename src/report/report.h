@@ -15,7 +15,11 @@
 
 struct calib_data; /* calibrate.h */
 
-enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON, REPORT_HTML };
+/* REPORT_TEXT fits its tables in REPORT_TEXT_WIDTH columns (a wide table is split into parts
+ * that repeat its first column); REPORT_TEXT_WIDE (report --wide) prints them whole. */
+enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON, REPORT_HTML,
+		     REPORT_TEXT_WIDE };
+#define REPORT_TEXT_WIDTH 100
 
 /* "text" | "markdown" | "csv" | "json" | "html". Returns 0 or -1. */
 int report_parse_format(const char *name, enum report_format *f);
@@ -106,6 +110,10 @@ struct report_node {
 /* A straggler is at least this many times slower than the median of its phase: a node's
  * bandwidth (within 20% is the noise of a shared machine or network), a file's open-to-close
  * time (small files' times vary more). */
+/* A phase with more file rows than this is read streamed (results_read_rows with
+ * analyze_take_rows): its rows are not kept, and its timeline chart has one bar per reader. */
+#define REPORT_KEEP_ROWS 20000
+
 #define REPORT_SLOW_NODE 1.2
 #define REPORT_SLOW_FILE 2.0
 
@@ -143,6 +151,9 @@ struct report_pair {
 	long a, b;      /* cell indices */
 	double ratio;   /* b mean / a mean */
 	int overlap;    /* stats_overlap of the two: 1 within noise, 0 beyond, -1 no estimate */
+	double mdd_MBps; /* stats_mdd: the smallest difference these repetitions can tell, or NaN */
+	size_t reps;    /* repetitions per run that would tell this difference (0: > 100 or no
+			 * estimate; see stats_reps_to_decide) */
 };
 
 struct report_cmp {
@@ -181,6 +192,11 @@ int report_write_opts(FILE *out, const struct run_data *runs, size_t nruns,
 /* report_write_opts with only a format: no ceilings, no charts. */
 int report_write(FILE *out, const struct run_data *runs, size_t nruns, enum report_format f,
 		 struct pf_err *e);
+
+/* Read the results file path for the report (results_read_rows with analyze_take_rows): a
+ * phase's file rows stream by in chunks and leave their digest, and are kept only for phases
+ * of at most REPORT_KEEP_ROWS, so memory follows the phases, not the rows. */
+int report_read(const char *path, struct run_data *run, struct pf_err *e);
 
 /* Only the summary table, as text: what run prints at its end. */
 int report_write_summary(FILE *out, const struct run_data *run, struct pf_err *e);

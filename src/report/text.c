@@ -61,7 +61,7 @@ void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 			       nnodes,                      rp_or_dash(run->job_id),
 			       rp_or_dash(run->status),     fs,
 			       mount};
-	if (f == REPORT_TEXT) {
+	if (f == REPORT_TEXT || f == REPORT_TEXT_WIDE) {
 		for (size_t i = 0; i < sizeof label / sizeof label[0]; i++) {
 			fprintf(out, "%-8s ", label[i]);
 			rp_plain_text(out, value[i]);
@@ -446,8 +446,8 @@ static int cells_table(FILE *out, const struct rp_run *r, enum report_format f,
 		if (cells_column(k))
 			varies |= (unsigned)report_key_varies(r->cells, r->ncells, k) << k;
 	}
-	struct tbl t = {.ncols = axes + 13 + (size_t)__builtin_popcount(varies) + (ceilings ? 3 : 0),
-			.align = "ll"};
+	size_t keys = axes + (size_t)__builtin_popcount(varies);
+	struct tbl t = {.ncols = keys + 13 + (ceilings ? 3 : 0), .align = "ll", .nlabel = keys};
 	if (r->ncells == 0)
 		return 0;
 	rp_heading(out, f, 2, "statistics per cell over repetitions (95%% confidence interval "
@@ -554,16 +554,22 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 
 int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
-	if (f == REPORT_TEXT && r != NULL && r->run != NULL)
+	if ((f == REPORT_TEXT || f == REPORT_TEXT_WIDE) && r != NULL && r->run != NULL)
 		fputc('\n', out);
 	rp_text_header(out, r->run, f);
 	if (rp_text_summary(out, r, f, e) != 0)
 		return -1;
+	return rp_text_details(out, r, f, e);
+}
+
+int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
+{
 	twins(out, r, f);
 	if (cells_table(out, r, f, e) != 0 ||
 	    ceilings(out, r, f, e) != 0 || rp_text_sizes(out, r, f, e) != 0 ||
 	    rp_text_nodes(out, r, f, e) != 0 || rp_text_slow_nodes(out, r, f, e) != 0 ||
-	    rp_text_slow_files(out, r, f, e) != 0 || rp_text_phases(out, r->run, f, e) != 0)
+	    rp_text_slow_files(out, r, f, e) != 0 || rp_text_memory(out, r, f, e) != 0 ||
+	    rp_text_phases(out, r->run, f, e) != 0)
 		return -1;
 	return 0;
 }

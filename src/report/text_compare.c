@@ -1,22 +1,32 @@
 /* text_compare: two runs compared cell by cell (ratios, and whether each difference is beyond
  * the noise of its repetitions), and a calibration's figures. Text, markdown or HTML. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/internal.h"
 #include "util/units.h"
 
-/* "data set 256MB (256 MB files), readers/node 4" for the matched keys of c that vary. */
+/* "256MB, readers/node 4, cold": the matched keys of c that vary, short (the data set by its
+ * name, no explanation in parentheses). */
 static void cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t len)
 {
 	char v[192];
 	size_t used = 0;
 	buf[0] = '\0';
-	for (int k = 0; k < REPORT_NKEYS && used < len; k++)
-		if (keys >> k & 1u)
+	for (int k = 0; k < REPORT_NKEYS && used < len; k++) {
+		if (!(keys >> k & 1u))
+			continue;
+		report_key_value(c, k, v, sizeof v);
+		char *paren = strstr(v, " (");
+		if (paren)
+			*paren = '\0';
+		if (k == SWEEP_DATASET)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", v);
+		else
 			used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
-						 report_key_name(k),
-						 report_key_value(c, k, v, sizeof v));
+						 report_key_name(k), v);
+	}
 }
 
 static const char *noise_verdict(const struct report_pair *p, const struct report_cell *a,
@@ -26,17 +36,16 @@ static const char *noise_verdict(const struct report_pair *p, const struct repor
 		return a->n < 2 || b->n < 2 ? "1 repetition: no noise estimate"
 					    : "no noise estimate";
 	if (p->overlap)
-		return "within noise (95% CIs overlap)";
-	return b->mean_MBps > a->mean_MBps ? "faster beyond noise (95% CIs apart)"
-					   : "slower beyond noise (95% CIs apart)";
+		return "within noise";
+	return b->mean_MBps > a->mean_MBps ? "faster" : "slower";
 }
 
 static void compare_value(struct tbl *t, const struct report_cell *c)
 {
 	if (isfinite(c->ci95_MBps))
-		tbl_add(t, "%.1f +/- %.1f (n=%d)", c->mean_MBps, c->ci95_MBps, c->n);
+		tbl_add(t, "%.0f +/- %.0f", c->mean_MBps, c->ci95_MBps);
 	else
-		tbl_add(t, "%.1f (n=%d)", c->mean_MBps, c->n);
+		tbl_add(t, "%.0f", c->mean_MBps);
 }
 
 static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run *b,
@@ -53,11 +62,11 @@ static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run 
 				b->run->path);
 	for (long i = 0; i < cmp->nonly_a; i++) {
 		cell_name(&a->cells[cmp->only_a[i]], shown, name, sizeof name);
-		rp_para(out, f, "only in %s: %s", a->run->path, name);
+		rp_para(out, f, "only in %s: data set %s", a->run->path, name);
 	}
 	for (long i = 0; i < cmp->nonly_b; i++) {
 		cell_name(&b->cells[cmp->only_b[i]], shown, name, sizeof name);
-		rp_para(out, f, "only in %s: %s", b->run->path, name);
+		rp_para(out, f, "only in %s: data set %s", b->run->path, name);
 	}
 }
 
@@ -77,6 +86,81 @@ static void compare_sources(FILE *out, const struct report_cell *ca, const struc
 		sa ? "storage" : "the page cache", sb ? "storage" : "the page cache");
 }
 
+static int dbl_cmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* The median of the finite v[0..n) (sorted in place), NaN when none. */
+static double median_of(double *v, size_t n)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[m++] = v[i];
+	if (m == 0)
+		return NAN;
+	qsort(v, m, sizeof *v, dbl_cmp);
+	return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+/* The answer, before any table: how many cells differ beyond the noise, the median ratio, the
+ * smallest difference these repetitions can tell, and how many would tell what was seen. */
+static int compare_answer(FILE *out, const struct rp_run *a, const struct rp_run *b,
+			  const struct report_cmp *cmp, enum report_format f, struct pf_err *e)
+{
+	long faster = 0, slower = 0, noise = 0, unknown = 0;
+	size_t np = cmp->npairs > 0 ? (size_t)cmp->npairs : 1, most_reps = 0;
+	long undecidable = 0;
+	double *ratio = calloc(np, sizeof *ratio), *mdd = calloc(np, sizeof *mdd);
+	if (ratio == NULL || mdd == NULL) {
+		free(ratio);
+		free(mdd);
+		return pf_fail(e, PF_RUNTIME, "report: out of memory");
+	}
+	for (long i = 0; i < cmp->npairs; i++) {
+		const struct report_pair *p = &cmp->pairs[i];
+		const struct report_cell *ca = &a->cells[p->a], *cb = &b->cells[p->b];
+		ratio[i] = p->ratio;
+		mdd[i] = ca->mean_MBps > 0 ? 100 * p->mdd_MBps / ca->mean_MBps : NAN;
+		if (p->overlap < 0) {
+			unknown++;
+		} else if (!p->overlap && cb->mean_MBps > ca->mean_MBps) {
+			faster++;
+		} else if (!p->overlap) {
+			slower++;
+		} else {
+			noise++;
+			if (p->reps == 0)
+				undecidable++;
+			else if (p->reps > most_reps)
+				most_reps = p->reps;
+		}
+	}
+	double r = median_of(ratio, (size_t)cmp->npairs), d = median_of(mdd, (size_t)cmp->npairs);
+	char unk[64] = "";
+	if (unknown)
+		snprintf(unk, sizeof unk, ", %ld without a noise estimate", unknown);
+	rp_para(out, f, "answer: b/a %.3f (median over %ld cell%s): %ld faster beyond noise, %ld "
+		"slower beyond noise, %ld within noise%s.", r, cmp->npairs,
+		cmp->npairs == 1 ? "" : "s", faster, slower, noise, unk);
+	if (isfinite(d))
+		rp_para(out, f, "noise: with these repetitions a difference must exceed about %.0f%% "
+			"of a to show (the median minimum detectable difference).", d);
+	if (noise > undecidable)
+		rp_para(out, f, "%zu repetitions per run would decide %ld of the %ld cell%s within "
+			"noise%s.", most_reps, noise - undecidable, noise, noise == 1 ? "" : "s",
+			undecidable ? "; the others would need more than 100: the same, to this noise"
+				    : "");
+	else if (noise > 0)
+		rp_para(out, f, "more than 100 repetitions per run would be needed to tell the cells "
+			"within noise apart: the same, to this noise.");
+	free(ratio);
+	free(mdd);
+	return 0;
+}
+
 int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		    enum report_format f, struct pf_err *e)
 {
@@ -90,15 +174,22 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		    (report_key_axis(k) || report_key_varies(a->cells, a->ncells, k) ||
 		     report_key_varies(b->cells, b->ncells, k)))
 			shown |= 1u << k;
-	rp_heading(out, f, 1, "comparison: b = %s against a = %s (ratio b/a)", b->run->path,
-		   a->run->path);
+	rp_heading(out, f, 1, "comparison: b against a (ratio b/a)");
+	rp_para(out, f, "a = %s", a->run->path);
+	rp_para(out, f, "b = %s", b->run->path);
+	if (compare_answer(out, a, b, &cmp, f, e) != 0) {
+		report_cmp_free(&cmp);
+		return -1;
+	}
 	compare_says(out, a, b, &cmp, shown, f);
-	struct tbl t = {.ncols = 5, .align = "l"};
-	tbl_add(&t, "cell");
-	tbl_add(&t, "a: %s [MB/s]", a->run->path);
-	tbl_add(&t, "b: %s [MB/s]", b->run->path);
+	struct tbl t = {.ncols = 7, .align = "l"};
+	tbl_add(&t, "data set, ...");
+	tbl_add(&t, "a [MB/s]");
+	tbl_add(&t, "b [MB/s]");
 	tbl_add(&t, "b/a");
 	tbl_add(&t, "difference");
+	tbl_add(&t, "MDD");
+	tbl_add(&t, "reps");
 	for (long i = 0; i < cmp.npairs; i++) {
 		const struct report_pair *p = &cmp.pairs[i];
 		const struct report_cell *ca = &a->cells[p->a], *cb = &b->cells[p->b];
@@ -108,10 +199,24 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		compare_value(&t, cb);
 		tbl_num(&t, 3, p->ratio);
 		tbl_add(&t, "%s", noise_verdict(p, ca, cb));
+		if (isfinite(p->mdd_MBps) && ca->mean_MBps > 0)
+			tbl_add(&t, "%.0f%%", 100 * p->mdd_MBps / ca->mean_MBps);
+		else
+			tbl_add(&t, "-");
+		if (p->overlap == 1)
+			tbl_add(&t, p->reps ? "%zu" : ">100", p->reps);
+		else
+			tbl_add(&t, "-");
 	}
 	if (cmp.npairs == 0)
 		rp_para(out, f, "no cell measured the same thing in both runs");
 	int rc = tbl_print(out, &t, f, e);
+	if (rc == 0)
+		rp_para(out, f, "MB/s: mean +/- half the 95%% confidence interval over the repetitions "
+			"(a: %d, b: %d per cell); difference: faster or slower when the intervals are "
+			"apart; MDD: the smallest difference, in %% of a, these repetitions can tell; "
+			"reps: repetitions per run that would tell the difference seen.",
+			a->ncells ? a->cells[0].n : 0, b->ncells ? b->cells[0].n : 0);
 	for (long i = 0; rc == 0 && i < cmp.npairs; i++)
 		compare_sources(out, &a->cells[cmp.pairs[i].a], &b->cells[cmp.pairs[i].b], shown, f);
 	report_cmp_free(&cmp);

@@ -110,6 +110,21 @@ int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, 
 	return tbl_print(out, &t, f, e);
 }
 
+/* One line: what the run cost in memory, per rank (nothing for a file before schema 3). */
+int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
+{
+	struct rss_summary s;
+	char max[32], median[32];
+	if (analyze_peak_rss(r->run, &s) != 0)
+		return pf_fail(e, PF_RUNTIME, "report: out of memory");
+	if (s.ranks == 0)
+		return 0;
+	rp_para(out, f, "memory: peak RSS per rank: max %s (rank %d), median %s (%zu ranks)",
+		units_format_size(s.max, max, sizeof max), s.max_rank,
+		units_format_size((uint64_t)llround(s.median), median, sizeof median), s.ranks);
+	return 0;
+}
+
 int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
 	char host[RECORD_HOST_MAX], label[192];
@@ -158,10 +173,11 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	tbl_add(t, "%" PRIu64, p->bytes);
 	tbl_add(t, "%" PRIu64, s.files);
 	tbl_num(t, 6, p->elapsed_s);
-	tbl_num(t, 1, p->bandwidth_MBps);
-	tbl_num(t, 1, s.stonewall_MBps);
+	/* a phase that read nothing has no rate: "-", not bytes over a vanishing time */
+	tbl_num(t, 1, p->bytes ? p->bandwidth_MBps : NAN);
+	tbl_num(t, 1, p->bytes ? s.stonewall_MBps : NAN);
 	tbl_num(t, 4, s.spread_s);
-	tbl_num(t, 1, s.files_per_s);
+	tbl_num(t, 1, s.files ? s.files_per_s : NAN);
 	tbl_num(t, 6, s.open_s);
 	tbl_num(t, 6, s.read_s);
 	tbl_num(t, 6, s.close_s);
@@ -186,7 +202,8 @@ int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f,
 		"bytes [B]", "files", "elapsed [s]", "bandwidth [MB/s]", "stonewall [MB/s]",
 		"finish spread [s]", "files/s", "open [s]", "read [s]", "close [s]",
 		"resident [%]", "from storage", "status"};
-	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrll"};
+	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrll",
+			.nlabel = 3};
 	for (size_t i = 0; i < t.ncols; i++)
 		tbl_add(&t, "%s", head[i]);
 	for (size_t i = 0; i < run->nphases; i++)

@@ -24,7 +24,13 @@ struct rd {
 	struct pf_err *e;
 	struct run_data *run;
 	hid_t rank_mem, file_mem; /* compound memory types of the records */
+	hid_t xfer;               /* every H5Dread's transfer list: the buffers below */
+	void *tconv, *bkg;        /* HDF5's type-conversion and background buffers, ours */
+	const struct results_rows *rows; /* NULL: every phase's rows read whole */
+	struct file_rec *chunk;   /* RD_CHUNK rows, when streaming */
 };
+
+#define RD_CHUNK ((size_t)1 << 15) /* file rows per read when streaming: 2 MiB */
 
 /* The one failure path of the reader once the file opened as HDF5. */
 static int rd_fail(const struct rd *c, const char *obj, const char *what)
@@ -33,6 +39,24 @@ static int rd_fail(const struct rd *c, const char *obj, const char *what)
 	results_h5_detail(detail, sizeof detail);
 	return pf_fail(c->e, PF_RUNTIME, "%s: truncated or damaged: %s: %s%s%s", c->path, obj, what,
 		       detail[0] ? ": " : "", detail);
+}
+
+/* HDF5 allocates and clears its conversion and background buffers (1 MiB each by default) on
+ * every H5Dread that converts, as ours do (packed little-endian rows into padded structs):
+ * ~13 ms a phase in fresh pages and memset, whatever the phase's size. Handing it buffers we
+ * own, made once, it clears nothing and strip-mines larger reads through them. */
+#define RD_XFER_BUF ((size_t)64 << 10)
+
+static int rd_xfer(struct rd *c)
+{
+	c->tconv = malloc(RD_XFER_BUF);
+	c->bkg = malloc(RD_XFER_BUF);
+	if (c->tconv == NULL || c->bkg == NULL)
+		return pf_fail_errno(c->e, ENOMEM, "%s: reading", c->path);
+	c->xfer = H5Pcreate(H5P_DATASET_XFER);
+	if (c->xfer < 0 || H5Pset_buffer(c->xfer, RD_XFER_BUF, c->tconv, c->bkg) < 0)
+		return rd_fail(c, "/", "cannot set up the transfer buffers");
+	return 0;
 }
 
 int results_h5_signature(const char *path, struct pf_err *e)
@@ -290,7 +314,7 @@ static int rd_rows(const struct rd *c, hid_t loc, const char *obj, const char *n
 		pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, where);
 		goto out;
 	}
-	if (*n && H5Dread(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *buf) < 0) {
+	if (*n && H5Dread(d, memtype, H5S_ALL, H5S_ALL, c->xfer, *buf) < 0) {
 		rd_fail(c, where, "cannot read");
 		goto out;
 	}
@@ -358,6 +382,59 @@ static int rd_phase_attr(const struct rd *c, hid_t g, const char *obj,
 	return rc;
 }
 
+/* Rows [at, at + n) of the 1-D dataset d into buf. */
+static int rd_slab(const struct rd *c, hid_t d, hid_t fspace, hsize_t at, size_t n, void *buf)
+{
+	hsize_t start[1] = {at}, count[1] = {n};
+	hid_t m = H5Screate_simple(1, count, NULL);
+	int rc = m < 0 ||
+			 H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+			 H5Dread(d, c->file_mem, m, fspace, c->xfer, buf) < 0
+		 ? -1
+		 : 0;
+	if (results_h5_close(m) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* pd's file rows through c->rows->take: whole (and kept) when few, else chunk by chunk. */
+static int rd_files_streamed(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
+{
+	char where[96];
+	hsize_t dims[1] = {0};
+	int rc = -1;
+	hid_t s = -1, d = H5Dopen2(g, "files", H5P_DEFAULT);
+	snprintf(where, sizeof where, "%s/files", obj);
+	if (d < 0 || (s = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(s) != 1 ||
+	    H5Sget_simple_extent_dims(s, dims, NULL) != 1 || dims[0] >= SIZE_MAX / 64) {
+		rd_fail(c, where, "missing or not a 1-D dataset");
+		goto out;
+	}
+	pd->nfiles = (size_t)dims[0];
+	if (pd->nfiles <= c->rows->keep) {
+		size_t n = 0;
+		rc = rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), pd->nfiles,
+			     (void **)&pd->files, &n);
+		if (rc == 0)
+			rc = c->rows->take(c->rows->ctx, pd, pd->files, pd->nfiles, c->e);
+		goto out;
+	}
+	for (size_t at = 0; at < pd->nfiles; at += RD_CHUNK) {
+		size_t n = pd->nfiles - at < RD_CHUNK ? pd->nfiles - at : RD_CHUNK;
+		if (rd_slab(c, d, s, at, n, c->chunk) < 0) {
+			rd_fail(c, where, "cannot read");
+			goto out;
+		}
+		if (c->rows->take(c->rows->ctx, pd, c->chunk, n, c->e) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if ((results_h5_close(s) | results_h5_close(d)) < 0 && rc == 0)
+		rc = rd_fail(c, where, "cannot close");
+	return rc;
+}
+
 static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct phase_data *pd)
 {
 	char obj[64];
@@ -373,9 +450,11 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 			goto out;
 	}
 	if (rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
-		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0 ||
-	    rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), SIZE_MAX,
-		    (void **)&pd->files, &pd->nfiles) < 0)
+		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0)
+		goto out;
+	if (c->rows != NULL ? rd_files_streamed(c, g, obj, pd) < 0
+			    : rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec),
+				      SIZE_MAX, (void **)&pd->files, &pd->nfiles) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -395,30 +474,59 @@ static int rd_name_cmp(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-/* The names of /phases's members, checked to be numbers, in numeric order. */
+struct rd_names {
+	const struct rd *c;
+	struct rd_name *names;
+	size_t n, room;
+	int failed; /* a member was refused (the message is in c->e) */
+};
+
+/* One member of /phases: its name, checked to be a number. */
+static herr_t rd_phase_name(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+	struct rd_names *l = data;
+	char *end = NULL;
+	(void)g;
+	(void)info;
+	l->failed = 1;
+	if (l->n == l->room)
+		return rd_fail(l->c, "/phases", "more members than it listed");
+	struct rd_name *nm = &l->names[l->n];
+	if (name[0] == '\0' || strlen(name) >= sizeof nm->name || name[0] == '-')
+		return rd_fail(l->c, "/phases", "a member's name is not a phase number");
+	strcpy(nm->name, name);
+	nm->index = strtoul(nm->name, &end, 10);
+	if (*end != '\0')
+		return rd_fail(l->c, "/phases", "a member's name is not a phase number");
+	l->n++;
+	l->failed = 0;
+	return 0;
+}
+
+/* The names of /phases's members, checked to be numbers, in numeric order. One pass over the
+ * links (H5Lget_name_by_idx by name order rebuilds and sorts the group's whole link table on
+ * every call: quadratic in phases). */
 static int rd_phase_names(const struct rd *c, hid_t g, struct rd_name **names, size_t *n)
 {
 	H5G_info_t gi;
+	hsize_t idx = 0;
 	if (H5Gget_info(g, &gi) < 0)
 		return rd_fail(c, "/phases", "cannot list");
-	*n = (size_t)gi.nlinks;
-	*names = *n ? calloc(*n, sizeof **names) : NULL;
-	if (*n && *names == NULL)
+	struct rd_names l = {c, NULL, 0, (size_t)gi.nlinks, 0};
+	*n = 0;
+	*names = NULL;
+	if (l.room == 0)
+		return 0;
+	if ((l.names = calloc(l.room, sizeof *l.names)) == NULL)
 		return pf_fail_errno(c->e, ENOMEM, "%s: listing /phases", c->path);
-	for (size_t i = 0; i < *n; i++) {
-		struct rd_name *nm = &(*names)[i];
-		char *end = NULL;
-		ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i,
-						 nm->name, sizeof nm->name, H5P_DEFAULT);
-		if (len < 0)
-			return rd_fail(c, "/phases", "cannot list");
-		nm->index = strtoul(nm->name, &end, 10);
-		if (len == 0 || (size_t)len >= sizeof nm->name || *end != '\0' ||
-		    nm->name[0] == '-')
-			return rd_fail(c, "/phases", "a member's name is not a phase number");
-	}
-	if (*n)
-		qsort(*names, *n, sizeof **names, rd_name_cmp);
+	*names = l.names; /* the caller frees it, also on failure */
+	herr_t rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, rd_phase_name, &l);
+	if (rc < 0)
+		return l.failed ? -1 : rd_fail(c, "/phases", "cannot list");
+	if (l.n != l.room)
+		return rd_fail(c, "/phases", "fewer members than it listed");
+	*n = l.n;
+	qsort(l.names, l.n, sizeof *l.names, rd_name_cmp);
 	return 0;
 }
 
@@ -522,6 +630,10 @@ static int rd_all(struct rd *c, hid_t file)
 				       sizeof(struct file_rec), 0);
 	if (c->rank_mem < 0 || c->file_mem < 0)
 		return rd_fail(c, "/", "cannot build the record types");
+	if (rd_xfer(c) < 0)
+		return -1;
+	if (c->rows != NULL && (c->chunk = calloc(RD_CHUNK, sizeof *c->chunk)) == NULL)
+		return pf_fail_errno(c->e, ENOMEM, "%s: reading", c->path);
 	if (rd_version(c, file) < 0 || rd_root(c, file) < 0 || rd_environment(c, file) < 0 ||
 	    rd_topology(c, file) < 0 || rd_parts(c, file) < 0 ||
 	    rd_phases(c, file) < 0)
@@ -531,7 +643,13 @@ static int rd_all(struct rd *c, hid_t file)
 
 int results_read(const char *path, struct run_data *run, struct pf_err *e)
 {
-	struct rd c = {path, e, run, -1, -1};
+	return results_read_rows(path, run, NULL, e);
+}
+
+int results_read_rows(const char *path, struct run_data *run, const struct results_rows *rows,
+		      struct pf_err *e)
+{
+	struct rd c = {path, e, run, -1, -1, -1, NULL, NULL, rows, NULL};
 	hid_t file = -1;
 	int rc = -1;
 	memset(run, 0, sizeof *run);
@@ -546,10 +664,13 @@ int results_read(const char *path, struct run_data *run, struct pf_err *e)
 		goto out;
 	rc = 0;
 out:
-	if ((results_h5_close(c.rank_mem) | results_h5_close(c.file_mem) | results_h5_close(file)) <
-		    0 &&
+	if ((results_h5_close(c.rank_mem) | results_h5_close(c.file_mem) |
+	     results_h5_close(c.xfer) | results_h5_close(file)) < 0 &&
 	    rc == 0)
 		rc = rd_fail(&c, "/", "cannot close");
+	free(c.tconv); /* after the list that names them is closed */
+	free(c.bkg);
+	free(c.chunk);
 	if (rc < 0)
 		results_free(run);
 	return rc;
@@ -571,6 +692,7 @@ void results_free(struct run_data *run)
 	for (size_t i = 0; i < run->nphases; i++) {
 		free(run->phases[i].ranks);
 		free(run->phases[i].files);
+		free(run->phases[i].digest.secs);
 	}
 	free(run->phases);
 	for (size_t i = 0; i < run->nparts; i++) {

@@ -12,8 +12,10 @@
 #include "util/err.h"
 #include "pfsread/record.h"
 
-/* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state. The
- * reader takes every version from 1: what an older file lacks reads as zero or "". */
+/* 2: per-rank clock offsets and the opening barrier's skew, the measured cache state.
+ * 3: each rank's peak resident memory (rank_rec.peak_rss) and the kernel's counters of where
+ * a phase's bytes came from (provenance, storage_read_bytes, rchar, net_rx_bytes, counted).
+ * The reader takes every version from 1: what an older file lacks reads as zero or "". */
 #define RESULTS_SCHEMA_VERSION 3
 
 /* Root attributes, as strings and counts the caller already has. */
@@ -131,13 +133,29 @@ int results_h5_close(hid_t id);
 void results_h5_detail(char *buf, size_t len);
 #endif
 
+/* The longest files (open to close) a phase's digest keeps. */
+#define RESULTS_SLOWEST 8
+
+/* What a reader that streams the file rows (results_read_rows) keeps of them: filled by its
+ * take function (the report's, report/analyze.c), freed by results_free. */
+struct files_digest {
+	int filled;             /* 1 once the rows streamed by (else all zero) */
+	double stonewall_t;     /* the time stonewall_bytes are counted at */
+	double stonewall_bytes; /* bytes read by then, pro rata */
+	double *secs;           /* open to close of each row with a finite, non-negative time */
+	size_t nsecs;
+	struct file_rec slow[RESULTS_SLOWEST]; /* the rows with the longest such time, longest first */
+	size_t nslow;
+};
+
 /* A whole results file in memory, for the report. */
 struct phase_data {
 	struct phase_info info;
 	struct rank_rec *ranks;
 	size_t nranks;
-	struct file_rec *files;
+	struct file_rec *files; /* NULL when streamed and more than results_rows.keep of them */
 	size_t nfiles;
+	struct files_digest digest;
 };
 
 /* One run that wrote the file (/parts/NNNN): a study resumed over several batch jobs has
@@ -175,5 +193,21 @@ int results_h5_signature(const char *path, struct pf_err *e);
  * version does not know fails with a message naming the file (PF_RUNTIME). No MPI needed. */
 int results_read(const char *path, struct run_data *run, struct pf_err *e);
 void results_free(struct run_data *run);
+
+/* How results_read_rows hands over each phase's file rows: in chunks, after the phase's
+ * attributes and rank records are read, rather than all phases' rows held at once. */
+struct results_rows {
+	/* Called with each chunk of pd's rows in file order (pd->nfiles is their count). Returns
+	 * 0, or -1 with a message in e, which stops the read. */
+	int (*take)(void *ctx, struct phase_data *pd, const struct file_rec *rows, size_t n,
+		    struct pf_err *e);
+	void *ctx;
+	size_t keep; /* a phase with at most this many rows also keeps them in pd->files */
+};
+
+/* results_read, but the file rows go through rows->take in chunks (bounded memory): a phase
+ * with more than rows->keep rows has pd->files NULL. */
+int results_read_rows(const char *path, struct run_data *run, const struct results_rows *rows,
+		      struct pf_err *e);
 
 #endif

@@ -81,6 +81,7 @@ const struct results_field results_rank_fields[] = {
 	RES_FIELD_SINCE(rank_rec, rchar, RESULTS_U64, 3),
 	RES_FIELD_SINCE(rank_rec, net_rx_bytes, RESULTS_U64, 3),
 	RES_FIELD_SINCE(rank_rec, counted, RESULTS_I32, 3),
+	RES_FIELD_SINCE(rank_rec, peak_rss, RESULTS_U64, 3),
 };
 const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
 

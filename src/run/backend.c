@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "util/suggest.h"
+
 extern const struct backend posix_backend;
 extern const struct backend direct_backend;
 extern const struct backend mmap_backend;
@@ -31,6 +33,15 @@ const struct backend *backend_find(const char *name)
 		if (strcmp(backend_registry[i]->name, name) == 0)
 			return backend_registry[i];
 	return NULL;
+}
+
+const char *backend_nearest(const char *name)
+{
+	struct suggest s;
+	suggest_init(&s, name, strlen(name));
+	for (size_t i = 0; backend_registry[i] != NULL; i++)
+		suggest_offer(&s, backend_registry[i]->name);
+	return suggest_best(&s);
 }
 
 const char *backend_names(void)

@@ -109,6 +109,9 @@ struct backend {
 /* The backend called name, or NULL. */
 const struct backend *backend_find(const char *name);
 
+/* The registered name nearest to a mistyped one ("did you mean ...?"), or NULL. */
+const char *backend_nearest(const char *name);
+
 /* Comma-separated names of all backends, for messages. */
 const char *backend_names(void);
 

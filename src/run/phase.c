@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "run/cache.h"
@@ -413,7 +414,7 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	/* a backend's phase state: always, but a pipeline's only where it reads the share */
 	if (rc == 0 && s->be->setup != NULL && w->sh.n > 0 &&
 	    (phase_pipelined(s) || s->be->read_share == NULL)) {
-		int src = s->be->setup(s->x, s->transfer_size, &w->backend_state);
+		int src = s->be->setup(s->x, s->io_size, &w->backend_state);
 		if (src != 0)
 			rc = pf_fail_errno(e, src, "phase %u: %s backend setup", s->index, s->be->name);
 	}
@@ -497,6 +498,16 @@ static void phase_count_provenance(const struct prov_sample *a, const struct pro
 	me->net_rx_bytes = b->rx_bytes - a->rx_bytes;
 }
 
+/* The process's peak resident memory in bytes (ru_maxrss is in KiB on Linux); 0 when
+ * getrusage fails (it cannot with these arguments: the figure is only informative). */
+static uint64_t phase_peak_rss(void)
+{
+	struct rusage u;
+	if (getrusage(RUSAGE_SELF, &u) != 0 || u.ru_maxrss < 0)
+		return 0;
+	return (uint64_t)u.ru_maxrss * 1024;
+}
+
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
 	      struct phase_output *o, struct pf_err *e)
 {
@@ -512,8 +523,8 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	o->me.rank = t->rank;
 	o->me.node = t->node;
 	o->me.active = plan_reader_index(&t->map, t->rank, s->readers_per_node) >= 0;
-	if (buflen < s->transfer_size) {
-		pf_fail(e, PF_RUNTIME, "phase %u: buffer smaller than transfer size", s->index);
+	if (buflen < s->io_size || s->io_size > s->transfer_size) {
+		pf_fail(e, PF_RUNTIME, "phase %u: buffer smaller than a read", s->index);
 		c.status = PHASE_FAILED;
 	} else if (phase_prepare(s, t, &w, o, &c, e) != 0)
 		c.status = PHASE_FAILED;
@@ -550,6 +561,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	o->me.verify_s = c.paused;
 	o->me.process_s = c.process;
 	o->me.io_s = c.io;
+	o->me.peak_rss = phase_peak_rss(); /* outside the timing, the backend's buffers still held */
 	if (w.backend_state != NULL)
 		s->be->teardown(w.backend_state);
 	w.backend_state = NULL;

@@ -23,6 +23,8 @@ struct phase_spec {
 	const struct backend *be;
 	int readers_per_node;
 	uint64_t transfer_size;
+	uint64_t io_size;         /* min(transfer_size, the data set's largest file), at least 1:
+				   * the most one read moves, what read buffers are sized by */
 	enum cfg_order order;
 	enum cfg_pattern pattern;
 	enum cfg_decomp decomp;

@@ -354,7 +354,7 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 	struct bshare sh = {
 		.nitems = w->sh.n, .offset = w->sh.offset, .length = w->sh.length,
 		.path = phase_share_path, .now = phase_share_now, .core = c,
-		.open = &c->bo, .transfer = c->s->transfer_size, .recs = o->files, .failed = 0,
+		.open = &c->bo, .transfer = c->s->io_size, .recs = o->files, .failed = 0,
 		.stop = stop_now, .consume = c->s->x->verify ? phase_share_consume : NULL,
 	};
 	if (c->process_on) {

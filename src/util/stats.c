@@ -112,3 +112,23 @@ int stats_overlap(const struct stats *a, const struct stats *b)
 		return -1;
 	return a->mean - a->ci95 <= b->mean + b->ci95 && b->mean - b->ci95 <= a->mean + a->ci95;
 }
+
+double stats_mdd(const struct stats *a, const struct stats *b)
+{
+	if (a->n < 2 || b->n < 2 || !isfinite(a->ci95) || !isfinite(b->ci95))
+		return NAN;
+	return a->ci95 + b->ci95;
+}
+
+size_t stats_reps_to_decide(double sd_a, double sd_b, double diff, size_t max)
+{
+	double spread = sd_a + sd_b, d = fabs(diff);
+	if (!isfinite(spread) || !isfinite(d) || spread < 0)
+		return 0;
+	if (spread == 0)
+		return d > 0 ? 1 : 0;
+	for (size_t n = 2; n <= max; n++)
+		if (stats_t95(n - 1) * spread / sqrt((double)n) < d)
+			return n;
+	return 0;
+}

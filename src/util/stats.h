@@ -36,4 +36,15 @@ void stats_sort(double *v, size_t n);
  * within the noise), 0 when they are disjoint, -1 when either has no interval (n < 2). */
 int stats_overlap(const struct stats *a, const struct stats *b);
 
+/* The minimum detectable difference of stats_overlap: the smallest difference of the means
+ * that it calls beyond the noise with these repetitions, a->ci95 + b->ci95. NaN when either
+ * has no interval. */
+double stats_mdd(const struct stats *a, const struct stats *b);
+
+/* How many repetitions per side (the same count for both) stats_overlap would need for a
+ * difference of the means diff to be beyond the noise, if the standard deviations stay sd_a and
+ * sd_b: the smallest n >= 2 with t(0.975, n-1) (sd_a + sd_b) / sqrt(n) < |diff|; 0 when more
+ * than max would be needed or no figure is finite, 1 when there is no noise at all. */
+size_t stats_reps_to_decide(double sd_a, double sd_b, double diff, size_t max);
+
 #endif

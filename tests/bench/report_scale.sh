@@ -15,7 +15,7 @@
 #                limit in MiB, default 8192: a report that needs more fails with ENOMEM
 #                instead of crowding the machine), KEEP (1: keep the files)
 #
-# Each file is made once by tests/bench/results_gen.py (schema version 2, laid out as pfsread
+# Each file is made once by tests/bench/results_gen.py (schema version 3, laid out as pfsread
 # writes it; the sizes below). Then REPS rounds, each timing 'pfsread report FILE' (the text
 # report, as 'run' prints it, to /dev/null) on every file in turn, under /usr/bin/time -v:
 # wall time and peak RSS. A report still running after REPORT_TIMEOUT is stopped (SIGTERM),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""results_gen: a synthetic pfsread results file (schema version 2) of any size, for timing
+"""results_gen: a synthetic pfsread results file (schema version 3) of any size, for timing
 `pfsread report` at the seeds' scale (tests/bench/report_scale.sh, `make bench-scale`).
 
 usage: results_gen.py OUT [--phases N] [--files F] [--datasets D] [--readers 1,2,4]
@@ -31,14 +31,16 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 HOST_MAX = 256
 DATASETS = [("1GB", 1000000000), ("256MB", 256000000), ("64MB", 64000000), ("2MB", 2000000)]
 RANK_DT = np.dtype([("rank", "<i4"), ("node", "<i4"), ("active", "<i4"), ("start", "<f8"),
                     ("end", "<f8"), ("bytes", "<u8"), ("files", "<u8"), ("open_s", "<f8"),
                     ("read_s", "<f8"), ("close_s", "<f8"), ("resident_fraction", "<f8"),
                     ("verify_s", "<f8"), ("io_s", "<f8"), ("process_s", "<f8"),
-                    ("barrier_s", "<f8"), ("clock_offset_s", "<f8"), ("clock_error_s", "<f8")])
+                    ("barrier_s", "<f8"), ("clock_offset_s", "<f8"), ("clock_error_s", "<f8"),
+                    ("storage_read_bytes", "<u8"), ("rchar", "<u8"), ("net_rx_bytes", "<u8"),
+                    ("counted", "<i4"), ("peak_rss", "<u8")])
 FILE_DT = np.dtype([("file", "<u8"), ("rank", "<i4"), ("open_start", "<f8"),
                     ("open_end", "<f8"), ("read_end", "<f8"), ("close_end", "<f8"),
                     ("bytes", "<u8"), ("error", "<i4")])
@@ -178,6 +180,10 @@ def phase_rows(a, rng, size, rpn, nranks):
         ranks[field][readers] = np.add.reduceat(d, lo)
     ranks["barrier_s"] = barrier
     ranks["clock_error_s"] = 1e-5
+    ranks["peak_rss"] = (40 << 20) + (np.arange(nranks) % 7) * (1 << 20)
+    ranks["storage_read_bytes"] = ranks["bytes"]  # every byte from storage: a cold phase
+    ranks["rchar"] = ranks["bytes"]
+    ranks["counted"] = 1
     first, last = float(files["open_start"].min()), float(files["close_end"].max())
     return ranks, files, last - first, float(barrier.max())
 
@@ -199,7 +205,8 @@ def write_phase(f, a, rng, index, cell, nranks):
         ("process", "none"), ("resident_fraction", 0.0), ("bytes", np.uint64(nbytes)),
         ("elapsed_s", elapsed), ("bandwidth_MBps", nbytes / elapsed / 1e6),
         ("status", "complete"), ("cache_state", "cold"), ("cache_evict", ""),
-        ("start_skew_s", skew), ("clock_bound_s", CLOCK_BOUND_S), ("flags", "")])
+        ("start_skew_s", skew), ("clock_bound_s", CLOCK_BOUND_S), ("flags", ""),
+        ("provenance", "read_bytes")])
     write_rows(g, "ranks", ranks)
     write_rows(g, "files", files)
 

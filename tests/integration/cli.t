@@ -4,12 +4,58 @@
 . "$(dirname "$0")/lib.sh"
 
 expect_status 0 "--help" "$PFSREAD" --help
-contains "generate CONFIG" "help lists the commands"
+contains "generate   CONFIG" "help lists the commands"
 expect_status 0 "--version" "$PFSREAD" --version
 contains "pfsread" "version names the program"
 expect_status 2 "no arguments is a usage error" "$PFSREAD"
 expect_status 2 "an unknown command is a usage error" "$PFSREAD" frobnicate
 contains "frobnicate" "the message names it"
+
+# help for every command, three ways, without MPI; an example in each
+for c in generate run report calibrate verify clean plan help; do
+	expect_status 0 "$c --help" "$PFSREAD" "$c" --help
+	contains "usage: pfsread $c" "$c --help: the synopsis"
+	contains "example" "$c --help: an example"
+	contains "--help, -h" "$c --help: the options"
+	expect_status 0 "$c -h" "$PFSREAD" "$c" -h
+	contains "usage: pfsread $c" "$c -h: the synopsis"
+	expect_status 0 "help $c" "$PFSREAD" help "$c"
+	contains "usage: pfsread $c" "help $c: the synopsis"
+done
+expect_status 0 "run CONFIG -o FILE --help: help, even after other arguments" \
+	"$PFSREAD" run configs/local.yaml -o x.h5 --help
+contains "usage: pfsread run" "the help of run"
+expect_status 0 "help alone lists the commands" "$PFSREAD" help
+contains "calibrate" "help lists calibrate"
+OUT=$("$PFSREAD" --version)
+contains "git " "--version: the git commit"
+contains "HDF5: " "--version: the HDF5 version"
+contains "MPI: " "--version: the MPI library"
+contains "build: MPICC=" "--version: the build options"
+
+# did you mean: commands, options, option values, config keys and values, backends
+expect_status 2 "a mistyped command" "$PFSREAD" rnu configs/local.yaml
+contains "did you mean 'run'?" "rnu: did you mean run"
+expect_status 2 "help of a mistyped command" "$PFSREAD" help reprot
+contains "did you mean 'report'?" "help reprot: did you mean report"
+expect_status 2 "a mistyped option" "$PFSREAD" plan configs/local.yaml --rank 4 --nodes 1
+contains "unknown option '--rank': did you mean '--ranks'?" "--rank: did you mean --ranks"
+expect_status 2 "a mistyped option value" "$PFSREAD" report x.h5 --format=jsn
+contains "unknown value 'jsn': did you mean 'json'?" "--format=jsn: did you mean json"
+expect_status 2 "a mistyped option in --key=value" "$PFSREAD" report x.h5 --fromat=json
+contains "did you mean '--format'?" "--fromat=json: did you mean --format"
+expect_status 2 "a flag given a value" mpi 1 "$PFSREAD" run configs/local.yaml --force=yes
+contains "--force takes no value" "--force=yes: takes no value"
+expect_status 2 "an option without its value" "$PFSREAD" plan configs/local.yaml --ranks
+contains "--ranks needs a value" "--ranks: needs a value"
+expect_status 2 "a mistyped option under mpirun" mpi 2 "$PFSREAD" run configs/local.yaml --forse
+count=$(printf '%s\n' "$OUT" | grep -c "did you mean '--force'")
+test "$count" -eq 1
+ok $? "under mpirun the usage error is printed once, not once per rank ($count)"
+
+# --key=value and --key value alike
+expect_status 0 "plan --ranks=4 --nodes=1" "$PFSREAD" plan configs/local.yaml --ranks=4 --nodes=1
+contains "on 4 ranks over 1 node," "--key=value read as --key value; 1 node, not 1 nodes"
 
 # bad configs: exit 2, message with file:line:col and key, nothing created
 root="$SCRATCH/never"
@@ -41,6 +87,24 @@ YAML
 expect_status 2 "an unknown key is a usage error" mpi 1 "$PFSREAD" generate "$bad"
 contains "$bad:5:" "unknown key: line 5"
 contains "readers_per_nod" "unknown key: named"
+contains "did you mean 'readers_per_node'?" "unknown key: did you mean"
+cat >"$bad" <<YAML
+root: $root
+datasets:
+  - {name: a, file_size: 4MiB, file_count: 2}
+cache: dorp
+YAML
+expect_status 2 "an unknown cache is a usage error" "$PFSREAD" plan "$bad" --ranks 1 --nodes 1
+contains "$bad:4:" "unknown value: line 4"
+contains "unknown value 'dorp': did you mean 'drop'?" "unknown value: did you mean"
+cat >"$bad" <<YAML
+root: $root
+datasets:
+  - {name: a, file_size: 4MiB, file_count: 2}
+sweep: {backend: [posx]}
+YAML
+expect_status 2 "an unknown backend is a usage error" mpi 1 "$PFSREAD" run "$bad"
+contains "did you mean 'posix'?" "unknown backend: did you mean"
 
 touch "$SCRATCH/file"
 cat >"$bad" <<YAML

@@ -87,11 +87,11 @@ assert "/sys/class/net/pv0 is not this network namespace" in get("detected_link_
     get("detected_link_source")
 ' "$SCRATCH/nosys.h5"
 
-expect_status 0 "report of the run without hardware:" "$PFSREAD" report "$SCRATCH/plain.h5"
+expect_status 0 "report of the run without hardware:" "$PFSREAD" report --wide "$SCRATCH/plain.h5"
 contains "detected: node link 1250 MB/s (/sys/class/net/pv0/speed: 10000 Mb/s, the interface of the route to $SUB.1)" \
 	"the ceiling's figure is marked detected, with its source"
 contains "reader links" "the remote data is bounded by the reader links"
-expect_status 0 "report of the run that declares a node link" "$PFSREAD" report "$SCRATCH/declared.h5"
+expect_status 0 "report of the run that declares a node link" "$PFSREAD" report --wide "$SCRATCH/declared.h5"
 contains "node link 117 MB/s" "the declared figure is used"
 contains "the machine says node link 1250 MB/s (/sys/class/net/pv0/speed" "and the detected one shown beside it"
 contains "968% from the declared 117" "with how far apart they are"

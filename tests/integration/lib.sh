@@ -95,14 +95,33 @@ skip_all() {
 	exit 0
 }
 
-# mpi NP ARGS...: mpirun on this machine, as root and with more ranks than cores if need be.
-MPI_FLAGS="--oversubscribe --mca btl self,vader,tcp"
-[ "$(id -u)" -eq 0 ] && MPI_FLAGS="$MPI_FLAGS --allow-run-as-root"
+# mpi NP ARGS...: the MPI launcher on this machine, as root and with more ranks than cores if
+# need be. MPIRUN names the launcher (default mpirun; `make check-mpich` sets mpirun.mpich);
+# MPI_FLAGS, when unset, are those its kind needs (Open MPI: oversubscribe, root; MPICH's
+# Hydra needs none). MPI_KIND says which: openmpi, mpich or other.
+MPIRUN=${MPIRUN:-mpirun}
+case $($MPIRUN --version 2>&1) in
+*"Open MPI"* | *OpenRTE*) MPI_KIND=openmpi ;;
+*HYDRA* | *MPICH*) MPI_KIND=mpich ;;
+*) MPI_KIND=other ;;
+esac
+if [ -z "${MPI_FLAGS+set}" ]; then
+	MPI_FLAGS=""
+	if [ "$MPI_KIND" = openmpi ]; then
+		MPI_FLAGS="--oversubscribe --mca btl self,vader,tcp"
+		[ "$(id -u)" -eq 0 ] && MPI_FLAGS="$MPI_FLAGS --allow-run-as-root"
+	fi
+fi
 mpi() {
 	np=$1
 	shift
 	# shellcheck disable=SC2086
-	timeout 300 mpirun $MPI_FLAGS -np "$np" "$@"
+	timeout 300 $MPIRUN $MPI_FLAGS -np "$np" "$@"
+}
+
+# need_openmpi: skip the whole test unless the launcher is Open MPI's (fake nodes, MCA flags).
+need_openmpi() {
+	[ "$MPI_KIND" = openmpi ] || skip_all "needs Open MPI's mpirun ($MPIRUN is $MPI_KIND)"
 }
 
 # watchdog SECONDS PID: SIGKILL to PID after SECONDS, unless watchdog_end comes first. Its

@@ -57,10 +57,10 @@ check "cold: read_bytes holds every byte read, on every read path" "$PYTHON" -c 
 check "warm: none from storage, but direct's" "$PYTHON" -c "$verdicts" "$SCRATCH/warm.h5" \
 	posix=cache direct=storage mmap=cache uring=cache mpiio=cache
 
-expect_status 0 "report of the cold run" "$PFSREAD" report "$SCRATCH/cold.h5"
+expect_status 0 "report of the cold run" "$PFSREAD" report --wide "$SCRATCH/cold.h5"
 contains "where the bytes came from (the kernel's counters: read_bytes): storage, in every cell" \
 	"the report says so in one line"
-expect_status 0 "report of the warm run" "$PFSREAD" report "$SCRATCH/warm.h5"
+expect_status 0 "report of the warm run" "$PFSREAD" report --wide "$SCRATCH/warm.h5"
 contains "d x 1 reader/node, posix, cache none: the bytes came from the cache (" \
 	"a cached cell is named"
 contains "% from storage by the kernel's counters: read_bytes): this measures memory, not storage" \
@@ -77,7 +77,7 @@ assert {c["backend"]: c["bytes_from"] for c in run["cells"]} == by
 ' "$OUT"
 expect_status 0 "report --format csv" "$PFSREAD" report "$SCRATCH/warm.h5" --format csv
 contains ",bytes_from,from_storage_fraction" "csv has the columns"
-expect_status 0 "compare the cold run with the warm one" "$PFSREAD" report "$SCRATCH/cold.h5" "$SCRATCH/warm.h5"
+expect_status 0 "compare the cold run with the warm one" "$PFSREAD" report --wide "$SCRATCH/cold.h5" "$SCRATCH/warm.h5"
 contains "backend posix, queue depth 1: a's bytes came from storage, b's from the page cache: the ratio compares storage with the page cache, not two file systems" \
 	"the comparison says what it compares"
 
@@ -94,7 +94,7 @@ if [ -n "$FAULTFS" ] && mkdir -p "$SCRATCH/fuse" && : >"$SCRATCH/rules" &&
 	sed -e "s|root: $disk/data|root: $SCRATCH/fuse|" -e 's/backend: \[.*\]/backend: [posix]/' \
 		"$SCRATCH/cold.yaml" >"$SCRATCH/fuse.yaml"
 	check "run through the FUSE view" mpi 2 "$PFSREAD" run "$SCRATCH/fuse.yaml" -o "$SCRATCH/fuse.h5"
-	expect_status 0 "report of it" "$PFSREAD" report "$SCRATCH/fuse.h5"
+	expect_status 0 "report of it" "$PFSREAD" report --wide "$SCRATCH/fuse.h5"
 	contains "where the bytes came from is unknown (unknown: fuse" "unknown, with the reason"
 	umount "$SCRATCH/fuse"
 else

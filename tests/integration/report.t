@@ -93,12 +93,28 @@ contains "| --- |" "markdown: pipe tables"
 
 # ---- comparison of two runs ----
 expect_status 0 "report a.h5 b.h5 (text)" "$PFSREAD" report "$A" "$B"
+long=$(printf '%s\n' "$OUT" | awk 'length($0) > 100' | wc -l)
+test "$long" -eq 0
+ok $? "text: every line fits 100 columns ($long do not)"
+first=$(printf '%s\n' "$OUT" | grep -v '^$' | head -1)
+test "$first" = "comparison: b against a (ratio b/a)"
+ok $? "the comparison opens the report (first line: $first)"
+before=$(printf '%s\n' "$OUT" | sed -n '/^results  /q;p' | tr '\n' ' ' | tr -s ' ')
+case $before in *"answer: b/a "*"beyond noise"*) r=0 ;; *) r=1 ;; esac
+ok $r "the answer (median ratio, beyond noise or not) comes before the first run's table"
+case $before in *"minimum detectable difference"*) r=0 ;; *) r=1 ;; esac
+ok $r "the answer says the minimum detectable difference"
+contains "  MDD  reps" "comparison: the MDD and repetitions columns"
+expect_status 0 "report a.h5 b.h5 --wide" "$PFSREAD" report "$A" "$B" --wide
+long=$(printf '%s\n' "$OUT" | awk 'length($0) > 100' | wc -l)
+test "$long" -gt 0
+ok $? "--wide keeps the wide tables whole ($long lines over 100 columns)"
 contains "cache differs: drop in $A, fadvise in $B (compared anyway)" \
 	"comparison: the differing cache strategy said plainly"
 contains "only in $B: data set huge" "comparison: a data set only in b named"
 contains "only in $A: data set small" "comparison: a data set only in a named"
 contains "1 repetition: no noise estimate" "comparison: one repetition has no noise estimate"
-contains "within noise (95% CIs overlap)" "comparison: overlapping intervals are noise"
+contains "within noise" "comparison: overlapping intervals are noise"
 expect_status 0 "report a.h5 b.h5 --format json" "$PFSREAD" report "$A" "$B" --format json
 printf '%s\n' "$OUT" >"$SCRATCH/ab.json"
 check "comparison json: ratios and noise as worked out by hand" "$PYTHON" -c '
@@ -131,6 +147,7 @@ expect_status 2 "an unknown option is a usage error" "$PFSREAD" report "$A" --pl
 
 # ---- charts ----
 expect_status 0 "report --plot DIR" "$PFSREAD" report "$A" "$B" --plot "$SCRATCH/plots"
+contains "charts written to $SCRATCH/plots/" "--plot says where it wrote"
 check "8 charts (4 per run) are PNG with more than a few colours and SVG with drawn paths" \
 	"$PYTHON" -c '
 import os, struct, sys, zlib
@@ -201,6 +218,11 @@ for k in ("disk_MBps", "memcpy_MBps", "link_MBps"):
     assert len(v) == 2 and all(math.isfinite(x) and x > 0 for x in v), (k, v)
 assert len(g["pairs"]) == 2 and sorted((p["from"], p["to"]) for p in g["pairs"]) == [(0, 1), (1, 0)]
 ' "$SCRATCH/calib.h5"
+expect_status 0 "report calib.h5 alone shows the calibration" "$PFSREAD" report "$SCRATCH/calib.h5"
+contains "calibration: $SCRATCH/calib.h5" "report calib.h5: the calibration's heading"
+contains "memory copy [MB/s]" "report calib.h5: its figures"
+expect_status 0 "paths are printed normalized" "$PFSREAD" report "$SCRATCH/./calib.h5"
+contains "calibration: $SCRATCH/calib.h5" "report DIR/./calib.h5 prints DIR/calib.h5"
 expect_status 0 "report b.h5 calib.h5 --format json" "$PFSREAD" report "$B" "$SCRATCH/calib.h5" --format json
 printf '%s\n' "$OUT" >"$SCRATCH/bc.json"
 check "measured figures become b's ceilings: 2 nodes x the mean disk figure" "$PYTHON" -c '

@@ -14,7 +14,8 @@ browse() {
 	profile=$(mktemp -d "$SCRATCH/profile.XXXXXX")
 	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
-		--enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$1" \
+		--enable-logging=stderr --v=0 --virtual-time-budget=5000 --window-size=1400,1000 \
+		--dump-dom "file://$1${2:-}" \
 		>"$SCRATCH/dom" 2>"$SCRATCH/log"
 }
 
@@ -23,6 +24,7 @@ check "report_h5.py writes the hand-made results files" \
 mkdir -p "$SCRATCH/tmp"
 expect_status 0 "report a.h5 b.h5 --html page.html" env TMPDIR="$SCRATCH/tmp" \
 	"$PFSREAD" report "$SCRATCH/a.h5" "$SCRATCH/b.h5" --html "$SCRATCH/page.html"
+contains "HTML page written to $SCRATCH/page.html" "--html says where it wrote"
 test -z "$(ls -A "$SCRATCH/tmp")"
 ok $? "the scratch chart directory is removed"
 ! sed -E 's/xmlns(:[a-z]+)?="[^"]*"//g' "$SCRATCH/page.html" |
@@ -31,8 +33,17 @@ ok $? "the page loads nothing from outside (no link, img, src or URL but XML nam
 grep -q "hardware: {node_link_MBps: 100" "$SCRATCH/page.html" && grep -q "environment" "$SCRATCH/page.html"
 ok $? "the page holds the run's config and environment"
 
-browse "$SCRATCH/page.html"
+browse "$SCRATCH/page.html" "#check"
 ok $? "chromium loads the page"
+grep -q '<nav><a href="#comparison">comparison</a><a href="#run-0">' "$SCRATCH/page.html"
+ok $? "a navigation bar: the comparison, then each run"
+cmp_at=$(grep -n '<section id="comparison">' "$SCRATCH/page.html" | cut -d: -f1)
+run_at=$(grep -n '<section class="run" id="run-0">' "$SCRATCH/page.html" | cut -d: -f1)
+test -n "$cmp_at" && test -n "$run_at" && test "$cmp_at" -lt "$run_at"
+ok $? "the comparison comes before the runs ($cmp_at < $run_at)"
+n=$(grep -c '<details' "$SCRATCH/page.html")
+test "$n" -eq 6
+ok $? "charts, details and environment fold away under each run ($n <details>)"
 grep -q 'data-charts-rendered="8/8"' "$SCRATCH/dom"
 ok $? "every chart present and drawn: $(grep -o 'data-charts-rendered="[^"]*"' "$SCRATCH/dom")"
 n=$(grep -c ':CONSOLE' "$SCRATCH/log")
@@ -53,7 +64,10 @@ ok $? "a script error on a page shows in the log (the console check works)"
 
 expect_status 0 "--plot and --html together" "$PFSREAD" report "$SCRATCH/a.h5" \
 	--plot "$SCRATCH/plots" --html "$SCRATCH/one.html"
-browse "$SCRATCH/one.html"
+browse "$SCRATCH/one.html" "#check"
 grep -q 'data-charts-rendered="4/4"' "$SCRATCH/dom" && test -f "$SCRATCH/plots/a-timeline.png"
 ok $? "one run: 4 charts drawn, the PNGs kept in the plot directory"
+h=$(grep -o 'data-height="[0-9]*"' "$SCRATCH/dom" | tr -dc 0-9)
+test -n "$h" && test "$h" -le 1000
+ok $? "one run, details closed: the page fits one 1400x1000 screen (${h:-?} px high)"
 done_testing

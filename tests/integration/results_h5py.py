@@ -48,7 +48,7 @@ PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
 RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
                "close_s", "resident_fraction", "verify_s", "io_s", "process_s", "barrier_s",
                "clock_offset_s", "clock_error_s", "storage_read_bytes", "rchar", "net_rx_bytes",
-               "counted")
+               "counted", "peak_rss")
 FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes")
 
 

@@ -42,8 +42,8 @@ static void set_phase(size_t i, int ds, int readers, const char *backend, int re
 	p->bandwidth_MBps = mbps;
 	p->elapsed_s = (double)p->bytes / (mbps * 1e6);
 	snprintf(p->status, sizeof p->status, "%s", status);
-	ranks[i][0] = (struct rank_rec){0, 0, 1, 0.0, 1.0, p->bytes, 8, 0.25, 0.5, 0.125, 0.0, 0.0, 0.875, 0.0, 0, 0, 0, 0, 0, 0, 0};
-	ranks[i][1] = (struct rank_rec){1, 0, 0, 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, 0, 0, 0};
+	ranks[i][0] = (struct rank_rec){0, 0, 1, 0.0, 1.0, p->bytes, 8, 0.25, 0.5, 0.125, 0.0, 0.0, 0.875, 0.0, 0, 0, 0, 0, 0, 0, 0, 0};
+	ranks[i][1] = (struct rank_rec){1, 0, 0, 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0};
 	phases[i].ranks = ranks[i];
 	phases[i].nranks = 2;
 	phases[i].files = NULL;

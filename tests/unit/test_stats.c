@@ -80,8 +80,27 @@ static void test_mean(void)
 	ok(isnan(stats_mean(none, 2)) && isnan(stats_mean(v, 0)), "no finite value: NaN");
 }
 
+/* The minimum detectable difference is what stats_overlap needs: the two half-widths; the
+ * repetitions that would decide a difference follow t(0.975, n-1) (sd_a + sd_b) / sqrt(n). */
+static void test_mdd(void)
+{
+	struct stats a = {.n = 3, .mean = 100, .ci95 = 5}, b = {.n = 3, .mean = 110, .ci95 = 4};
+	struct stats one = {.n = 1, .mean = 100, .ci95 = NAN};
+	ok(stats_mdd(&a, &b) == 9, "MDD of 95..105 and 106..114: 5 + 4 = 9");
+	ok(isnan(stats_mdd(&a, &one)), "one repetition: no MDD");
+	/* sd 1 + 1 = 2, diff 3: n = 3 gives 4.303 * 2 / 1.732 = 4.97 (no), n = 4: 3.182 * 2 / 2 =
+	 * 3.18 (no), n = 5: 2.776 * 2 / 2.236 = 2.48 < 3 (yes) */
+	ok(stats_reps_to_decide(1, 1, 3, 100) == 5, "sd 1 and 1, difference 3: 5 repetitions (%zu)",
+	   stats_reps_to_decide(1, 1, 3, 100));
+	ok(stats_reps_to_decide(1, 1, -3, 100) == 5, "the sign of the difference does not matter");
+	ok(stats_reps_to_decide(10, 10, 0.1, 100) == 0, "a difference far below the noise: > 100");
+	ok(stats_reps_to_decide(0, 0, 1, 100) == 1, "no noise at all: one repetition tells");
+	ok(stats_reps_to_decide(NAN, 1, 1, 100) == 0, "no estimate: 0");
+}
+
 int main(void)
 {
+	test_mdd();
 	test_mean();
 	test_summary();
 	test_edges();

@@ -1,0 +1,63 @@
+#!/bin/sh
+# install: make install (PREFIX, DESTDIR) puts the binary, the man page, the bash completion,
+# the configs and the job scripts in place; the man page and the completion come from the
+# same table as --help and know every command; the installed local job script runs from
+# another directory with the installed binary and config.
+. "$(dirname "$0")/lib.sh"
+
+dest="$SCRATCH/dest"
+prefix=/opt/pfsread
+check "make install PREFIX DESTDIR" make -s install PREFIX="$prefix" DESTDIR="$dest" \
+	BUILD="$(dirname "$PFSREAD")"
+root="$dest$prefix"
+for f in bin/pfsread share/man/man1/pfsread.1 share/bash-completion/completions/pfsread \
+	share/pfsread/configs/local.yaml share/pfsread/jobscripts/local/pfsread-local.sh; do
+	test -f "$root/$f"
+	ok $? "installed: $f"
+done
+
+# the man page: renders, and names every command help lists
+if command -v man >/dev/null 2>&1; then
+	man -l "$root/share/man/man1/pfsread.1" >"$SCRATCH/man.txt" 2>/dev/null
+	ok $? "man -l renders pfsread.1"
+else
+	ok 0 "# SKIP no man"
+fi
+for c in $("$PFSREAD" help | awk '/^commands:/ { p = 1; next } /^$/ { p = 0 } p { print $1 }'); do
+	grep -q "^\.SS $c\$" "$root/share/man/man1/pfsread.1"
+	ok $? "the man page has a section for $c"
+done
+grep -q -- '--format' "$root/share/man/man1/pfsread.1" ||
+	grep -q -- '\\-\\-format' "$root/share/man/man1/pfsread.1"
+ok $? "the man page lists report's options"
+
+# the completion, in bash: commands, options, an option's values
+if command -v bash >/dev/null 2>&1; then
+	complete_words() {
+		bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _pfsread
+			printf "%s\n" "${COMPREPLY[@]}"' sh \
+			"$root/share/bash-completion/completions/pfsread" "$@"
+	}
+	OUT=$(complete_words pfsread rep)
+	contains "report" "completion: pfsread rep<TAB> -> report"
+	OUT=$(complete_words pfsread report --fo)
+	contains "--format" "completion: report --fo<TAB> -> --format"
+	OUT=$(complete_words pfsread report --format j)
+	contains "json" "completion: --format j<TAB> -> json"
+	OUT=$(complete_words pfsread plan --r)
+	contains "--ranks" "completion: plan --r<TAB> -> --ranks"
+fi
+
+# the installed job script from another directory: the installed binary and config
+work="$SCRATCH/elsewhere"
+mkdir -p "$work"
+sed -e 's/file_size: 64MiB, total_size: 512MiB/file_size: 1MiB, total_size: 4MiB/' \
+	-e 's/file_size: 2MiB, total_size: 256MiB/file_size: 64KiB, total_size: 1MiB/' \
+	-e 's/readers_per_node: \[1, 2, 4\]/readers_per_node: [1, 2]/' -e 's/repetitions: 2/repetitions: 1/' \
+	"$root/share/pfsread/configs/local.yaml" >"$root/share/pfsread/configs/local.yaml.small"
+mv "$root/share/pfsread/configs/local.yaml.small" "$root/share/pfsread/configs/local.yaml"
+expect_status 0 "the installed pfsread-local.sh runs from another directory" \
+	sh -c "cd '$work' && env -u PFSREAD '$root/share/pfsread/jobscripts/local/pfsread-local.sh' '' 2"
+ls "$work"/results/local-*.h5 >/dev/null 2>&1
+ok $? "its results land under the directory it ran from"
+done_testing
