@@ -5,6 +5,7 @@
 #include "cmd/resume.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/plan.h"
@@ -85,4 +86,34 @@ int resume_open(const struct experiment *x, const struct topology *t, const char
 	if (rc == 0)
 		rc = results_append_begin(*r, p, m, e);
 	return rc;
+}
+
+/* The job's node names, comma-separated, for its part of the results file. Caller frees. */
+char *resume_hosts(const struct topology *t)
+{
+	size_t len = 1;
+	for (int i = 0; i < t->nnodes; i++)
+		len += strnlen(t->hostnames[i], RECORD_HOST_MAX) + 1;
+	char *s = malloc(len), *at = s;
+	for (int i = 0; s != NULL && i < t->nnodes; i++)
+		at += sprintf(at, "%s%.*s", i ? "," : "", RECORD_HOST_MAX, t->hostnames[i]);
+	if (s != NULL)
+		*at = '\0';
+	return s;
+}
+
+/* Rank 0, resuming: what the file holds and what this part will do. */
+void resume_print(const char *path, const struct results_prior *p)
+{
+	uint64_t kept = 0, redo = 0;
+	for (uint64_t i = 0; i < p->nphases; i++) {
+		kept += p->kept[i];
+		redo += p->present[i] && !p->kept[i];
+	}
+	printf("resuming %s (status %s%s, %llu parts so far): %llu of %llu phases kept, %llu "
+	       "interrupted to redo, %llu to run\n", path, p->status,
+	       strcmp(p->status, "running") == 0 ? ": its run ended without closing it" : "",
+	       (unsigned long long)p->nparts, (unsigned long long)kept,
+	       (unsigned long long)p->nphases, (unsigned long long)redo,
+	       (unsigned long long)(p->nphases - kept));
 }

@@ -20,4 +20,11 @@ int resume_open(const struct experiment *x, const struct topology *t, const char
  * Pure. Returns 0 when they are equal, 1 otherwise. */
 int resume_text_diff(const char *a, const char *b, char *buf, size_t len);
 
+/* The job's node names, comma-separated, for its part of the results file. Caller frees;
+ * NULL when out of memory. */
+char *resume_hosts(const struct topology *t);
+
+/* Rank 0, resuming: what the file holds and what this part will do, one line. */
+void resume_print(const char *path, const struct results_prior *p);
+
 #endif

@@ -554,36 +554,6 @@ static int run_print_summary(const char *path, struct pf_err *e)
 	return rc;
 }
 
-/* The job's node names, comma-separated, for its part of the results file. Caller frees. */
-static char *run_hosts(const struct topology *t)
-{
-	size_t len = 1;
-	for (int i = 0; i < t->nnodes; i++)
-		len += strnlen(t->hostnames[i], RECORD_HOST_MAX) + 1;
-	char *s = malloc(len), *at = s;
-	for (int i = 0; s != NULL && i < t->nnodes; i++)
-		at += sprintf(at, "%s%.*s", i ? "," : "", RECORD_HOST_MAX, t->hostnames[i]);
-	if (s != NULL)
-		*at = '\0';
-	return s;
-}
-
-/* Rank 0, resuming: what the file holds and what this part will do. */
-static void run_print_resume(const char *path, const struct results_prior *p)
-{
-	uint64_t kept = 0, redo = 0;
-	for (uint64_t i = 0; i < p->nphases; i++) {
-		kept += p->kept[i];
-		redo += p->present[i] && !p->kept[i];
-	}
-	printf("resuming %s (status %s%s, %llu parts so far): %llu of %llu phases kept, %llu "
-	       "interrupted to redo, %llu to run\n", path, p->status,
-	       strcmp(p->status, "running") == 0 ? ": its run ended without closing it" : "",
-	       (unsigned long long)p->nparts, (unsigned long long)kept,
-	       (unsigned long long)p->nphases, (unsigned long long)redo,
-	       (unsigned long long)(p->nphases - kept));
-}
-
 int run_experiment(const struct experiment *x, const struct run_opts *o, struct pf_err *e)
 {
 	struct topology t;
@@ -621,7 +591,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
 	meta.env = env;
-	if ((hosts = run_hosts(&t)) == NULL) {
+	if ((hosts = resume_hosts(&t)) == NULL) {
 		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
 		goto out;
 	}
@@ -647,7 +617,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 					    (const char(*)[RECORD_HOST_MAX])t.hostnames,
 					    t.clock_offset_s, t.mem_total_bytes, e);
 	if (rc == 0 && o->resume != NULL && t.rank == 0)
-		run_print_resume(path, &prior);
+		resume_print(path, &prior);
 	const char *status = "failed";
 	limits.prior = o->resume ? &prior : NULL;
 	limits.budget_s = o->time_budget;
