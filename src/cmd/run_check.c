@@ -51,6 +51,11 @@ int run_check_experiment(const struct experiment *x, const struct topo_map *map,
 			continue;
 		char key[64];
 		snprintf(key, sizeof key, "sweep.backend[%zu]", i);
+		const char *near = backend_nearest(x->backends[i]);
+		if (near)
+			return cfg_fail_at(e, x, x->backends_pos[i], key,
+					   "unknown backend '%s': did you mean '%s'? (known: %s)",
+					   x->backends[i], near, backend_names());
 		return cfg_fail_at(e, x, x->backends_pos[i], key, "unknown backend '%s' (known: %s)",
 				   x->backends[i], backend_names());
 	}
