@@ -566,16 +566,14 @@ static int rd_part_str(const struct rd *c, hid_t g, const char *obj, const char 
 		return rd_fail(c, obj, "cannot list its attributes");
 	if (has)
 		return rd_attr_str(c, g, obj, name, out);
-	*out = strdup("");
-	return *out != NULL ? 0 : pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, obj);
+	return (*out = strdup("")) ? 0 : pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, obj);
 }
 
 static int rd_part(const struct rd *c, hid_t parts, const char *name, struct run_part *pt)
 {
 	char obj[64];
 	int rc = -1;
-	snprintf(obj, sizeof obj, "/parts/%s", name);
-	hid_t g = H5Gopen2(parts, name, H5P_DEFAULT);
+	hid_t g = (snprintf(obj, sizeof obj, "/parts/%s", name), H5Gopen2(parts, name, H5P_DEFAULT));
 	if (g < 0)
 		return rd_fail(c, obj, "cannot open");
 	if (rd_part_str(c, g, obj, "start_time", &pt->start_time) == 0 &&
@@ -599,11 +597,9 @@ static int rd_parts(const struct rd *c, hid_t file)
 	size_t n = 0;
 	int rc = -1;
 	htri_t has = H5Lexists(file, "/parts", H5P_DEFAULT);
-	if (has <= 0)
-		return has < 0 ? rd_fail(c, "/parts", "cannot look for it") : 0;
-	hid_t g = H5Gopen2(file, "/parts", H5P_DEFAULT);
+	hid_t g = has > 0 ? H5Gopen2(file, "/parts", H5P_DEFAULT) : -1;
 	if (g < 0)
-		return rd_fail(c, "/parts", "cannot open");
+		return has == 0 ? 0 : rd_fail(c, "/parts", "cannot open");
 	if (rd_phase_names(c, g, &names, &n) < 0)
 		goto out;
 	if (n && (c->run->parts = calloc(n, sizeof *c->run->parts)) == NULL) {
@@ -695,12 +691,9 @@ void results_free(struct run_data *run)
 		free(run->phases[i].digest.secs);
 	}
 	free(run->phases);
-	for (size_t i = 0; i < run->nparts; i++) {
-		struct run_part *pt = &run->parts[i];
-		char *ps[] = {pt->start_time, pt->end_time, pt->job_id, pt->hosts, pt->command_line,
-			      pt->status};
-		for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
-			free(ps[k]);
+	for (struct run_part *pt = run->parts; pt != NULL && pt < run->parts + run->nparts; pt++) {
+		free(pt->start_time), free(pt->end_time), free(pt->job_id);
+		free(pt->hosts), free(pt->command_line), free(pt->status);
 	}
 	free(run->parts);
 	memset(run, 0, sizeof *run);
