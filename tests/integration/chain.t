@@ -17,7 +17,7 @@ datasets:
   - {name: small, file_size: 64KiB, file_count: 64}
 sweep: {transfer_size: [1MiB], readers_per_node: [1, 2]}
 cache: none
-repetitions: 1
+repetitions: 3
 EOF2
 check "build the slow-call shim" cc -shared -fPIC -O2 -o "$SCRATCH/slow.so" tests/integration/slow.c -ldl
 check "generate" mpi 2 "$PFSREAD" generate "$cfg"
