@@ -172,15 +172,32 @@ out:
 int results_append_begin(struct results *r, const struct results_prior *p,
 			 const struct run_meta *m, struct pf_err *e)
 {
-	char name[24];
+	char name[24], to[64];
 	int rc = 0;
+	hid_t gone = -1;
+	/* moved aside, not deleted: a phase a killed run half wrote may point past the end of
+	 * the file, and deleting it would free what is not there (HDF5 fails: "len not positive
+	 * after adjustment for EOA"); moving its link touches /phases only */
 	for (uint64_t i = 0; i < p->nphases; i++) {
 		if (!p->present[i] || p->kept[i])
 			continue;
+		if (gone < 0) {
+			htri_t has = H5Lexists(r->file, "/discarded", H5P_DEFAULT);
+			gone = has > 0 ? H5Gopen2(r->file, "/discarded", H5P_DEFAULT)
+			     : has == 0 ? H5Gcreate2(r->file, "/discarded", H5P_DEFAULT, H5P_DEFAULT,
+						    H5P_DEFAULT) : -1;
+			if (gone < 0)
+				return res_fail(r, "/discarded", "opening", e);
+		}
 		snprintf(name, sizeof name, "%04llu", (unsigned long long)i);
-		if (H5Ldelete(r->phases, name, H5P_DEFAULT) < 0)
-			return res_fail(r, "/phases", "H5Ldelete (an interrupted phase)", e);
+		snprintf(to, sizeof to, "%s-part%04llu", name, (unsigned long long)p->nparts);
+		if (H5Lmove(r->phases, name, gone, to, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+			(void)results_h5_close(gone);
+			return res_fail(r, "/phases", "H5Lmove (an interrupted phase, to /discarded)", e);
+		}
 	}
+	if (results_h5_close(gone) < 0)
+		return res_fail(r, "/discarded", "closing", e);
 	if (res_attr_str(r, r->file, "/", "status", "running", e) < 0 ||
 	    res_part_begin(r, m, e) < 0)
 		rc = -1;
