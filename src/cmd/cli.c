@@ -29,12 +29,23 @@ static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
 
 #define HELP_OPT {"--help", "-h", NULL, NULL, "print this help and exit"}
 
+#define PROGRESS_OPT {"--progress", NULL, "SECONDS", NULL, \
+		      "a progress line every SECONDS on rank 0 (default 30; 0: none)"}
+
 static const struct cli_opt config_opts[] = {HELP_OPT, {NULL, NULL, NULL, NULL, NULL}};
+
+static const struct cli_opt progress_opts[] = {PROGRESS_OPT, HELP_OPT,
+					       {NULL, NULL, NULL, NULL, NULL}};
 
 static const struct cli_opt run_opts[] = {
 	{"-o", "--output", "FILE", NULL,
 	 "results file (HDF5); default: the config's results: pattern"},
 	{"--force", NULL, NULL, NULL, "overwrite the results file if it exists"},
+	{"--resume", NULL, "FILE", NULL,
+	 "continue FILE: keep its whole phases, redo an interrupted one, run the rest"},
+	{"--time-budget", NULL, "DURATION", NULL,
+	 "start no phase that cannot end in time; stopped early: status partial, exit 75"},
+	PROGRESS_OPT,
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 
@@ -60,6 +71,8 @@ static const struct cli_opt calibrate_opts[] = {
 static const struct cli_opt plan_opts[] = {
 	{"--ranks", NULL, "N", NULL, "the job's MPI ranks (required)"},
 	{"--nodes", NULL, "M", NULL, "the job's nodes (required)"},
+	{"--from", NULL, "FILE", NULL, "estimate every phase from FILE's (a pilot's) phases"},
+	{"--walltime", NULL, "DURATION", NULL, "the job's limit, for the estimate's warning"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 
@@ -74,7 +87,7 @@ static const struct cli_cmd commands[] = {
 	 "Create the data sets of CONFIG under its root:, in parallel over the ranks, with "
 	 "deterministic content that verify and the readers can check. Files already complete "
 	 "are kept, so an interrupted generate resumes.",
-	 "mpirun -np 4 pfsread generate configs/local.yaml", config_opts},
+	 "mpirun -np 4 pfsread generate configs/local.yaml", progress_opts},
 	{"run", "CONFIG", 1, "run every phase, write results and the table",
 	 "Run every phase of the study in CONFIG (data sets x sweep x repetitions), with a "
 	 "barrier around each timed phase, write one HDF5 results file and print the study's "
@@ -95,7 +108,7 @@ static const struct cli_cmd commands[] = {
 	{"verify", "CONFIG", 1, "check every file's size and content",
 	 "Check that every file of CONFIG's data sets has its size and its content, byte by "
 	 "byte.",
-	 "mpirun -np 4 pfsread verify configs/local.yaml", config_opts},
+	 "mpirun -np 4 pfsread verify configs/local.yaml", progress_opts},
 	{"clean", "CONFIG", 1, "remove what generate made, nothing else",
 	 "Remove the files and directories generate made for CONFIG, and nothing else: a file "
 	 "it did not make is left, and named.",
@@ -127,7 +140,8 @@ void cli_print_usage(FILE *f)
 			commands[i].summary, commands[i].mpi ? " (mpirun)" : "");
 	fputs("\n  pfsread COMMAND --help    a command's options and an example\n"
 	      "  pfsread --version         version, git commit and build options\n"
-	      "\nExit status: 0 success, 1 run-time failure, 2 usage or configuration error.\n",
+	      "\nExit status: 0 success, 1 run-time failure, 2 usage or configuration error, 75\n"
+	      "run stopped by --time-budget or SIGUSR1 with phases left (continue: --resume).\n",
 	      f);
 }
 

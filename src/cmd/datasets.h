@@ -11,6 +11,7 @@
 #include "util/digest.h"
 #include "util/err.h"
 #include "util/space.h"
+#include "run/progress.h"
 
 #define GEN_BLOCK (4u << 20) /* write and verify in 4 MiB blocks */
 #define GEN_PATH (CFG_PATH_MAX + 64)
@@ -49,6 +50,7 @@ struct gen_ctx {
 	uint64_t guard_bytes, guard_files; /* intervals */
 	uint64_t since_bytes, since_files; /* written since the last look */
 	char dsdir[GEN_PATH];
+	struct progress progress; /* rank 0's lines over all ranks (generate, verify) */
 };
 
 /* Every rank leaves with rank 0's verdict and, on failure, its message: one broadcast. */

@@ -337,6 +337,7 @@ static int gen_make_share(struct gen_ctx *g, struct pf_err *e)
 		g->done_files++;
 		g->done_bytes += dataset_file_size(g->d, g->first + i);
 		gen_progress(g, 0);
+		progress_tick(&g->progress, g->done_bytes, g->done_files);
 	}
 	gen_progress(g, 1);
 	return 0;
@@ -469,17 +470,25 @@ static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 		return -1;
 	if (gen_all_ok(gen_open_digests(g, e), e) != 0)
 		return gen_close_digests(g, 0, e), -1;
+	char label[CFG_NAME_MAX + 16];
+	snprintf(label, sizeof label, "generate %s", g->d->name);
+	progress_begin(&g->progress, label, g->d->total_size, g->d->nfiles);
 	int made = gen_make_share(g, e);
+	if (progress_end(&g->progress) != 0 && made == 0)
+		made = pf_fail(e, PF_RUNTIME, "generate: the progress sums failed (MPI)");
 	made = gen_close_digests(g, made, e);
 	if (gen_all_ok(made, e) != 0 || gen_all_ok(gen_make_tree_dirs(g, e), e) != 0)
 		return -1;
 	return gen_finish(g, e);
 }
 
-int generate_all(const struct experiment *x, struct pf_err *e)
+int generate_all(const struct experiment *x, double progress_s, struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e);
+	g.progress.comm = MPI_COMM_NULL;
+	if (rc == 0 && progress_init(&g.progress, progress_s) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "generate: cannot set up the progress lines");
 	if (rc == 0)
 		rc = gen_check_readers(x, e);
 	if (rc == 0)
@@ -495,6 +504,7 @@ int generate_all(const struct experiment *x, struct pf_err *e)
 	}
 	for (int k = 1; k < DIGEST_KINDS; k++)
 		digest_close(&g.dg[k]);
+	progress_free(&g.progress);
 	free(g.buf);
 	return rc;
 }

@@ -8,11 +8,11 @@
 
 /* Make every data set of x that is not complete; complete files are kept, partial ones redone.
  * Rank 0 prints progress to stdout. */
-int generate_all(const struct experiment *x, struct pf_err *e);
+int generate_all(const struct experiment *x, double progress_s, struct pf_err *e);
 
 /* Check every file's size and every byte. Returns 0 when all match; -1 (PF_RUNTIME) naming
  * the first mismatch of each rank (data set, path, offset, expected and found bytes). */
-int verify_all(const struct experiment *x, struct pf_err *e);
+int verify_all(const struct experiment *x, double progress_s, struct pf_err *e);
 
 /* Remove the files and directories the manifests of x's data sets list, nothing else. */
 int clean_all(const struct experiment *x, struct pf_err *e);

@@ -12,7 +12,9 @@
 #include "config/config.h"
 #include "dataset/fromtree.h"
 #include "run/backend.h"
+#include "run/progress.h"
 #include "util/stop.h"
+#include "util/units.h"
 
 /* Rank 0 reads the config once and broadcasts its text; every rank parses the same bytes. */
 static int load_config_everywhere(const char *path, int rank, struct experiment *x,
@@ -49,12 +51,30 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 			  struct pf_err *e)
 {
 	const char *config = NULL;
-	struct run_opts o = {.output = NULL, .force = 0, .command_line = cmdline};
+	struct run_opts o = {.output = NULL, .force = 0, .command_line = cmdline,
+			     .progress_s = PROGRESS_DEFAULT_S};
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "-o") == 0 && i + 1 < argc)
 			o.output = argv[++i];
 		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--force") == 0)
 			o.force = 1;
+		else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc) {
+			const char *why = NULL;
+			if (units_parse_duration(argv[++i], &o.progress_s, &why) != 0 ||
+			    o.progress_s < 0)
+				return pf_fail(e, PF_USAGE, "--progress: '%s' is not a duration (0 "
+					       "turns the progress lines off)%s%s", argv[i],
+					       why ? ": " : "", why ? why : "");
+		} else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--resume") == 0 && i + 1 < argc)
+			o.resume = argv[++i];
+		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--time-budget") == 0 &&
+			 i + 1 < argc) {
+			const char *why = NULL;
+			if (units_parse_duration(argv[++i], &o.time_budget, &why) != 0 ||
+			    !(o.time_budget > 0))
+				return pf_fail(e, PF_USAGE, "--time-budget: '%s' is not a positive "
+					       "duration%s%s", argv[i], why ? ": " : "", why ? why : "");
+		}
 		else if (argv[i][0] == '-' || config != NULL)
 			return pf_fail(e, PF_USAGE, "unexpected argument '%s'", argv[i]);
 		else
@@ -62,6 +82,8 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 	}
 	if (config == NULL)
 		return pf_fail(e, PF_USAGE, "%s: name a config file", cmd);
+	if (o.resume != NULL && (o.output != NULL || o.force))
+		return pf_fail(e, PF_USAGE, "run: --resume FILE continues FILE: not with -o or --force");
 	struct experiment x;
 	memset(&x, 0, sizeof x);
 	stop_watchdog_stage("reading the config (MPI_Bcast from rank 0)");
@@ -80,9 +102,9 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 	else if (rc == 0 && stop_watchdog_arm(0) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "cannot stop the start-up watchdog");
 	else if (rc == 0 && strcmp(cmd, "generate") == 0)
-		rc = generate_all(&x, e);
+		rc = generate_all(&x, o.progress_s, e);
 	else if (rc == 0 && strcmp(cmd, "verify") == 0)
-		rc = verify_all(&x, e);
+		rc = verify_all(&x, o.progress_s, e);
 	else if (rc == 0 && strcmp(cmd, "clean") == 0)
 		rc = clean_all(&x, e);
 	cfg_free(&x);

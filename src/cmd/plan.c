@@ -6,12 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "dataset/fromtree.h"
 #include "run/backend.h"
+#include "cmd/datasets.h"
+#include "cmd/run_check.h"
+#include "results/results.h"
+#include "run/budget.h"
 #include "run/plan.h"
+#include "util/space.h"
 #include "util/units.h"
 
 static int parse_count(const char *text, const char *what, int *out, struct pf_err *e)
@@ -85,10 +92,188 @@ static void plan_print_phase(const struct experiment *x, const struct topo_map *
 	       units_format_size(d->total_size, bytes, sizeof bytes));
 }
 
+/* What generate would do with d, and whether run could read it now: generate's refusals
+ * (a directory not ours, another data set there) are plan's. *missing gets 1 when d is not
+ * generated whole yet. */
+static int plan_check_dataset(const struct experiment *x, const struct cfg_dataset *d,
+			      int *missing, struct pf_err *e)
+{
+	struct manifest have;
+	int state = GEN_FRESH;
+	*missing = 0;
+	if (gen_classify(x, d, &state, &have, e) != 0)
+		return -1;
+	if (state == GEN_DONE || d->layout.kind == CFG_LAYOUT_IN_PLACE)
+		return 0;
+	*missing = 1;
+	printf("check: data set %s is %s: generate makes it (run alone would stop)\n", d->name,
+	       state == GEN_RESUME ? "generated in part" : "not generated");
+	return 0;
+}
+
+/* 1 when neither root nor its parent directory exists here: a login node without the file
+ * system mounted, where the nearest existing parent would be another file system. */
+static int plan_root_unseen(const struct experiment *x)
+{
+	char parent[CFG_PATH_MAX + 1];
+	struct stat st;
+	if (stat(x->root, &st) == 0)
+		return 0;
+	snprintf(parent, sizeof parent, "%s", x->root);
+	char *slash = strrchr(parent, '/');
+	if (slash == NULL)
+		return 0; /* relative, in the working directory: that is here */
+	slash[slash == parent] = '\0';
+	return stat(parent, &st) != 0;
+}
+
+/* Every check run and generate would make before touching a file, here at submission: the
+ * backends, the cache mode (drop needs root), readers per node against the ranks (above),
+ * the data sets (generated or not, and what generate would refuse), and the room generate
+ * needs for what is missing (space_check, as generate counts it, whole data sets). */
+static int plan_checks(const struct experiment *x, const struct topo_map *t, struct pf_err *e)
+{
+	struct space_need need = {0, 0};
+	struct space_fs fs;
+	int any = 0;
+	if (run_check_experiment(x, t, 0, e) != 0)
+		return -1;
+	if (plan_root_unseen(x)) {
+		printf("check: %s and its parent are not here (not mounted on this machine?): the "
+		       "data sets and the room to generate them are not checked\n", x->root);
+		return 0;
+	}
+	for (size_t i = 0; i < x->ndatasets; i++) {
+		int missing = 0;
+		if (plan_check_dataset(x, &x->datasets[i], &missing, e) != 0)
+			return -1;
+		any |= missing;
+		if (missing && x->space_check) {
+			struct space_need one;
+			if (space_probe(x->root, &fs, e) != 0)
+				return -1;
+			dataset_space_need(x, &x->datasets[i], fs.block, &one);
+			space_add(&need, &one);
+		}
+	}
+	if (any && x->space_check && (space_probe(x->root, &fs, e) != 0 ||
+				      space_check(&fs, &need, "generate", e) != 0))
+		return -1;
+	printf("check: backends, cache, readers per node%s: ok\n",
+	       any ? (x->space_check ? ", room to generate" : "") : ", data sets generated");
+	return 0;
+}
+
+/* Seconds between two "2026-12-01T22:00:00Z" stamps, or -1. */
+static double plan_span(const char *a, const char *b)
+{
+	struct tm ta, tb;
+	memset(&ta, 0, sizeof ta);
+	memset(&tb, 0, sizeof tb);
+	if (a == NULL || b == NULL || strptime(a, "%Y-%m-%dT%H:%M:%SZ", &ta) == NULL ||
+	    strptime(b, "%Y-%m-%dT%H:%M:%SZ", &tb) == NULL)
+		return -1;
+	return difftime(timegm(&tb), timegm(&ta));
+}
+
+/* A run's cost per phase beyond its reads (cache preparation, barriers, the results write),
+ * from its parts' start and end against the phases' elapsed_s. 0 when it cannot be told. */
+static double plan_overhead(const struct run_data *r)
+{
+	double wall = 0, reads = 0;
+	uint64_t n = 0;
+	for (size_t i = 0; i < r->nparts; i++) {
+		double s = plan_span(r->parts[i].start_time, r->parts[i].end_time);
+		if (s < 0 || r->parts[i].phases_written == 0)
+			continue;
+		wall += s;
+		n += r->parts[i].phases_written;
+	}
+	for (size_t i = 0; i < r->nphases; i++)
+		reads += r->phases[i].info.elapsed_s;
+	if (n == 0 || r->nphases == 0)
+		return 0;
+	double per = wall / (double)n - reads / (double)r->nphases;
+	return per > 0 ? per : 0;
+}
+
+/* The job's time limit in seconds: --walltime, else what is left of this Slurm job
+ * (SLURM_JOB_END_TIME), else 0 (unknown). */
+static double plan_walltime(double given)
+{
+	const char *end = getenv("SLURM_JOB_END_TIME");
+	if (given > 0)
+		return given;
+	if (end != NULL && *end != '\0') {
+		double left = strtod(end, NULL) - (double)time(NULL);
+		return left > 0 ? left : 0;
+	}
+	return 0;
+}
+
+/* The estimate: every phase from the phases of a results file (a pilot, or a study's first
+ * parts), with the model of run --time-budget (budget.c), plus the file's cost per phase
+ * beyond its reads; the total against the job's time limit. */
+static int plan_estimate(const struct experiment *x, const char *from, double walltime,
+			 struct pf_err *e)
+{
+	struct run_data r;
+	if (results_read(from, &r, e) != 0)
+		return -1;
+	struct budget_phase *done = calloc(r.nphases + 1, sizeof *done);
+	if (done == NULL) {
+		results_free(&r);
+		return pf_fail(e, PF_RUNTIME, "plan: out of memory");
+	}
+	double over = plan_overhead(&r), total = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < r.nphases; i++)
+		for (size_t d = 0; d < x->ndatasets; d++)
+			if (strcmp(r.phases[i].info.sweep.dataset, x->datasets[d].name) == 0 &&
+			    strcmp(r.phases[i].info.status, "complete") == 0)
+				done[n++] = (struct budget_phase){(uint32_t)d, r.phases[i].info.bytes,
+								  r.phases[i].info.nfiles,
+								  r.phases[i].info.elapsed_s + over};
+	uint64_t count = plan_phase_count(x), unknown = 0;
+	for (uint64_t i = 0; i < count; i++) {
+		struct plan_point p;
+		plan_phase_at(x, i, &p);
+		const struct cfg_dataset *d = &x->datasets[p.dataset];
+		double est = budget_estimate(done, n, p.dataset, d->total_size, d->nfiles);
+		if (est < 0)
+			unknown++;
+		else
+			total += est;
+	}
+	char t[32], per[32], lim[32];
+	printf("estimate: %s for %llu phases (%llu unknown), from %zu complete phases of %s: each "
+	       "phase as the slowest timed one of its data set (else of the nearest mean file "
+	       "size), scaled by bytes, plus %s per phase beyond the reads\n",
+	       units_format_duration(total, t, sizeof t), (unsigned long long)count,
+	       (unsigned long long)unknown, n, from, units_format_duration(over, per, sizeof per));
+	double limit = plan_walltime(walltime);
+	if (limit > 0 && total > limit) {
+		double usable = limit - budget_margin(limit) - 60; /* start-up and checks: a minute */
+		unsigned long long jobs = usable > 0 ? (unsigned long long)(total / usable) + 1 : 0;
+		long mins = (long)(total * 1.25 / 60) + 1;
+		int h = (int)(mins / 60), m = (int)(mins % 60);
+		printf("warning: the study needs about %s, more than the job's %s: one job needs "
+		       "--time=%d:%02d:00 (-l walltime=%d:%02d:00, with 25%% to spare)",
+		       t, units_format_duration(limit, lim, sizeof lim), h, m, h, m);
+		if (jobs > 0)
+			printf(", or %llu chained jobs of %s (run --time-budget, --resume)", jobs, lim);
+		printf("\n");
+	}
+	free(done);
+	results_free(&r);
+	return 0;
+}
+
 int plan_command(int argc, char **argv, struct pf_err *e)
 {
-	const char *config = NULL;
+	const char *config = NULL, *from = NULL;
 	int ranks = 0, nodes = 0;
+	double walltime = 0;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
 			if (parse_count(argv[++i], "--ranks", &ranks, e) != 0)
@@ -96,6 +281,13 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 		} else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
 			if (parse_count(argv[++i], "--nodes", &nodes, e) != 0)
 				return -1;
+		} else if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) {
+			from = argv[++i];
+		} else if (strcmp(argv[i], "--walltime") == 0 && i + 1 < argc) {
+			const char *why = NULL;
+			if (units_parse_duration(argv[++i], &walltime, &why) != 0 || !(walltime > 0))
+				return pf_fail(e, PF_USAGE, "plan: --walltime: '%s' is not a positive "
+					       "duration", argv[i]);
 		} else if (argv[i][0] == '-' || config != NULL) {
 			return pf_fail(e, PF_USAGE, "plan: unexpected argument '%s'", argv[i]);
 		} else {
@@ -149,6 +341,10 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 		}
 		printf("total volume read: %s (%llu B)\n", units_format_size(total, vol, sizeof vol),
 		       (unsigned long long)total);
+		/* after the table: the job scripts read the first lines (name, root, data sets) */
+		rc = plan_checks(&x, &t, e);
+		if (rc == 0 && from != NULL)
+			rc = plan_estimate(&x, from, walltime, e);
 	}
 	topo_map_free(&t);
 	cfg_free(&x);

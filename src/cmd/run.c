@@ -13,7 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/resume.h"
+#include "cmd/run_check.h"
 #include "run/backend.h"
+#include "run/budget.h"
+#include "run/progress.h"
 #include "run/cache.h"
 #include "dataset/dataset.h"
 #include "run/envinfo.h"
@@ -57,109 +61,6 @@ const char *run_job_id(void)
 	return id != NULL ? id : "";
 }
 
-/* process: what read-and-process phases cannot do. A backend with its own pipeline
- * (read_share) completes a file's reads out of order, so it must be able to hand them back in
- * order (BACKEND_IN_ORDER); a reader of a shared file sees only its slice of it, which no
- * whole-file digest can check. */
-static int run_check_process(const struct experiment *x, struct pf_err *e)
-{
-	if (!cfg_processes(x))
-		return 0;
-	for (size_t i = 0; i < x->nbackends; i++)
-		if (backend_find(x->backends[i])->read_share != NULL &&
-		    !(backend_flags(backend_find(x->backends[i]), x) & BACKEND_IN_ORDER))
-			return cfg_fail_at(e, x, x->process_pos, "process",
-					   "not with the %s backend (sweep.backend[%zu]): its "
-					   "pipeline has no in-order consumer of the bytes read",
-					   x->backends[i], i);
-	for (size_t i = 0; x->process_digest != DIGEST_NONE && i < x->npatterns; i++)
-		if (x->patterns[i] == CFG_PATTERN_SHARED)
-			return cfg_fail_at(e, x, x->process_pos, "process.digest",
-					   "needs pattern per-reader: a reader of a shared file reads "
-					   "only its slice, and the digest list has whole files");
-	return 0;
-}
-
-/* Usage errors that need the topology: they name the config key, like load errors. */
-static int run_check_experiment(const struct experiment *x, const struct topology *t,
-				struct pf_err *e)
-{
-	if (cfg_check_readers(x, plan_min_node_size(&t->map), e) != 0)
-		return -1;
-	for (size_t i = 0; i < x->nbackends; i++) {
-		if (backend_find(x->backends[i]) != NULL)
-			continue;
-		char key[64];
-		snprintf(key, sizeof key, "sweep.backend[%zu]", i);
-		const char *near = backend_nearest(x->backends[i]);
-		if (near)
-			return cfg_fail_at(e, x, x->backends_pos[i], key,
-					   "unknown backend '%s': did you mean '%s'? (known: %s)",
-					   x->backends[i], near, backend_names());
-		return cfg_fail_at(e, x, x->backends_pos[i], key, "unknown backend '%s' (known: %s)",
-				   x->backends[i], backend_names());
-	}
-	for (size_t i = 0; x->cache == CFG_CACHE_DIRECT && i < x->nbackends; i++)
-		if (!(backend_flags(backend_find(x->backends[i]), x) & BACKEND_BYPASSES_CACHE))
-			return cfg_fail_at(e, x, x->cache_pos, "cache",
-					   "'direct' needs backends that bypass the page cache, and "
-					   "'%s' does not (use backend: [direct])",
-					   x->backends[i]);
-	if (run_check_process(x, e) != 0 || backend_check_advice(x, e) != 0)
-		return -1;
-	if (x->cache == CFG_CACHE_SHIFT && t->nnodes < 2)
-		return cfg_fail_at(e, x, x->cache_pos, "cache",
-				   "'shift' reads each file on another node, and this job has one node");
-	if (x->cache == CFG_CACHE_SHIFT && !plan_shift_is_cold(plan_dataset_uses(x), t->nnodes) &&
-	    cache_check_allowed(x->shift_fallback, e) != 0) {
-		char why[sizeof e->msg];
-		snprintf(why, sizeof why, "%s", e->msg);
-		pf_err_clear(e);
-		return cfg_fail_at(e, x, x->shift_fallback_pos, "shift_fallback", "%s", why);
-	}
-	if (cache_check_allowed(x->cache, e) != 0) {
-		char why[sizeof e->msg];
-		snprintf(why, sizeof why, "%s", e->msg);
-		pf_err_clear(e);
-		return cfg_fail_at(e, x, x->cache_pos, "cache", "%s", why);
-	}
-	struct stat st;
-	if (stat(x->root, &st) != 0 || !S_ISDIR(st.st_mode))
-		return cfg_fail_at(e, x, x->root_pos, "root",
-				   "'%s' is not a directory (run 'pfsread generate' first)", x->root);
-	return 0;
-}
-
-/* Rank 0: every data set was generated whole and as the config describes it. */
-static int run_check_datasets(const struct experiment *x, struct pf_err *e)
-{
-	char dir[RUN_PATH];
-	for (size_t i = 0; i < x->ndatasets; i++) {
-		struct manifest want, have;
-		manifest_from_config(x, &x->datasets[i], &want);
-		if (dataset_dir(x, &x->datasets[i], dir, sizeof dir) != 0)
-			return pf_fail(e, PF_USAGE, "%s: path too long", x->root);
-		int found = manifest_read(dir, &have, e);
-		if (found < 0)
-			return -1;
-		if (found == 1 || !have.complete)
-			return pf_fail(e, PF_RUNTIME,
-				       "data set '%s' is not generated completely in %s "
-				       "(run 'pfsread generate %s' first)",
-				       want.name, dir, x->source);
-		if (!manifest_same_files(&want, &have))
-			return pf_fail(e, PF_RUNTIME,
-				       "data set '%s' in %s was made with other parameters than %s "
-				       "describes (run 'pfsread clean' and 'pfsread generate')",
-				       want.name, dir, x->source);
-		if (x->process_digest != DIGEST_NONE && !(have.digests & (1u << x->process_digest)))
-			return pf_fail(e, PF_RUNTIME,
-				       "data set '%s' in %s has no %s digest list (run 'pfsread generate "
-				       "%s' to add it)",
-				       want.name, dir, digest_name(x->process_digest), x->source);
-	}
-	return 0;
-}
 
 /* One verdict for all: rank 0's return code and message, broadcast. */
 static int run_share(int rc, struct pf_err *e)
@@ -241,12 +142,17 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 		strftime(start, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 		strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
 		const char *job = *run_job_id() ? run_job_id() : "local";
-		if (o->output != NULL)
+		if (o->resume != NULL)
+			snprintf(path, RUN_PATH, "%s", o->resume);
+		else if (o->output != NULL)
 			snprintf(path, RUN_PATH, "%s", o->output);
 		else if (run_expand_results_path(x->results, x->name, job, stamp, path, RUN_PATH) != 0)
 			rc = pf_fail(e, PF_USAGE, "results path too long");
-		if (rc == 0 && !o->force && access(path, F_OK) == 0)
-			rc = pf_fail(e, PF_USAGE, "%s exists (use --force to overwrite)", path);
+		if (rc == 0 && o->resume != NULL && access(path, F_OK) != 0)
+			rc = pf_fail(e, PF_USAGE, "--resume %s: %s", path, strerror(errno));
+		else if (rc == 0 && o->resume == NULL && !o->force && access(path, F_OK) == 0)
+			rc = pf_fail(e, PF_USAGE, "%s exists (use --force to overwrite, or --resume "
+				     "%s to continue it)", path, path);
 		if (rc == 0)
 			rc = run_check_space(x, t, path, e);
 		if (rc == 0 && (rc = run_make_parent(path)) != 0)
@@ -401,12 +307,92 @@ static int run_resync_clocks(struct topology *t, struct pf_err *e)
 	return again ? topology_sync_clocks(t, e) : 0;
 }
 
+/* What decides whether the next phase starts: the phases a resumed file keeps, the time
+ * budget (rank 0 decides from its estimate) and SIGUSR1 (any rank that got it). */
+struct run_limits {
+	const struct results_prior *prior; /* the file continued, or NULL */
+	double budget_s, t0;               /* --time-budget (0: none); rank 0's MPI_Wtime at start */
+	struct budget_phase *done;         /* [phases] timed, rank 0: the estimates' base */
+	size_t ndone;
+	uint64_t stopped_at;               /* the first phase not started, or UINT64_MAX */
+	int reason;                        /* 1 budget, 2 SIGUSR1 */
+	struct progress progress;          /* the lines during a phase */
+	uint64_t bytes_done;               /* rank 0: read by this run's phases so far, and */
+	double wall_done;                  /* the time they took (the study's ETA) */
+};
+
+/* Before phase i: its progress label and what the study has left after it. */
+static void run_progress_begin(const struct experiment *x, struct run_limits *L,
+			       const struct phase_spec *s, uint64_t i, uint64_t n)
+{
+	char label[sizeof L->progress.label + 160];
+	uint64_t after = 0;
+	for (uint64_t k = i + 1; k < n; k++) {
+		struct plan_point p;
+		if (L->prior != NULL && L->prior->kept[k])
+			continue;
+		plan_phase_at(x, k, &p);
+		after += x->datasets[p.dataset].total_size;
+	}
+	snprintf(label, sizeof label, "phase %llu/%llu %s x %d r/node",
+		 (unsigned long long)i + 1, (unsigned long long)n, s->ds->name, s->readers_per_node);
+	L->progress.after_bytes = after;
+	L->progress.study_rate = L->wall_done > 0 ? (double)L->bytes_done / L->wall_done : 0;
+	progress_begin(&L->progress, label, s->ds->total_size, s->ds->nfiles);
+}
+
+/* Rank 0: the phases a resumed file keeps are the first base of the estimates. Their
+ * elapsed_s leaves out the phase's setup and write: a little optimistic at first. */
+static void run_limits_seed(const struct experiment *x, struct run_limits *L)
+{
+	for (uint64_t i = 0; L->prior != NULL && i < L->prior->nphases; i++) {
+		struct plan_point p;
+		if (!L->prior->kept[i])
+			continue;
+		plan_phase_at(x, i, &p);
+		L->done[L->ndone++] = (struct budget_phase){p.dataset, x->datasets[p.dataset].total_size,
+							    x->datasets[p.dataset].nfiles,
+							    L->prior->elapsed_s[i]};
+	}
+}
+
+/* Collective, between phases: 1 when phase i may start, 0 when the run stops before it (the
+ * budget says it cannot end in time, or SIGUSR1 came), -1 on an MPI failure. */
+static int run_may_start(const struct experiment *x, const struct topology *t,
+			 struct run_limits *L, uint64_t i, struct pf_err *e)
+{
+	int why = stop_wrap_up() ? 2 : 0, agreed = 0;
+	if (t->rank == 0 && L->budget_s > 0 && why == 0) {
+		struct plan_point p;
+		plan_phase_at(x, i, &p);
+		const struct cfg_dataset *d = &x->datasets[p.dataset];
+		double used = MPI_Wtime() - L->t0;
+		double est = budget_estimate(L->done, L->ndone, p.dataset, d->total_size, d->nfiles);
+		if (!budget_allows(L->budget_s, used, est)) {
+			why = 1;
+			char need[48] = "no time measured yet";
+			if (est >= 0)
+				snprintf(need, sizeof need, "needs about %.1f s", est);
+			printf("time budget: phase %llu %s, %.1f s are left of %.0f s (margin %.1f "
+			       "s): not started\n", (unsigned long long)i, need, L->budget_s - used,
+			       L->budget_s, budget_margin(L->budget_s));
+		}
+	}
+	if (MPI_Allreduce(&why, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Allreduce failed");
+	if (agreed == 0)
+		return 1;
+	L->stopped_at = i;
+	L->reason = agreed;
+	return 0;
+}
+
 /* The phases, in plan order. A failed phase (an I/O error, a short file) is kept, marked, and
  * the run goes on: the other phases are unaffected. A time limit or a signal ends the run
  * after the phase in progress is written. *status gets the run's status for the file. */
 static int run_phases(const struct experiment *x, struct topology *t, const struct run_prov *prov,
-		      struct results *r,
-		      const char **status, struct pf_err *e)
+		      struct results *r, struct run_limits *L, const char **status,
+		      struct pf_err *e)
 {
 	void *buf = NULL;
 	char (*atime_mode)[RUN_ATIME_LEN] = calloc(x->ndatasets, RUN_ATIME_LEN);
@@ -453,7 +439,19 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		struct phase_spec s;
 		struct phase_output out;
 		struct pf_err werr = {0};
+		if (L->prior != NULL && L->prior->kept[i])
+			continue; /* measured by an earlier part of the run */
+		int go = run_may_start(x, t, L, i, e);
+		if (go <= 0) {
+			rc = go;
+			if (go == 0)
+				*status = "partial"; /* earlier failed phases keep their own status */
+			break;
+		}
+		double t_start = MPI_Wtime();
 		run_phase_spec(x, i, atime_mode, largest, prov, &s);
+		s.progress = &L->progress;
+		run_progress_begin(x, L, &s, i, n);
 		if (run_resync_clocks(t, e) != 0) {
 			rc = -1;
 			break;
@@ -462,6 +460,11 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		if (e->status == PF_HUNG) {
 			phase_output_free(&out);
 			break; /* nothing collective can be done any more */
+		}
+		if (progress_end(&L->progress) != 0) {
+			phase_output_free(&out);
+			rc = pf_fail(e, PF_RUNTIME, "run: the progress sums failed (MPI)");
+			break;
 		}
 		run_watchdog(x, "writing a phase to the results file");
 		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr);
@@ -478,8 +481,13 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 			phase_output_free(&out);
 			break; /* the results file cannot be written any more: main aborts */
 		}
-		if (t->rank == 0)
+		if (t->rank == 0) {
 			run_print_phase(x, &out.info, i, n);
+			L->done[L->ndone++] = (struct budget_phase){s.point.dataset, s.ds->total_size,
+								    s.ds->nfiles, MPI_Wtime() - t_start};
+			L->bytes_done += s.ds->total_size;
+			L->wall_done += MPI_Wtime() - t_start;
+		}
 		int stop = strcmp(out.info.status, "timeout") == 0 ||
 			   strcmp(out.info.status, "interrupted") == 0 || werr.status != PF_OK;
 		if (rc != 0)
@@ -497,59 +505,6 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 	return failed || rc != 0 ? -1 : 0;
 }
 
-/* Before any timing: each rank checks the files generate gave it (a block of every data set
- * over all ranks) are there, regular, with their sizes, so that a missing, short or long file
- * (or a FIFO whose open would block, a directory) is named up front rather than found in the
- * middle of a timed phase. */
-static int run_check_files(const struct experiment *x, const struct topology *t, struct pf_err *e)
-{
-	char path[RUN_PATH], hex[DIGEST_HEX_MAX];
-	int rc = 0, any = 0;
-	for (size_t d = 0; d < x->ndatasets && rc == 0; d++) {
-		const struct cfg_dataset *ds = &x->datasets[d];
-		uint64_t first, count;
-		int nfd = -1; /* a hashed data set's name list: this rank reads its own lines */
-		plan_block(ds->nfiles, (uint64_t)t->nranks, (uint64_t)t->rank, &first, &count);
-		if (ds->layout.kind == CFG_LAYOUT_HASHED && count > 0) {
-			if (dataset_names_path(x, ds, path, sizeof path) != 0)
-				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
-			else if ((nfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-				rc = pf_fail_errno(e, errno, "data set %s: %s: cannot open the name "
-						   "list", ds->name, path);
-		}
-		for (uint64_t f = first; f < first + count && rc == 0; f++) {
-			struct stat st;
-			if (stop_check(e, "run: checking the files") != 0) {
-				rc = -1;
-				break;
-			}
-			int got = nfd >= 0 ? dataset_read_line(nfd, ds->layout.digest, f, hex) : 0;
-			if (got != 0)
-				rc = pf_fail(e, PF_RUNTIME, "data set %s: file %llu has no name in its "
-					     "name list (run 'pfsread generate' to finish it)", ds->name,
-					     (unsigned long long)f);
-			else if (dataset_path(x, ds, f, hex, path, sizeof path) != 0)
-				rc = pf_fail(e, PF_USAGE, "%s: path too long", x->root);
-			else if (stat(path, &st) != 0)
-				rc = pf_fail_errno(e, errno, "data set %s: %s", ds->name, path);
-			else if (dataset_not_regular(st.st_mode) != NULL)
-				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: is %s, not a regular file",
-					     ds->name, path, dataset_not_regular(st.st_mode));
-			else if ((uint64_t)st.st_size != dataset_file_size(ds, f))
-				rc = pf_fail(e, PF_RUNTIME, "data set %s: %s: %lld bytes, the manifest says %llu "
-					     "(run 'pfsread generate' to remake it)",
-					     ds->name, path, (long long)st.st_size,
-					     (unsigned long long)dataset_file_size(ds, f));
-		}
-		if (nfd >= 0)
-			close(nfd);
-	}
-	if (MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
-		return pf_fail(e, PF_RUNTIME, "run: MPI_Allreduce failed");
-	if (any != 0 && rc == 0)
-		return pf_fail(e, PF_RUNTIME, "run: files are missing or of the wrong size (see above)");
-	return rc;
-}
 
 /* Rank 0's view of the environment, the same on every rank (the attributes are collective). */
 static int run_environment(const struct experiment *x, const struct topology *t,
@@ -607,11 +562,17 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	char path[RUN_PATH] = "", start[32] = "", mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
 	struct run_meta meta;
 	struct environment *env = malloc(sizeof *env);
+	struct results_prior prior;
+	struct run_limits limits = {.t0 = MPI_Wtime(), /* the time budget counts from here */
+				    .stopped_at = UINT64_MAX,
+				    .progress = {.comm = MPI_COMM_NULL, .req = MPI_REQUEST_NULL}};
+	char *hosts = NULL;
 	struct run_prov prov = {NULL, NULL};
+	memset(&prior, 0, sizeof prior);
 	int rc = topology_discover(&t, e);
 	stop_watchdog_stage("checking the experiment");
 	if (rc == 0)
-		rc = run_check_experiment(x, &t, e);
+		rc = run_check_experiment(x, &t.map, 1, e);
 	stop_watchdog_stage("checking the data sets' manifests (rank 0)");
 	if (rc == 0)
 		rc = run_share(t.rank == 0 ? run_check_datasets(x, e) : 0, e);
@@ -631,6 +592,11 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
 	meta.env = env;
+	if ((hosts = resume_hosts(&t)) == NULL) {
+		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
+		goto out;
+	}
+	meta.hosts = hosts;
 	if (t.rank == 0) {
 		char shift[512];
 		unsigned long long nph = (unsigned long long)plan_phase_count(x);
@@ -641,15 +607,29 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		if (x->cache == CFG_CACHE_SHIFT)
 			printf("%s\n", shift);
 	}
-	stop_watchdog_stage("creating the results file (H5Fcreate, collective)");
-	rc = results_create(path, o->force, MPI_COMM_WORLD, &meta, &r, e);
-	if (rc == 0)
+	stop_watchdog_stage(o->resume ? "opening the results file (H5Fopen, collective)"
+				      : "creating the results file (H5Fcreate, collective)");
+	if (rc == 0 && o->resume != NULL)
+		rc = resume_open(x, &t, path, &meta, &r, &prior, e);
+	else if (rc == 0)
+		rc = results_create(path, o->force, MPI_COMM_WORLD, &meta, &r, e);
+	if (rc == 0 && o->resume == NULL)
 		rc = results_write_topology(r, t.map.node_of_rank,
 					    (const char(*)[RECORD_HOST_MAX])t.hostnames,
 					    t.clock_offset_s, t.mem_total_bytes, e);
+	if (rc == 0 && o->resume != NULL && t.rank == 0)
+		resume_print(path, &prior);
 	const char *status = "failed";
+	limits.prior = o->resume ? &prior : NULL;
+	limits.budget_s = o->time_budget;
+	if (rc == 0 && (limits.done = calloc(plan_phase_count(x) + 1, sizeof *limits.done)) == NULL)
+		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
+	if (rc == 0 && t.rank == 0)
+		run_limits_seed(x, &limits);
+	if (rc == 0 && progress_init(&limits.progress, o->progress_s) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "run: cannot set up the progress lines (MPI_Comm_dup)");
 	if (rc == 0)
-		rc = run_phases(x, &t, &prov, r, &status, e);
+		rc = run_phases(x, &t, &prov, r, &limits, &status, e);
 	if (e->status == PF_HUNG)
 		goto out; /* main aborts: a collective close would wait for the stuck rank */
 	if (r != NULL) {
@@ -669,6 +649,15 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	}
 	if (strcmp(status, "interrupted") == 0 && stop_signal() != 0 && e->status != PF_OK)
 		e->status = 128 + stop_signal(); /* the exit status a shell gives a killed job */
+	if (strcmp(status, "partial") == 0 && e->status != PF_HUNG) {
+		pf_fail(e, PF_PARTIAL, "run stopped before phase %llu of %llu (%s): the file is "
+			"partial; continue it with 'pfsread run %s --resume %s'",
+			(unsigned long long)limits.stopped_at, (unsigned long long)plan_phase_count(x),
+			limits.reason == 2 ? "SIGUSR1: the job's time is nearly up" : "time budget",
+			x->source, path);
+		e->status = PF_PARTIAL; /* also after a failed phase: the study is not over */
+		rc = -1;
+	}
 	if (r != NULL && t.rank == 0 && stop_signal() != 0) {
 		printf("results: %s (interrupted: 'pfsread report %s' shows what was measured)\n",
 		       path, path); /* no table: the user asked to stop now */
@@ -680,6 +669,11 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		}
 	}
 out:
+	free(limits.done);
+	if (e->status != PF_HUNG)
+		progress_free(&limits.progress);
+	results_prior_free(&prior);
+	free(hosts);
 	free(env);
 	run_prov_free(&prov);
 	topology_free(&t);

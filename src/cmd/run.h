@@ -10,6 +10,9 @@ struct run_opts {
 	const char *output;       /* -o FILE, or NULL for the config's results pattern */
 	int force;                /* overwrite an existing results file */
 	const char *command_line; /* as typed, for the results file */
+	const char *resume;       /* --resume FILE: continue that results file, or NULL */
+	double time_budget;       /* --time-budget: seconds from start; 0 for none */
+	double progress_s;        /* --progress: seconds between progress lines; 0 for none */
 };
 
 /* Collective. Returns 0 when every phase completed; -1 with e set otherwise. */

@@ -111,9 +111,18 @@ static int verify_open_names(struct gen_ctx *g, struct pf_err *e)
 static int verify_dataset(struct gen_ctx *g, struct pf_err *e)
 {
 	int rc = verify_open_names(g, e);
+	char label[CFG_NAME_MAX + 16];
+	uint64_t bytes = 0;
 	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
-	for (uint64_t i = 0; i < g->count && rc == 0; i++)
+	snprintf(label, sizeof label, "verify %s", g->d->name);
+	progress_begin(&g->progress, label, g->d->total_size, g->d->nfiles);
+	for (uint64_t i = 0; i < g->count && rc == 0; i++) {
 		rc = stop_signal() != 0 ? verify_stopped(e) : verify_file(g, g->first + i, e);
+		bytes += dataset_file_size(g->d, g->first + i);
+		progress_tick(&g->progress, bytes, i + 1);
+	}
+	if (progress_end(&g->progress) != 0 && rc == 0)
+		rc = pf_fail(e, PF_RUNTIME, "verify: the progress sums failed (MPI)");
 	for (int k = 1; k < DIGEST_KINDS; k++)
 		if (g->dfd[k] >= 0) {
 			close(g->dfd[k]);
@@ -131,10 +140,13 @@ static int verify_dataset(struct gen_ctx *g, struct pf_err *e)
 	return 0;
 }
 
-int verify_all(const struct experiment *x, struct pf_err *e)
+int verify_all(const struct experiment *x, double progress_s, struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e), failed = 0;
+	g.progress.comm = MPI_COMM_NULL;
+	if (rc == 0 && progress_init(&g.progress, progress_s) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "verify: cannot set up the progress lines");
 	for (size_t i = 0; rc == 0 && i < x->ndatasets && stop_signal() == 0; i++) {
 		g.d = &x->datasets[i];
 		g.key = dataset_key(g.d);
@@ -145,6 +157,7 @@ int verify_all(const struct experiment *x, struct pf_err *e)
 		failed = 1;
 		verify_stopped(e); /* a rank that had no message yet gets this one */
 	}
+	progress_free(&g.progress);
 	free(g.buf);
 	if (rc == 0 && failed && e->status == PF_OK)
 		pf_fail(e, PF_RUNTIME, "verify: another rank found a mismatch (see its message)");

@@ -21,6 +21,28 @@ static const char *env_value(const struct run_data *run, const char *key)
 	return NULL;
 }
 
+/* A study that spanned several runs (run --resume, chained batch jobs): one line each. */
+static void rp_text_parts(FILE *out, const struct run_data *run)
+{
+	if (run->nparts < 2)
+		return;
+	fprintf(out, "parts    %zu runs (resumed):\n", run->nparts);
+	for (size_t i = 0; i < run->nparts; i++) {
+		const struct run_part *p = &run->parts[i];
+		fprintf(out, "  %zu: ", i + 1);
+		rp_plain_text(out, rp_or_dash(p->start_time));
+		fputs(" to ", out);
+		rp_plain_text(out, *p->end_time ? p->end_time : "(killed)");
+		fputs(", job ", out);
+		rp_plain_text(out, rp_or_dash(p->job_id));
+		fputs(" on ", out);
+		rp_plain_text(out, rp_or_dash(p->hosts));
+		fprintf(out, ", %u phases, ", (unsigned)p->phases_written);
+		rp_plain_text(out, rp_or_dash(p->status));
+		fputc('\n', out);
+	}
+}
+
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 {
 	static const char *const label[] = {"results", "config", "started", "ranks", "nodes",
@@ -45,6 +67,7 @@ void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 			rp_plain_text(out, value[i]);
 			fputc('\n', out);
 		}
+		rp_text_parts(out, run);
 		return;
 	}
 	if (f == REPORT_MARKDOWN) {

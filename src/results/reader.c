@@ -59,41 +59,6 @@ static int rd_xfer(struct rd *c)
 	return 0;
 }
 
-int results_h5_signature(const char *path, struct pf_err *e)
-{
-	static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-	unsigned char buf[8];
-	struct stat st;
-	int found = 0, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return pf_fail_errno(e, errno, "%s: cannot open", path);
-	if (fstat(fd, &st) != 0) {
-		int err = errno;
-		close(fd);
-		return pf_fail_errno(e, err, "%s: cannot read", path);
-	}
-	if (dataset_not_regular(st.st_mode) != NULL) {
-		close(fd);
-		return pf_fail(e, PF_RUNTIME, "%s: is %s, not a results file", path,
-			       dataset_not_regular(st.st_mode));
-	}
-	/* bounded by the file's size; at doubles only while at most half of it, so cannot wrap */
-	for (off_t at = 0; !found && at <= st.st_size - (off_t)sizeof buf;
-	     at = at ? at * 2 : 512) {
-		ssize_t n = pread(fd, buf, sizeof buf, at);
-		if (n < 0) {
-			int err = errno;
-			close(fd);
-			return pf_fail_errno(e, err, "%s: cannot read", path);
-		}
-		found = n == (ssize_t)sizeof buf && memcmp(buf, sig, sizeof sig) == 0;
-		if (at > st.st_size / 2)
-			break;
-	}
-	close(fd); /* read only: nothing to lose */
-	return found;
-}
-
 static int rd_open(const struct rd *c, hid_t *file)
 {
 	int sig = results_h5_signature(c->path, c->e);
@@ -609,6 +574,66 @@ out:
 	return rc;
 }
 
+/* A string attribute of a part, or "" when its run ended before writing it. */
+static int rd_part_str(const struct rd *c, hid_t g, const char *obj, const char *name, char **out)
+{
+	htri_t has = H5Aexists(g, name);
+	if (has < 0)
+		return rd_fail(c, obj, "cannot list its attributes");
+	if (has)
+		return rd_attr_str(c, g, obj, name, out);
+	return (*out = strdup("")) ? 0 : pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, obj);
+}
+
+static int rd_part(const struct rd *c, hid_t parts, const char *name, struct run_part *pt)
+{
+	char obj[64];
+	int rc = -1;
+	hid_t g = (snprintf(obj, sizeof obj, "/parts/%s", name), H5Gopen2(parts, name, H5P_DEFAULT));
+	if (g < 0)
+		return rd_fail(c, obj, "cannot open");
+	if (rd_part_str(c, g, obj, "start_time", &pt->start_time) == 0 &&
+	    rd_part_str(c, g, obj, "end_time", &pt->end_time) == 0 &&
+	    rd_part_str(c, g, obj, "job_id", &pt->job_id) == 0 &&
+	    rd_part_str(c, g, obj, "hosts", &pt->hosts) == 0 &&
+	    rd_part_str(c, g, obj, "command_line", &pt->command_line) == 0 &&
+	    rd_part_str(c, g, obj, "status", &pt->status) == 0 &&
+	    (H5Aexists(g, "phases_written") <= 0 ||
+	     rd_attr_num(c, g, obj, "phases_written", RESULTS_U32, &pt->phases_written) == 0))
+		rc = 0;
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = rd_fail(c, obj, "cannot close");
+	return rc;
+}
+
+/* /parts, when the file has it (written since run --resume exists). */
+static int rd_parts(const struct rd *c, hid_t file)
+{
+	struct rd_name *names = NULL;
+	size_t n = 0;
+	int rc = -1;
+	htri_t has = H5Lexists(file, "/parts", H5P_DEFAULT);
+	hid_t g = has > 0 ? H5Gopen2(file, "/parts", H5P_DEFAULT) : -1;
+	if (g < 0)
+		return has == 0 ? 0 : rd_fail(c, "/parts", "cannot open");
+	if (rd_phase_names(c, g, &names, &n) < 0)
+		goto out;
+	if (n && (c->run->parts = calloc(n, sizeof *c->run->parts)) == NULL) {
+		pf_fail_errno(c->e, ENOMEM, "%s: reading /parts", c->path);
+		goto out;
+	}
+	c->run->nparts = n;
+	for (size_t i = 0; i < n; i++)
+		if (rd_part(c, g, names[i].name, &c->run->parts[i]) < 0)
+			goto out;
+	rc = 0;
+out:
+	free(names);
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = rd_fail(c, "/parts", "cannot close");
+	return rc;
+}
+
 static int rd_all(struct rd *c, hid_t file)
 {
 	c->rank_mem = results_compound(results_rank_fields, results_nrank_fields,
@@ -622,7 +647,7 @@ static int rd_all(struct rd *c, hid_t file)
 	if (c->rows != NULL && (c->chunk = calloc(RD_CHUNK, sizeof *c->chunk)) == NULL)
 		return pf_fail_errno(c->e, ENOMEM, "%s: reading", c->path);
 	if (rd_version(c, file) < 0 || rd_root(c, file) < 0 || rd_environment(c, file) < 0 ||
-	    rd_topology(c, file) < 0 ||
+	    rd_topology(c, file) < 0 || rd_parts(c, file) < 0 ||
 	    rd_phases(c, file) < 0)
 		return -1;
 	return 0;
@@ -661,26 +686,4 @@ out:
 	if (rc < 0)
 		results_free(run);
 	return rc;
-}
-
-void results_free(struct run_data *run)
-{
-	if (run == NULL)
-		return;
-	char **strs[] = {&run->path,        &run->pfsread_version, &run->config_yaml,
-			 &run->config_path, &run->command_line,    &run->start_time,
-			 &run->mpi_version, &run->hdf5_version,    &run->job_id,
-			 &run->status};
-	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-		free(*strs[i]);
-	free(run->node_of_rank);
-	free(run->hostnames);
-	free(run->clock_offset_s);
-	for (size_t i = 0; i < run->nphases; i++) {
-		free(run->phases[i].ranks);
-		free(run->phases[i].files);
-		free(run->phases[i].digest.secs);
-	}
-	free(run->phases);
-	memset(run, 0, sizeof *run);
 }

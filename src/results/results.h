@@ -29,6 +29,7 @@ struct run_meta {
 	const char *mpi_version;
 	const char *job_id;        /* "" outside a batch job */
 	const struct environment *env; /* written as string attributes of /environment */
+	const char *hosts;         /* this job's nodes, comma-separated, for its /parts entry */
 	int nranks;
 	int nnodes;
 };
@@ -52,6 +53,36 @@ int results_write_topology(struct results *r, const int *node_of_rank,
  * (nfiles may differ by rank, 0 allowed). Writes /phases/%04u and flushes the file. */
 int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
 			const struct file_rec *files, uint64_t nfiles, struct pf_err *e);
+
+/* What a results file holds that a resumed run (run --resume) compares and continues. */
+struct results_prior {
+	char *config_yaml;      /* verbatim, malloc'd */
+	char status[32];        /* the root's status: "running" when its run never closed it */
+	int nranks, nnodes;
+	int32_t *node_of_rank;  /* [nranks]; NULL when the file has no topology */
+	uint64_t nphases;       /* the length of the arrays below: the caller's phase count */
+	uint8_t *present;       /* [nphases]: a group /phases/NNNN exists */
+	uint8_t *kept;          /* [nphases]: it is whole (attributes, ranks, files) and its status
+				 * is not "interrupted": kept; a present phase not kept is redone */
+	double *elapsed_s;      /* [nphases]: a kept phase's elapsed_s */
+	char (*dataset)[64];    /* [nphases]: a kept phase's data set name */
+	uint64_t beyond;        /* groups in /phases that are no phase index below nphases */
+	uint64_t nparts;        /* entries in /parts (0 in a file from before parts) */
+};
+
+/* Open an existing results file read-write, collectively, and read what it holds into *p
+ * (every rank the same). Nothing is changed yet: the caller compares, then calls
+ * results_append_begin, or results_close(r, NULL, ...) to leave the file as it was. */
+int results_open_append(const char *path, MPI_Comm comm, uint64_t nphases, struct results **out,
+			struct results_prior *p, struct pf_err *e);
+
+/* Collective: delete the groups of the phases present but not kept (so they are written
+ * again), set the status "running", and begin this run's part. */
+int results_append_begin(struct results *r, const struct results_prior *p,
+			 const struct run_meta *m, struct pf_err *e);
+
+/* Release what results_open_append read. p may be zeroed. */
+void results_prior_free(struct results_prior *p);
 
 /* Collective. Sets the root attribute status ("complete", "failed", "interrupted") and closes.
  * r may be NULL. */
@@ -128,6 +159,13 @@ struct phase_data {
 	struct files_digest digest;
 };
 
+/* One run that wrote the file (/parts/NNNN): a study resumed over several batch jobs has
+ * several. Strings are "" when the part's run was killed before it wrote them. */
+struct run_part {
+	char *start_time, *end_time, *job_id, *hosts, *command_line, *status;
+	uint32_t phases_written;
+};
+
 struct run_data {
 	char *path;
 	int schema_version;
@@ -141,6 +179,8 @@ struct run_data {
 	struct environment env;           /* /environment; empty when the file has none */
 	struct phase_data *phases;
 	size_t nphases;
+	struct run_part *parts; /* in order; none in a file from before parts */
+	size_t nparts;
 };
 
 /* 1 when path is a regular file with the HDF5 signature at 0, 512, 1024, ... (where a user

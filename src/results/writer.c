@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "results/results.h"
+#include "results/writer.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -12,20 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
-struct results {
-	char *path;
-	MPI_Comm comm;             /* the caller's; it must outlive the writer */
-	int rank, nranks, nnodes;
-	hid_t file, phases;        /* the file and its /phases group */
-	hid_t rank_mem, rank_disk; /* struct rank_rec: native layout, packed little-endian */
-	hid_t file_mem, file_disk; /* struct file_rec */
-	hid_t str;                 /* variable-length UTF-8 string of every string attribute */
-	hid_t dxpl;                /* collective data transfer */
-	hid_t dcpl;                /* no fill values: every row is written */
-	int lost;                  /* a write failed: the ranks' HDF5 states may differ */
-};
 
 /* Room a phase needs on the results file system beyond its rows: its group, attributes and
  * the heaps they grow, and the final close (status attribute, superblock). Generous: the
@@ -37,7 +27,7 @@ struct results {
  * its own rows), and HDF5 then leaves the ranks in different collective calls: no further
  * HDF5 call can be trusted to complete, so the failure is PF_HUNG and main aborts. The file
  * keeps what the last successful flush wrote. */
-static int res_fail(struct results *r, const char *obj, const char *what, struct pf_err *e)
+int res_fail(struct results *r, const char *obj, const char *what, struct pf_err *e)
 {
 	char detail[512];
 	results_h5_detail(detail, sizeof detail);
@@ -82,7 +72,7 @@ static hid_t res_attr(hid_t loc, const char *name, hid_t t)
 	return a;
 }
 
-static int res_attr_str(struct results *r, hid_t loc, const char *obj, const char *name,
+int res_attr_str(struct results *r, hid_t loc, const char *obj, const char *name,
 			const char *value, struct pf_err *e)
 {
 	int rc = 0;
@@ -98,7 +88,7 @@ out:
 	return rc;
 }
 
-static int res_attr_num(struct results *r, hid_t loc, const char *obj, const char *name,
+int res_attr_num(struct results *r, hid_t loc, const char *obj, const char *name,
 			enum results_kind kind, const void *value, struct pf_err *e)
 {
 	int rc = 0;
@@ -316,10 +306,80 @@ int results_write_phase(struct results *r, const struct phase_info *p, const str
 	RES_TRY(results_h5_close(g), r, obj, "H5Gclose", e);
 	g = -1;
 	RES_TRY(H5Fflush(r->file, H5F_SCOPE_GLOBAL), r, "/", "H5Fflush", e);
+	r->part_phases++;
 out:
 	if (results_h5_close(g) < 0 && rc == 0)
 		rc = res_fail(r, obj, "H5Gclose", e);
 	return rc;
+}
+
+/* ---- parts: one per run that wrote the file ---- */
+
+/* "2026-12-01T22:00:00Z" on rank 0, the same on every rank (attributes must agree). */
+static int app_now(struct results *r, char *buf, struct pf_err *e)
+{
+	if (r->rank == 0) {
+		time_t now = time(NULL);
+		struct tm tm;
+		if (gmtime_r(&now, &tm) == NULL || strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+			snprintf(buf, 32, "unknown");
+	}
+	if (MPI_Bcast(buf, 32, MPI_CHAR, 0, r->comm) != MPI_SUCCESS)
+		return res_fail(r, "/parts", "MPI_Bcast", e);
+	return 0;
+}
+
+int res_part_begin(struct results *r, const struct run_meta *m, struct pf_err *e)
+{
+	char name[24], obj[40], start[32];
+	H5G_info_t info;
+	hid_t g = -1;
+	int rc = 0;
+	htri_t has = H5Lexists(r->file, "/parts", H5P_DEFAULT);
+	if (has < 0)
+		return res_fail(r, "/parts", "H5Lexists", e);
+	if (has)
+		g = H5Gopen2(r->file, "/parts", H5P_DEFAULT);
+	else
+		g = H5Gcreate2(r->file, "/parts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return res_fail(r, "/parts", has ? "H5Gopen2" : "H5Gcreate2", e);
+	if (H5Gget_info(g, &info) < 0) {
+		rc = res_fail(r, "/parts", "H5Gget_info", e);
+		goto out;
+	}
+	snprintf(name, sizeof name, "%04llu", (unsigned long long)info.nlinks);
+	snprintf(obj, sizeof obj, "/parts/%s", name);
+	if ((r->part = H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+		rc = res_fail(r, obj, "H5Gcreate2", e);
+		goto out;
+	}
+	if (app_now(r, start, e) < 0 ||
+	    res_attr_str(r, r->part, obj, "start_time", start, e) < 0 ||
+	    res_attr_str(r, r->part, obj, "job_id", m->job_id, e) < 0 ||
+	    res_attr_str(r, r->part, obj, "hosts", m->hosts, e) < 0 ||
+	    res_attr_str(r, r->part, obj, "command_line", m->command_line, e) < 0 ||
+	    res_attr_str(r, r->part, obj, "status", "running", e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
+		rc = res_fail(r, "/", "H5Fflush", e);
+out:
+	if (results_h5_close(g) < 0 && rc == 0)
+		rc = res_fail(r, "/parts", "H5Gclose", e);
+	return rc;
+}
+
+int res_part_end(struct results *r, const char *status, struct pf_err *e)
+{
+	char end[32];
+	uint32_t n = r->part_phases;
+	if (app_now(r, end, e) < 0 || res_attr_str(r, r->part, "/parts", "end_time", end, e) < 0 ||
+	    res_attr_str(r, r->part, "/parts", "status", status, e) < 0 ||
+	    res_attr_num(r, r->part, "/parts", "phases_written", RESULTS_U32, &n, e) < 0)
+		return -1;
+	return 0;
 }
 
 /* ---- create and close ---- */
@@ -351,7 +411,7 @@ out:
 }
 
 /* The file, the types and property lists every later call uses. */
-static int res_open(struct results *r, int force, struct pf_err *e)
+int res_open(struct results *r, int force, int append, struct pf_err *e)
 {
 	int rc = 0;
 	hid_t fapl = -1;
@@ -359,9 +419,12 @@ static int res_open(struct results *r, int force, struct pf_err *e)
 	RES_TRY(H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL), r, "/", "H5Pset_fapl_mpio", e);
 	RES_TRY(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST), r, "/",
 		"H5Pset_libver_bounds", e);
-	RES_TRY(r->file =
-			H5Fcreate(r->path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, fapl),
-		r, "/", "H5Fcreate", e);
+	if (append)
+		RES_TRY(r->file = H5Fopen(r->path, H5F_ACC_RDWR, fapl), r, "/", "H5Fopen", e);
+	else
+		RES_TRY(r->file = H5Fcreate(r->path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
+					    H5P_DEFAULT, fapl),
+			r, "/", "H5Fcreate", e);
 	RES_TRY(r->dxpl = H5Pcreate(H5P_DATASET_XFER), r, "/", "H5Pcreate", e);
 	RES_TRY(H5Pset_dxpl_mpio(r->dxpl, H5FD_MPIO_COLLECTIVE), r, "/", "H5Pset_dxpl_mpio", e);
 	RES_TRY(r->dcpl = H5Pcreate(H5P_DATASET_CREATE), r, "/", "H5Pcreate", e);
@@ -383,7 +446,7 @@ out:
 	return rc;
 }
 
-static struct results *res_new(const char *path, MPI_Comm comm, int nnodes)
+struct results *res_new(const char *path, MPI_Comm comm, int nnodes)
 {
 	struct results *r = calloc(1, sizeof *r);
 	if (r == NULL || (r->path = strdup(path)) == NULL) {
@@ -393,7 +456,7 @@ static struct results *res_new(const char *path, MPI_Comm comm, int nnodes)
 	r->comm = comm;
 	r->nnodes = nnodes;
 	r->file = r->phases = r->rank_mem = r->rank_disk = r->file_mem = r->file_disk = -1;
-	r->str = r->dxpl = r->dcpl = -1;
+	r->str = r->dxpl = r->dcpl = r->part = -1;
 	return r;
 }
 
@@ -416,8 +479,9 @@ int results_create(const char *path, int force, MPI_Comm comm, const struct run_
 			     m->nranks, m->nnodes, r->nranks);
 		goto out;
 	}
-	if ((rc = res_precheck(r, force, e)) < 0 || (rc = res_open(r, force, e)) < 0 ||
-	    (rc = res_root_attrs(r, m, e)) < 0 || (rc = res_environment(r, m->env, e)) < 0)
+	if ((rc = res_precheck(r, force, e)) < 0 || (rc = res_open(r, force, 0, e)) < 0 ||
+	    (rc = res_root_attrs(r, m, e)) < 0 || (rc = res_environment(r, m->env, e)) < 0 ||
+	    (rc = res_part_begin(r, m, e)) < 0)
 		goto out;
 	RES_TRY(r->phases = H5Gcreate2(r->file, "/phases", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
 		r, "/phases", "H5Gcreate2", e);
@@ -443,7 +507,9 @@ int results_close(struct results *r, const char *status, struct pf_err *e)
 	}
 	if (status != NULL && r->file >= 0)
 		rc = res_attr_str(r, r->file, "/", "status", status, e);
-	const hid_t ids[] = {r->phases,    r->rank_mem, r->rank_disk, r->file_mem, r->file_disk,
+	if (status != NULL && r->part >= 0 && rc == 0)
+		rc = res_part_end(r, status, e);
+	const hid_t ids[] = {r->part, r->phases,    r->rank_mem, r->rank_disk, r->file_mem, r->file_disk,
 			     r->str,       r->dxpl,     r->dcpl,      r->file};
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		bad |= results_h5_close(ids[i]);

@@ -3,6 +3,7 @@
  * two barriers. */
 #include "run/phase.h"
 #include "run/phase_read.h"
+#include "run/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -450,7 +451,7 @@ static void phase_missing_ranks(const struct topology *t, MPI_Request *arrived, 
  * run must be aborted. Every rank tells rank 0 it has arrived (an empty message), so that
  * rank 0 can name the ranks and hosts that never came. */
 static int phase_close_barrier(const struct phase_spec *s, const struct topology *t,
-			       struct pf_err *e)
+			       const struct phase_run_ctx *c, struct pf_err *e)
 {
 	static char none;
 	int rc = 0, done = 0, n = t->rank == 0 ? t->nranks - 1 : 1;
@@ -469,6 +470,8 @@ static int phase_close_barrier(const struct phase_spec *s, const struct topology
 	PHASE_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
 	while (!done && (limit <= 0 || MPI_Wtime() < deadline)) {
 		PHASE_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+		/* a rank done (or never reading) keeps taking part in the progress sums */
+		progress_tick(s->progress, c->done_bytes, c->files_done);
 		if (!done)
 			nanosleep(&nap, NULL);
 	}
@@ -550,7 +553,7 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 		pf_fail_errno(e, errno, "phase %u: cannot stop the phase timer", s->index);
 		c.status = PHASE_FAILED;
 	}
-	if (phase_close_barrier(s, t, e) != 0) {
+	if (phase_close_barrier(s, t, &c, e) != 0) {
 		/* PF_HUNG: no collective call can complete any more, and freeing a communicator is
 		 * one: it is left to the abort that follows; everything else is released */
 		w.comm = MPI_COMM_NULL;

@@ -14,6 +14,8 @@
 #include "run/provenance.h"
 #include "run/topology.h"
 
+struct progress;
+
 struct phase_spec {
 	struct plan_point point;  /* where the phase is in the sweep (what the record says) */
 	const struct experiment *x;
@@ -31,6 +33,7 @@ struct phase_spec {
 	uint32_t index;
 	uint64_t shift_use;       /* cache: shift: the u-th phase on this data set; else 0 */
 	const char *atime_mode;   /* of the data set's mount, for the record */
+	struct progress *progress; /* the run's progress lines, or NULL */
 	const struct prov_source *prov; /* this rank's counters of where the bytes came from */
 	const char *provenance;   /* rank 0's description of them, for the record */
 };

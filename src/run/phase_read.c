@@ -4,6 +4,7 @@
  * here allocates, logs or talks to other ranks beyond what is measured (a collective backend's
  * agreement to stop between files). */
 #include "run/phase_read.h"
+#include "run/progress.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -277,6 +278,9 @@ static int phase_read_items(struct phase_run_ctx *c, struct phase_output *o)
 	for (; i < c->w->sh.n && !phase_stop_next(c); i++) {
 		failed |= phase_read_item(c, i, &o->files[i]) != 0;
 		o->me.files++;
+		c->done_bytes += o->files[i].bytes;
+		c->files_done = o->me.files;
+		progress_tick(c->s->progress, c->done_bytes, c->files_done);
 	}
 	if (stop_now() && c->status < PHASE_TIMEOUT)
 		phase_stopped_between(c, i, c->w->sh.n);

@@ -54,6 +54,7 @@ struct phase_run_ctx {
 	int noatime;              /* every open so far used O_NOATIME */
 	int abandoned;            /* a pipelining backend gave the share up at a failure */
 	int status;               /* enum phase_status of this rank */
+	uint64_t done_bytes, files_done; /* the core's loop, for the progress lines */
 	struct pf_err *e;
 };
 

@@ -9,6 +9,8 @@ enum pf_status {
 	PF_OK = 0,
 	PF_RUNTIME = 1, /* I/O error, short file, verification mismatch */
 	PF_USAGE = 2,   /* bad command line or configuration, found before any file is touched */
+	PF_PARTIAL = 75, /* run: stopped by its time budget or SIGUSR1 with phases left; the file
+			  * says "partial" and `run --resume FILE` continues it (EX_TEMPFAIL) */
 	PF_HUNG = 3     /* a rank is stuck where no signal reaches it, or a collective write
 			 * failed on some ranks only (their states differ): only MPI_Abort is left */
 };

@@ -14,6 +14,7 @@
 
 static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t stop_alarm;
+static volatile sig_atomic_t stop_usr1; /* the scheduler's "time is nearly up" */
 
 /* The watchdog's timer, what start-up is doing, for whom, and since when. */
 static timer_t watchdog_timer;
@@ -28,6 +29,8 @@ static void stop_on_signal(int sig)
 {
 	if (sig == SIGALRM)
 		stop_alarm = 1;
+	else if (sig == SIGUSR1)
+		stop_usr1 = 1;
 	else
 		stop_sig = sig;
 }
@@ -39,7 +42,8 @@ int stop_install(void)
 	sa.sa_handler = stop_on_signal;
 	sa.sa_flags = 0; /* no SA_RESTART: a read stuck on a pipe or a hung mount returns EINTR */
 	if (sigemptyset(&sa.sa_mask) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 ||
-	    sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGALRM, &sa, NULL) != 0)
+	    sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGALRM, &sa, NULL) != 0 ||
+	    sigaction(SIGUSR1, &sa, NULL) != 0)
 		return -1;
 	return 0;
 }
@@ -47,6 +51,11 @@ int stop_install(void)
 int stop_signal(void)
 {
 	return stop_sig;
+}
+
+int stop_wrap_up(void)
+{
+	return stop_usr1;
 }
 
 /* The timer signals the thread that armed it (the one reading), not whichever of the MPI

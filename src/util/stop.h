@@ -13,6 +13,11 @@ int stop_install(void);
 /* The signal that asked to stop (SIGTERM, SIGINT), or 0. */
 int stop_signal(void);
 
+/* 1 once SIGUSR1 arrived: the batch system's warning that the job's time is nearly up
+ * (`#SBATCH --signal=B:USR1@300`, forwarded by mpirun). Unlike SIGTERM it does not interrupt
+ * the phase in progress: run finishes it, starts no other and closes the file "partial". */
+int stop_wrap_up(void);
+
 /* Start the phase's time limit (seconds > 0), or cancel it (0). */
 int stop_arm(double seconds);
 

@@ -17,6 +17,9 @@ export ASAN_OPTIONS=$mpi_asan
 check "asan: generate" mpi 2 "$SAN" generate "$cfg"
 check "asan: verify" mpi 2 "$SAN" verify "$cfg"
 check "asan: run" mpi 2 "$SAN" run "$cfg" -o "$SCRATCH/s.h5"
+# a study over several runs: a budget that stops it, resumed to the end, with progress lines
+expect_status 75 "asan: run --time-budget within the margin starts no phase (exit 75)" mpi 2 "$SAN" run "$cfg" -o "$SCRATCH/b.h5" --time-budget 2 --progress 0.01
+check "asan: run --resume continues it to the end" mpi 2 "$SAN" run "$cfg" --resume "$SCRATCH/b.h5" --progress 0.01
 truncate -s 10 "$root/big/d000000/f0000000001"
 expect_status 1 "asan: run on a short file fails cleanly" mpi 2 "$SAN" run "$cfg" -o "$SCRATCH/f.h5"
 check "asan: clean" mpi 2 "$SAN" clean "$cfg"
@@ -26,6 +29,8 @@ for f in text csv json markdown; do
 done
 expect_status 1 "asan+lsan: report on a file that is not results" "$SAN" report "$cfg"
 check "asan+lsan: plan" "$SAN" plan configs/pvfs2-study.yaml --ranks 400 --nodes 100
+check "asan+lsan: report of a resumed file (its parts)" "$SAN" report "$SCRATCH/b.h5"
+check "asan+lsan: plan --from a results file" "$SAN" plan "$cfg" --ranks 2 --nodes 1 --from "$SCRATCH/b.h5" --walltime 1us
 printf 'root: [unclosed\n' >"$SCRATCH/bad.yaml"
 expect_status 2 "asan+lsan: a YAML syntax error" "$SAN" plan "$SCRATCH/bad.yaml" --ranks 1 --nodes 1
 done_testing

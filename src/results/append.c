@@ -1,0 +1,216 @@
+/* append: a results file continued by a resumed run (run --resume): what it holds, the
+ * interrupted phases dropped, a new part begun (writer.c writes /parts). Collective like the writer: every rank reads the same metadata and makes the
+ * same calls. */
+#include <hdf5.h>
+#include <mpi.h>
+
+#include "results/results.h"
+#include "results/writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reading what is there ---- */
+
+/* A variable-length string attribute of loc into a malloc'd copy. 0, or -1 with *out NULL. */
+static int app_str(hid_t loc, const char *name, char **out)
+{
+	char *vl = NULL;
+	int rc = -1;
+	*out = NULL;
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = a < 0 ? -1 : H5Aget_type(a);
+	if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
+	    H5Aread(a, t, &vl) >= 0) {
+		*out = strdup(vl != NULL ? vl : "");
+		rc = *out != NULL ? 0 : -1;
+	}
+	if (vl != NULL)
+		(void)H5free_memory(vl); /* a copy is kept: a failure here leaks, nothing more */
+	(void)results_h5_close(t);
+	(void)results_h5_close(a);
+	return rc;
+}
+
+static int app_int(hid_t loc, const char *name, int *out)
+{
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+	int rc = a >= 0 && H5Aread(a, H5T_NATIVE_INT, out) >= 0 ? 0 : -1;
+	(void)results_h5_close(a);
+	return rc;
+}
+
+static int app_double(hid_t loc, const char *name, double *out)
+{
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+	int rc = a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, out) >= 0 ? 0 : -1;
+	(void)results_h5_close(a);
+	return rc;
+}
+
+/* /topology/node_of_rank, when the file has it and it has nranks rows. */
+static int app_topology(hid_t file, struct results_prior *p)
+{
+	htri_t has = H5Lexists(file, "/topology", H5P_DEFAULT);
+	if (has <= 0 || H5Lexists(file, "/topology/node_of_rank", H5P_DEFAULT) <= 0)
+		return has < 0 ? -1 : 0;
+	hid_t d = H5Dopen2(file, "/topology/node_of_rank", H5P_DEFAULT);
+	hid_t s = d < 0 ? -1 : H5Dget_space(d);
+	hssize_t n = s < 0 ? -1 : H5Sget_simple_extent_npoints(s);
+	int rc = -1;
+	if (n == p->nranks && n > 0 && (p->node_of_rank = calloc((size_t)n, sizeof(int32_t))) &&
+	    H5Dread(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, p->node_of_rank) >= 0)
+		rc = 0;
+	else if (n >= 0 && n != p->nranks)
+		rc = 0; /* another shape: node_of_rank stays NULL, the caller names the difference */
+	(void)results_h5_close(s);
+	(void)results_h5_close(d);
+	return rc;
+}
+
+/* One group of /phases: which phase, and whether it is whole and to be kept. */
+static herr_t app_phase(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+	struct results_prior *p = data;
+	char *end, *status = NULL, *ds = NULL;
+	(void)info;
+	unsigned long long i = strtoull(name, &end, 10);
+	if (*name == '\0' || *end != '\0' || i >= p->nphases) {
+		p->beyond++;
+		return 0;
+	}
+	p->present[i] = 1;
+	hid_t ph = H5Gopen2(g, name, H5P_DEFAULT);
+	if (ph < 0)
+		return 0; /* not readable: redone */
+	int whole = H5Lexists(ph, "ranks", H5P_DEFAULT) > 0 &&
+		    H5Lexists(ph, "files", H5P_DEFAULT) > 0 && app_str(ph, "status", &status) == 0 &&
+		    app_str(ph, "dataset", &ds) == 0 && app_double(ph, "elapsed_s", &p->elapsed_s[i]) == 0;
+	if (whole && strcmp(status, "interrupted") != 0) {
+		p->kept[i] = 1;
+		snprintf(p->dataset[i], sizeof p->dataset[i], "%s", ds);
+	}
+	free(status);
+	free(ds);
+	(void)results_h5_close(ph);
+	return 0;
+}
+
+static int app_read(struct results *r, uint64_t nphases, struct results_prior *p,
+		    struct pf_err *e)
+{
+	char *status = NULL;
+	H5G_info_t info;
+	size_t n = nphases > 0 ? (size_t)nphases : 1;
+	p->nphases = nphases;
+	p->present = calloc(n, 1);
+	p->kept = calloc(n, 1);
+	p->elapsed_s = calloc(n, sizeof *p->elapsed_s);
+	p->dataset = calloc(n, sizeof *p->dataset);
+	if (!p->present || !p->kept || !p->elapsed_s || !p->dataset)
+		return pf_fail_errno(e, ENOMEM, "%s: reading it", r->path);
+	if (app_str(r->file, "config_yaml", &p->config_yaml) != 0 ||
+	    app_str(r->file, "status", &status) != 0 || app_int(r->file, "nranks", &p->nranks) != 0 ||
+	    app_int(r->file, "nnodes", &p->nnodes) != 0) {
+		free(status);
+		return pf_fail(e, PF_USAGE, "%s: not a pfsread results file (its root attributes "
+			       "config_yaml, status, nranks, nnodes cannot be read)", r->path);
+	}
+	snprintf(p->status, sizeof p->status, "%s", status);
+	free(status);
+	if (app_topology(r->file, p) != 0)
+		return res_fail(r, "/topology/node_of_rank", "reading", e);
+	if (H5Lexists(r->file, "/parts", H5P_DEFAULT) > 0) {
+		hid_t g = H5Gopen2(r->file, "/parts", H5P_DEFAULT);
+		if (g >= 0 && H5Gget_info(g, &info) >= 0)
+			p->nparts = info.nlinks;
+		(void)results_h5_close(g);
+	}
+	if ((r->phases = H5Gopen2(r->file, "/phases", H5P_DEFAULT)) < 0)
+		return res_fail(r, "/phases", "H5Gopen2", e);
+	if (H5Literate(r->phases, H5_INDEX_NAME, H5_ITER_INC, NULL, app_phase, p) < 0)
+		return res_fail(r, "/phases", "H5Literate", e);
+	return 0;
+}
+
+int results_open_append(const char *path, MPI_Comm comm, uint64_t nphases, struct results **out,
+			struct results_prior *p, struct pf_err *e)
+{
+	int rc = 0, nnodes = 1;
+	memset(p, 0, sizeof *p);
+	*out = NULL;
+	if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+		return pf_fail(e, PF_RUNTIME, "%s: cannot silence HDF5's error printing", path);
+	struct results *r = res_new(path, comm, nnodes);
+	if (r == NULL)
+		return pf_fail_errno(e, ENOMEM, "%s: cannot open", path);
+	if (MPI_Comm_rank(comm, &r->rank) != MPI_SUCCESS ||
+	    MPI_Comm_size(comm, &r->nranks) != MPI_SUCCESS) {
+		rc = pf_fail(e, PF_RUNTIME, "%s: MPI_Comm_rank failed", path);
+		goto out;
+	}
+	if ((rc = res_open(r, 0, 1, e)) < 0) {
+		/* not opened: no HDF5 state differs between the ranks, a plain failure */
+		r->lost = 0;
+		char why[sizeof e->msg];
+		snprintf(why, sizeof why, "%s", e->msg);
+		pf_err_clear(e);
+		rc = pf_fail(e, PF_USAGE, "%s: cannot be continued (--resume): %s", path, why);
+		goto out;
+	}
+	if ((rc = app_read(r, nphases, p, e)) < 0)
+		goto out;
+	r->nnodes = p->nnodes;
+	*out = r;
+	r = NULL;
+out:
+	(void)results_close(r, NULL, NULL);
+	return rc;
+}
+
+int results_append_begin(struct results *r, const struct results_prior *p,
+			 const struct run_meta *m, struct pf_err *e)
+{
+	char name[24], to[64];
+	int rc = 0;
+	hid_t gone = -1;
+	/* moved aside, not deleted: a phase a killed run half wrote may point past the end of
+	 * the file, and deleting it would free what is not there (HDF5 fails: "len not positive
+	 * after adjustment for EOA"); moving its link touches /phases only */
+	for (uint64_t i = 0; i < p->nphases; i++) {
+		if (!p->present[i] || p->kept[i])
+			continue;
+		if (gone < 0) {
+			htri_t has = H5Lexists(r->file, "/discarded", H5P_DEFAULT);
+			gone = has > 0 ? H5Gopen2(r->file, "/discarded", H5P_DEFAULT)
+			     : has == 0 ? H5Gcreate2(r->file, "/discarded", H5P_DEFAULT, H5P_DEFAULT,
+						    H5P_DEFAULT) : -1;
+			if (gone < 0)
+				return res_fail(r, "/discarded", "opening", e);
+		}
+		snprintf(name, sizeof name, "%04llu", (unsigned long long)i);
+		snprintf(to, sizeof to, "%s-part%04llu", name, (unsigned long long)p->nparts);
+		if (H5Lmove(r->phases, name, gone, to, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+			(void)results_h5_close(gone);
+			return res_fail(r, "/phases", "H5Lmove (an interrupted phase, to /discarded)", e);
+		}
+	}
+	if (results_h5_close(gone) < 0)
+		return res_fail(r, "/discarded", "closing", e);
+	if (res_attr_str(r, r->file, "/", "status", "running", e) < 0 ||
+	    res_part_begin(r, m, e) < 0)
+		rc = -1;
+	return rc;
+}
+
+void results_prior_free(struct results_prior *p)
+{
+	free(p->config_yaml);
+	free(p->node_of_rank);
+	free(p->present);
+	free(p->kept);
+	free(p->elapsed_s);
+	free(p->dataset);
+	memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,95 @@
+#!/bin/sh
+# chain: the job scripts' --chain N, without a batch system: the Slurm script runs directly
+# with a job's variables, and stand-ins for sbatch and scontrol record the follow-on each job
+# submits (afterany on itself, the same results file); the test then runs that follow-on as
+# the next job, until the study is complete. The final file holds every phase once, as an
+# uninterrupted run's; a follow-on that finds it complete exits at once. (Under a real Slurm
+# it is the same script; tests/integration/slurm.t shows the script's other paths there.)
+. "$(dirname "$0")/lib.sh"
+
+cfg="$SCRATCH/t.yaml"
+cat >"$cfg" <<EOF2
+name: chained
+root: $SCRATCH/data
+layout: {files_per_dir: 8}
+datasets:
+  - {name: big, file_size: 8MiB, file_count: 8}
+  - {name: small, file_size: 64KiB, file_count: 64}
+sweep: {transfer_size: [1MiB], readers_per_node: [1, 2]}
+cache: none
+repetitions: 3
+EOF2
+check "build the slow-call shim" cc -shared -fPIC -O2 -o "$SCRATCH/slow.so" tests/integration/slow.c -ldl
+check "generate" mpi 2 "$PFSREAD" generate "$cfg"
+check "an uninterrupted run" mpi 2 env LD_PRELOAD="$SCRATCH/slow.so" PFSREAD_SLOW=pread:10 \
+	"$PFSREAD" run "$cfg" -o "$SCRATCH/full.h5" --progress 0
+
+mkdir -p "$SCRATCH/bin" "$SCRATCH/res"
+cat >"$SCRATCH/bin/sbatch" <<EOF2
+#!/bin/sh
+# the follow-on: its options, one per line, then a new job id
+n=\$(cat "$SCRATCH/next" 2>/dev/null || echo 200); n=\$((n + 1)); echo \$n >"$SCRATCH/next"
+printf '%s\n' "\$@" >"$SCRATCH/sbatch.\$n"
+echo \$n
+EOF2
+cat >"$SCRATCH/bin/scontrol" <<EOF2
+#!/bin/sh
+echo "   Command=$TOP/jobscripts/slurm/pfsread.sbatch"
+EOF2
+chmod +x "$SCRATCH/bin/sbatch" "$SCRATCH/bin/scontrol"
+flags="--oversubscribe -x LD_PRELOAD=$SCRATCH/slow.so -x PFSREAD_SLOW=pread:10"
+# job ID [VARS...]: the script as Slurm would start it, with a 6 s budget
+job() {
+	id=$1
+	shift
+	env PATH="$SCRATCH/bin:$PATH" SLURM_JOB_ID="$id" SLURM_JOB_NUM_NODES=1 SLURM_NTASKS_PER_NODE=2 \
+		SLURM_SUBMIT_DIR="$SCRATCH/res" PFSREAD="$PFSREAD" PFSREAD_GENERATE=never \
+		PFSREAD_TIME_BUDGET=6 PFSREAD_LAUNCH_FLAGS="$flags" "$@" \
+		bash "$TOP/jobscripts/slurm/pfsread.sbatch" >"$SCRATCH/job.$id.out" 2>&1
+}
+job 100 PFSREAD_CONFIG="$cfg" PFSREAD_CHAIN=10
+st=$?
+ok $((st == 75 ? 0 : 1)) "the first job stops at its budget with exit status 75 (got $st)"
+OUT=$(cat "$SCRATCH/job.100.out")
+contains "chain: follow-on job 201 submitted (9 more at most)" "it submitted its follow-on"
+OUT=$(cat "$SCRATCH/sbatch.201")
+contains "--dependency=afterany:100" "after it, however it ends"
+contains "PFSREAD_CHAIN_RESULTS=$SCRATCH/res/chained-100.h5" "continuing the same file"
+jobs=1
+id=201
+while [ -f "$SCRATCH/sbatch.$id" ] && [ "$jobs" -lt 10 ]; do
+	vars=$(sed -n 's/^--export=ALL,//p' "$SCRATCH/sbatch.$id" | tr ',' ' ')
+	# shellcheck disable=SC2086
+	job "$id" $vars
+	st=$?
+	jobs=$((jobs + 1))
+	[ "$st" -eq 0 ] && break
+	id=$((id + 1))
+done
+ok $((st == 0 ? 0 : 1)) "the chain completes the study ($jobs jobs, last exit $st)"
+check "every phase once, as in the uninterrupted run" "$PYTHON" - "$SCRATCH/full.h5" "$SCRATCH/res/chained-100.h5" <<'PY'
+import h5py, sys
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+assert b.attrs["status"] == "complete", b.attrs["status"]
+assert sorted(a["phases"]) == sorted(b["phases"]), (sorted(a["phases"]), sorted(b["phases"]))
+for n in a["phases"]:
+    for k in ("dataset", "readers_per_node", "repetition", "bytes", "status"):
+        assert a["phases"][n].attrs[k] == b["phases"][n].attrs[k], (n, k)
+assert len(b["parts"]) >= 2, len(b["parts"])
+PY
+OUT=$(cat "$SCRATCH/job.$id.out")
+contains "runs (resumed):" "the last job's report shows one study over several jobs"
+next=$((id + 1))
+if [ -f "$SCRATCH/sbatch.$next" ]; then
+	vars=$(sed -n 's/^--export=ALL,//p' "$SCRATCH/sbatch.$next" | tr ',' ' ')
+	# shellcheck disable=SC2086
+	job "$next" $vars
+	st=$?
+	OUT=$(cat "$SCRATCH/job.$next.out")
+	ok $((st == 0 ? 0 : 1)) "a follow-on after completion exits 0"
+	contains "is complete: nothing left for this follow-on job" "and says why"
+else
+	ok 0 "the chain's cap left no follow-on"
+	ok 0 "the chain's cap left no follow-on"
+fi
+done_testing
