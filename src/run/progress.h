@@ -8,6 +8,7 @@
 #define PFSREAD_PROGRESS_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PROGRESS_DEFAULT_S 30.0
