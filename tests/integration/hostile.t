@@ -278,7 +278,16 @@ assert len(st) > 0 and all(s == "complete" for s in st), st
 	expect_status 1 "a write that fails silently on rank 1 (OMPIO drops the error): exit 1" \
 		mpi 2 -x LD_PRELOAD="$ENOSPC" -x ENOSPC_SUFFIX=/silent.h5 -x ENOSPC_AT=120000 \
 		-x ENOSPC_RANK=1 "$PFSREAD" run "$SCRATCH/t5b.yaml" -o "$M/silent.h5"
-	contains "writing a phase to the results file: stuck for 10 s" "the watchdog gave the stuck write up"
+	# Which write crosses ENOSPC_AT depends on the file's layout: one OMPIO drops (the ranks
+	# then wait in different collectives until the watchdog gives up) or one HDF5 reports on
+	# rank 1 (the run aborts at once); either way it must end, bounded, saying why
+	case "$OUT" in
+	*"writing a phase to the results file: stuck for 10 s"* | \
+		*"rank 1 ("*"H5Dwrite failed: file write failed; the file holds what was written before"*)
+		ok 0 "the stuck or failed write is given up and named" ;;
+	*) ok 1 "the stuck or failed write is given up and named"
+	   printf '%s\n' "$OUT" | tail -5 | sed 's/^/#   /' ;;
+	esac
 	test $(($(date +%s) - start)) -lt 120
 	ok $? "within the watchdog's bound (10 s here), not the test's timeout"
 else
