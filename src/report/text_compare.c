@@ -70,6 +70,15 @@ static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run 
 	}
 }
 
+/* Where a cell's bytes came from, for a sentence: "storage", "the page cache" or "mixed: N%
+ * from cache". */
+static const char *compare_source(const struct report_cell *c)
+{
+	if (strcmp(c->from, "storage") == 0)
+		return "storage";
+	return strcmp(c->from, "cache") == 0 ? "the page cache" : c->from;
+}
+
 /* A pair whose bytes came from different places (by the kernel's counters) compares the
  * cache with storage, not two file systems: say so. */
 static void compare_sources(FILE *out, const struct report_cell *ca, const struct report_cell *cb,
@@ -81,8 +90,7 @@ static void compare_sources(FILE *out, const struct report_cell *ca, const struc
 		return;
 	cell_name(ca, shown, name, sizeof name);
 	rp_para(out, f, "%s: a's bytes came from %s, b's from %s: the ratio compares %s with %s, "
-		"not two file systems", name, sa ? "storage" : strcmp(ca->from, "cache") == 0 ? "the page cache" : ca->from,
-		sb ? "storage" : strcmp(cb->from, "cache") == 0 ? "the page cache" : cb->from,
+		"not two file systems", name, compare_source(ca), compare_source(cb),
 		sa ? "storage" : "the page cache", sb ? "storage" : "the page cache");
 }
 
