@@ -1,6 +1,7 @@
 /* generate: make the data sets, in parallel. Files are block-decomposed over all ranks; each
- * is written under a .part name and renamed when whole, so an interrupted run resumes by
- * keeping whole files and redoing the rest. The manifest says "complete" only after every rank
+ * is written at its name from its first byte to its last (a hashed one under a .part name,
+ * renamed when whole), so a file at its name with its size is whole, and an interrupted run
+ * resumes by keeping whole files and redoing the rest. The manifest says "complete" only after every rank
  * has finished. What it checks before writing anything is generate_check.c. */
 #include "cmd/generate.h"
 #include "cmd/datasets.h"
@@ -108,12 +109,17 @@ static int gen_write_all(int fd, const unsigned char *buf, size_t len, uint64_t 
 	return 0;
 }
 
+#define GEN_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
+
 /* Create path for writing; its directory is made when it is missing: directories come into
  * being with their first file, never a whole tree up front (which could fill a file system's
- * inodes before a byte is written). fd, or -errno. */
+ * inodes before a byte is written). A symbolic link at the name is replaced, never written
+ * through (O_NOFOLLOW): what it points to is not ours. fd, or -errno. */
 static int gen_create(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(path, GEN_OPEN_FLAGS, 0644);
+	if (fd < 0 && errno == ELOOP && unlink(path) == 0)
+		fd = open(path, GEN_OPEN_FLAGS, 0644);
 	if (fd >= 0 || errno != ENOENT)
 		return fd >= 0 ? fd : -errno;
 	char dir[GEN_PATH];
@@ -125,13 +131,14 @@ static int gen_create(const char *path)
 	int rc = dataset_mkdirs(dir); /* ranks racing on one directory: EEXIST is fine */
 	if (rc != 0)
 		return rc;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, GEN_OPEN_FLAGS, 0644);
 	return fd >= 0 ? fd : -errno;
 }
 
 /* Write one file's bytes into tmp, with large writes, digesting them on the way when there is
  * a digest list (tmp NULL: only digest, for a file kept whole: its content is the content
- * function's, so it need not be read back). Returns 0 or -errno. */
+ * function's, so it need not be read back). A file this opened and could not finish is
+ * removed: never a partial file left behind. Returns 0 or -errno. */
 static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp)
 {
 	int fd = tmp != NULL ? gen_create(tmp) : -1;
@@ -154,6 +161,8 @@ static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp)
 		return rc;
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
+	if (rc != 0)
+		unlink(tmp);
 	return rc;
 }
 
@@ -247,11 +256,14 @@ static int gen_make_hashed(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	return 0;
 }
 
-/* A file already at its final name with the right size is whole: renames happen last. A kept
- * file's digest is computed from the content function (generate made those bytes). */
+/* A file already at its final name with the right size is whole: its bytes are written in
+ * order (the size grows only as they land), so a killed generate leaves a shorter file, which
+ * is made again; no rename per file, which costs a metadata operation (a round trip to the
+ * metadata server on a parallel file system) and was a tenth of the time of a 4 KiB file. A
+ * kept file's digest is computed from the content function (generate made those bytes). */
 static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 {
-	char path[GEN_PATH], tmp[GEN_PATH + 8];
+	char path[GEN_PATH];
 	struct stat st;
 	if (gen_done_path(g, file, path, e) != 0)
 		return -1;
@@ -268,14 +280,9 @@ static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	g->made_bytes += dataset_file_size(g->d, file);
 	if (g->d->layout.kind == CFG_LAYOUT_HASHED)
 		return gen_make_hashed(g, file, e);
-	snprintf(tmp, sizeof tmp, "%s.part", path);
-	int rc = gen_write_file(g, file, tmp);
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0) {
-		unlink(tmp); /* never leave a partial file behind */
+	int rc = gen_write_file(g, file, path);
+	if (rc != 0)
 		return gen_write_failed(rc, path, e);
-	}
 	return gen_write_digest(g, file, e);
 }
 

@@ -53,7 +53,7 @@ contains "not generated completely" "the message says why"
 check "generate resumes" mpi 2 "$PFSREAD" generate "$cfg2"
 grep -q "complete 1" "$root2/many/.pfsread-manifest"
 ok $? "the manifest now says complete"
-test "$(find "$root2" -name '*.part' | wc -l)" -eq 0
+test "$(partial_files "$root2" 2097152)" -eq 0
 ok $? "no partial file is left"
 check "the resumed data set verifies" mpi 2 "$PFSREAD" verify "$cfg2"
 expect_status 0 "generate on a complete data set keeps it" mpi 2 "$PFSREAD" generate "$cfg2"

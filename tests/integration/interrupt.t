@@ -132,7 +132,7 @@ sleep 0.2
 pkill -TERM -f "^$PFSREAD generate $cfg2"
 wait $pid
 ok $(($? != 0 ? 0 : 1)) "generate stops on SIGTERM with a non-zero status"
-test "$(find "$SCRATCH/gen" -name '*.part' | wc -l)" -eq 0
+test "$(partial_files "$SCRATCH/gen" 8388608)" -eq 0
 ok $? "no partial file is left behind"
 check "generate again" mpi 2 "$PFSREAD" generate "$cfg2"
 check "verify" mpi 2 "$PFSREAD" verify "$cfg2"

@@ -177,6 +177,12 @@ mpi_nodes() {
 		--hostfile "$SCRATCH/hostfile" --map-by "ppr:$per:node" "$@"
 }
 
+# partial_files DIR SIZE: how many files under DIR are partial: a .part name, or a data file
+# (fNNNNNNNNNN, written at its name) of other than SIZE bytes.
+partial_files() {
+	find "$1" -type f \( -name '*.part' -o \( -name 'f[0-9]*' ! -size "$2"c \) \) | wc -l
+}
+
 # write_config FILE ROOT [EXTRA YAML...]: a small experiment under ROOT.
 small_config() {
 	file=$1

@@ -47,6 +47,18 @@ for name in ../escape /etc x/y; do
 	expect_status 2 "a data set named '$name' cannot leave the root" "$PFSREAD" plan "$SCRATCH/e.yaml" --ranks 1 --nodes 1
 done
 
+# generate writes files at their names: a symbolic link planted there is replaced, never
+# written through
+printf 'root: %s\ndatasets: [{name: l, file_size: 4KiB, file_count: 3}]\n' "$SCRATCH/links" >"$SCRATCH/l.yaml"
+check "generate" mpi 1 "$PFSREAD" generate "$SCRATCH/l.yaml"
+echo precious >"$SCRATCH/precious.txt"
+rm "$SCRATCH/links/l/d000000/f0000000001"
+ln -s "$SCRATCH/precious.txt" "$SCRATCH/links/l/d000000/f0000000001"
+check "generate again, a link in a file's place" mpi 1 "$PFSREAD" generate "$SCRATCH/l.yaml"
+test "$(cat "$SCRATCH/precious.txt")" = precious && test ! -L "$SCRATCH/links/l/d000000/f0000000001"
+ok $? "the linked file is untouched, the link replaced by the data file"
+check "and the data set verifies" mpi 1 "$PFSREAD" verify "$SCRATCH/l.yaml"
+
 # generate on a full disk (a 3 MiB tmpfs with 1000 inodes; root only): refused before anything
 # is written; with space_check: false (a file system that misreports) the writes fail on the
 # full disk and leave no partial file and no false manifest
@@ -64,7 +76,7 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p "$SCRATCH/full" &&
 	expect_status 1 "generate on a full disk fails (space_check: false)" \
 		mpi 2 "$PFSREAD" generate "$SCRATCH/f.yaml"
 	contains "No space left on device" "with the reason"
-	test "$(find "$SCRATCH/full" -name '*.part' | wc -l)" -eq 0
+	test "$(partial_files "$SCRATCH/full" 1048576)" -eq 0
 	ok $? "no partial file is left"
 	grep -q "complete 0" "$SCRATCH/full/r/big/.pfsread-manifest"
 	ok $? "the manifest does not claim the data set whole"

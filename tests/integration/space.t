@@ -90,7 +90,7 @@ bg=""
 OUT=$(cat "$SCRATCH/bg.out")
 ok $((status == 1 ? 0 : 1)) "someone else fills the file system: generate stops (exit $status)"
 contains "stopped before the file system fills: $root/a has " "and says why"
-test "$(find "$mnt/r" -name '*.part' | wc -l)" -eq 0 && grep -q "complete 0" "$root/a/.pfsread-manifest"
+test "$(partial_files "$mnt/r" 131072)" -eq 0 && grep -q "complete 0" "$root/a/.pfsread-manifest"
 ok $? "no partial file, the manifest does not claim the data set whole"
 test "$(free_kib)" -gt 0
 ok $? "the file system did not fill ($(free_kib) KiB free)"
@@ -116,7 +116,7 @@ expect_status 1 "space_check: false: generate goes ahead, and meets the full dis
 	mpi 2 "$PFSREAD" generate "$cfg"
 contains "space_check: false: free space is neither checked nor watched" "and says so"
 contains "No space left on device" "the writes fail as they would without pfsread's check"
-test "$(find "$mnt/r" -name '*.part' | wc -l)" -eq 0
+test "$(partial_files "$mnt/r" 1048576)" -eq 0
 ok $? "no partial file is left"
 sed -i '/space_check/d' "$cfg"
 check "clean" mpi 2 "$PFSREAD" clean "$cfg"

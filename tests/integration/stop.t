@@ -131,7 +131,7 @@ dirs=$(count "$root/many" -mindepth 1 -type d)
 files=$(count "$root/many" -type f -name 'f*')
 test "$dirs" -le $((files + 1)) && test "$files" -lt 5000
 ok $? "directories are made with their first file, not up front ($dirs directories, $files files of 10000)"
-test "$(count "$root/many" -name '*.part')" -eq 0 && grep -q "complete 0" "$root/many/.pfsread-manifest"
+test "$(partial_files "$root/many" 512)" -eq 0 && grep -q "complete 0" "$root/many/.pfsread-manifest"
 ok $? "no partial file, and the manifest does not claim the data set whole"
 
 # 3. planning: generate resumes a data set whose files are all there but whose manifest says
@@ -155,7 +155,7 @@ slowly pwrite:300 "$PFSREAD" generate "$SCRATCH/big.yaml"
 cue
 stop_bg
 prompt "generation"
-test "$(count "$root/big" -name '*.part')" -eq 0
+test "$(partial_files "$root/big" 1048576)" -eq 0
 ok $? "generation: no partial file left"
 
 # 5. verify: every read 2 ms (10,000 files)
