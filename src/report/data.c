@@ -1,6 +1,6 @@
 /* report_data: the report for programs. csv: one row per cell with a header row; json: every
- * run's meta data, hardware, cells, time split, nodes, stragglers and phases, the comparisons
- * and the calibration (schema in the README, "Reports"). */
+ * run's meta data, hardware, memory per rank, cells, time split, nodes, stragglers and phases,
+ * the comparisons and the calibration (schema in the README, "Reports"). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -400,7 +400,28 @@ static void json_stragglers(FILE *out, const struct rp_run *r, const char *key,
 	fputc(']', out);
 }
 
-static void json_run(FILE *out, const struct rp_run *r)
+/* What the run cost in memory per rank, as the text's memory line: null for a file that
+ * records none (before schema 3). */
+static int json_memory(FILE *out, const struct rp_run *r, struct pf_err *e)
+{
+	struct rss_summary s;
+	if (analyze_peak_rss(r->run, &s) != 0)
+		return pf_fail(e, PF_RUNTIME, "report: out of memory");
+	fputs("\"memory\": ", out);
+	if (s.ranks == 0) {
+		fputs("null", out);
+		return 0;
+	}
+	fputs("{", out);
+	json_ku64(out, "peak_rss_max_B", s.max, 1);
+	json_kint(out, "peak_rss_max_rank", s.max_rank, 0);
+	json_knum(out, "peak_rss_median_B", s.median, 0);
+	json_ku64(out, "ranks", s.ranks, 0);
+	fputs("}", out);
+	return 0;
+}
+
+static int json_run(FILE *out, const struct rp_run *r, struct pf_err *e)
 {
 	fputs("  {", out);
 	json_kstr(out, "file", r->run->path, 1);
@@ -408,6 +429,9 @@ static void json_run(FILE *out, const struct rp_run *r)
 	json_meta(out, r->run);
 	fputs(",\n   ", out);
 	json_hardware(out, r);
+	fputs(",\n   ", out);
+	if (json_memory(out, r, e) != 0)
+		return -1;
 	fputs(",\n   \"cells\": [", out);
 	for (long i = 0; i < r->ncells; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
@@ -428,6 +452,7 @@ static void json_run(FILE *out, const struct rp_run *r)
 		json_phase(out, &r->run->phases[i]);
 	}
 	fputs("]}", out);
+	return 0;
 }
 
 static void json_pair(FILE *out, const struct rp_run *a, const struct rp_run *b,
@@ -541,7 +566,8 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 	for (size_t i = 0; i < nruns; i++) {
 		if (i > 0)
 			fputs(",\n", out);
-		json_run(out, &runs[i]);
+		if (json_run(out, &runs[i], e) != 0)
+			return -1;
 	}
 	fputs("\n ],\n \"comparisons\": [", out);
 	for (size_t i = 1; i < nruns; i++) {

@@ -50,4 +50,19 @@ with h5py.File(sys.argv[1], "r") as f:
 expect_status 0 "report of the run" "$PFSREAD" report "$SCRATCH/mem.h5"
 contains "memory: peak RSS per rank: max " "the report has one line on memory per rank"
 contains "(2 ranks)" "over both ranks"
+expect_status 0 "report --format json" "$PFSREAD" report "$SCRATCH/mem.h5" --format json
+printf '%s\n' "$OUT" >"$SCRATCH/mem.json"
+check "json: the run's memory object is the ranks' peak RSS (max, its rank, median)" "$PYTHON" -c '
+import json, sys, h5py, numpy as np
+m = json.load(open(sys.argv[1]))["runs"][0]["memory"]
+with h5py.File(sys.argv[2], "r") as f:
+    peak = {}
+    for g in f["phases"].values():
+        for rank, rss in zip(g["ranks"]["rank"], g["ranks"]["peak_rss"]):
+            peak[int(rank)] = max(peak.get(int(rank), 0), int(rss))
+top = max(peak, key=peak.get)
+assert m["ranks"] == 2 and m["peak_rss_max_B"] == peak[top], (m, peak)
+assert m["peak_rss_max_rank"] == top, (m, peak)
+assert abs(m["peak_rss_median_B"] - np.median(list(peak.values()))) < 1, (m, peak)
+' "$SCRATCH/mem.json" "$SCRATCH/mem.h5"
 done_testing
