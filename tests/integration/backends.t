@@ -163,6 +163,20 @@ if command -v strace >/dev/null 2>&1; then
 			ok $? "$be, sequential_hint: $hint: $n files advised sequential (want $want, one per file)"
 		done
 	done
+	# a file of one page or less is read whole by its first read whatever the read-ahead
+	# window: no hint for it (the call would be its only effect), one for a page and a byte
+	printf 'root: %s\ncache: none\ndatasets: [%s, %s]\n' "$SCRATCH/pages" \
+		"{name: page, file_size: 4KiB, file_count: 5}" "{name: more, file_size: 4097, file_count: 3}" \
+		>"$SCRATCH/pages.yaml"
+	check "generate 5 files of 4 KiB and 3 of 4097 B" mpi 1 "$PFSREAD" generate "$SCRATCH/pages.yaml"
+	for be in posix $(echo "$backends" | grep -o uring); do
+		sed -i "/^sweep:/d" "$SCRATCH/pages.yaml" && echo "sweep: {backend: [$be]}" >>"$SCRATCH/pages.yaml"
+		strace -f -qq -e trace=fadvise64 -o "$SCRATCH/pages-$be.trace" \
+			"$PFSREAD" run "$SCRATCH/pages.yaml" -o "$SCRATCH/pages.h5" --force >/dev/null 2>&1
+		n=$(grep -c "POSIX_FADV_SEQUENTIAL) = 0" "$SCRATCH/pages-$be.trace")
+		test "$n" -eq 3
+		ok $? "$be: files of one page are not advised, the 3 of 4097 B are ($n advised)"
+	done
 else
 	echo "# strace not installed: the sequential_hint check is skipped"
 fi

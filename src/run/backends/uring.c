@@ -154,7 +154,7 @@ static int uring_setup(const struct experiment *x, size_t transfer, void **state
 static int uring_open(const char *path, const struct bopen *o, struct bfile *f)
 {
 	int rc = posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
-	if (rc == 0 && (rc = posix_hint_sequential(f->fd, o)) != 0)
+	if (rc == 0 && (rc = posix_hint_sequential(f->fd, o, o->size)) != 0)
 		(void)posix_close(f); /* the advice's failure is the one to report */
 	return rc;
 }

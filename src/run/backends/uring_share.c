@@ -230,6 +230,14 @@ static void uring_release_slot(struct uring_state *st, unsigned k)
 	st->free_slots[st->nfree_slots++] = k;
 }
 
+/* At least the size of item i's file, for the hint: open's size is the data set's nominal
+ * one (the file's own with fixed sizes), the item's end the file's own with variable ones. */
+static uint64_t uring_file_size(const struct bshare *s, uint64_t i)
+{
+	uint64_t end = s->offset[i] + s->length[i];
+	return end > s->open->size ? end : s->open->size;
+}
+
 /* O_NOATIME is refused (EPERM) on files we do not own unless privileged: open again
  * without it, reusing the request's place in the queue. */
 static void uring_opened(struct uring_state *st, unsigned k, int res)
@@ -253,7 +261,8 @@ static void uring_opened(struct uring_state *st, unsigned k, int res)
 		return;
 	}
 	sl->fd = res;
-	if (st->s->open != NULL && (res = posix_hint_sequential(sl->fd, st->s->open)) != 0)
+	if (st->s->open != NULL &&
+	    (res = posix_hint_sequential(sl->fd, st->s->open, uring_file_size(st->s, sl->item))) != 0)
 		uring_fail(st, sl->item, res); /* the close still comes: the fd is the slot's */
 	sl->stage = SLOT_READING;
 	uring_settle(st, k);
