@@ -3,21 +3,25 @@
 # with the same settings, in one run.
 # A benchmark, not a test: it prints what it measured and never passes or fails on timing.
 #
-#   usage: tests/bench/bench.sh [--quick] [--only sizes|md] [DIR]
+#   usage: tests/bench/bench.sh [--quick] [--only sizes|md|gen] [DIR]
 #     DIR      where the files go (default /var/tmp/pfsread-bench; not /tmp, which may be tmpfs
 #              and refuse O_DIRECT). Needs the data sets' total plus the largest one free.
 #     --quick  smaller data sets (2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB), one repetition, 20,000
 #              small files (default: 4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions,
 #              100,000 small files)
-#     --only   only the size classes, or only the small-file (metadata) class
+#     --only   only the size classes, or only the small-file (metadata) class, or only the
+#              size classes' generation rows (gen: generate against fio's write, no reads)
 #   environment: PFSREAD (default build/pfsread), MPIRUN (default mpirun),
 #                PYTHON (default /usr/bin/python3, which must have h5py and numpy),
 #                IOR_DIR (an IOR/mdtest build from github.com/hpc/ior: its install prefix, with
 #                bin/ior and bin/mdtest; README "Performance"; unset: no IOR and mdtest rows),
 #                MD_FILES (small files of the metadata class, a multiple of 1000; above 200,000
 #                they go on a loop ext4 file system in a capped tmpfs the bench mounts, as root),
-#                MD_BYTES (their size, default 4096; 0: empty files, open+close only)
+#                MD_BYTES (their size, default 4096; 0: empty files, open+close only),
+#                REPS (repetitions: default 3, 1 with --quick)
 #
+# fio runs on the CPUs mpirun binds pfsread's rank to (taskset; Open MPI binds a rank to a core),
+# so that no tool has the machine's other cores to itself.
 # In order, for each class of file size (largest first):
 #   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
 #      of the same size, same block size, same file system; neither side fsyncs
@@ -58,8 +62,8 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1 ;;
 	--only)
-		if [ $# -lt 2 ] || { [ "$2" != sizes ] && [ "$2" != md ]; }; then
-			echo "bench.sh: --only takes sizes or md" >&2
+		if [ $# -lt 2 ] || { [ "$2" != sizes ] && [ "$2" != md ] && [ "$2" != gen ]; }; then
+			echo "bench.sh: --only takes sizes, md or gen" >&2
 			exit 2
 		fi
 		ONLY=$2
@@ -69,7 +73,7 @@ while [ $# -gt 0 ]; do
 		sed -n '2,/^set -Eeu/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
 		;;
-	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick] [--only sizes|md] [DIR])" >&2 && exit 2 ;;
+	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick] [--only sizes|md|gen] [DIR])" >&2 && exit 2 ;;
 	*) DIR=$1 ;;
 	esac
 	shift
@@ -79,12 +83,16 @@ if [ "$QUICK" -eq 1 ]; then
 	CLASS_NAMES=(256MiB 64MiB 2MiB)
 	CLASS_SIZES=(268435456 67108864 2097152)
 	CLASS_COUNTS=(2 16 128)
-	REPS=1
+	REPS=${REPS:-1}
 else
 	CLASS_NAMES=(1GiB 64MiB 2MiB)
 	CLASS_SIZES=(1073741824 67108864 2097152)
 	CLASS_COUNTS=(4 64 512)
-	REPS=3
+	REPS=${REPS:-3}
+fi
+if ! [[ "$REPS" =~ ^[1-9][0-9]*$ ]]; then
+	echo "bench.sh: REPS=$REPS: a number of repetitions, at least 1" >&2
+	exit 2
 fi
 PATHS=(posix direct mmap uring)
 CACHES=(warm cold)
@@ -178,6 +186,23 @@ check_tools() {
 		MDTEST=$(find_peer mdtest) || die "IOR_DIR=$IOR_DIR: no mdtest in bin/, ./ or src/"
 		PEERS=1
 		PEERS_WHY=""
+	fi
+	fio_pin
+}
+
+# fio_pin: into FIO_PIN, what runs fio on the CPUs mpirun gives a one-rank job. Open MPI binds a
+# rank to one core by default, pfsread's as IOR's and mdtest's: fio must not have the other
+# cores to itself, which on a busy machine (or with the kernel's own work on them) is a lead
+# of its own. Nothing when mpirun binds nothing (MPICH's default) or taskset is missing.
+fio_pin() {
+	local mine all
+	FIO_PIN=()
+	FIO_CPUS=all
+	mine=$("$MPIRUN" "${MPI_FLAGS[@]}" -np 1 grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')
+	all=$(awk '/Cpus_allowed_list/ { print $2 }' /proc/self/status)
+	if [ -n "$mine" ] && [ "$mine" != "$all" ] && command -v taskset >/dev/null; then
+		FIO_PIN=(taskset -c "$mine")
+		FIO_CPUS=$mine
 	fi
 }
 
@@ -401,9 +426,9 @@ fio_run() {
 	shift 3
 	json=$WORK/logs/fio-$tag.json
 	log=$WORK/logs/fio-$tag.log
-	echo "fio $* --output=$json" >>"$CMDLOG"
+	echo "${FIO_PIN[*]} fio $* --output=$json" >>"$CMDLOG"
 	t0=$(now)
-	if ! fio "$@" --output="$json" >"$log" 2>&1; then
+	if ! "${FIO_PIN[@]}" fio "$@" --output="$json" >"$log" 2>&1; then
 		echo "bench.sh: failed: fio $* --output=$json" >&2
 		sed 's/^/  | /' "$log" >&2
 		fio_job_errors "$json" >&2 || true
@@ -766,11 +791,13 @@ md_warm_up() {
 	find "$MDTREE" -type f -print0 | xargs -0 cat >/dev/null
 }
 
-# md_pfsread_read CACHE REP: files/s of pfsread's phase over mdtest's tree, read in place.
+# md_pfsread_read CACHE REP [RUN OPTION...]: files/s of pfsread's phase over mdtest's tree,
+# read in place.
 md_pfsread_read() {
-	local h5=$WORK/results/md-read-$1-$2.h5
-	run_logged "$WORK/logs/pfsread-md-read-$1-$2.log" \
-		pfsread_mpi run "$WORK/config-md-$1.yaml" -o "$h5" --force
+	local h5=$WORK/results/md-read-$1-$2.h5 cache=$1 tag=$2
+	shift 2
+	run_logged "$WORK/logs/pfsread-md-read-$cache-$tag.log" \
+		pfsread_mpi run "$WORK/config-md-$cache.yaml" -o "$h5" --force "$@"
 	"$PYTHON" - "$h5" "$MD_FILES" <<'PY'
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
@@ -841,6 +868,29 @@ md_reads() {
 	done
 }
 
+# md_progress: what the progress lines cost a phase of small files: REPS rounds of the warm
+# read with a line every second (--progress 1, the most often a user would ask: a tick per file,
+# an MPI_Test now and then, a sum and a line every second) against none (--progress 0),
+# alternating which goes first. The provenance counters are read outside the timed region
+# (before the opening barrier, after the closing one): they cannot show in a phase's figure.
+md_progress() {
+	local rep on off
+	for rep in $(seq 1 "$REPS"); do
+		md_warm_up
+		if [ $((rep % 2)) -eq 0 ]; then
+			off=$(md_pfsread_read warm "progress0-$rep" --progress 0)
+			on=$(md_pfsread_read warm "progress1-$rep" --progress 1)
+		else
+			on=$(md_pfsread_read warm "progress1-$rep" --progress 1)
+			off=$(md_pfsread_read warm "progress0-$rep" --progress 0)
+		fi
+		record prog md read warm "$rep" - on "$on" - -
+		record prog md read warm "$rep" - off "$off" - -
+		printf '  %-7s progress rep %d: --progress 1 %9s files/s  --progress 0 %9s files/s\n' \
+			md "$rep" "$on" "$off"
+	done
+}
+
 # metadata: the small-file class from start to end; its files are removed by remove_data.
 metadata() {
 	[ "$MD_LOOP" -eq 1 ] && md_mount
@@ -849,6 +899,8 @@ metadata() {
 	md_generation
 	echo "Class md: reads and scans"
 	md_reads
+	echo "Class md: the progress lines' cost"
+	md_progress
 }
 
 # ---- ceilings ---------------------------------------------------------------------------------
@@ -889,6 +941,8 @@ print_commands() {
 	local i=0 name=${CLASS_NAMES[0]} path
 	echo "pfsread benchmark against fio$([ "$PEERS" -eq 1 ] && echo ", IOR and mdtest"): $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -nr), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "  pfsread $("$PFSREAD" --version 2>&1 | head -n 1), $(fio --version), $(nproc) cores"
+	echo "  CPUs: mpirun binds pfsread's rank (and IOR's, mdtest's) to CPUs $FIO_CPUS; fio runs on" \
+		"the same$([ ${#FIO_PIN[@]} -gt 0 ] && echo " (${FIO_PIN[*]})")"
 	echo "  DIR $DIR ($(stat -f -c %T "$DIR"), $(df -P "$DIR" | awk 'NR == 2 { print $1 }'))"
 	echo "  classes:$(for j in "${!CLASS_NAMES[@]}"; do printf ' %s x %s' "${CLASS_COUNTS[j]}" "${CLASS_NAMES[j]}"; done);" \
 		"repetitions $REPS; one reader; block min(4 MiB, file size); io_uring queue depth $QUEUE_DEPTH"
@@ -930,7 +984,7 @@ print_commands() {
 		done
 		echo "    (mdtest reads a file with one read of -e bytes: only classes whose files fit one transfer;"
 		echo "     MDN/CLASS/test-dir.0-0/mdtest_tree.0/file.mdtest.0.N: hard links, as for IOR)"
-		if [ "$ONLY" != sizes ]; then
+		if [ "$ONLY" = all ] || [ "$ONLY" = md ]; then
 			mdtest_tree_args
 			echo "  small files: $MD_FILES of $MD_BYTES B, $((MD_FILES / MD_PER_DIR)) directories of $MD_PER_DIR$([ "$MD_LOOP" -eq 1 ] && echo " on a loop ext4 ($(md_image_mb) MiB) in a capped tmpfs")"
 			echo "    pfsread generate CONFIG (root $MDGEN, files_per_dir $MD_PER_DIR) then clean; against"
@@ -1074,7 +1128,7 @@ for line in open(raw):
     if kind == "ceiling":
         ceil[path].append(float(mbps))
         continue
-    if kind == "meta" or tool in ("ior", "mdtest"):
+    if kind in ("meta", "prog") or tool in ("ior", "mdtest"):
         continue  # their own tables
     key = (cls, path, cache)
     if key not in rows:
@@ -1196,9 +1250,11 @@ PY
 md_table() {
 	"$PYTHON" - "$RAW" "$MD_FILES" "$MD_BYTES" "$MD_LOOP" <<'PY'
 import statistics as st, sys
-rows, vals, notes = [], {}, {}
+rows, vals, notes, prog = [], {}, {}, {}
 for line in open(sys.argv[1]):
     kind, cls, what, cache, rep, first, tool, rate, wall, note = line.rstrip("\n").split("\t")
+    if kind == "prog":
+        prog.setdefault(tool, []).append(float(rate))
     if kind != "meta":
         continue
     key = (what, cache)
@@ -1230,6 +1286,13 @@ print(f"{int(sys.argv[2]):,} files of {sys.argv[3]} B in directories of 1,000 "
       "mdtest -E (open, one read, close) on its tree. scan:\n'pfsread plan' of that data set "
       "(readdir + fstatat of each entry; wall time less a one-file plan's)\nagainst mdtest -T "
       "(stat by name).")
+if "on" in prog and "off" in prog:
+    on, off = st.median(prog["on"]), st.median(prog["off"])
+    print(f"\nProgress lines: the warm read with --progress 1 at {on:.0f} files/s, with "
+          f"--progress 0 at {off:.0f}\n(medians of {len(prog['on'])}): {on / off:.3f} "
+          f"({(on / off - 1) * 100:+.1f}%; the rounds: on {', '.join(f'{x:.0f}' for x in prog['on'])};"
+          f"\noff {', '.join(f'{x:.0f}' for x in prog['off'])}). The provenance counters are read "
+          "outside the timed region.")
 PY
 }
 
@@ -1281,7 +1344,7 @@ main() {
 	DIRECT_OK=1
 	direct_supported || DIRECT_OK=0
 	[ "$DIRECT_OK" -eq 1 ] || AVAILABLE[direct]="no O_DIRECT on $DIR"
-	[ "$PEERS" -eq 1 ] && [ "$ONLY" != sizes ] && md_check_room
+	[ "$PEERS" -eq 1 ] && { [ "$ONLY" = all ] || [ "$ONLY" = md ]; } && md_check_room
 	print_commands
 	if [ "$IS_ROOT" -eq 0 ]; then echo "Not root: no drop_caches, so cold rows are skipped."; fi
 	[ -z "$PEERS_WHY" ] || echo "$PEERS_WHY."
@@ -1292,18 +1355,21 @@ main() {
 		for i in "${!CLASS_NAMES[@]}"; do
 			echo "Class ${CLASS_NAMES[i]}: generation"
 			generation "$i"
+			[ "$ONLY" = gen ] && continue
 			make_fio_names "$i"
 			[ "$PEERS" -eq 1 ] && make_peer_names "$i"
 			echo "Class ${CLASS_NAMES[i]}: reads"
 			reads "$i"
 		done
 	fi
-	[ "$PEERS" -eq 1 ] && [ "$ONLY" != sizes ] && metadata
+	[ "$PEERS" -eq 1 ] && { [ "$ONLY" = all ] || [ "$ONLY" = md ]; } && metadata
 	if [ "$ONLY" != md ]; then
 		echo
 		table
 	fi
-	if [ "$PEERS" -eq 1 ]; then
+	if [ "$ONLY" = gen ]; then
+		true # no reads: nothing for the peers' tables
+	elif [ "$PEERS" -eq 1 ]; then
 		if [ "$ONLY" != md ]; then
 			echo
 			echo "Against IOR and mdtest (the same files; $IOR, $MDTEST)"
