@@ -216,10 +216,24 @@ static unsigned char dataset_byte(const struct dataset_pattern *p, uint64_t offs
 	return (unsigned char)(dataset_word(p, offset / 8) >> (8 * (offset % 8)));
 }
 
+/* The block loops below are built for the widest vectors of x86-64's levels too, the
+ * one the CPU has picked at load time (GCC and clang's function multi-versioning): -O2 alone
+ * gives SSE2, 16 bytes a store. Filling a 4 MiB buffer measured 21.6 GB/s with SSE2 and 35.5
+ * with AVX-512 here (90-134 for 1 MiB-256 KiB), about a tenth of generate's time at 2 GB/s of
+ * page-cache writes; fio writes a constant buffer and pays none of it. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__)
+#define DATASET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef DATASET_CLONES
+#define DATASET_CLONES
+#endif
+
 /* One whole 4 KiB block. A fixed trip count and no possible aliasing let the compiler
  * vectorize it at -O2 (GCC's cheapest cost model refuses loops that need a remainder loop or
  * a run-time overlap check): twice the speed of the word loop, which generate feels. */
-static void dataset_fill_block(const uint64_t *restrict texture, uint64_t bw,
+DATASET_CLONES static void dataset_fill_block(const uint64_t *restrict texture, uint64_t bw,
 			       unsigned char *restrict out)
 {
 	for (size_t i = 0; i < DATASET_TEXTURE; i++) {
@@ -279,7 +293,7 @@ static size_t dataset_first_bad_byte(const struct dataset_pattern *p, uint64_t o
 
 /* Whether a whole 4 KiB block is right: the differences ORed together, without an early
  * exit, so the loop vectorizes as dataset_fill_block does. */
-static int dataset_block_ok(const uint64_t *restrict texture, uint64_t bw,
+DATASET_CLONES static int dataset_block_ok(const uint64_t *restrict texture, uint64_t bw,
 			    const unsigned char *restrict in)
 {
 	uint64_t diff = 0;

@@ -158,11 +158,24 @@ run_logged() {
 	fi
 }
 
-# drop_caches: write back and empty the page cache (root only).
+# drop_caches: write back and empty the page cache (root only), then read the tools' programs
+# and libraries back (PROGRAMS): a cold row is about the data's files, and a program whose own
+# code came off the disk inside its timed region (a major fault per page first run) would pay
+# what the others need not, by how much of its code its timing covers.
 drop_caches() {
-	echo "sync; echo 3 > /proc/sys/vm/drop_caches" >>"$CMDLOG"
+	echo "sync; echo 3 > /proc/sys/vm/drop_caches; cat PROGRAMS > /dev/null" >>"$CMDLOG"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	cat "${PROGRAMS[@]}" >/dev/null
+}
+
+# programs_of FILE...: each program and the shared libraries it loads, one a line.
+programs_of() {
+	local f
+	for f in "$@"; do
+		echo "$f"
+		ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'
+	done
 }
 
 # record KIND CLASS PATH CACHE REP FIRST TOOL MBPS WALL_MBPS NOTE: one measurement into RAW.
@@ -188,6 +201,8 @@ check_tools() {
 		PEERS_WHY=""
 	fi
 	fio_pin
+	# shellcheck disable=SC2207
+	PROGRAMS=($(programs_of "$PFSREAD" "$(command -v fio)" ${IOR:+"$IOR"} ${MDTEST:+"$MDTEST"} | sort -u))
 }
 
 # fio_pin: into FIO_PIN, what runs fio on the CPUs mpirun gives a one-rank job. Open MPI binds a
@@ -968,6 +983,8 @@ print_commands() {
 	echo "     fio's start-up and file set-up; 'fio wall' is bytes / the fio process's wall time)"
 	echo "  cold: sync; echo 3 > /proc/sys/vm/drop_caches before fio;" \
 		"warm: cat every file > /dev/null first"
+	echo "    (after every drop: cat PROGRAMS > /dev/null, the ${#PROGRAMS[@]} programs and libraries of the"
+	echo "     tools (ldd), so that no tool reads its own code off the disk inside its timed region)"
 	if [ "$PEERS" -eq 1 ]; then
 		for path in posix direct mmap; do
 			ior_args 0 "$path"
