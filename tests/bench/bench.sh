@@ -19,7 +19,7 @@
 #                they go on a loop ext4 file system in a capped tmpfs the bench mounts, as root),
 #                MD_BYTES (their size, default 4096; 0: empty files, open+close only),
 #                PR_FILES (files of the progress row, default MD_FILES), PR_ROUNDS (its rounds,
-#                default 5)
+#                default 5), PR_RANKS (its ranks, default 2)
 #
 # In order, for each class of file size (largest first):
 #   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
@@ -37,7 +37,7 @@
 #   read, close) against mdtest's read phase (-E), and
 #   pfsread's tree scan (plan: readdir + fstatat) against mdtest's stat phase (-T), in files/s
 # then the cost of the progress lines: PR_FILES files of 1 KiB on a capped tmpfs (as root; else
-#   in DIR), a phase of 2 ranks read with --progress 1 and with --progress 0, in rounds that
+#   in DIR), a phase of PR_RANKS ranks read with --progress 1 and with --progress 0, in rounds that
 #   alternate which goes first, PR_ROUNDS rounds: the medians and the minima of the phase's time,
 #   and their differences (the issue's bar: under 0.5% of the phase; on a busy machine the noise
 #   exceeds it, and the minima, the runs least disturbed, say more than the medians)
@@ -107,6 +107,7 @@ MD_PER_DIR=1000     # files per directory of the metadata class, both sides
 MD_LOOP_OVER=200000 # more small files than this go on a loop file system of their own
 PR_FILES=${PR_FILES:-$MD_FILES}
 PR_ROUNDS=${PR_ROUNDS:-5}
+PR_RANKS=${PR_RANKS:-2}
 if ! [[ "$MD_FILES" =~ ^[1-9][0-9]*000$ ]]; then
 	echo "bench.sh: MD_FILES=$MD_FILES: a multiple of 1000 (files per directory), at least 1000" >&2
 	exit 2
@@ -914,10 +915,10 @@ pr_unmount() {
 	rmdir "$PRFS" 2>/dev/null || true
 }
 
-# pr_phase_s SECONDS ROUND: the phase's time (s) of a run of 2 ranks with --progress SECONDS.
+# pr_phase_s SECONDS ROUND: the phase's time (s) of a run of PR_RANKS ranks with --progress SECONDS.
 pr_phase_s() {
 	local h5=$WORK/results/progress-$1-$2.h5
-	run_logged "$WORK/logs/progress-$1-$2.log" "$MPIRUN" "${MPI_FLAGS[@]}" -np 2 "$PFSREAD" run \
+	run_logged "$WORK/logs/progress-$1-$2.log" "$MPIRUN" "${MPI_FLAGS[@]}" -np "$PR_RANKS" "$PFSREAD" run \
 		"$WORK/config-progress.yaml" -o "$h5" --force --progress "$1"
 	"$PYTHON" - "$h5" "$PR_FILES" <<'PY'
 import sys, h5py
@@ -940,7 +941,7 @@ layout: {files_per_dir: 1000}
 datasets:
   - {name: small, file_size: 1024, file_count: $PR_FILES}
 sweep:
-  readers_per_node: [2]
+  readers_per_node: [$PR_RANKS]
   backend: [posix]
   transfer_size: [4096]
   order: [sorted]
@@ -962,16 +963,16 @@ YAML
 	done
 	printf '%s\n' "${on[@]}" | sort -g >"$WORK/pr-on"
 	printf '%s\n' "${off[@]}" | sort -g >"$WORK/pr-off"
-	awk -v n="$PR_FILES" -v all_on="${on[*]}" -v all_off="${off[*]}" '
+	awk -v n="$PR_FILES" -v r="$PR_RANKS" -v all_on="${on[*]}" -v all_off="${off[*]}" '
 		FNR == 1 { k++ }
 		{ v[k, FNR] = $1; c[k] = FNR }
 		END {
 		med_on = v[1, int((c[1] + 1) / 2)]; med_off = v[2, int((c[2] + 1) / 2)]
-		printf "%-38s %12s %12s %10s\n", "phase of " n " files of 1 KiB, 2 ranks", "progress 1 s", "progress 0", "overhead"
+		printf "%-38s %12s %12s %10s\n", "phase of " n " files of 1 KiB, " r " rank(s)", "progress 1 s", "progress 0", "overhead"
 		printf "%-38s %10.3f s %10.3f s %+9.2f%%\n", "median of the rounds", med_on, med_off, 100 * (med_on - med_off) / med_off
 		printf "%-38s %10.3f s %10.3f s %+9.2f%%\n", "least of the rounds", v[1, 1], v[2, 1], 100 * (v[1, 1] - v[2, 1]) / v[2, 1]
 		printf "  rounds (s): progress 1: %s; progress 0: %s\n", all_on, all_off
-		printf "  (%.1f us per file per rank; a busy machine: differences of a few %% are noise)\n", 1e6 * v[2, 1] / n * 2
+		printf "  (%.1f us per file per rank; a busy machine: differences of a few %% are noise)\n", 1e6 * v[2, 1] / n * r
 	}' "$WORK/pr-on" "$WORK/pr-off"
 	pr_unmount
 }
