@@ -62,7 +62,8 @@ static int pe_job_id_ok(const char *id)
 	return 1;
 }
 
-/* What command prints (its first len - 1 bytes), or -1 when it cannot be run or fails. */
+/* What command prints (its first len - 1 bytes), or -1 when it cannot be run or fails (the
+ * commands are bounded by timeout: a scheduler that does not answer leaves the limit unknown). */
 static int pe_command_text(const char *command, char *buf, size_t len)
 {
 	FILE *f = popen(command, "r");
@@ -91,7 +92,7 @@ static double pe_walltime(double given, char *src, size_t len)
 	if (given > 0)
 		return given;
 	if (pe_job_id_ok(slurm)) {
-		snprintf(cmd, sizeof cmd, "squeue -h -j %s -o %%L 2>/dev/null", slurm);
+		snprintf(cmd, sizeof cmd, "timeout 20 squeue -h -j %s -o %%L 2>/dev/null", slurm);
 		snprintf(src, len, "the time left of Slurm job %s", slurm);
 		if (pe_command_text(cmd, out, sizeof out) == 0 && budget_parse_hms(out, &left) == 0)
 			return left;
@@ -99,7 +100,7 @@ static double pe_walltime(double given, char *src, size_t len)
 			return left;
 	}
 	if (pe_job_id_ok(pbs)) {
-		snprintf(cmd, sizeof cmd, "qstat -f %s 2>/dev/null", pbs);
+		snprintf(cmd, sizeof cmd, "timeout 20 qstat -f %s 2>/dev/null", pbs);
 		snprintf(src, len, "the time left of PBS job %s", pbs);
 		if (pe_command_text(cmd, out, sizeof out) == 0 && budget_pbs_left(out, &left) == 0)
 			return left;
