@@ -80,6 +80,8 @@ struct uring_state {
 	double t;                 /* time stamp of the batch being reaped */
 	int ordered;              /* s->ordered: buffers wait for the consumer */
 	double wait;              /* ordered: seconds in submit and wait */
+	uint64_t bytes_done;      /* bytes arrived and items finished, for s->progress */
+	uint64_t items_done;
 };
 
 #define URING_INFLIGHT_MAX (16ULL << 30) /* 16 GiB: uring.max_inflight, a rank's pool */
