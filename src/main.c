@@ -112,6 +112,15 @@ static int help_command(int argc, char **argv, struct pf_err *e)
 	return 0;
 }
 
+/* 1 when the normalised arguments hold the option name. */
+static int has_arg(int argc, char **argv, const char *name)
+{
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /* Every command's arguments go through the table (cli.c) first: --key=value split, names
  * checked, --help answered without starting MPI. */
 static int dispatch(int argc, char **argv, int quiet, struct pf_err *e)
@@ -135,8 +144,8 @@ static int dispatch(int argc, char **argv, int quiet, struct pf_err *e)
 		rc = -1;
 	else if (strcmp(cmd, "report") == 0)
 		rc = report_command(nargs, args, e);
-	else if (strcmp(cmd, "plan") == 0)
-		rc = plan_command(nargs, args, e);
+	else if (strcmp(cmd, "plan") == 0 && !has_arg(nargs, args, "--pilot"))
+		rc = plan_command(nargs, args, e); /* plan --pilot reads: under MPI, as run */
 	else
 		rc = main_mpi(cmd, nargs, args, argc, argv);
 	free(args);

@@ -275,7 +275,7 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
 		printf("  warning: %.0f%% of the phase's bytes were in the page cache before it "
 		       "started: this measures memory, not storage\n",
 		       p->resident_fraction * 100);
-	if (p->flags[0] != '\0')
+	if (strstr(p->flags, "clock") != NULL)
 		printf("  warning: the ranks left the opening barrier %.3g s apart, more than their "
 		       "clocks allow (%.3g s): a rank's clock disagrees, the times are in doubt\n",
 		       p->start_skew_s, p->clock_bound_s);
@@ -319,6 +319,8 @@ struct run_limits {
 	struct progress progress;          /* the lines during a phase */
 	uint64_t bytes_done;               /* rank 0: read by this run's phases so far, and */
 	double wall_done;                  /* the time they took (the study's ETA) */
+	int pilot;                         /* plan --pilot: a sample of each phase */
+	uint64_t pilot_files;
 };
 
 /* Before phase i: its progress label and what the study has left after it. */
@@ -451,6 +453,8 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		double t_start = MPI_Wtime();
 		run_phase_spec(x, i, atime_mode, largest, prov, &s);
 		s.progress = &L->progress;
+		s.pilot = L->pilot;
+		s.pilot_files = L->pilot_files;
 		run_progress_begin(x, L, &s, i, n);
 		if (run_resync_clocks(t, e) != 0) {
 			rc = -1;
@@ -483,8 +487,9 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		}
 		if (t->rank == 0) {
 			run_print_phase(x, &out.info, i, n);
-			L->done[L->ndone++] = (struct budget_phase){s.point.dataset, s.ds->total_size,
-								    s.ds->nfiles, MPI_Wtime() - t_start};
+			L->done[L->ndone++] = (struct budget_phase){
+				s.point.dataset, s.pilot ? out.info.bytes : s.ds->total_size,
+				s.pilot ? out.info.nfiles : s.ds->nfiles, MPI_Wtime() - t_start};
 			L->bytes_done += s.ds->total_size;
 			L->wall_done += MPI_Wtime() - t_start;
 		}
@@ -622,6 +627,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	const char *status = "failed";
 	limits.prior = o->resume ? &prior : NULL;
 	limits.budget_s = o->time_budget;
+	limits.pilot = o->pilot;
+	limits.pilot_files = o->pilot_files;
 	if (rc == 0 && (limits.done = calloc(plan_phase_count(x) + 1, sizeof *limits.done)) == NULL)
 		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
 	if (rc == 0 && t.rank == 0)

@@ -133,6 +133,9 @@ static int phase_plan(const struct phase_spec *s, const struct topology *t, stru
 	if (rc == 0 && w->nm.names != NULL && s->order != CFG_ORDER_RANDOM)
 		rc = plan_share_sort_by_name(&w->sh, &w->nm, s->order == CFG_ORDER_REVERSE) == 0
 			     ? 0 : pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+	if (rc == 0 && s->pilot) /* plan --pilot: the first files of the share, as read */
+		plan_share_sample(&w->sh, plan_pilot_limit(s->pilot_files, w->readers,
+							   s->pattern == CFG_PATTERN_SHARED));
 out:
 	return rc;
 }
@@ -362,6 +365,16 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? (double)bytes / o->info.elapsed_s / 1e6 : 0;
 	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[worst]);
 	phase_flags(&o->info);
+	if (s->pilot) { /* the sample's files (a shared file counts once), and the mark */
+		uint64_t mine = o->nfiles, all = 0;
+		PHASE_MPI(MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T,
+					s->pattern == CFG_PATTERN_SHARED ? MPI_MAX : MPI_SUM,
+					MPI_COMM_WORLD));
+		o->info.nfiles = all;
+		size_t used = strlen(o->info.flags);
+		snprintf(o->info.flags + used, sizeof o->info.flags - used, "%spilot",
+			 used ? "," : "");
+	}
 	if (worst != PHASE_COMPLETE)
 		rc = -1; /* the ranks that failed say why */
 out:

@@ -36,6 +36,8 @@ struct phase_spec {
 	struct progress *progress; /* the run's progress lines, or NULL */
 	const struct prov_source *prov; /* this rank's counters of where the bytes came from */
 	const char *provenance;   /* rank 0's description of them, for the record */
+	int pilot;                /* plan --pilot: read a sample of each share */
+	uint64_t pilot_files;     /* its files per phase (plan_pilot_limit; 0: its default) */
 };
 
 /* What one rank holds after a phase. files is malloc'ed; phase_output_free releases it. */
