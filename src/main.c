@@ -9,6 +9,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/plan.h"
 #include "config/config.h" /* CFG_STARTUP_TIMEOUT_S: the watchdog before MPI_Init */
 #include "util/err.h"
 #include "util/stop.h"
@@ -82,7 +83,9 @@ static int main_mpi(const char *cmd, int argc, char **argv, int full_argc, char 
 	join_command_line(full_argc, full_argv, cmdline, sizeof cmdline);
 	if (e.status == PF_OK && stop_install() != 0)
 		pf_fail(&e, PF_RUNTIME, "cannot install signal handlers");
-	if (e.status == PF_OK)
+	if (e.status == PF_OK && strcmp(cmd, "plan") == 0) /* only with --pilot: see dispatch */
+		plan_pilot_command(argc, argv, cmdline, &e);
+	else if (e.status == PF_OK)
 		mpi_command(cmd, argc, argv, cmdline, &e);
 	return finish_mpi(rank, nranks, &e);
 }

@@ -10,7 +10,7 @@
 int report_command(int argc, char **argv, struct pf_err *e);
 
 /* `pfsread plan CONFIG --ranks N --nodes M`: the dry run, on one process. No MPI (with
- * --pilot main starts MPI and mpi_command runs plan_pilot_command instead). */
+ * --pilot main starts MPI and runs plan_pilot_command, cmd/plan.h, instead). */
 int plan_command(int argc, char **argv, struct pf_err *e);
 
 /* The commands that run under MPI (MPI is up): cmd is "run", "generate", "verify", "clean" or

@@ -1,7 +1,7 @@
-/* mpi: the commands that run on a config under MPI (run, generate, verify, clean, plan
- * --pilot; calibrate reads its own). Rank 0 reads the config once and broadcasts its text,
- * every rank parses the same bytes; the from_tree data sets are described once; then the
- * command. */
+/* mpi: the commands that run on a config under MPI (run, generate, verify, clean; calibrate
+ * reads its own; plan --pilot loads with mpi_load_config). Rank 0 reads the config once and
+ * broadcasts its text, every rank parses the same bytes; the from_tree data sets are
+ * described once; then the command. */
 #include "cmd/cmd.h"
 
 #include <mpi.h>
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cmd/generate.h"
-#include "cmd/plan.h"
 #include "cmd/run.h"
 #include "config/config.h"
 #include "dataset/fromtree.h"
@@ -123,7 +122,5 @@ int mpi_command(const char *cmd, int argc, char **argv, const char *command_line
 		return -1;
 	if (strcmp(cmd, "calibrate") == 0)
 		return calibrate_command(argc, argv, command_line, e);
-	if (strcmp(cmd, "plan") == 0) /* plan --pilot: main sends plan here only with it */
-		return plan_pilot_command(argc, argv, command_line, e);
 	return config_command(cmd, argc, argv, rank, command_line, e);
 }

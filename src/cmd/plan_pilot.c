@@ -15,6 +15,7 @@
 #include "cmd/run.h"
 #include "config/config.h"
 #include "dataset/fromtree.h"
+#include "run/backend.h"
 #include "run/topology.h"
 
 #define PILOT_PATH (CFG_PATH_MAX + 64)
@@ -81,6 +82,8 @@ int plan_pilot_command(int argc, char **argv, const char *command_line, struct p
 		return -1;
 	if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "MPI_Comm_rank failed");
+	if (backend_check_registry(e) != 0)
+		return -1;
 	memset(&x, 0, sizeof x);
 	int rc = mpi_load_config(a.config, rank, &x, e);
 	if (rc == 0)
