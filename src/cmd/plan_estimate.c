@@ -192,7 +192,7 @@ static int pe_from_results(const struct experiment *x, const struct plan_est_opt
 		snprintf(files, sizeof files, "%llu files per phase",
 			 (unsigned long long)o->pilot_files);
 	else
-		snprintf(files, sizeof files, "2 files per reader (at least 8 per phase)");
+		snprintf(files, sizeof files, "2 files per reader, at least 8 per phase");
 	if (o->pilot)
 		printf("estimate: from a pilot of %s (the first of each reader's share, every "
 		       "phase once): assumes the rest of each phase reads as its sample did\n",

@@ -38,11 +38,11 @@ slow() {
 }
 expect_status 0 "plan --pilot under MPI" slow "$PFSREAD" plan "$cfg" --pilot
 PILOT_OUT=$OUT
-contains "estimate: from a pilot of 2 files per reader (at least 8 per phase)" "saying what the estimate assumes"
+contains "estimate: from a pilot of 2 files per reader, at least 8 per phase" "saying what the estimate assumes"
 for i in 0 1 2 3; do
 	contains "estimate phase $i: " "an estimate of phase $i"
 done
-contains "estimate: " "and of the study"
+contains " in all for 4 phases" "and of the study"
 total=$(printf '%s\n' "$OUT" | sed -n 's/^estimate: \(.*\) in all for 4 phases.*/\1/p')
 ok $([ -n "$total" ] && echo 0 || echo 1) "the total for the 4 phases: '$total'"
 left=$(find "$top/res" -name '*.pilot*' 2>/dev/null | wc -l)
