@@ -58,7 +58,8 @@ int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_
 	if (r->nodes == NULL || (r->ncells = report_cells(run, &r->cells)) < 0 ||
 	    (r->nsizes = report_size_classes(run, &r->sizes)) < 0 ||
 	    report_stragglers(run, RP_SLOW, r->slow_nodes, &r->nslow_nodes, r->slow_files,
-			      &r->nslow_files, r->nodes) != 0) {
+			      &r->nslow_files, r->nodes) != 0 ||
+	    report_attrib(run, &r->attrib) != 0) {
 		rp_run_free(r);
 		return pf_fail(e, PF_RUNTIME, "report: out of memory");
 	}
@@ -72,6 +73,7 @@ void rp_run_free(struct rp_run *r)
 	free(r->cells);
 	free(r->sizes);
 	free(r->nodes);
+	report_attrib_free(&r->attrib);
 	memset(r, 0, sizeof *r);
 }
 

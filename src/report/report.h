@@ -125,6 +125,45 @@ int report_stragglers(const struct run_data *run, size_t k, struct report_stragg
 		      size_t *nn, struct report_straggler *slow_files, size_t *nf,
 		      struct report_node *nodes);
 
+/* ---- storage targets: which target is slow, which node (attrib.c) ---- */
+
+/* A target is slow from every node when, from each node that read it and others, its files
+ * took more than this many times the median of the other targets' files from the same node;
+ * a node is slow on every target against the other nodes on the same target by
+ * REPORT_SLOW_NODE. Times are each file's open to close over its phase's median file. */
+#define REPORT_SLOW_TARGET 1.2
+#define REPORT_TARGET_SLOW_FILES 3 /* slowest files named per target */
+
+struct report_target {
+	char name[RECORD_TARGET_MAX];
+	int known;        /* a real target (not "not looked up", not "unknown: ...") */
+	uint64_t files, bytes;
+	double secs;      /* open to close, summed over its files */
+	double MBps;      /* bytes / secs / 1e6: the rate of one file stream from it */
+	double rel;       /* mean of its files' time / their phase's median file time */
+	struct report_straggler slow[REPORT_TARGET_SLOW_FILES]; /* longest against the median */
+	size_t nslow;
+	int slow_all;     /* slow from every node that read it (see REPORT_SLOW_TARGET) */
+	double ratio;     /* the least, over those nodes, of its time / the other targets' */
+};
+
+/* The run's completed phases by node and storage target. */
+struct report_attrib {
+	struct report_target *targets; /* in first-seen order */
+	size_t ntargets;
+	int nnodes;
+	double *cell;      /* [nnodes x ntargets]: mean file time / phase median; NaN when none */
+	uint64_t *cell_files;
+	int *node_slow;    /* [nnodes]: slow on every known target it read */
+	double *node_ratio; /* [nnodes]: the least, over those targets, of its time / the others' */
+	int known;         /* known targets with files */
+	char verdict[768]; /* in words */
+};
+
+/* Fill *a from run (pure). 0, or -1 when out of memory (*a then empty). */
+int report_attrib(const struct run_data *run, struct report_attrib *a);
+void report_attrib_free(struct report_attrib *a);
+
 /* ---- comparisons of two runs, cell by cell ---- */
 
 /* The keys cells are told apart by: key k < SWEEP_NKEYS is the sweep key k (a SWEEP_PART key is

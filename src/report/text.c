@@ -567,7 +567,8 @@ int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, str
 	twins(out, r, f);
 	if (cells_table(out, r, f, e) != 0 ||
 	    ceilings(out, r, f, e) != 0 || rp_text_sizes(out, r, f, e) != 0 ||
-	    rp_text_nodes(out, r, f, e) != 0 || rp_text_slow_nodes(out, r, f, e) != 0 ||
+	    rp_text_nodes(out, r, f, e) != 0 || rp_text_targets(out, r, f, e) != 0 ||
+	    rp_text_slow_nodes(out, r, f, e) != 0 ||
 	    rp_text_slow_files(out, r, f, e) != 0 || rp_text_memory(out, r, f, e) != 0 ||
 	    rp_text_phases(out, r->run, f, e) != 0)
 		return -1;

@@ -65,6 +65,7 @@ void results_free(struct run_data *run)
 		free(run->phases[i].ranks);
 		free(run->phases[i].files);
 		free(run->phases[i].digest.secs);
+		free(run->phases[i].digest.cells);
 		free(run->phases[i].targets.name);
 	}
 	free(run->phases);

@@ -472,9 +472,9 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 	if (rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
 		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0)
 		goto out;
-	if (c->rows != NULL ? rd_files_streamed(c, g, obj, pd) < 0
-			    : rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec),
-				      SIZE_MAX, (void **)&pd->files, &pd->nfiles) < 0 ||
+	if ((c->rows != NULL ? rd_files_streamed(c, g, obj, pd) < 0
+			     : rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec),
+				       SIZE_MAX, (void **)&pd->files, &pd->nfiles) < 0) ||
 	    rd_targets(c, g, obj, &pd->targets) < 0)
 		goto out;
 	rc = 0;

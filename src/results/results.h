@@ -149,6 +149,12 @@ void results_h5_detail(char *buf, size_t len);
 /* The longest files (open to close) a phase's digest keeps. */
 #define RESULTS_SLOWEST 8
 
+/* One node and storage target of a phase: its files, their bytes and open-to-close seconds. */
+struct digest_cell {
+	uint64_t files, bytes;
+	double secs;
+};
+
 /* What a reader that streams the file rows (results_read_rows) keeps of them: filled by its
  * take function (the report's, report/analyze.c), freed by results_free. */
 struct files_digest {
@@ -159,6 +165,10 @@ struct files_digest {
 	size_t nsecs;
 	struct file_rec slow[RESULTS_SLOWEST]; /* the rows with the longest such time, longest first */
 	size_t nslow;
+	struct digest_cell *cells; /* [cell_nodes x cell_targets], node-major: by the rows' node
+				    * (their rank's) and target index; NULL when none */
+	int cell_nodes;
+	uint32_t cell_targets;
 };
 
 /* A whole results file in memory, for the report. */
