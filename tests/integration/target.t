@@ -88,6 +88,30 @@ check "run through a FUSE view that answers pathinfo" mpi 2 "$PFSREAD" run "$SCR
 	-o "$SCRATCH/fuse.h5"
 check "each row names its brick (and the replica beside it)" "$PYTHON" -c "$targets" \
 	"$SCRATCH/fuse.h5" bricks
+expect_status 0 "report of it" "$PFSREAD" report --wide "$SCRATCH/fuse.h5"
+contains "srv1:/bricks/b1,mirror:/bricks/m" "the targets table names each brick set"
+contains "who is slow (a node: beyond 1.2x" "the verdict on who is slow"
+expect_status 0 "report --format json" "$PFSREAD" report "$SCRATCH/fuse.h5" --format json
+check "json: both brick sets with 8 files each, and a verdict" "$PYTHON" -c '
+import json, sys
+run = json.loads(sys.argv[1])["runs"][0]
+got = {t["target"]: t["files"] for t in run["targets"]}
+assert got == {"srv0:/bricks/b0,mirror:/bricks/m": 8, "srv1:/bricks/b1,mirror:/bricks/m": 8}, got
+assert run["attribution"]["verdict"], run["attribution"]
+' "$OUT"
+expect_status 0 "report --format markdown" "$PFSREAD" report "$SCRATCH/fuse.h5" --format markdown
+contains "| srv0:/bricks/b0,mirror:/bricks/m |" "markdown: a row per target"
+expect_status 0 "report --format csv --per-file" "$PFSREAD" report "$SCRATCH/fuse.h5" --format csv \
+	--per-file
+contains ",\"srv0:/bricks/b0,mirror:/bricks/m\"" "per-file csv: each row's target (quoted: it holds a comma)"
+if command -v gnuplot >/dev/null 2>&1; then
+	check "report --html" "$PFSREAD" report "$SCRATCH/fuse.h5" --html "$SCRATCH/page.html"
+	OUT=$(cat "$SCRATCH/page.html" 2>/dev/null)
+	contains "who is slow (a node: beyond 1.2x" "html: the verdict"
+else
+	ok 0 "# SKIP no gnuplot for --html"
+	ok 0 "# SKIP no gnuplot for --html"
+fi
 
 # every getxattr hangs for 60 s: one lookup per rank waits TARGET_LOOKUP_S, the others are
 # not asked; the run ends long before the hung getxattr would
