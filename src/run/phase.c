@@ -505,18 +505,35 @@ static void phase_count_provenance(const struct prov_sample *a, const struct pro
 	me->net_rx_bytes = b->rx_bytes - a->rx_bytes;
 }
 
+struct phase_paths {
+	const struct phase_spec *s;
+	const struct phase_work *w;
+};
+
+static int phase_path_of(void *arg, uint64_t i, char *buf, size_t len)
+{
+	const struct phase_paths *p = arg;
+	struct pf_err ignored = {0};
+	return phase_path(p->s, p->w, i, buf, len, &ignored);
+}
+
 /* After the closing barrier: the storage target of each of this rank's files (target.h),
  * as a local id of s->targets, within the phase's lookup budget. */
 static void phase_targets(const struct phase_spec *s, const struct phase_work *w,
 			  struct phase_output *o)
 {
-	char path[PHASE_PATH];
+	struct phase_paths p = {s, w};
 	double budget = TARGET_BUDGET_S;
-	struct pf_err ignored = {0};
-	for (uint64_t i = 0; s->targets != NULL && i < o->me.files; i++)
-		if (phase_path(s, w, i, path, sizeof path, &ignored) == 0)
-			o->files[i].target = target_of(s->targets, s->target_set, s->ds->nfiles,
-						       w->sh.file[i], path, &budget);
+	uint32_t *ids = o->me.files ? malloc(o->me.files * sizeof *ids) : NULL;
+	if (s->targets == NULL || ids == NULL) {
+		free(ids);
+		return; /* the rows say "not looked up" */
+	}
+	target_ids(s->targets, s->target_set, s->ds->nfiles, w->sh.file, o->me.files,
+		   phase_path_of, &p, ids, &budget);
+	for (uint64_t i = 0; i < o->me.files; i++)
+		o->files[i].target = ids[i];
+	free(ids);
 }
 
 /* The process's peak resident memory in bytes (ru_maxrss is in KiB on Linux); 0 when

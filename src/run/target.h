@@ -19,6 +19,13 @@
 #define TARGET_BUDGET_S 30.0 /* the most a phase spends looking up on one rank */
 #define TARGET_NAMES_MAX 4096 /* distinct names a rank keeps; further ones are "unknown: many" */
 
+/* The helper is this very program started again (posix_spawn of /proc/self/exe: no copy of
+ * the rank's memory, whose every later write would then be a copy-on-write fault) with
+ * TARGET_HELPER_ARG HOST, its socket on standard input. main hands it to target_helper_main,
+ * which answers until the socket closes and returns 0. */
+#define TARGET_HELPER_ARG "--pfsread-target-helper"
+int target_helper_main(int argc, char **argv);
+
 struct target_ctx; /* one per rank: the helper process, the names, the answers per data set */
 
 /* A context for ndatasets data sets; host names local block devices. 0 or -ENOMEM. */
@@ -26,20 +33,26 @@ int target_ctx_new(size_t ndatasets, const char *host, struct target_ctx **out);
 /* Ends the helper process (killed and left behind when it is stuck in a lookup). Accepts NULL. */
 void target_ctx_free(struct target_ctx *c);
 
-/* The local id (1-based; see target_name) of file `file` of data set ds (nfiles files) at
- * path: the answer kept from before, or looked up now, waiting at most TARGET_LOOKUP_S and
- * not past *budget_s seconds (decreased by what the wait took). Never fails: a failure is a
- * name "unknown: why". Returns 0 only when out of memory. */
-uint32_t target_of(struct target_ctx *c, size_t ds, uint64_t nfiles, uint64_t file,
-		   const char *path, double *budget_s);
+/* Item i's path into buf: 0, or -1 when it does not fit. */
+typedef int (*target_path_fn)(void *arg, uint64_t i, char *buf, size_t len);
+
+/* The local ids (1-based; see target_name) of n items, files file[0..n) of data set ds (of
+ * nfiles files), into ids[0..n): the answers kept from before, else asked now, a batch at a
+ * time, each answer waited for at most TARGET_LOOKUP_S and not past *budget_s seconds
+ * (decreased by what the waits took). Never fails: a failure is a name "unknown: why"; an id
+ * is 0 only when out of memory. */
+void target_ids(struct target_ctx *c, size_t ds, uint64_t nfiles, const uint64_t *file,
+		uint64_t n, target_path_fn path_of, void *arg, uint32_t *ids, double *budget_s);
 
 /* The name of local id (1..target_count) */
 const char *target_name(const struct target_ctx *c, uint32_t id);
 uint32_t target_count(const struct target_ctx *c);
 
-/* The answer for path, asked now by the caller (no time limit): what the helper
- * thread runs. host: for local devices. Pure but for the system calls. */
-void target_lookup(const char *path, const char *host, char *out, size_t len);
+/* The answer for path, asked now by the caller (no time limit): what the helper process
+ * runs. host: for local devices. Returns 1 when the answer holds for every file of the same
+ * device (st_dev: a block device, a file system with no per-file answer), 0 when it is the
+ * file's own (GlusterFS, Lustre, CephFS, or a failure). */
+int target_lookup(const char *path, const char *host, char *out, size_t len);
 
 /* ---- parsers, pure ---- */
 

@@ -226,22 +226,26 @@ static void tp_block(const char *path, const char *host, const char *fs, char *o
 		snprintf(out, len, "%s:/dev/%s", host, name);
 }
 
-void target_lookup(const char *path, const char *host, char *out, size_t len)
+int target_lookup(const char *path, const char *host, char *out, size_t len)
 {
 	struct statfs sf;
+	int per_file = 0;
 	if (statfs(path, &sf) != 0) {
 		snprintf(out, len, "unknown: %s", strerror(errno));
-		return;
+		return 0;
 	}
 	switch ((uint32_t)sf.f_type) {
 	case TP_FUSE:
 		tp_gluster(path, out, len);
+		per_file = 1;
 		break;
 	case TP_LUSTRE:
 		tp_lustre(path, out, len);
+		per_file = 1;
 		break;
 	case TP_CEPH:
 		tp_ceph(path, out, len);
+		per_file = 1;
 		break;
 	case TP_NFS:
 		tp_block(path, host, "NFS", out, len);
@@ -257,4 +261,5 @@ void target_lookup(const char *path, const char *host, char *out, size_t len)
 		break;
 	}
 	target_clean(out);
+	return per_file ? 0 : 1;
 }
