@@ -443,9 +443,10 @@ out:
 static int rd_targets(const struct rd *c, hid_t g, const char *obj, struct target_table *tg)
 {
 	size_t n = 0;
-	hid_t t = c->run->schema_version < 5 ? -1 : results_fixed_str_type(RECORD_TARGET_MAX);
-	if (c->run->schema_version < 5)
+	/* none before schema 5, nor in a phase cut short before its table was written */
+	if (c->run->schema_version < 5 || H5Lexists(g, "targets", H5P_DEFAULT) <= 0)
 		return 0;
+	hid_t t = results_fixed_str_type(RECORD_TARGET_MAX);
 	int rc = t < 0 ? -1 : rd_rows(c, g, obj, "targets", t, RECORD_TARGET_MAX, SIZE_MAX,
 				      (void **)&tg->name, &n);
 	(void)results_h5_close(t);
