@@ -30,6 +30,7 @@ extern char **environ;
  * file: 5,000 files per rank cost 0.66 s one by one on this busy 2-core machine) */
 #define TG_BATCH 64
 #define TG_BATCH_BYTES 32768
+#define TG_FLUSH_S 0.01 /* the longest the helper holds answers it has */
 
 struct tg_set {
 	uint64_t nfiles;
@@ -45,7 +46,7 @@ struct target_ctx {
 	size_t nsets;
 	char (*names)[RECORD_TARGET_MAX];
 	uint32_t nnames, room;
-	char rx[4 * RECORD_TARGET_MAX]; /* answers read but not taken yet */
+	char rx[8192];                  /* answers read but not taken yet */
 	size_t nrx;
 	char batch[TG_BATCH_BYTES];     /* the paths of the batch being asked */
 };
@@ -89,13 +90,16 @@ static void tg_answer_path(const char *path, const char *host, char *out, size_t
 }
 
 /* The helper: paths in (NUL-terminated, many at once), an answer out for each, until the
- * rank closes the socket (fd). */
+ * rank closes the socket (fd). Answers go out together, at the end of what was asked or after
+ * TG_FLUSH_S (a slow lookup does not hold those before it): one wake-up of the rank per
+ * batch rather than per file. */
 static void tg_child(int fd, const char *host)
 {
 	static char in[TG_BATCH_BYTES + TG_PATH]; /* the helper process's own, once */
+	static char outs[TG_BATCH * RECORD_TARGET_MAX];
 	char out[RECORD_TARGET_MAX], last[RECORD_TARGET_MAX] = "";
 	dev_t last_dev = 0;
-	size_t used = 0;
+	size_t used = 0, nouts = 0;
 	int have = 0;
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* a rank that dies takes it along */
 	for (;;) {
@@ -106,12 +110,23 @@ static void tg_child(int fd, const char *host)
 			break;
 		used += (size_t)n;
 		char *at = in, *nul;
+		double flushed = tg_now();
 		while ((nul = memchr(at, '\0', used - (size_t)(at - in))) != NULL) {
 			tg_answer_path(at, host, out, sizeof out, last, &last_dev, &have);
-			if (tg_write_all(fd, out, strlen(out) + 1) != 0)
-				return;
+			size_t k = strlen(out) + 1;
+			if (nouts + k > sizeof outs || tg_now() - flushed > TG_FLUSH_S) {
+				if (tg_write_all(fd, outs, nouts) != 0)
+					return;
+				nouts = 0;
+				flushed = tg_now();
+			}
+			memcpy(outs + nouts, out, k);
+			nouts += k;
 			at = nul + 1;
 		}
+		if (nouts > 0 && tg_write_all(fd, outs, nouts) != 0)
+			return;
+		nouts = 0;
 		used -= (size_t)(at - in);
 		memmove(in, at, used);
 		if (used == sizeof in)
