@@ -67,7 +67,7 @@ struct report_cell {
 	/* filled by report_cell_shortfall; "" when it is not short of its ceiling */
 	char cause[24];           /* a short name of the likely cause (REPORT_CAUSE_*), or
 				   * "unknown" */
-	char shortfall[320];      /* why, in one line, for people */
+	char shortfall[512];      /* why, in one line, for people */
 };
 
 /* Group run's completed phases into cells, in first-seen order. *cells is malloc'ed (NULL when
@@ -96,7 +96,7 @@ int report_fs_fuse(const char *mount_type);
 
 /* Fill c->cause and c->shortfall when c is cold, has a ceiling (report_cell_ceiling) and
  * reached less than REPORT_SHORT_OF of it; else clear them. The cause is the read path's where
- * one is known for it on fs (mmap's page faults, collective MPI-IO's two-phase exchange, mmap
+ * one is known for it on fs (mmap's page faults, collective MPI-IO's lock step, mmap
  * with MADV_SEQUENTIAL on FUSE, O_DIRECT with small transfers), said as likely; and when
  * another cold cell of all[0..n) with the same data set, readers and ceiling but another read
  * path (backend, advice, pattern) reached it, the sentence names that cell: the link can be

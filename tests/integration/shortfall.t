@@ -52,8 +52,8 @@ contains "backend mmap, pattern per-reader (cold): 62% of its ceiling (reader li
 	"text: mmap on FUSE below the link, page faults named as the likely cause"
 contains "backend mmap, pattern per-reader (cold): 62% of its ceiling (reader links, 200.0 MB/s), below 90%: likely mmap reads by page faults: each fault fetches one read-around window from the servers and waits for it, without the readahead that keeps read() streaming; backend posix reached 95% of the same ceiling in this run, so the read path is the cause" \
 	"text: posix at the link in the same run proves the read path is the cause"
-contains "backend mpiio, pattern shared (cold): 71% of its ceiling (reader links, 200.0 MB/s), below 90%: likely collective MPI-IO (two-phase I/O)" \
-	"text: collective MPI-IO shared over two nodes: the two-phase exchange named"
+contains "backend mpiio, pattern shared (cold): 71% of its ceiling (reader links, 200.0 MB/s), below 90%: likely collective MPI-IO's lock step" \
+	"text: collective MPI-IO shared over two nodes: its lock step named"
 case "$OUT" in *"backend posix, pattern per-reader (cold)"*) ok 1 "text: posix at 95% is not named" ;;
 *) ok 0 "text: posix at 95% is not named" ;; esac
 
@@ -61,7 +61,7 @@ expect_status 0 "report --format markdown" "$PFSREAD" report "$P" --format markd
 flat
 contains "likely mmap reads by page faults" "markdown: the cause"
 expect_status 0 "report --html" "$PFSREAD" report "$P" --html "$SCRATCH/paths.html"
-tr '\n' ' ' <"$SCRATCH/paths.html" | sed 's/  */ /g' | grep -q "likely collective MPI-IO (two-phase I/O)"
+tr '\n' ' ' <"$SCRATCH/paths.html" | sed 's/  */ /g' | grep -q "likely collective MPI-IO's lock step"
 ok $? "html: the cause"
 
 expect_status 0 "report --format csv" "$PFSREAD" report "$P" --format csv
@@ -72,7 +72,7 @@ rows = {r["backend"]: r for r in csv.DictReader(open(sys.argv[1]))}
 assert rows["posix"]["short_cause"] == "" and rows["posix"]["shortfall"] == "", rows["posix"]
 assert rows["mmap"]["short_cause"] == "mmap-page-faults", rows["mmap"]
 assert rows["mmap"]["shortfall"].startswith("likely mmap reads by page faults"), rows["mmap"]
-assert rows["mpiio"]["short_cause"] == "mpiio-two-phase", rows["mpiio"]
+assert rows["mpiio"]["short_cause"] == "mpiio-collective", rows["mpiio"]
 ' "$SCRATCH/paths.csv"
 
 expect_status 0 "report --format json" "$PFSREAD" report "$P" --format json
@@ -85,7 +85,7 @@ assert cells["posix"]["ceiling"]["shortfall"] is None
 c = cells["mmap"]["ceiling"]
 assert c["short_cause"] == "mmap-page-faults" and "page faults" in c["shortfall"], c
 assert abs(c["efficiency"] - 0.625) < 1e-6, c
-assert cells["mpiio"]["ceiling"]["short_cause"] == "mpiio-two-phase"
+assert cells["mpiio"]["ceiling"]["short_cause"] == "mpiio-collective"
 ' "$SCRATCH/paths.json"
 
 expect_status 0 "report atlink.h5: every read path at 95% or more" "$PFSREAD" report "$SCRATCH/atlink.h5"

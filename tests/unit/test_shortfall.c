@@ -1,7 +1,7 @@
 /* test_shortfall: what the report says of a cold cell below its ceiling, on hand-made cells:
  * nothing at or near the ceiling or for a warm cell, the read path's likely cause where one is
- * known (mmap on a network or FUSE mount, MADV_SEQUENTIAL on FUSE, collective MPI-IO over
- * several nodes, O_DIRECT with small transfers), and a sibling read path that reached the
+ * known (mmap on a network or FUSE mount, MADV_SEQUENTIAL on FUSE, collective MPI-IO's lock
+ * step, O_DIRECT with small transfers), and a sibling read path that reached the
  * ceiling as proof that the read path is the cause. */
 #include <math.h>
 #include <string.h>
@@ -81,23 +81,23 @@ static void test_causes(void)
 	snprintf(c.hints, sizeof c.hints, "MPI-IO info: none; shared files read collectively "
 		 "(MPI_File_read_at_all)");
 	report_cell_shortfall(&c, &c, 1, &fuse);
-	ok(strcmp(c.cause, "mpiio-two-phase") == 0 && strstr(c.shortfall, "two-phase"),
-	   "collective mpiio shared over 2 nodes: two-phase exchange (%s)", c.shortfall);
+	ok(strcmp(c.cause, "mpiio-collective") == 0 && strstr(c.shortfall, "lock step"),
+	   "collective mpiio shared: its lock step (%s)", c.shortfall);
 	c.hints[0] = '\0';
 	report_cell_shortfall(&c, &c, 1, &fuse);
-	ok(strcmp(c.cause, "mpiio-two-phase") == 0, "no hints recorded (old file): collective, "
+	ok(strcmp(c.cause, "mpiio-collective") == 0, "no hints recorded (old file): collective, "
 	   "the default then");
 	snprintf(c.hints, sizeof c.hints, "MPI-IO info: none; shared files read independently "
 		 "(MPI_File_read_at)");
 	report_cell_shortfall(&c, &c, 1, &fuse);
-	ok(strcmp(c.cause, "unknown") == 0, "independent mpiio shared: not two-phase");
+	ok(strcmp(c.cause, "unknown") == 0, "independent mpiio shared: not collective");
 	c = cell("mpiio", "none", "shared", 0.7);
-	c.reader_nodes = 1;
+	c.readers = 1;
 	report_cell_shortfall(&c, &c, 1, &fuse);
-	ok(strcmp(c.cause, "unknown") == 0, "collective on one node: no exchange over links");
+	ok(strcmp(c.cause, "unknown") == 0, "collective with one reader: no lock step");
 	c = cell("mpiio", "none", "per-reader", 0.7);
 	report_cell_shortfall(&c, &c, 1, &fuse);
-	ok(strcmp(c.cause, "unknown") == 0, "mpiio per reader: not two-phase");
+	ok(strcmp(c.cause, "unknown") == 0, "mpiio per reader: not collective");
 
 	c = cell("direct", "none", "per-reader", 0.5);
 	c.sweep.transfer_size = 64u << 10;
