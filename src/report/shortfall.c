@@ -38,9 +38,10 @@ static int sf_known(const struct report_cell *c, const struct report_fs *fs, con
 	if (strcmp(p->backend, "mmap") == 0 && net) {
 		*cause = "mmap-page-faults";
 		*why = "mmap reads by page faults: the copy stops at each fault until its "
-		       "read-around window arrives from the servers, so latency and a busy CPU cost "
-		       "it what read()'s readahead hides (in the box 89-94% of the link with a core "
-		       "free, 77-80% with two readers on one core, where read() kept 99%)";
+		       "read-around window arrives from the servers, so it pays the latency and CPU "
+		       "contention that read()'s readahead hides (in the box a plain mmap copy "
+		       "reached 89-93% of the links with a core free, 78% with two readers on one "
+		       "core and 40-61% at load 7 on 2 cores, where read() kept 86-99%)";
 		return 1;
 	}
 	/* an old file without hints read shared files collectively: that was the default */

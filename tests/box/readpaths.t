@@ -85,9 +85,9 @@ while read -r be pat adv bw all; do
 	# the read paths that cannot, and why (README "Read paths against the link"): shown, not hidden
 	case "$be $pat" in
 	"mmap per-reader") todo $st "$what (its default): cold within 10% of the links" \
-		"a FUSE mapping is filled by page faults, one read-around window at a time, with no request in flight while the copy runs" ;;
+		"page-fault reads on FUSE measure the machine's load: a plain mmap copy falls the same way and read() does not (docs/box.md, mmapgap*.sh)" ;;
 	"mpiio shared/collective") todo $st "$what (its default): cold within 10% of the links" \
-		"collective two-phase I/O: aggregators read and then exchange the slices between nodes, synchronously" ;;
+		"collective lock step: each file's open, reads and close wait for the slowest node (the nodes exchange ~1% of the bytes: not the two-phase exchange)" ;;
 	*) ok $st "$what (its default): cold within 10% of the links" ;;
 	esac
 done <"$SCRATCH/phases.txt"

@@ -50,7 +50,7 @@ expect_status 0 "report paths.h5 (text)" "$PFSREAD" report "$P"
 flat
 contains "backend mmap, pattern per-reader (cold): 62% of its ceiling (reader links, 200.0 MB/s), below 90%: likely mmap reads by page faults" \
 	"text: mmap on FUSE below the link, page faults named as the likely cause"
-contains "backend mmap, pattern per-reader (cold): 62% of its ceiling (reader links, 200.0 MB/s), below 90%: likely mmap reads by page faults: the copy stops at each fault until its read-around window arrives from the servers, so latency and a busy CPU cost it what read()'s readahead hides (in the box 89-94% of the link with a core free, 77-80% with two readers on one core, where read() kept 99%); backend posix reached 95% of the same ceiling in this run, so the read path is the cause" \
+contains "backend mmap, pattern per-reader (cold): 62% of its ceiling (reader links, 200.0 MB/s), below 90%: likely mmap reads by page faults: the copy stops at each fault until its read-around window arrives from the servers, so it pays the latency and CPU contention that read()'s readahead hides (in the box a plain mmap copy reached 89-93% of the links with a core free, 78% with two readers on one core and 40-61% at load 7 on 2 cores, where read() kept 86-99%); backend posix reached 95% of the same ceiling in this run, so the read path is the cause" \
 	"text: posix at the link in the same run proves the read path is the cause"
 contains "backend mpiio, pattern shared (cold): 71% of its ceiling (reader links, 200.0 MB/s), below 90%: likely collective MPI-IO's lock step" \
 	"text: collective MPI-IO shared over two nodes: its lock step named"
