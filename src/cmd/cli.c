@@ -45,6 +45,8 @@ static const struct cli_opt run_opts[] = {
 	 "continue FILE: keep its whole phases, redo an interrupted one, run the rest"},
 	{"--time-budget", NULL, "DURATION", NULL,
 	 "start no phase that cannot end in time; stopped early: status partial, exit 75"},
+	{"--no-table", NULL, NULL, NULL,
+	 "print no table at the end (the job scripts print the whole report instead)"},
 	PROGRESS_OPT,
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};

@@ -58,6 +58,8 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 			o.output = argv[++i];
 		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--force") == 0)
 			o.force = 1;
+		else if (strcmp(cmd, "run") == 0 && strcmp(argv[i], "--no-table") == 0)
+			o.no_table = 1;
 		else if (strcmp(argv[i], "--progress") == 0 && i + 1 < argc) {
 			const char *why = NULL;
 			if (units_parse_duration(argv[++i], &o.progress_s, &why) != 0 ||

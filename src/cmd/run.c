@@ -661,6 +661,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (r != NULL && t.rank == 0 && stop_signal() != 0) {
 		printf("results: %s (interrupted: 'pfsread report %s' shows what was measured)\n",
 		       path, path); /* no table: the user asked to stop now */
+	} else if (r != NULL && t.rank == 0 && o->no_table) {
+		printf("results: %s\n", path);
 	} else if (r != NULL && t.rank == 0) {
 		struct pf_err perr = {0};
 		if (run_print_summary(path, &perr) != 0) {

@@ -13,6 +13,7 @@ struct run_opts {
 	const char *resume;       /* --resume FILE: continue that results file, or NULL */
 	double time_budget;       /* --time-budget: seconds from start; 0 for none */
 	double progress_s;        /* --progress: seconds between progress lines; 0 for none */
+	int no_table;             /* --no-table: no summary at the end (a job script reports) */
 };
 
 /* Collective. Returns 0 when every phase completed; -1 with e set otherwise. */

@@ -79,6 +79,8 @@ assert len(b["parts"]) >= 2, len(b["parts"])
 PY
 OUT=$(cat "$SCRATCH/job.$id.out")
 contains "runs (resumed):" "the last job's report shows one study over several jobs"
+n=$(grep -c '^status ' "$SCRATCH/job.$id.out")
+ok $((n == 1 ? 0 : 1)) "its log holds the report once, not run's table and then the report (got $n)"
 next=$((id + 1))
 if [ -f "$SCRATCH/sbatch.$next" ]; then
 	vars=$(sed -n 's/^--export=ALL,//p' "$SCRATCH/sbatch.$next" | tr ',' ' ')
