@@ -73,7 +73,8 @@ int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_
 	}
 	for (long i = 0; hw != NULL && i < r->ncells; i++)
 		report_cell_ceiling(&r->cells[i], hw, run->nnodes, NULL);
-	struct report_fs fs = {hw != NULL && hw->data_remote, report_fs_fuse(rp_env(run, "fs_mount_type"))};
+	struct report_fs fs = {hw != NULL && hw->data_remote,
+			       report_fs_fuse(rp_env(run, "fs_mount_type"))};
 	for (long i = 0; hw != NULL && i < r->ncells; i++)
 		report_cell_shortfall(&r->cells[i], r->cells, r->ncells, &fs);
 	return 0;
