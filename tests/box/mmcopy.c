@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 		size_t n = (size_t)st.st_size;
 		char *m = NULL;
 		if (strcmp(mode, "read") != 0) {
-			m = mmap(NULL, n, PROT_READ, MAP_SHARED | (strcmp(mode, "populate") == 0 ? MAP_POPULATE : 0), fd, 0);
+			int pop = strcmp(mode, "populate") == 0 ? MAP_POPULATE : 0;
+			m = mmap(NULL, n, PROT_READ, MAP_SHARED | pop, fd, 0);
 			if (m == MAP_FAILED) {
 				perror("mmap");
 				return 1;
@@ -77,7 +78,8 @@ int main(int argc, char **argv)
 		t_close += e - d;
 	}
 	double all = now() - t0;
-	printf("%s chunk %zu: %llu B in %.3f s = %.1f MB/s; open+map %.3f copy %.3f unmap %.3f close %.3f\n",
+	printf("%s chunk %zu: %llu B in %.3f s = %.1f MB/s; "
+	       "open+map %.3f copy %.3f unmap %.3f close %.3f\n",
 	       mode, chunk, bytes, all, bytes / all / 1e6, t_map, t_copy, t_unmap, t_close);
 	return 0;
 }

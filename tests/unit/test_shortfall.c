@@ -63,7 +63,8 @@ static void test_causes(void)
 	struct report_cell c = cell("mmap", "none", "per-reader", 0.62);
 	report_cell_shortfall(&c, &c, 1, &fuse);
 	ok(strcmp(c.cause, "mmap-page-faults") == 0 && strstr(c.shortfall, "likely mmap reads by "
-	   "page faults: the copy stops at each fault") != NULL, "mmap on FUSE: page faults, likely (%s: %s)", c.cause,
+	   "page faults: the copy stops at each fault") != NULL,
+	   "mmap on FUSE: page faults, likely (%s: %s)", c.cause,
 	   c.shortfall);
 	report_cell_shortfall(&c, &c, 1, &nfs);
 	ok(strcmp(c.cause, "mmap-page-faults") == 0, "mmap on a network file system: page faults");
