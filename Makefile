@@ -165,6 +165,14 @@ box-demo: deps
 	$(MAKE) all
 	PFSREAD=$(CURDIR)/build/pfsread tests/box/demo.sh
 
+# The job scripts' chain on a real Slurm that the test starts itself (tests/slurm/chain.t, root,
+# ~6 minutes: a 3-minute study through jobs of a 1-minute limit), too slow for make check's 20
+# minutes; slurm.t, in the suite, covers the scripts' other paths on the same Slurm.
+.PHONY: slurm-check
+slurm-check: deps-test
+	$(MAKE) all
+	PFSREAD=$(CURDIR)/build/pfsread prove -v --timer tests/slurm/*.t
+
 # The whole suite: unit tests and integration tests on the normal build, then the unit
 # tests and an end-to-end run again under ASan+UBSan, and the MPICH leg (mpich.t). One prove
 # run, one closing line.

@@ -74,7 +74,10 @@ static const struct cli_opt plan_opts[] = {
 	{"--ranks", NULL, "N", NULL, "the job's MPI ranks (required)"},
 	{"--nodes", NULL, "M", NULL, "the job's nodes (required)"},
 	{"--from", NULL, "FILE", NULL, "estimate every phase from FILE's (a pilot's) phases"},
-	{"--walltime", NULL, "DURATION", NULL, "the job's limit, for the estimate's warning"},
+	{"--calibration", NULL, "FILE", NULL, "estimate every phase from FILE's measured hardware "
+	 "(pfsread calibrate), else from the config's hardware:"},
+	{"--walltime", NULL, "DURATION", NULL, "the job's limit, for the estimate's warning "
+	 "(inside a Slurm or PBS job: the time the job has left)"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 

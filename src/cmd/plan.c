@@ -7,16 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "config/config.h"
 #include "dataset/dataset.h"
 #include "dataset/fromtree.h"
 #include "run/backend.h"
 #include "cmd/datasets.h"
+#include "cmd/plan_estimate.h"
 #include "cmd/run_check.h"
-#include "results/results.h"
-#include "run/budget.h"
 #include "run/plan.h"
 #include "util/space.h"
 #include "util/units.h"
@@ -164,116 +162,11 @@ static int plan_checks(const struct experiment *x, const struct topo_map *t, str
 	return 0;
 }
 
-/* Seconds between two "2026-12-01T22:00:00Z" stamps, or -1. */
-static double plan_span(const char *a, const char *b)
-{
-	struct tm ta, tb;
-	memset(&ta, 0, sizeof ta);
-	memset(&tb, 0, sizeof tb);
-	if (a == NULL || b == NULL || strptime(a, "%Y-%m-%dT%H:%M:%SZ", &ta) == NULL ||
-	    strptime(b, "%Y-%m-%dT%H:%M:%SZ", &tb) == NULL)
-		return -1;
-	return difftime(timegm(&tb), timegm(&ta));
-}
-
-/* A run's cost per phase beyond its reads (cache preparation, barriers, the results write),
- * from its parts' start and end against the phases' elapsed_s. 0 when it cannot be told. */
-static double plan_overhead(const struct run_data *r)
-{
-	double wall = 0, reads = 0;
-	uint64_t n = 0;
-	for (size_t i = 0; i < r->nparts; i++) {
-		double s = plan_span(r->parts[i].start_time, r->parts[i].end_time);
-		if (s < 0 || r->parts[i].phases_written == 0)
-			continue;
-		wall += s;
-		n += r->parts[i].phases_written;
-	}
-	for (size_t i = 0; i < r->nphases; i++)
-		reads += r->phases[i].info.elapsed_s;
-	if (n == 0 || r->nphases == 0)
-		return 0;
-	double per = wall / (double)n - reads / (double)r->nphases;
-	return per > 0 ? per : 0;
-}
-
-/* The job's time limit in seconds: --walltime, else what is left of this Slurm job
- * (SLURM_JOB_END_TIME), else 0 (unknown). */
-static double plan_walltime(double given)
-{
-	const char *end = getenv("SLURM_JOB_END_TIME");
-	if (given > 0)
-		return given;
-	if (end != NULL && *end != '\0') {
-		double left = strtod(end, NULL) - (double)time(NULL);
-		return left > 0 ? left : 0;
-	}
-	return 0;
-}
-
-/* The estimate: every phase from the phases of a results file (a pilot, or a study's first
- * parts), with the model of run --time-budget (budget.c), plus the file's cost per phase
- * beyond its reads; the total against the job's time limit. */
-static int plan_estimate(const struct experiment *x, const char *from, double walltime,
-			 struct pf_err *e)
-{
-	struct run_data r;
-	if (results_read(from, &r, e) != 0)
-		return -1;
-	struct budget_phase *done = calloc(r.nphases + 1, sizeof *done);
-	if (done == NULL) {
-		results_free(&r);
-		return pf_fail(e, PF_RUNTIME, "plan: out of memory");
-	}
-	double over = plan_overhead(&r), total = 0;
-	size_t n = 0;
-	for (size_t i = 0; i < r.nphases; i++)
-		for (size_t d = 0; d < x->ndatasets; d++)
-			if (strcmp(r.phases[i].info.sweep.dataset, x->datasets[d].name) == 0 &&
-			    strcmp(r.phases[i].info.status, "complete") == 0)
-				done[n++] = (struct budget_phase){(uint32_t)d, r.phases[i].info.bytes,
-								  r.phases[i].info.nfiles,
-								  r.phases[i].info.elapsed_s + over};
-	uint64_t count = plan_phase_count(x), unknown = 0;
-	for (uint64_t i = 0; i < count; i++) {
-		struct plan_point p;
-		plan_phase_at(x, i, &p);
-		const struct cfg_dataset *d = &x->datasets[p.dataset];
-		double est = budget_estimate(done, n, p.dataset, d->total_size, d->nfiles);
-		if (est < 0)
-			unknown++;
-		else
-			total += est;
-	}
-	char t[32], per[32], lim[32];
-	printf("estimate: %s for %llu phases (%llu unknown), from %zu complete phases of %s: each "
-	       "phase as the slowest timed one of its data set (else of the nearest mean file "
-	       "size), scaled by bytes, plus %s per phase beyond the reads\n",
-	       units_format_duration(total, t, sizeof t), (unsigned long long)count,
-	       (unsigned long long)unknown, n, from, units_format_duration(over, per, sizeof per));
-	double limit = plan_walltime(walltime);
-	if (limit > 0 && total > limit) {
-		double usable = limit - budget_margin(limit) - 60; /* start-up and checks: a minute */
-		unsigned long long jobs = usable > 0 ? (unsigned long long)(total / usable) + 1 : 0;
-		long mins = (long)(total * 1.25 / 60) + 1;
-		int h = (int)(mins / 60), m = (int)(mins % 60);
-		printf("warning: the study needs about %s, more than the job's %s: one job needs "
-		       "--time=%d:%02d:00 (-l walltime=%d:%02d:00, with 25%% to spare)",
-		       t, units_format_duration(limit, lim, sizeof lim), h, m, h, m);
-		if (jobs > 0)
-			printf(", or %llu chained jobs of %s (run --time-budget, --resume)", jobs, lim);
-		printf("\n");
-	}
-	free(done);
-	results_free(&r);
-	return 0;
-}
-
 int plan_command(int argc, char **argv, struct pf_err *e)
 {
-	const char *config = NULL, *from = NULL;
+	const char *config = NULL;
+	struct plan_est_opts est = {NULL, NULL, 0};
 	int ranks = 0, nodes = 0;
-	double walltime = 0;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
 			if (parse_count(argv[++i], "--ranks", &ranks, e) != 0)
@@ -282,10 +175,13 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 			if (parse_count(argv[++i], "--nodes", &nodes, e) != 0)
 				return -1;
 		} else if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) {
-			from = argv[++i];
+			est.from = argv[++i];
+		} else if (strcmp(argv[i], "--calibration") == 0 && i + 1 < argc) {
+			est.calibration = argv[++i];
 		} else if (strcmp(argv[i], "--walltime") == 0 && i + 1 < argc) {
 			const char *why = NULL;
-			if (units_parse_duration(argv[++i], &walltime, &why) != 0 || !(walltime > 0))
+			if (units_parse_duration(argv[++i], &est.walltime, &why) != 0 ||
+			    !(est.walltime > 0))
 				return pf_fail(e, PF_USAGE, "plan: --walltime: '%s' is not a positive "
 					       "duration", argv[i]);
 		} else if (argv[i][0] == '-' || config != NULL) {
@@ -343,8 +239,8 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 		       (unsigned long long)total);
 		/* after the table: the job scripts read the first lines (name, root, data sets) */
 		rc = plan_checks(&x, &t, e);
-		if (rc == 0 && from != NULL)
-			rc = plan_estimate(&x, from, walltime, e);
+		if (rc == 0)
+			rc = plan_estimate(&x, &t, &est, e);
 	}
 	topo_map_free(&t);
 	cfg_free(&x);

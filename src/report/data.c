@@ -87,7 +87,8 @@ void rp_csv_header(FILE *out)
 	csv_key_names(out, 1);
 	fputs(",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
 	      "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,limit,"
-	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction\n",
+	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction,short_cause,"
+	      "shortfall\n",
 	      out);
 }
 
@@ -117,6 +118,8 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 	csv_str(out, c->repetitions);
 	csv_str(out, c->from);
 	csv_num(out, c->from_storage, 6);
+	csv_str(out, c->cause);
+	csv_str(out, c->shortfall);
 	fputc('\n', out);
 }
 
@@ -254,6 +257,9 @@ static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_
 	json_knum(out, "MBps", res.MBps, 1);
 	json_kstr(out, "limit", res.limit >= 0 ? res.term[res.limit].resource : NULL, 0);
 	json_knum(out, "efficiency", tmp.efficiency, 0);
+	/* below REPORT_SHORT_OF of it (cold): the likely cause; null when it is not short */
+	json_kstr(out, "short_cause", c->cause[0] ? c->cause : NULL, 0);
+	json_kstr(out, "shortfall", c->shortfall[0] ? c->shortfall : NULL, 0);
 	json_key(out, "terms", 0);
 	fputc('[', out);
 	for (int i = 0; i < res.nterms; i++) {

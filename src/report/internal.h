@@ -43,6 +43,9 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f);
 int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		    enum report_format f, struct pf_err *e);
+/* (text_compare.c) "256MB, readers/node 4, cold": the keys of c in keys (bits 1u << enum
+ * report key), short: the data set by its name, no explanation in parentheses. */
+void rp_cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t len);
 int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e);
 
 /* Sections of one run (text_phases.c): where reader time goes per file size, the nodes, the

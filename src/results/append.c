@@ -169,35 +169,60 @@ out:
 	return rc;
 }
 
+/* The phases to keep, linked into a new group that takes the place of /phases; the old one,
+ * with the phases to redo, moves whole to /discarded/phases-partP. Nothing touches a phase
+ * to redo: one that a killed run half wrote may have no object header at all (its link was
+ * written, its header never was), and moving or deleting its link would open or free that
+ * header, which fails ("bad object header version number", or "len not positive after
+ * adjustment for EOA") and leaves parallel HDF5 unable to close the file. Linking a kept
+ * phase again and moving the groups touch only headers that are whole. */
+static int app_set_aside(struct results *r, const struct results_prior *p, struct pf_err *e)
+{
+	char name[24], to[64];
+	hid_t keep = -1, gone = -1;
+	htri_t has = H5Lexists(r->file, "/discarded", H5P_DEFAULT);
+	gone = has > 0 ? H5Gopen2(r->file, "/discarded", H5P_DEFAULT)
+	     : has == 0 ? H5Gcreate2(r->file, "/discarded", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+			: -1;
+	if (gone < 0)
+		return res_fail(r, "/discarded", "opening", e);
+	if ((keep = H5Gcreate2(r->file, "/phases-kept", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) <
+	    0) {
+		(void)results_h5_close(gone);
+		return res_fail(r, "/phases-kept", "H5Gcreate2", e);
+	}
+	for (uint64_t i = 0; i < p->nphases; i++) {
+		if (!p->present[i] || !p->kept[i])
+			continue;
+		snprintf(name, sizeof name, "%04llu", (unsigned long long)i);
+		if (H5Lcreate_hard(r->phases, name, keep, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+			goto fail;
+	}
+	snprintf(to, sizeof to, "phases-part%04llu", (unsigned long long)p->nparts);
+	if (results_h5_close(r->phases) < 0) {
+		r->phases = -1;
+		goto fail;
+	}
+	r->phases = -1;
+	if (H5Lmove(r->file, "/phases", gone, to, H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+	    H5Lmove(r->file, "/phases-kept", r->file, "/phases", H5P_DEFAULT, H5P_DEFAULT) < 0)
+		goto fail;
+	r->phases = keep;
+	return results_h5_close(gone) < 0 ? res_fail(r, "/discarded", "closing", e) : 0;
+fail:
+	(void)results_h5_close(keep);
+	(void)results_h5_close(gone);
+	return res_fail(r, "/phases", "setting the interrupted phases aside, to /discarded", e);
+}
+
 int results_append_begin(struct results *r, const struct results_prior *p,
 			 const struct run_meta *m, struct pf_err *e)
 {
-	char name[24], to[64];
-	int rc = 0;
-	hid_t gone = -1;
-	/* moved aside, not deleted: a phase a killed run half wrote may point past the end of
-	 * the file, and deleting it would free what is not there (HDF5 fails: "len not positive
-	 * after adjustment for EOA"); moving its link touches /phases only */
-	for (uint64_t i = 0; i < p->nphases; i++) {
-		if (!p->present[i] || p->kept[i])
-			continue;
-		if (gone < 0) {
-			htri_t has = H5Lexists(r->file, "/discarded", H5P_DEFAULT);
-			gone = has > 0 ? H5Gopen2(r->file, "/discarded", H5P_DEFAULT)
-			     : has == 0 ? H5Gcreate2(r->file, "/discarded", H5P_DEFAULT, H5P_DEFAULT,
-						    H5P_DEFAULT) : -1;
-			if (gone < 0)
-				return res_fail(r, "/discarded", "opening", e);
-		}
-		snprintf(name, sizeof name, "%04llu", (unsigned long long)i);
-		snprintf(to, sizeof to, "%s-part%04llu", name, (unsigned long long)p->nparts);
-		if (H5Lmove(r->phases, name, gone, to, H5P_DEFAULT, H5P_DEFAULT) < 0) {
-			(void)results_h5_close(gone);
-			return res_fail(r, "/phases", "H5Lmove (an interrupted phase, to /discarded)", e);
-		}
-	}
-	if (results_h5_close(gone) < 0)
-		return res_fail(r, "/discarded", "closing", e);
+	int rc = 0, redo = 0;
+	for (uint64_t i = 0; i < p->nphases; i++)
+		redo |= p->present[i] && !p->kept[i];
+	if (redo && app_set_aside(r, p, e) != 0)
+		return -1;
 	if (res_attr_str(r, r->file, "/", "status", "running", e) < 0 ||
 	    res_part_begin(r, m, e) < 0)
 		rc = -1;

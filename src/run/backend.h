@@ -69,6 +69,9 @@ struct bshare {
 	int ordered;
 	int (*item_done)(const void *core, uint64_t i, uint64_t bytes);
 	double wait_s;   /* out, with ordered: seconds spent submitting and waiting for I/O */
+	/* May be NULL: the bytes and items done so far, once per batch of completions, for the
+	 * progress lines (cheap: a clock read until a line is due). */
+	void (*progress)(const void *core, uint64_t bytes, uint64_t items);
 };
 
 struct backend {

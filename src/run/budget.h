@@ -31,4 +31,25 @@ double budget_margin(double budget_s);
  * estimate starts while any time is left before the margin. */
 int budget_allows(double budget_s, double used_s, double estimate_s);
 
+/* Seconds to read bytes at MBps (10^6 B/s), or -1 when the rate is unknown (<= 0 or NaN). */
+double budget_rate_time(uint64_t bytes, double MBps);
+
+/* The jobs of limit_s seconds each that a chained study of total_s seconds needs: each job
+ * loses its budget's margin and a minute of start-up and checks. 0 when a job is too short to
+ * read anything (or the limit is unknown). */
+unsigned long long budget_chain_jobs(double total_s, double limit_s);
+
+/* The time limit one job needs for total_s seconds, with a quarter to spare, rounded up to the
+ * minute: *hours and *minutes, for --time=H:MM:00 and -l walltime=H:MM:00. */
+void budget_one_job(double total_s, long *hours, int *minutes);
+
+/* A scheduler's duration: "SS", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS"
+ * (Slurm's squeue %L and %l, PBS's walltime). 0 and *s, or -1 (UNLIMITED, INVALID, garbage). */
+int budget_parse_hms(const char *text, double *s);
+
+/* The seconds a PBS job has left, from the text of `qstat -f JOBID`: Resource_List.walltime
+ * less resources_used.walltime (0 used when not there yet). 0 and *left, or -1 when the
+ * job has no walltime limit in the text. */
+int budget_pbs_left(const char *qstat_text, double *left);
+
 #endif

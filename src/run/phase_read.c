@@ -292,6 +292,16 @@ static double phase_share_now(const void *core)
 	return phase_now(core);
 }
 
+/* The progress lines with a pipelining backend: what it has done so far (kept for the ticks
+ * of the closing barrier's wait, after the last batch). */
+static void phase_share_progress(const void *core, uint64_t bytes, uint64_t items)
+{
+	struct phase_run_ctx *c = (struct phase_run_ctx *)core;
+	c->done_bytes = bytes;
+	c->files_done = items;
+	progress_tick(c->s->progress, bytes, items);
+}
+
 /* verify: true with a pipelining backend: each block as it completes, in any order. */
 static int phase_share_consume(const void *core, uint64_t i, uint64_t offset, const void *buf,
 			       size_t len)
@@ -356,6 +366,7 @@ static int phase_read_pipelined(struct phase_run_ctx *c, struct phase_output *o)
 		.path = phase_share_path, .now = phase_share_now, .core = c,
 		.open = &c->bo, .transfer = c->s->io_size, .recs = o->files, .failed = 0,
 		.stop = stop_now, .consume = c->s->x->verify ? phase_share_consume : NULL,
+		.progress = c->s->progress != NULL ? phase_share_progress : NULL,
 	};
 	if (c->process_on) {
 		sh.ordered = 1;

@@ -3,20 +3,23 @@
 # with the same settings, in one run.
 # A benchmark, not a test: it prints what it measured and never passes or fails on timing.
 #
-#   usage: tests/bench/bench.sh [--quick] [--only sizes|md] [DIR]
+#   usage: tests/bench/bench.sh [--quick] [--only sizes|md|progress] [DIR]
 #     DIR      where the files go (default /var/tmp/pfsread-bench; not /tmp, which may be tmpfs
 #              and refuse O_DIRECT). Needs the data sets' total plus the largest one free.
 #     --quick  smaller data sets (2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB), one repetition, 20,000
 #              small files (default: 4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions,
 #              100,000 small files)
-#     --only   only the size classes, or only the small-file (metadata) class
+#     --only   only the size classes, or only the small-file (metadata) class, or only the
+#              cost of the progress lines
 #   environment: PFSREAD (default build/pfsread), MPIRUN (default mpirun),
 #                PYTHON (default /usr/bin/python3, which must have h5py and numpy),
 #                IOR_DIR (an IOR/mdtest build from github.com/hpc/ior: its install prefix, with
 #                bin/ior and bin/mdtest; README "Performance"; unset: no IOR and mdtest rows),
 #                MD_FILES (small files of the metadata class, a multiple of 1000; above 200,000
 #                they go on a loop ext4 file system in a capped tmpfs the bench mounts, as root),
-#                MD_BYTES (their size, default 4096; 0: empty files, open+close only)
+#                MD_BYTES (their size, default 4096; 0: empty files, open+close only),
+#                PR_FILES (files of the progress row, default MD_FILES), PR_ROUNDS (its rounds,
+#                default 5), PR_RANKS (its ranks, default 2)
 #
 # In order, for each class of file size (largest first):
 #   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
@@ -33,6 +36,11 @@
 #   (pfsread through hard links named in mdtest's order), cold and warm: pfsread's phase (open,
 #   read, close) against mdtest's read phase (-E), and
 #   pfsread's tree scan (plan: readdir + fstatat) against mdtest's stat phase (-T), in files/s
+# then the cost of the progress lines: PR_FILES files of 1 KiB on a capped tmpfs (as root; else
+#   in DIR), a phase of PR_RANKS ranks read with --progress 1 and with --progress 0, in rounds that
+#   alternate which goes first, PR_ROUNDS rounds: the medians and the minima of the phase's time,
+#   and their differences (the issue's bar: under 0.5% of the phase; on a busy machine the noise
+#   exceeds it, and the minima, the runs least disturbed, say more than the medians)
 # then the tables: medians over repetitions, ratio pfsread/peer, fraction of the best ceiling.
 # Every measurement is also in DIR/work/raw.tsv; every command run is in DIR/work/commands.log.
 # The data files are removed at the end; DIR/work (configs, results, logs) is kept.
@@ -58,8 +66,8 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1 ;;
 	--only)
-		if [ $# -lt 2 ] || { [ "$2" != sizes ] && [ "$2" != md ]; }; then
-			echo "bench.sh: --only takes sizes or md" >&2
+		if [ $# -lt 2 ] || { [ "$2" != sizes ] && [ "$2" != md ] && [ "$2" != progress ]; }; then
+			echo "bench.sh: --only takes sizes, md or progress" >&2
 			exit 2
 		fi
 		ONLY=$2
@@ -69,7 +77,7 @@ while [ $# -gt 0 ]; do
 		sed -n '2,/^set -Eeu/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
 		;;
-	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick] [--only sizes|md] [DIR])" >&2 && exit 2 ;;
+	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick] [--only sizes|md|progress] [DIR])" >&2 && exit 2 ;;
 	*) DIR=$1 ;;
 	esac
 	shift
@@ -97,6 +105,9 @@ MD_FILES=${MD_FILES:-$([ "$QUICK" -eq 1 ] && echo 20000 || echo 100000)}
 MD_BYTES=${MD_BYTES:-4096}
 MD_PER_DIR=1000     # files per directory of the metadata class, both sides
 MD_LOOP_OVER=200000 # more small files than this go on a loop file system of their own
+PR_FILES=${PR_FILES:-$MD_FILES}
+PR_ROUNDS=${PR_ROUNDS:-5}
+PR_RANKS=${PR_RANKS:-2}
 if ! [[ "$MD_FILES" =~ ^[1-9][0-9]*000$ ]]; then
 	echo "bench.sh: MD_FILES=$MD_FILES: a multiple of 1000 (files per directory), at least 1000" >&2
 	exit 2
@@ -120,6 +131,7 @@ IORN=$DIR/ior-names      # IORN/CLASS/f.00000000.N: hard links, the names IOR's 
 MDN=$DIR/md-names        # MDN/CLASS/test-dir.0-0/mdtest_tree.0/file.mdtest.0.N: mdtest's names
 MDIMG=$DIR/md-tmpfs      # the capped tmpfs holding the loop file system's image (MD_LOOP_OVER)
 MDFS=$DIR/md-fs          # the loop file system's mount point
+PRFS=$DIR/progress-fs    # the progress row's files (a capped tmpfs as root)
 
 # ---- small helpers ------------------------------------------------------------------------
 
@@ -168,7 +180,7 @@ record() {
 check_tools() {
 	[ -x "$PFSREAD" ] || die "$PFSREAD not found: run 'make' first"
 	command -v "$MPIRUN" >/dev/null || die "$MPIRUN not found (Debian: openmpi-bin)"
-	command -v fio >/dev/null || die "fio not found (Debian: fio)"
+	[ "$ONLY" = progress ] || command -v fio >/dev/null || die "fio not found (Debian: fio)"
 	"$PYTHON" -c 'import h5py, numpy' 2>/dev/null ||
 		die "$PYTHON cannot import h5py and numpy (Debian: python3-h5py)"
 	PEERS=0
@@ -184,7 +196,7 @@ check_tools() {
 # check_space: the data sets, plus fio's copy of the largest during generation, plus 5%.
 check_space() {
 	local need=0 biggest=0 i t avail
-	[ "$ONLY" = md ] && return 0
+	[ "$ONLY" = md ] || [ "$ONLY" = progress ] && return 0
 	for i in "${!CLASS_NAMES[@]}"; do
 		t=$((CLASS_SIZES[i] * CLASS_COUNTS[i]))
 		need=$((need + t))
@@ -883,6 +895,88 @@ device_ceiling_args() {
 		--direct=1 $engine --output-format=json)
 }
 
+# ---- the cost of the progress lines ----------------------------------------------------------------
+# Many small files make the most ticks per second (one per file), so they show the cost best.
+
+pr_mount() {
+	mkdir -p "$PRFS"
+	[ "$IS_ROOT" -eq 1 ] || return 0
+	local mb=$((PR_FILES * 5 / 1024 + 64)) inodes=$((PR_FILES + PR_FILES / 50 + 2000))
+	echo "mount -t tmpfs -o size=${mb}m,nr_inodes=$inodes tmpfs $PRFS" >>"$CMDLOG"
+	mount -t tmpfs -o "size=${mb}m,nr_inodes=$inodes" tmpfs "$PRFS"
+}
+
+pr_unmount() {
+	if mountpoint -q "$PRFS" 2>/dev/null; then
+		umount "$PRFS" || echo "bench.sh: could not unmount $PRFS; unmount it by hand" >&2
+	else
+		rm -rf "$PRFS/data"
+	fi
+	rmdir "$PRFS" 2>/dev/null || true
+}
+
+# pr_phase_s SECONDS ROUND: the phase's time (s) of a run of PR_RANKS ranks with --progress SECONDS.
+pr_phase_s() {
+	local h5=$WORK/results/progress-$1-$2.h5
+	run_logged "$WORK/logs/progress-$1-$2.log" "$MPIRUN" "${MPI_FLAGS[@]}" -np "$PR_RANKS" "$PFSREAD" run \
+		"$WORK/config-progress.yaml" -o "$h5" --force --progress "$1"
+	"$PYTHON" - "$h5" "$PR_FILES" <<'PY'
+import sys, h5py
+p = h5py.File(sys.argv[1], "r")["phases/0000"].attrs
+if p["status"] != "complete" or int(p["nfiles"]) != int(sys.argv[2]):
+    sys.exit(f"{sys.argv[1]}: phase {p['status']}, {p['nfiles']} files of {sys.argv[2]}")
+print(f"{p['elapsed_s']:.6f}")
+PY
+}
+
+# progress_row: PR_ROUNDS rounds of --progress 1 and 0 (alternating first), then the row.
+progress_row() {
+	local r on off a b
+	pr_mount
+	cat >"$WORK/config-progress.yaml" <<YAML
+name: bench-progress
+root: $PRFS/data
+results: $WORK/results/{name}.h5
+layout: {files_per_dir: 1000}
+datasets:
+  - {name: small, file_size: 1024, file_count: $PR_FILES}
+sweep:
+  readers_per_node: [$PR_RANKS]
+  backend: [posix]
+  transfer_size: [4096]
+  order: [sorted]
+repetitions: 1
+cache: none
+YAML
+	run_logged "$WORK/logs/progress-generate.log" "$MPIRUN" "${MPI_FLAGS[@]}" -np 2 "$PFSREAD" \
+		generate "$WORK/config-progress.yaml" --progress 0
+	pr_phase_s 0 warm >/dev/null # the first read of the tree's inodes is not measured
+	on=() off=()
+	for r in $(seq 1 "$PR_ROUNDS"); do
+		if [ $((r % 2)) -eq 1 ]; then
+			a=$(pr_phase_s 1 "$r") b=$(pr_phase_s 0 "$r")
+		else
+			b=$(pr_phase_s 0 "$r") a=$(pr_phase_s 1 "$r")
+		fi
+		on+=("$a") off+=("$b")
+		record progress small posix warm "$r" - pfsread "$a" "$b" "phase s with --progress 1, 0"
+	done
+	printf '%s\n' "${on[@]}" | sort -g >"$WORK/pr-on"
+	printf '%s\n' "${off[@]}" | sort -g >"$WORK/pr-off"
+	awk -v n="$PR_FILES" -v r="$PR_RANKS" -v all_on="${on[*]}" -v all_off="${off[*]}" '
+		FNR == 1 { k++ }
+		{ v[k, FNR] = $1; c[k] = FNR }
+		END {
+		med_on = v[1, int((c[1] + 1) / 2)]; med_off = v[2, int((c[2] + 1) / 2)]
+		printf "%-38s %12s %12s %10s\n", "phase of " n " files of 1 KiB, " r " rank(s)", "progress 1 s", "progress 0", "overhead"
+		printf "%-38s %10.3f s %10.3f s %+9.2f%%\n", "median of the rounds", med_on, med_off, 100 * (med_on - med_off) / med_off
+		printf "%-38s %10.3f s %10.3f s %+9.2f%%\n", "least of the rounds", v[1, 1], v[2, 1], 100 * (v[1, 1] - v[2, 1]) / v[2, 1]
+		printf "  rounds (s): progress 1: %s; progress 0: %s\n", all_on, all_off
+		printf "  (%.1f us per file per rank; a busy machine: differences of a few %% are noise)\n", 1e6 * v[2, 1] / n * r
+	}' "$WORK/pr-on" "$WORK/pr-off"
+	pr_unmount
+}
+
 # ---- the steps ----------------------------------------------------------------------------------
 
 print_commands() {
@@ -1249,6 +1343,7 @@ remove_data() {
 	rm -rf "$WORK/md-one"
 	rmdir "$MDGEN" 2>/dev/null || true
 	md_unmount
+	pr_unmount
 	for i in "${!CLASS_NAMES[@]}"; do
 		name=${CLASS_NAMES[i]}
 		if [ -e "$DATA/$name/.pfsread-manifest" ]; then
@@ -1281,13 +1376,18 @@ main() {
 	DIRECT_OK=1
 	direct_supported || DIRECT_OK=0
 	[ "$DIRECT_OK" -eq 1 ] || AVAILABLE[direct]="no O_DIRECT on $DIR"
-	[ "$PEERS" -eq 1 ] && [ "$ONLY" != sizes ] && md_check_room
-	print_commands
+	[ "$PEERS" -eq 1 ] && [ "$ONLY" != sizes ] && [ "$ONLY" != progress ] && md_check_room
+	[ "$ONLY" = progress ] || print_commands
 	if [ "$IS_ROOT" -eq 0 ]; then echo "Not root: no drop_caches, so cold rows are skipped."; fi
 	[ -z "$PEERS_WHY" ] || echo "$PEERS_WHY."
 	trap remove_data EXIT
 	trap 'exit 130' INT TERM # through remove_data: files, names, mounts
 
+	if [ "$ONLY" = progress ]; then
+		echo "The cost of the progress lines (this machine may be busy: see the rounds)"
+		progress_row
+		return 0
+	fi
 	if [ "$ONLY" != md ]; then
 		for i in "${!CLASS_NAMES[@]}"; do
 			echo "Class ${CLASS_NAMES[i]}: generation"
@@ -1318,6 +1418,9 @@ main() {
 		echo
 		echo "$PEERS_WHY."
 	fi
+	echo
+	echo "The cost of the progress lines (this machine may be busy: see the rounds)"
+	progress_row
 	echo
 	echo "Raw measurements: $RAW; commands: $CMDLOG; logs, configs and results: $WORK"
 }

@@ -54,6 +54,7 @@ OUT=$(cat "$SCRATCH/job.100.out")
 contains "chain: follow-on job 201 submitted (9 more at most)" "it submitted its follow-on"
 OUT=$(cat "$SCRATCH/sbatch.201")
 contains "--dependency=afterany:100" "after it, however it ends"
+contains "--ntasks-per-node=2" "with the job's shape (not the script's #SBATCH lines), which --resume needs"
 contains "PFSREAD_CHAIN_RESULTS=$SCRATCH/res/chained-100.h5" "continuing the same file"
 jobs=1
 id=201

@@ -3,9 +3,13 @@
  * stat of every file, clean's unlinks, verify's reads) lasts long enough for a signal to land
  * inside it, on any machine and without filling anything. Path calls are slowed only under
  * PFSREAD_SLOW_UNDER; PFSREAD_SLOW_LOG names a file created at the first slowed call (the
- * test's cue that the stage has begun). A sleep cut short by a signal is not resumed. */
+ * test's cue that the stage has begun). A sleep cut short by a signal is not resumed.
+ * PFSREAD_KILL_AT=pwrite:N kills the process (SIGKILL, at once) at its Nth pwrite, before
+ * it writes: a run killed in the middle of writing its results file, at the same point every
+ * time (resume.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +40,15 @@ static void slow(const char *name, const char *path)
 	}
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
 	nanosleep(&ts, NULL);
+}
+
+/* The Nth pwrite of PFSREAD_KILL_AT=pwrite:N is never written: SIGKILL first. */
+static void kill_at_pwrite(void)
+{
+	static long calls;
+	const char *at = getenv("PFSREAD_KILL_AT");
+	if (at != NULL && strncmp(at, "pwrite:", 7) == 0 && ++calls == strtol(at + 7, NULL, 10))
+		raise(SIGKILL);
 }
 
 typedef int (*stat_fn)(const char *, struct stat *);
@@ -84,6 +97,7 @@ ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
 	REAL("pwrite", pwrite_fn);
+	kill_at_pwrite();
 	slow("pwrite", NULL);
 	return real(fd, buf, len, off);
 }
@@ -91,6 +105,7 @@ ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 {
 	REAL("pwrite64", pwrite_fn);
+	kill_at_pwrite();
 	slow("pwrite", NULL);
 	return real(fd, buf, len, off);
 }

@@ -63,11 +63,76 @@ static void test_progress_line(void)
 	ok(strstr(buf, "ETA ?, study ETA ?") != NULL, "nothing read yet: ETAs unknown: %s", buf);
 }
 
+
+/* qstat -f of a running PBS Pro job (shape as PBS prints it: four spaces, continuation lines
+ * indented by a tab). */
+static const char *const qstat_running =
+	"Job Id: 4242.pbs01\n"
+	"    Job_Name = pfsread\n"
+	"    Job_Owner = alice@login1\n"
+	"    resources_used.cpupercent = 190\n"
+	"    resources_used.cput = 00:20:31\n"
+	"    resources_used.mem = 1832kb\n"
+	"    resources_used.walltime = 00:10:05\n"
+	"    job_state = R\n"
+	"    queue = workq\n"
+	"    Resource_List.ncpus = 8\n"
+	"    Resource_List.nodect = 2\n"
+	"    Resource_List.select = 2:ncpus=4\n"
+	"    Resource_List.walltime = 02:00:00\n"
+	"    Resource_List.walltime_min = 00:30:00\n"
+	"    Variable_List = PBS_O_HOME=/home/alice,PBS_O_LANG=C,PBS_O_PATH=/usr/bin:/bin,\n"
+	"\tPBS_O_WORKDIR=/home/alice\n";
+
+static void test_schedulers(void)
+{
+	double s = 0;
+	ok(budget_parse_hms("02:00:00", &s) == 0 && s == 7200, "HH:MM:SS (2 h)");
+	ok(budget_parse_hms("59:30", &s) == 0 && s == 3570, "MM:SS");
+	ok(budget_parse_hms("45", &s) == 0 && s == 45, "SS");
+	ok(budget_parse_hms("1-00:00:10", &s) == 0 && s == 86410, "D-HH:MM:SS");
+	ok(budget_parse_hms("2-12", &s) == 0 && s == 2 * 86400 + 12 * 3600, "D-HH");
+	ok(budget_parse_hms("1-01:02", &s) == 0 && s == 86400 + 3600 + 120, "D-HH:MM");
+	ok(budget_parse_hms("  1:00:00\n", &s) == 0 && s == 3600, "squeue's padding and newline");
+	ok(budget_parse_hms("UNLIMITED", &s) == -1, "UNLIMITED: no limit (-1)");
+	ok(budget_parse_hms("INVALID", &s) == -1 && budget_parse_hms("", &s) == -1 &&
+	   budget_parse_hms("1:2:3:4", &s) == -1 && budget_parse_hms("1:x", &s) == -1,
+	   "garbage refused");
+	ok(budget_pbs_left(qstat_running, &s) == 0 && s == 7200 - 605,
+	   "PBS: Resource_List.walltime less resources_used.walltime (1 h 49 min 55 s)");
+	ok(budget_pbs_left("Job Id: 1.x\n    Resource_List.walltime = 00:30:00\n", &s) == 0 &&
+	   s == 1800, "PBS: a queued job (nothing used yet) has its whole limit");
+	ok(budget_pbs_left("Job Id: 1.x\n    Resource_List.walltime_min = 00:30:00\n", &s) == -1,
+	   "PBS: walltime_min is not the limit; no limit: -1");
+	ok(budget_pbs_left("Job Id: 1.x\n    resources_used.walltime = 03:00:00\n"
+			   "    Resource_List.walltime = 02:00:00\n", &s) == 0 && s == 0,
+	   "PBS: past its limit: nothing left");
+}
+
+static void test_jobs(void)
+{
+	long h = 0;
+	int m = 0;
+	ok(fabs(budget_rate_time(500000000, 100) - 5.0) < 1e-12, "500 MB at 100 MB/s: 5 s");
+	ok(budget_rate_time(1, 0) == -1 && budget_rate_time(1, NAN) == -1, "no rate: unknown");
+	/* a 1 h job keeps 180 s of margin and 60 s of start-up: 3360 s of phases */
+	ok(budget_chain_jobs(3360, 3600) == 1, "what fits one job's usable time: 1 job");
+	ok(budget_chain_jobs(3361, 3600) == 2, "a second more: 2 jobs");
+	ok(budget_chain_jobs(86400, 7200) == 13, "a day in 2 h jobs (6780 s each): 13 jobs");
+	ok(budget_chain_jobs(100, 30) == 0, "a job too short for anything: 0");
+	budget_one_job(86400, &h, &m);
+	ok(h == 30 && m == 0, "a day with a quarter to spare: 30:00");
+	budget_one_job(61, &h, &m);
+	ok(h == 0 && m == 2, "61 s: 2 minutes (76 s, rounded up)");
+}
+
 int main(void)
 {
 	test_progress_line();
 	test_estimate();
 	test_allows();
 	test_diff();
+	test_schedulers();
+	test_jobs();
 	return tap_done();
 }

@@ -80,6 +80,8 @@ struct uring_state {
 	double t;                 /* time stamp of the batch being reaped */
 	int ordered;              /* s->ordered: buffers wait for the consumer */
 	double wait;              /* ordered: seconds in submit and wait */
+	uint64_t bytes_done;      /* bytes arrived and items finished, for s->progress */
+	uint64_t items_done;
 };
 
 #define URING_INFLIGHT_MAX (16ULL << 30) /* 16 GiB: uring.max_inflight, a rank's pool */
@@ -88,6 +90,7 @@ struct uring_state {
 struct uring_opts {
 	int queue_depth;       /* requests in flight per reader, default 16 */
 	uint64_t max_inflight; /* bytes in flight per reader (the pool), default 64 MiB */
+	enum cfg_advice advice; /* its fadvise when sweep.advice is default; default: default */
 };
 extern const struct cfg_block uring_options;
 

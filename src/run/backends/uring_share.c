@@ -228,6 +228,7 @@ static void uring_release_slot(struct uring_state *st, unsigned k)
 	st->nact--;
 	st->slots[k].stage = SLOT_FREE;
 	st->free_slots[st->nfree_slots++] = k;
+	st->items_done++;
 }
 
 /* O_NOATIME is refused (EPERM) on files we do not own unless privileged: open again
@@ -281,6 +282,7 @@ static void uring_read_done(struct uring_state *st, unsigned b, int res)
 		return;
 	if (res > 0) {
 		sl->bytes += (uint64_t)res;
+		st->bytes_done += (uint64_t)res;
 		const struct bshare *s = st->s;
 		int part = (uint32_t)res < r->len;
 		if (!st->ordered && s->consume != NULL &&
@@ -484,6 +486,7 @@ static void uring_begin(struct uring_state *st, struct bshare *s)
 	st->s = s;
 	st->ordered = s->ordered;
 	st->wait = 0;
+	st->bytes_done = st->items_done = 0;
 	if (st->ordered)
 		inorder_reset(&st->order);
 	st->inflight = 0;
@@ -536,6 +539,8 @@ int uring_read_share(void *state, struct bshare *s)
 			break;
 		}
 		uring_reap(st);
+		if (s->progress != NULL)
+			s->progress(s->core, st->bytes_done, st->items_done);
 		if (st->ordered)
 			uring_deliver(st);
 		/* after every batch of completions, not only after an EINTR: reads served from the
