@@ -172,6 +172,7 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 struct run_prov {
 	struct prov_source *src;
 	char (*desc)[PROV_DESC_MAX];
+	struct target_ctx *tg; /* storage target lookups; NULL (none) when out of memory */
 };
 
 static int run_prov_setup(const struct experiment *x, const struct topology *t,
@@ -186,6 +187,8 @@ static int run_prov_setup(const struct experiment *x, const struct topology *t,
 		prov_setup(d->in_place ? d->from_tree : x->root, t->local_rank == 0, &p->src[i]);
 		snprintf(p->desc[i], PROV_DESC_MAX, "%s", p->src[i].desc);
 	}
+	/* without it every row says "not looked up": never a reason to fail the run */
+	(void)target_ctx_new(x->ndatasets, t->hostnames[t->node], &p->tg);
 	if (MPI_Bcast(p->desc, (int)(x->ndatasets * PROV_DESC_MAX), MPI_CHAR, 0, MPI_COMM_WORLD) !=
 	    MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
@@ -196,6 +199,7 @@ static void run_prov_free(struct run_prov *p)
 {
 	free(p->src);
 	free(p->desc);
+	target_ctx_free(p->tg);
 }
 
 /* largest: each data set's largest file (dataset_largest_file). */
@@ -213,6 +217,8 @@ static void run_phase_spec(const struct experiment *x, uint64_t index,
 	s->atime_mode = atime_mode[p.dataset];
 	s->prov = &prov->src[p.dataset];
 	s->provenance = prov->desc[p.dataset];
+	s->targets = prov->tg;
+	s->target_set = p.dataset;
 	s->x = x;
 	s->ds = &x->datasets[p.dataset];
 	s->be = backend_find(x->backends[p.at[SWEEP_BACKEND]]);
@@ -471,7 +477,8 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 			break;
 		}
 		run_watchdog(x, "writing a phase to the results file");
-		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr);
+		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles,
+					      &out.targets, &werr);
 		if (stop_watchdog_step(0, NULL) != 0 && wrc == 0)
 			wrc = pf_fail_errno(&werr, errno, "run: cannot stop the watchdog");
 		if (wrc != 0) {
@@ -572,7 +579,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 				    .stopped_at = UINT64_MAX,
 				    .progress = {.comm = MPI_COMM_NULL, .req = MPI_REQUEST_NULL}};
 	char *hosts = NULL;
-	struct run_prov prov = {NULL, NULL};
+	struct run_prov prov = {NULL, NULL, NULL};
 	memset(&prior, 0, sizeof prior);
 	int rc = topology_discover(&t, e);
 	stop_watchdog_stage("checking the experiment");

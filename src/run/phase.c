@@ -518,6 +518,37 @@ static void phase_count_provenance(const struct prov_sample *a, const struct pro
 	me->net_rx_bytes = b->rx_bytes - a->rx_bytes;
 }
 
+struct phase_paths {
+	const struct phase_spec *s;
+	const struct phase_work *w;
+};
+
+static int phase_path_of(void *arg, uint64_t i, char *buf, size_t len)
+{
+	const struct phase_paths *p = arg;
+	struct pf_err ignored = {0};
+	return phase_path(p->s, p->w, i, buf, len, &ignored);
+}
+
+/* After the closing barrier: the storage target of each of this rank's files (target.h),
+ * as a local id of s->targets, within the phase's lookup budget. */
+static void phase_targets(const struct phase_spec *s, const struct phase_work *w,
+			  struct phase_output *o)
+{
+	struct phase_paths p = {s, w};
+	double budget = TARGET_BUDGET_S;
+	uint32_t *ids = o->me.files ? malloc(o->me.files * sizeof *ids) : NULL;
+	if (s->targets == NULL || ids == NULL) {
+		free(ids);
+		return; /* the rows say "not looked up" */
+	}
+	target_ids(s->targets, s->target_set, s->ds->nfiles, w->sh.file, o->me.files,
+		   phase_path_of, &p, ids, &budget);
+	for (uint64_t i = 0; i < o->me.files; i++)
+		o->files[i].target = ids[i];
+	free(ids);
+}
+
 /* The process's peak resident memory in bytes (ru_maxrss is in KiB on Linux); 0 when
  * getrusage fails (it cannot with these arguments: the figure is only informative). */
 static uint64_t phase_peak_rss(void)
@@ -596,7 +627,14 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	if (phase_prep_errors(&w, o) != 0 && c.status == PHASE_COMPLETE)
 		c.status = PHASE_FAILED;
 	phase_name_bad(&c, o, earlier);
+	if (c.status != PHASE_INTERRUPTED)
+		phase_targets(s, &w, o);
 	rc = phase_agree(s, t, opened, c.status, c.noatime, o, e);
+	/* one table for all ranks; a failure leaves every row "not looked up", never the run */
+	if (target_merge(s->targets, o->files, o->nfiles, MPI_COMM_WORLD, &o->targets) != 0 &&
+	    t->rank == 0)
+		fprintf(stderr, "pfsread: phase %u: the storage targets were not gathered (MPI or "
+			"memory); the rows say \"%s\"\n", s->index, RECORD_TARGET_NONE);
 out:
 	if (w.backend_state != NULL) /* set up before a barrier that failed */
 		s->be->teardown(w.backend_state);
@@ -611,4 +649,5 @@ void phase_output_free(struct phase_output *o)
 	free(o->files);
 	o->files = NULL;
 	o->nfiles = 0;
+	target_table_free(&o->targets);
 }

@@ -11,9 +11,10 @@ int posix_open_flags(const char *path, int flags, const struct bopen *o, struct 
  * willneed (the whole file read ahead at once); none: nothing. 0 or -errno. */
 int posix_hint_sequential(int fd, const struct bopen *o);
 
-/* advice "default" of the fadvise backends (posix, uring): sequential unless the config's
- * sequential_hint: false. */
-enum cfg_advice posix_advice_default(const struct experiment *x);
+/* advice "default" of an fadvise backend (posix, uring) whose own block says own (its
+ * advice: key, CFG_ADVICE_DEFAULT when not given): own when given, else sequential unless the
+ * config's sequential_hint: false. */
+enum cfg_advice posix_advice_or(const struct experiment *x, enum cfg_advice own);
 
 /* The fadvise backends' hints in words ("" for none). */
 void posix_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len);
