@@ -124,7 +124,7 @@ static const struct cli_cmd commands[] = {
 	 "Remove the files and directories generate made for CONFIG, and nothing else: a file "
 	 "it did not make is left, and named.",
 	 "mpirun -np 4 pfsread clean configs/local.yaml", config_opts},
-	{"plan", "CONFIG", 0, "dry run: phases, bytes, files per reader (no MPI)",
+	{"plan", "CONFIG", 0, "dry run: phases, bytes, files per reader, estimates (no MPI but --pilot)",
 	 "Print what run would do on N ranks over M nodes: each data set's files and bytes, "
 	 "each phase's readers and files per reader, and the volume read in all, then the "
 	 "estimated time of every phase and of the study (from --from, --calibration or the "
