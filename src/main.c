@@ -9,7 +9,9 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/plan.h"
 #include "config/config.h" /* CFG_STARTUP_TIMEOUT_S: the watchdog before MPI_Init */
+#include "run/target.h"
 #include "util/err.h"
 #include "util/stop.h"
 
@@ -82,7 +84,9 @@ static int main_mpi(const char *cmd, int argc, char **argv, int full_argc, char 
 	join_command_line(full_argc, full_argv, cmdline, sizeof cmdline);
 	if (e.status == PF_OK && stop_install() != 0)
 		pf_fail(&e, PF_RUNTIME, "cannot install signal handlers");
-	if (e.status == PF_OK)
+	if (e.status == PF_OK && strcmp(cmd, "plan") == 0) /* only with --pilot: see dispatch */
+		plan_pilot_command(argc, argv, cmdline, &e);
+	else if (e.status == PF_OK)
 		mpi_command(cmd, argc, argv, cmdline, &e);
 	return finish_mpi(rank, nranks, &e);
 }
@@ -112,6 +116,15 @@ static int help_command(int argc, char **argv, struct pf_err *e)
 	return 0;
 }
 
+/* 1 when the normalised arguments hold the option name. */
+static int has_arg(int argc, char **argv, const char *name)
+{
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /* Every command's arguments go through the table (cli.c) first: --key=value split, names
  * checked, --help answered without starting MPI. */
 static int dispatch(int argc, char **argv, int quiet, struct pf_err *e)
@@ -135,8 +148,8 @@ static int dispatch(int argc, char **argv, int quiet, struct pf_err *e)
 		rc = -1;
 	else if (strcmp(cmd, "report") == 0)
 		rc = report_command(nargs, args, e);
-	else if (strcmp(cmd, "plan") == 0)
-		rc = plan_command(nargs, args, e);
+	else if (strcmp(cmd, "plan") == 0 && !has_arg(nargs, args, "--pilot"))
+		rc = plan_command(nargs, args, e); /* plan --pilot reads: under MPI, as run */
 	else
 		rc = main_mpi(cmd, nargs, args, argc, argv);
 	free(args);
@@ -166,6 +179,9 @@ int main(int argc, char **argv)
 			cli_print_usage(stderr);
 		return PF_USAGE;
 	}
+	/* a rank's storage target helper (run/target.c), not a command: no MPI, no output */
+	if (strcmp(argv[1], TARGET_HELPER_ARG) == 0)
+		return target_helper_main(argc - 2, argv + 2);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		cli_print_usage(stdout);
 		return PF_OK;

@@ -113,7 +113,23 @@ struct file_rec {
 	int32_t error;             /* errno of the failure on this file, RECORD_SHORT when it ended
 				    * before its bytes, RECORD_ABANDONED when its read was given up
 				    * at another file's failure, 0 when it was read whole */
+	/* since schema 5 */
+	uint32_t target;           /* the storage target holding it: an entry of the phase's
+				    * targets table (/phases/NNNN/targets); 0 is "not looked up"
+				    * (and what a row of an older file reads) */
 };
+
+/* A storage target's name in /phases/NNNN/targets: fixed-length, NUL-terminated strings
+ * ("n1:/bricks/b0", "n2:/dev/sda1", "ost 3", "unknown: timeout"). */
+#define RECORD_TARGET_MAX 128
+
+/* A phase's table of storage targets: entry 0 is always RECORD_TARGET_NONE. */
+struct target_table {
+	char (*name)[RECORD_TARGET_MAX]; /* [n], malloc'ed */
+	uint32_t n;
+};
+#define RECORD_TARGET_NONE "not looked up"
+
 
 /* The error of a file that ended before its expected bytes (it shrank during the run, or a
  * read path saw an early end): ENODATA, "No data available", documented in the README. */

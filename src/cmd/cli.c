@@ -78,6 +78,12 @@ static const struct cli_opt plan_opts[] = {
 	 "(pfsread calibrate), else from the config's hardware:"},
 	{"--walltime", NULL, "DURATION", NULL, "the job's limit, for the estimate's warning "
 	 "(inside a Slurm or PBS job: the time the job has left)"},
+	{"--pilot", NULL, NULL, NULL, "under mpirun: read a sample of every phase first and "
+	 "estimate from it; a count after it (--pilot N) is the files per phase, spread over "
+	 "the readers, at least one each (default two per reader, at least 8); --ranks and "
+	 "--nodes default to the pilot's own"},
+	{"--pilot-output", NULL, "FILE", NULL, "keep the pilot's results in FILE (else a "
+	 "temporary file next to the config's results, removed afterwards)"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 
@@ -118,11 +124,15 @@ static const struct cli_cmd commands[] = {
 	 "Remove the files and directories generate made for CONFIG, and nothing else: a file "
 	 "it did not make is left, and named.",
 	 "mpirun -np 4 pfsread clean configs/local.yaml", config_opts},
-	{"plan", "CONFIG", 0, "dry run: phases, bytes, files per reader (no MPI)",
+	{"plan", "CONFIG", 0, "dry run: phases, bytes, files per reader, estimates (no MPI but --pilot)",
 	 "Print what run would do on N ranks over M nodes: each data set's files and bytes, "
-	 "each phase's readers and files per reader, and the volume read in all. Touches no "
-	 "file.",
-	 "pfsread plan configs/pvfs2-study.yaml --ranks 400 --nodes 100", plan_opts},
+	 "each phase's readers and files per reader, and the volume read in all, then the "
+	 "estimated time of every phase and of the study (from --from, --calibration or the "
+	 "config's hardware:). Touches no file. With --pilot it runs under MPI (mpirun) and "
+	 "reads: every phase once, on the first files of each reader's share, then estimates "
+	 "from that pilot.",
+	 "pfsread plan configs/pvfs2-study.yaml --ranks 400 --nodes 100\n"
+	 "mpirun -np 4 pfsread plan configs/local.yaml --pilot", plan_opts},
 	{"help", "[COMMAND]", 0, "the command list, or one command's help",
 	 "Print the list of commands, or the help of COMMAND (as COMMAND --help does).",
 	 "pfsread help run", help_opts},

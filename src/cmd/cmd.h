@@ -9,13 +9,20 @@
  * hardware from its stored config, and writes the report. No MPI. */
 int report_command(int argc, char **argv, struct pf_err *e);
 
-/* `pfsread plan CONFIG --ranks N --nodes M`: the dry run, on one process. No MPI. */
+/* `pfsread plan CONFIG --ranks N --nodes M`: the dry run, on one process. No MPI (with
+ * --pilot main starts MPI and runs plan_pilot_command, cmd/plan.h, instead). */
 int plan_command(int argc, char **argv, struct pf_err *e);
 
 /* The commands that run under MPI (MPI is up): cmd is "run", "generate", "verify", "clean" or
  * "calibrate"; command_line is the whole line as typed, for the results file. Collective. */
 int mpi_command(const char *cmd, int argc, char **argv, const char *command_line,
 		struct pf_err *e);
+
+struct experiment;
+
+/* Collective: rank 0 reads the config at path once and broadcasts its text; every rank
+ * parses the same bytes into x. 0 or -1 with e set (the same on every rank). */
+int mpi_load_config(const char *path, int rank, struct experiment *x, struct pf_err *e);
 
 /* `pfsread calibrate CONFIG [-o FILE] [--force] [--disk-size SIZE] [--mem-size SIZE]
  * [--msg-size SIZE]`. Collective over MPI_COMM_WORLD. */

@@ -1,6 +1,7 @@
 /* mpi: the commands that run on a config under MPI (run, generate, verify, clean; calibrate
- * reads its own). Rank 0 reads the config once and broadcasts its text, every rank parses the
- * same bytes; the from_tree data sets are described once; then the command. */
+ * reads its own; plan --pilot loads with mpi_load_config). Rank 0 reads the config once and
+ * broadcasts its text, every rank parses the same bytes; the from_tree data sets are
+ * described once; then the command. */
 #include "cmd/cmd.h"
 
 #include <mpi.h>
@@ -16,9 +17,7 @@
 #include "util/stop.h"
 #include "util/units.h"
 
-/* Rank 0 reads the config once and broadcasts its text; every rank parses the same bytes. */
-static int load_config_everywhere(const char *path, int rank, struct experiment *x,
-				  struct pf_err *e)
+int mpi_load_config(const char *path, int rank, struct experiment *x, struct pf_err *e)
 {
 	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	long long len = -1;
@@ -89,7 +88,7 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 	struct experiment x;
 	memset(&x, 0, sizeof x);
 	stop_watchdog_stage("reading the config (MPI_Bcast from rank 0)");
-	int rc = load_config_everywhere(config, rank, &x, e);
+	int rc = mpi_load_config(config, rank, &x, e);
 	if (rc == 0 && stop_watchdog_arm(x.startup_timeout) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "cannot set the start-up watchdog");
 	if (rc == 0 && x.ndatasets > 0)

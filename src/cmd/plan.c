@@ -13,6 +13,7 @@
 #include "dataset/fromtree.h"
 #include "run/backend.h"
 #include "cmd/datasets.h"
+#include "cmd/plan.h"
 #include "cmd/plan_estimate.h"
 #include "cmd/run_check.h"
 #include "run/plan.h"
@@ -162,36 +163,69 @@ static int plan_checks(const struct experiment *x, const struct topo_map *t, str
 	return 0;
 }
 
-int plan_command(int argc, char **argv, struct pf_err *e)
+int plan_parse(int argc, char **argv, struct plan_args *a, struct pf_err *e)
 {
-	const char *config = NULL;
-	struct plan_est_opts est = {NULL, NULL, 0};
-	int ranks = 0, nodes = 0;
+	memset(a, 0, sizeof *a);
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
-			if (parse_count(argv[++i], "--ranks", &ranks, e) != 0)
+			if (parse_count(argv[++i], "--ranks", &a->ranks, e) != 0)
 				return -1;
 		} else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
-			if (parse_count(argv[++i], "--nodes", &nodes, e) != 0)
+			if (parse_count(argv[++i], "--nodes", &a->nodes, e) != 0)
 				return -1;
 		} else if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) {
-			est.from = argv[++i];
+			a->est.from = argv[++i];
 		} else if (strcmp(argv[i], "--calibration") == 0 && i + 1 < argc) {
-			est.calibration = argv[++i];
+			a->est.calibration = argv[++i];
 		} else if (strcmp(argv[i], "--walltime") == 0 && i + 1 < argc) {
 			const char *why = NULL;
-			if (units_parse_duration(argv[++i], &est.walltime, &why) != 0 ||
-			    !(est.walltime > 0))
+			if (units_parse_duration(argv[++i], &a->est.walltime, &why) != 0 ||
+			    !(a->est.walltime > 0))
 				return pf_fail(e, PF_USAGE, "plan: --walltime: '%s' is not a positive "
 					       "duration", argv[i]);
-		} else if (argv[i][0] == '-' || config != NULL) {
+		} else if (strcmp(argv[i], "--pilot") == 0) {
+			int n = 0; /* --pilot [N]: a count right after it is the pilot's */
+			a->pilot = 1;
+			if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
+				if (parse_count(argv[++i], "--pilot N", &n, e) != 0)
+					return -1;
+				a->pilot_files = (uint64_t)n;
+			}
+		} else if (strcmp(argv[i], "--pilot-output") == 0 && i + 1 < argc) {
+			a->pilot_output = argv[++i];
+		} else if (argv[i][0] == '-' || a->config != NULL) {
 			return pf_fail(e, PF_USAGE, "plan: unexpected argument '%s'", argv[i]);
 		} else {
-			config = argv[i];
+			a->config = argv[i];
 		}
 	}
-	if (config == NULL || ranks == 0 || nodes == 0)
-		return pf_fail(e, PF_USAGE, "plan: usage: pfsread plan CONFIG --ranks N --nodes M");
+	if (a->config == NULL || (!a->pilot && (a->ranks == 0 || a->nodes == 0)))
+		return pf_fail(e, PF_USAGE, "plan: usage: pfsread plan CONFIG --ranks N --nodes M "
+			       "(or under MPI: plan CONFIG --pilot [N])");
+	if (a->pilot_output != NULL && !a->pilot)
+		return pf_fail(e, PF_USAGE, "plan: --pilot-output goes with --pilot");
+	if (a->pilot && (a->est.from != NULL || a->est.calibration != NULL))
+		return pf_fail(e, PF_USAGE, "plan: --pilot estimates from its own reads: not with "
+			       "%s", a->est.from != NULL ? "--from" : "--calibration");
+	return 0;
+}
+
+int plan_command(int argc, char **argv, struct pf_err *e)
+{
+	struct plan_args a;
+	if (plan_parse(argc, argv, &a, e) != 0)
+		return -1;
+	if (a.pilot) /* main sends --pilot to MPI: not here */
+		return pf_fail(e, PF_USAGE, "plan: --pilot runs under MPI (mpirun ... pfsread plan "
+			       "CONFIG --pilot)");
+	return plan_show(&a, e);
+}
+
+int plan_show(const struct plan_args *a, struct pf_err *e)
+{
+	const char *config = a->config;
+	const struct plan_est_opts est = a->est;
+	int ranks = a->ranks, nodes = a->nodes;
 	if (nodes > ranks)
 		return pf_fail(e, PF_USAGE, "plan: more nodes than ranks");
 	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];

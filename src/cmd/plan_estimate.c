@@ -155,9 +155,10 @@ static void pe_print(const struct experiment *x, const double *est, double total
 
 /* From the phases of a results file (a pilot, or a study's first parts), with the model of
  * run --time-budget (budget.c), plus the file's cost per phase beyond its reads. */
-static int pe_from_results(const struct experiment *x, const char *from, double *est,
-			   double *total, uint64_t *unknown, struct pf_err *e)
+static int pe_from_results(const struct experiment *x, const struct plan_est_opts *o,
+			   double *est, double *total, uint64_t *unknown, struct pf_err *e)
 {
+	const char *from = o->from;
 	struct run_data r;
 	if (results_read(from, &r, e) != 0)
 		return -1;
@@ -174,17 +175,28 @@ static int pe_from_results(const struct experiment *x, const char *from, double 
 			    strcmp(r.phases[i].info.status, "complete") == 0)
 				done[n++] = (struct budget_phase){(uint32_t)d, r.phases[i].info.bytes,
 								  r.phases[i].info.nfiles,
-								  r.phases[i].info.elapsed_s + over};
+								  r.phases[i].info.elapsed_s};
 	uint64_t count = plan_phase_count(x);
 	for (uint64_t i = 0; i < count; i++) {
 		struct plan_point p;
 		plan_phase_at(x, i, &p);
 		const struct cfg_dataset *d = &x->datasets[p.dataset];
 		est[i] = budget_estimate(done, n, p.dataset, d->total_size, d->nfiles);
+		if (est[i] >= 0) /* per phase, not per byte: a pilot's sample would scale it */
+			est[i] += over;
 		*unknown += est[i] < 0;
 		*total += est[i] > 0 ? est[i] : 0;
 	}
-	char per[32];
+	char per[32], files[64];
+	if (o->pilot_files > 0)
+		snprintf(files, sizeof files, "%llu files per phase",
+			 (unsigned long long)o->pilot_files);
+	else
+		snprintf(files, sizeof files, "2 files per reader, at least 8 per phase");
+	if (o->pilot)
+		printf("estimate: from a pilot of %s (the first of each reader's share, every "
+		       "phase once): assumes the rest of each phase reads as its sample did\n",
+		       files);
 	printf("estimate: from %zu complete phases of %s: each phase as the slowest timed one of "
 	       "its data set (else of the nearest mean file size), scaled by bytes, plus %s per "
 	       "phase beyond the reads\n", n, from, units_format_duration(over, per, sizeof per));
@@ -294,7 +306,7 @@ int plan_estimate(const struct experiment *x, const struct topo_map *t,
 	if (est == NULL)
 		return pf_fail(e, PF_RUNTIME, "plan: out of memory");
 	if (o->from != NULL)
-		rc = pe_from_results(x, o->from, est, &total, &unknown, e);
+		rc = pe_from_results(x, o, est, &total, &unknown, e);
 	else
 		rc = pe_from_hardware(x, t, o->calibration, est, &total, &unknown, e);
 	if (rc == 0)

@@ -12,6 +12,8 @@ struct plan_est_opts {
 	const char *from;        /* results file, or NULL */
 	const char *calibration; /* calibration file, or NULL */
 	double walltime;         /* --walltime, 0: from the batch system when inside a job */
+	int pilot;               /* from is plan --pilot's sample (the message says so) */
+	uint64_t pilot_files;    /* its files per phase, 0: plan_pilot_limit's default */
 };
 
 /* Print the estimate (or how to get one) and the warning. 0 or -1 with e set. */

@@ -172,6 +172,7 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 struct run_prov {
 	struct prov_source *src;
 	char (*desc)[PROV_DESC_MAX];
+	struct target_ctx *tg; /* storage target lookups; NULL (none) when out of memory */
 };
 
 static int run_prov_setup(const struct experiment *x, const struct topology *t,
@@ -186,6 +187,8 @@ static int run_prov_setup(const struct experiment *x, const struct topology *t,
 		prov_setup(d->in_place ? d->from_tree : x->root, t->local_rank == 0, &p->src[i]);
 		snprintf(p->desc[i], PROV_DESC_MAX, "%s", p->src[i].desc);
 	}
+	/* without it every row says "not looked up": never a reason to fail the run */
+	(void)target_ctx_new(x->ndatasets, t->hostnames[t->node], &p->tg);
 	if (MPI_Bcast(p->desc, (int)(x->ndatasets * PROV_DESC_MAX), MPI_CHAR, 0, MPI_COMM_WORLD) !=
 	    MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
@@ -196,6 +199,7 @@ static void run_prov_free(struct run_prov *p)
 {
 	free(p->src);
 	free(p->desc);
+	target_ctx_free(p->tg);
 }
 
 /* largest: each data set's largest file (dataset_largest_file). */
@@ -213,6 +217,8 @@ static void run_phase_spec(const struct experiment *x, uint64_t index,
 	s->atime_mode = atime_mode[p.dataset];
 	s->prov = &prov->src[p.dataset];
 	s->provenance = prov->desc[p.dataset];
+	s->targets = prov->tg;
+	s->target_set = p.dataset;
 	s->x = x;
 	s->ds = &x->datasets[p.dataset];
 	s->be = backend_find(x->backends[p.at[SWEEP_BACKEND]]);
@@ -275,7 +281,7 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
 		printf("  warning: %.0f%% of the phase's bytes were in the page cache before it "
 		       "started: this measures memory, not storage\n",
 		       p->resident_fraction * 100);
-	if (p->flags[0] != '\0')
+	if (strstr(p->flags, "clock") != NULL)
 		printf("  warning: the ranks left the opening barrier %.3g s apart, more than their "
 		       "clocks allow (%.3g s): a rank's clock disagrees, the times are in doubt\n",
 		       p->start_skew_s, p->clock_bound_s);
@@ -319,6 +325,8 @@ struct run_limits {
 	struct progress progress;          /* the lines during a phase */
 	uint64_t bytes_done;               /* rank 0: read by this run's phases so far, and */
 	double wall_done;                  /* the time they took (the study's ETA) */
+	int pilot;                         /* plan --pilot: a sample of each phase */
+	uint64_t pilot_files;
 };
 
 /* Before phase i: its progress label and what the study has left after it. */
@@ -451,6 +459,8 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		double t_start = MPI_Wtime();
 		run_phase_spec(x, i, atime_mode, largest, prov, &s);
 		s.progress = &L->progress;
+		s.pilot = L->pilot;
+		s.pilot_files = L->pilot_files;
 		run_progress_begin(x, L, &s, i, n);
 		if (run_resync_clocks(t, e) != 0) {
 			rc = -1;
@@ -467,7 +477,8 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 			break;
 		}
 		run_watchdog(x, "writing a phase to the results file");
-		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles, &werr);
+		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles,
+					      &out.targets, &werr);
 		if (stop_watchdog_step(0, NULL) != 0 && wrc == 0)
 			wrc = pf_fail_errno(&werr, errno, "run: cannot stop the watchdog");
 		if (wrc != 0) {
@@ -483,8 +494,9 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		}
 		if (t->rank == 0) {
 			run_print_phase(x, &out.info, i, n);
-			L->done[L->ndone++] = (struct budget_phase){s.point.dataset, s.ds->total_size,
-								    s.ds->nfiles, MPI_Wtime() - t_start};
+			L->done[L->ndone++] = (struct budget_phase){
+				s.point.dataset, s.pilot ? out.info.bytes : s.ds->total_size,
+				s.pilot ? out.info.nfiles : s.ds->nfiles, MPI_Wtime() - t_start};
 			L->bytes_done += s.ds->total_size;
 			L->wall_done += MPI_Wtime() - t_start;
 		}
@@ -567,7 +579,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 				    .stopped_at = UINT64_MAX,
 				    .progress = {.comm = MPI_COMM_NULL, .req = MPI_REQUEST_NULL}};
 	char *hosts = NULL;
-	struct run_prov prov = {NULL, NULL};
+	struct run_prov prov = {NULL, NULL, NULL};
 	memset(&prior, 0, sizeof prior);
 	int rc = topology_discover(&t, e);
 	stop_watchdog_stage("checking the experiment");
@@ -622,6 +634,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	const char *status = "failed";
 	limits.prior = o->resume ? &prior : NULL;
 	limits.budget_s = o->time_budget;
+	limits.pilot = o->pilot;
+	limits.pilot_files = o->pilot_files;
 	if (rc == 0 && (limits.done = calloc(plan_phase_count(x) + 1, sizeof *limits.done)) == NULL)
 		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
 	if (rc == 0 && t.rank == 0)

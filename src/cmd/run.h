@@ -3,6 +3,8 @@
 #ifndef PFSREAD_RUN_H
 #define PFSREAD_RUN_H
 
+#include <stdint.h>
+
 #include "config/config.h"
 #include "util/err.h"
 
@@ -14,6 +16,8 @@ struct run_opts {
 	double time_budget;       /* --time-budget: seconds from start; 0 for none */
 	double progress_s;        /* --progress: seconds between progress lines; 0 for none */
 	int no_table;             /* --no-table: no summary at the end (a job script reports) */
+	int pilot;                /* plan --pilot: each phase reads a sample (phase_spec) */
+	uint64_t pilot_files;     /* its files per phase, 0: plan_pilot_limit's default */
 };
 
 /* Collective. Returns 0 when every phase completed; -1 with e set otherwise. */

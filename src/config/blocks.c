@@ -69,6 +69,8 @@ static int cfg_h_opt(struct cfg_ctx *c, const char *key, struct ynode *v, void *
 		return cfg_h_bool(c, key, v, dst, 0);
 	case CFG_OPT_SIZE:
 		return cfg_size_upto(c, key, v, o->max, o->what, dst);
+	case CFG_OPT_ADVICE:
+		return cfg_h_advice(c, key, v, dst, 0);
 	case CFG_OPT_INT:
 	default:
 		if (cfg_uint(c, key, v, o->min, o->max, &u) != 0)

@@ -239,7 +239,9 @@ struct experiment {
 enum cfg_opt_kind {
 	CFG_OPT_BOOL, /* true | false, into an int */
 	CFG_OPT_INT,  /* an integer from min to max, into an int */
-	CFG_OPT_SIZE  /* a size with a unit from 1 byte to max, into a uint64_t */
+	CFG_OPT_SIZE, /* a size with a unit from 1 byte to max, into a uint64_t */
+	CFG_OPT_ADVICE /* an access hint (default | none | sequential | willneed), into an enum
+			* cfg_advice: a backend's own advice when the sweep's is default */
 };
 
 /* One key of a block. */

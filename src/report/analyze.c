@@ -208,6 +208,54 @@ static int an_digest_start(struct phase_data *pd, struct pf_err *e)
 	return 0;
 }
 
+/* The node of rank r in pd (its rank record's), or -1. */
+static int an_node_of(const struct phase_data *pd, int32_t r)
+{
+	if (r < 0 || (size_t)r >= pd->nranks || pd->ranks[r].rank != r)
+		return -1;
+	return pd->ranks[r].node >= 0 && pd->ranks[r].node < 65536 ? pd->ranks[r].node : -1;
+}
+
+/* Room in d's cells for node and target: the matrix re-laid when it grows. */
+static int an_cells_room(struct files_digest *d, int node, uint32_t target)
+{
+	if (d->cells != NULL && node < d->cell_nodes && target < d->cell_targets)
+		return 0;
+	int nn = node < d->cell_nodes ? d->cell_nodes : node + 1;
+	uint32_t nt = target < d->cell_targets ? d->cell_targets : target + 1;
+	if (nt > (1u << 20) || (size_t)nn * nt > ((size_t)1 << 24))
+		return -1; /* no sane table is this large */
+	struct digest_cell *c = calloc((size_t)nn * nt, sizeof *c);
+	if (c == NULL)
+		return -1;
+	for (int i = 0; d->cells != NULL && i < d->cell_nodes; i++)
+		memcpy(&c[(size_t)i * nt], &d->cells[(size_t)i * d->cell_targets],
+		       d->cell_targets * sizeof *c);
+	free(d->cells);
+	d->cells = c;
+	d->cell_nodes = nn;
+	d->cell_targets = nt;
+	return 0;
+}
+
+int analyze_cells_add(struct files_digest *d, const struct phase_data *pd,
+		      const struct file_rec *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double secs = rows[i].close_end - rows[i].open_start;
+		int node = an_node_of(pd, rows[i].rank);
+		if (node < 0 || !isfinite(secs) || secs < 0)
+			continue;
+		if (an_cells_room(d, node, rows[i].target) != 0)
+			return -1;
+		struct digest_cell *c = &d->cells[(size_t)node * d->cell_targets + rows[i].target];
+		c->files++;
+		c->bytes += rows[i].bytes;
+		c->secs += secs;
+	}
+	return 0;
+}
+
 int analyze_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *rows, size_t n,
 		      struct pf_err *e)
 {
@@ -225,6 +273,9 @@ int analyze_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *r
 			d->secs[d->nsecs++] = secs;
 		an_slow_keep(d, &rows[i], secs);
 	}
+	if (analyze_cells_add(d, pd, rows, n) != 0)
+		return pf_fail_errno(e, ENOMEM, "report: phase %u's nodes and targets",
+				     (unsigned)pd->info.index);
 	return 0;
 }
 

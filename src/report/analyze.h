@@ -77,6 +77,12 @@ struct rss_summary {
 /* 0, or -1 when out of memory. */
 int analyze_peak_rss(const struct run_data *run, struct rss_summary *s);
 
+/* rows[0..n) of pd into d's cells (node x target; the node is the row's rank's), growing
+ * them as new nodes and targets appear; rows whose rank, node or time makes no sense are
+ * skipped. 0, or -1 when out of memory. */
+int analyze_cells_add(struct files_digest *d, const struct phase_data *pd,
+		      const struct file_rec *rows, size_t n);
+
 /* The take function of results_read_rows (ctx unused): pd's rows, chunk by chunk, into
  * pd->digest: the stonewall bytes, every file's time, the slowest files. What analyze_phase,
  * analyze_file_times and the stragglers then use in place of the rows. 0, or -1 (memory). */

@@ -57,6 +57,7 @@ static void cell_start(struct report_cell *c, const struct phase_info *p)
 	c->sweep = p->sweep;
 	c->state = report_phase_state(p);
 	c->ceiling_MBps = c->efficiency = NAN;
+	snprintf(c->hints, sizeof c->hints, "%s", p->hints);
 }
 
 /* The cell of every phase (-1 for one not complete); returns the number of cells. */

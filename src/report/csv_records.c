@@ -45,7 +45,7 @@ static int rec_node_of(const struct run_data *run, int32_t rank)
 void rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns)
 {
 	fputs("results,phase,dataset,readers_per_node,backend,repetition,file,rank,node,host,"
-	      "open_start_s,open_end_s,read_end_s,close_end_s,bytes,error\n", out);
+	      "open_start_s,open_end_s,read_end_s,close_end_s,bytes,error,target\n", out);
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run_data *run = runs[i].run;
 		for (size_t p = 0; p < run->nphases; p++)
@@ -58,7 +58,11 @@ void rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns)
 				rec_num(out, r->open_end);
 				rec_num(out, r->read_end);
 				rec_num(out, r->close_end);
-				fprintf(out, ",%" PRIu64 ",%d\n", r->bytes, (int)r->error);
+				fprintf(out, ",%" PRIu64 ",%d,", r->bytes, (int)r->error);
+				const struct target_table *tg = &run->phases[p].targets;
+				rp_csv_field(out, r->target < tg->n ? tg->name[r->target]
+								  : RECORD_TARGET_NONE);
+				fputc('\n', out);
 			}
 	}
 }

@@ -87,7 +87,8 @@ void rp_csv_header(FILE *out)
 	csv_key_names(out, 1);
 	fputs(",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
 	      "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,limit,"
-	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction\n",
+	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction,short_cause,"
+	      "shortfall\n",
 	      out);
 }
 
@@ -117,6 +118,8 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 	csv_str(out, c->repetitions);
 	csv_str(out, c->from);
 	csv_num(out, c->from_storage, 6);
+	csv_str(out, c->cause);
+	csv_str(out, c->shortfall);
 	fputc('\n', out);
 }
 
@@ -254,6 +257,9 @@ static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_
 	json_knum(out, "MBps", res.MBps, 1);
 	json_kstr(out, "limit", res.limit >= 0 ? res.term[res.limit].resource : NULL, 0);
 	json_knum(out, "efficiency", tmp.efficiency, 0);
+	/* below REPORT_SHORT_OF of it (cold): the likely cause; null when it is not short */
+	json_kstr(out, "short_cause", c->cause[0] ? c->cause : NULL, 0);
+	json_kstr(out, "shortfall", c->shortfall[0] ? c->shortfall : NULL, 0);
 	json_key(out, "terms", 0);
 	fputc('[', out);
 	for (int i = 0; i < res.nterms; i++) {
@@ -378,6 +384,62 @@ static void json_nodes(FILE *out, const struct rp_run *r)
 }
 
 static void json_stragglers(FILE *out, const struct rp_run *r, const char *key,
+			    const struct report_straggler *s, size_t n, int files, int first);
+
+/* The storage targets, node x target and the verdict (report_attrib). */
+static void json_targets(FILE *out, const struct rp_run *r)
+{
+	const struct report_attrib *a = &r->attrib;
+	char host[RECORD_HOST_MAX];
+	fputs("\"targets\": [", out);
+	for (size_t t = 0; t < a->ntargets; t++) {
+		const struct report_target *k = &a->targets[t];
+		fputs(t ? ", {" : "{", out);
+		json_kstr(out, "target", k->name, 1);
+		json_kint(out, "known", k->known, 0);
+		json_ku64(out, "files", k->files, 0);
+		json_ku64(out, "bytes", k->bytes, 0);
+		json_knum(out, "MBps_per_file", k->MBps, 0);
+		json_knum(out, "vs_phase_median", k->rel, 0);
+		json_kbool(out, "slow_from_every_node", k->slow_all, 0);
+		json_knum(out, "vs_other_targets_least", k->ratio, 0);
+		json_stragglers(out, r, "slowest_files", k->slow, k->nslow, 1, 0);
+		fputc('}', out);
+	}
+	fputs("],\n   \"attribution\": {", out);
+	json_kstr(out, "verdict", a->verdict, 1);
+	json_key(out, "slow_nodes", 0);
+	fputc('[', out);
+	for (int n = 0, k = 0; n < a->nnodes; n++)
+		if (a->node_slow[n]) {
+			fputs(k++ ? ", " : "", out);
+			rp_json_str(out, rp_host(r->run, n, host, sizeof host));
+		}
+	fputc(']', out);
+	json_key(out, "slow_targets", 0);
+	fputc('[', out);
+	for (size_t t = 0, k = 0; t < a->ntargets; t++)
+		if (a->targets[t].slow_all) {
+			fputs(k++ ? ", " : "", out);
+			rp_json_str(out, a->targets[t].name);
+		}
+	fputc(']', out);
+	json_knum(out, "node_threshold_x", REPORT_SLOW_NODE, 0);
+	json_knum(out, "target_threshold_x", REPORT_SLOW_TARGET, 0);
+	json_key(out, "node_x_target", 0);
+	fputc('[', out); /* per node: each target's mean file time over its phase's median */
+	for (int n = 0; n < a->nnodes; n++) {
+		fputs(n ? ", [" : "[", out);
+		for (size_t t = 0; t < a->ntargets; t++) {
+			fputs(t ? ", " : "", out);
+			rp_json_num(out, a->cell[(size_t)n * a->ntargets + t]);
+		}
+		fputc(']', out);
+	}
+	fputs("]}", out);
+}
+
+static void json_stragglers(FILE *out, const struct rp_run *r, const char *key,
 			    const struct report_straggler *s, size_t n, int files, int first)
 {
 	char host[RECORD_HOST_MAX];
@@ -441,6 +503,8 @@ static int json_run(FILE *out, const struct rp_run *r, struct pf_err *e)
 	json_sizes(out, r);
 	fputs(",\n   ", out);
 	json_nodes(out, r);
+	fputs(",\n   ", out);
+	json_targets(out, r);
 	fputs(",\n   \"stragglers\": {", out);
 	json_stragglers(out, r, "nodes", r->slow_nodes, r->nslow_nodes, 0, 1);
 	json_stragglers(out, r, "files", r->slow_files, r->nslow_files, 1, 0);

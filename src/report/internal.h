@@ -23,6 +23,7 @@ struct rp_run {
 	struct report_straggler slow_nodes[RP_SLOW], slow_files[RP_SLOW];
 	size_t nslow_nodes, nslow_files;
 	struct report_node *nodes;     /* [run->nnodes] */
+	struct report_attrib attrib;   /* by node and storage target */
 	const struct ceil_hw *hw;      /* NULL: no ceilings */
 	const char *hw_note;           /* where the hardware figures came from */
 	char stem[96];                 /* file name stem of its charts */
@@ -42,6 +43,9 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f);
 int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		    enum report_format f, struct pf_err *e);
+/* (text_compare.c) "256MB, readers/node 4, cold": the keys of c in keys (bits 1u << enum
+ * report key), short: the data set by its name, no explanation in parentheses. */
+void rp_cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t len);
 int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e);
 
 /* Sections of one run (text_phases.c): where reader time goes per file size, the nodes, the
@@ -52,6 +56,8 @@ int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, 
 int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f, struct pf_err *e);
+/* (text_targets.c) the storage targets, node x target, and who is slow */
+int rp_text_targets(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 const char *rp_state_note(enum cache_state s);
 
 /* csv and json (data.c). */

@@ -47,6 +47,15 @@ static void rp_stem(struct rp_run *r, const struct rp_run *before, size_t nbefor
 		snprintf(r->stem, sizeof r->stem, "run%zu", nbefore + 1);
 }
 
+/* The value of the run's /environment key, or NULL. */
+static const char *rp_env(const struct run_data *run, const char *key)
+{
+	for (size_t i = 0; i < run->env.n; i++)
+		if (strcmp(run->env.e[i].key, key) == 0)
+			return run->env.e[i].value;
+	return NULL;
+}
+
 int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,
 		const char *hw_note, struct pf_err *e)
 {
@@ -58,12 +67,17 @@ int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_
 	if (r->nodes == NULL || (r->ncells = report_cells(run, &r->cells)) < 0 ||
 	    (r->nsizes = report_size_classes(run, &r->sizes)) < 0 ||
 	    report_stragglers(run, RP_SLOW, r->slow_nodes, &r->nslow_nodes, r->slow_files,
-			      &r->nslow_files, r->nodes) != 0) {
+			      &r->nslow_files, r->nodes) != 0 ||
+	    report_attrib(run, &r->attrib) != 0) {
 		rp_run_free(r);
 		return pf_fail(e, PF_RUNTIME, "report: out of memory");
 	}
 	for (long i = 0; hw != NULL && i < r->ncells; i++)
 		report_cell_ceiling(&r->cells[i], hw, run->nnodes, NULL);
+	struct report_fs fs = {hw != NULL && hw->data_remote,
+			       report_fs_fuse(rp_env(run, "fs_mount_type"))};
+	for (long i = 0; hw != NULL && i < r->ncells; i++)
+		report_cell_shortfall(&r->cells[i], r->cells, r->ncells, &fs);
 	return 0;
 }
 
@@ -72,6 +86,7 @@ void rp_run_free(struct rp_run *r)
 	free(r->cells);
 	free(r->sizes);
 	free(r->nodes);
+	report_attrib_free(&r->attrib);
 	memset(r, 0, sizeof *r);
 }
 

@@ -63,6 +63,11 @@ struct report_cell {
 	/* where the bytes came from over its phases (analyze_provenance) */
 	char from[48];            /* storage | cache | mixed: N% from cache | unknown */
 	double from_storage;      /* fraction, NaN when unknown */
+	char hints[192];          /* the hints its first phase recorded (phase_info.hints) */
+	/* filled by report_cell_shortfall; "" when it is not short of its ceiling */
+	char cause[24];           /* a short name of the likely cause (REPORT_CAUSE_*), or
+				   * "unknown" */
+	char shortfall[512];      /* why, in one line, for people */
 };
 
 /* Group run's completed phases into cells, in first-seen order. *cells is malloc'ed (NULL when
@@ -73,6 +78,31 @@ long report_cells(const struct run_data *run, struct report_cell **cells);
  * and, when r is not NULL, every limit considered. */
 void report_cell_ceiling(struct report_cell *c, const struct ceil_hw *hw, int run_nodes,
 			 struct ceil_result *r);
+
+/* ---- read paths that fall short of the ceiling ---- */
+
+/* A cold cell below this share of its ceiling is short of it: the report says so and, where
+ * its read path is a known cause, names it. ~10% is the noise of a shared network run to run. */
+#define REPORT_SHORT_OF 0.90
+
+/* What the report knows of the file system the run read (its recorded mount). */
+struct report_fs {
+	int remote; /* a network file system: every byte crosses the reading node's link */
+	int fuse;   /* a FUSE mount (GlusterFS, MooseFS, ...): requests go through a daemon */
+};
+
+/* 1 when mount type names a FUSE mount ("fuse", "fuse.glusterfs", "fuseblk", ...). */
+int report_fs_fuse(const char *mount_type);
+
+/* Fill c->cause and c->shortfall when c is cold, has a ceiling (report_cell_ceiling) and
+ * reached less than REPORT_SHORT_OF of it; else clear them. The cause is the read path's where
+ * one is known for it on fs (mmap's page faults, collective MPI-IO's lock step, mmap
+ * with MADV_SEQUENTIAL on FUSE, O_DIRECT with small transfers), said as likely; and when
+ * another cold cell of all[0..n) with the same data set, readers and ceiling but another read
+ * path (backend, advice, pattern) reached it, the sentence names that cell: the link can be
+ * reached, so the read path is the cause (measured), its mechanism still the likely one. */
+void report_cell_shortfall(struct report_cell *c, const struct report_cell *all, long n,
+			   const struct report_fs *fs);
 
 /* Where reader time goes, per file size, over the completed phases. Times per file in seconds. */
 struct report_size_class {
@@ -124,6 +154,45 @@ struct report_node {
 int report_stragglers(const struct run_data *run, size_t k, struct report_straggler *slow_nodes,
 		      size_t *nn, struct report_straggler *slow_files, size_t *nf,
 		      struct report_node *nodes);
+
+/* ---- storage targets: which target is slow, which node (attrib.c) ---- */
+
+/* A target is slow from every node when, from each node that read it and others, its files
+ * took more than this many times the median of the other targets' files from the same node;
+ * a node is slow on every target against the other nodes on the same target by
+ * REPORT_SLOW_NODE. Times are each file's open to close over its phase's median file. */
+#define REPORT_SLOW_TARGET 1.2
+#define REPORT_TARGET_SLOW_FILES 3 /* slowest files named per target */
+
+struct report_target {
+	char name[RECORD_TARGET_MAX];
+	int known;        /* a real target (not "not looked up", not "unknown: ...") */
+	uint64_t files, bytes;
+	double secs;      /* open to close, summed over its files */
+	double MBps;      /* bytes / secs / 1e6: the rate of one file stream from it */
+	double rel;       /* mean of its files' time / their phase's median file time */
+	struct report_straggler slow[REPORT_TARGET_SLOW_FILES]; /* longest against the median */
+	size_t nslow;
+	int slow_all;     /* slow from every node that read it (see REPORT_SLOW_TARGET) */
+	double ratio;     /* the least, over those nodes, of its time / the other targets' */
+};
+
+/* The run's completed phases by node and storage target. */
+struct report_attrib {
+	struct report_target *targets; /* in first-seen order */
+	size_t ntargets;
+	int nnodes;
+	double *cell;      /* [nnodes x ntargets]: mean file time / phase median; NaN when none */
+	uint64_t *cell_files;
+	int *node_slow;    /* [nnodes]: slow on every known target it read */
+	double *node_ratio; /* [nnodes]: the least, over those targets, of its time / the others' */
+	int known;         /* known targets with files */
+	char verdict[768]; /* in words */
+};
+
+/* Fill *a from run (pure). 0, or -1 when out of memory (*a then empty). */
+int report_attrib(const struct run_data *run, struct report_attrib *a);
+void report_attrib_free(struct report_attrib *a);
 
 /* ---- comparisons of two runs, cell by cell ---- */
 

@@ -514,6 +514,26 @@ static int ceiling_point(FILE *out, const struct rp_run *r, long i, enum report_
 	return tbl_print(out, &t, f, e) == 0 ? 1 : -1;
 }
 
+/* One line per cold cell below REPORT_SHORT_OF of its ceiling, with the likely cause. */
+static void shortfalls(FILE *out, const struct rp_run *r, enum report_format f)
+{
+	unsigned keys = 0;
+	char name[512];
+	for (int k = 0; k < REPORT_NKEYS; k++)
+		if (report_key_own(k) && k != REPORT_KEY_STATE &&
+		    (report_key_axis(k) || report_key_varies(r->cells, r->ncells, k)))
+			keys |= 1u << k;
+	for (long i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+		if (c->shortfall[0] == '\0')
+			continue;
+		rp_cell_name(c, keys, name, sizeof name);
+		rp_para(out, f, "%s (cold): %.0f%% of its ceiling (%s, %.1f MB/s), below %.0f%%: %s",
+			name, c->efficiency * 100, c->limit, c->ceiling_MBps, REPORT_SHORT_OF * 100,
+			c->shortfall);
+	}
+}
+
 static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
 	int rc = 0;
@@ -549,6 +569,8 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 					? " (its data was not in this node's page cache before it; "
 					  "a cache elsewhere, such as the servers', may have served it)"
 					: "");
+	if (rc >= 0)
+		shortfalls(out, r, f);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -567,7 +589,8 @@ int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, str
 	twins(out, r, f);
 	if (cells_table(out, r, f, e) != 0 ||
 	    ceilings(out, r, f, e) != 0 || rp_text_sizes(out, r, f, e) != 0 ||
-	    rp_text_nodes(out, r, f, e) != 0 || rp_text_slow_nodes(out, r, f, e) != 0 ||
+	    rp_text_nodes(out, r, f, e) != 0 || rp_text_targets(out, r, f, e) != 0 ||
+	    rp_text_slow_nodes(out, r, f, e) != 0 ||
 	    rp_text_slow_files(out, r, f, e) != 0 || rp_text_memory(out, r, f, e) != 0 ||
 	    rp_text_phases(out, r->run, f, e) != 0)
 		return -1;

@@ -9,7 +9,7 @@
 
 /* "256MB, readers/node 4, cold": the matched keys of c that vary, short (the data set by its
  * name, no explanation in parentheses). */
-static void cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t len)
+void rp_cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t len)
 {
 	char v[192];
 	size_t used = 0;
@@ -61,11 +61,11 @@ static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run 
 				report_key_value(&b->cells[0], k, vb, sizeof vb),
 				b->run->path);
 	for (long i = 0; i < cmp->nonly_a; i++) {
-		cell_name(&a->cells[cmp->only_a[i]], shown, name, sizeof name);
+		rp_cell_name(&a->cells[cmp->only_a[i]], shown, name, sizeof name);
 		rp_para(out, f, "only in %s: data set %s", a->run->path, name);
 	}
 	for (long i = 0; i < cmp->nonly_b; i++) {
-		cell_name(&b->cells[cmp->only_b[i]], shown, name, sizeof name);
+		rp_cell_name(&b->cells[cmp->only_b[i]], shown, name, sizeof name);
 		rp_para(out, f, "only in %s: data set %s", b->run->path, name);
 	}
 }
@@ -88,7 +88,7 @@ static void compare_sources(FILE *out, const struct report_cell *ca, const struc
 	int sa = strcmp(ca->from, "storage") == 0, sb = strcmp(cb->from, "storage") == 0;
 	if (sa == sb || strcmp(ca->from, "unknown") == 0 || strcmp(cb->from, "unknown") == 0)
 		return;
-	cell_name(ca, shown, name, sizeof name);
+	rp_cell_name(ca, shown, name, sizeof name);
 	rp_para(out, f, "%s: a's bytes came from %s, b's from %s: the ratio compares %s with %s, "
 		"not two file systems", name, compare_source(ca), compare_source(cb),
 		sa ? "storage" : "the page cache", sb ? "storage" : "the page cache");
@@ -201,7 +201,7 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	for (long i = 0; i < cmp.npairs; i++) {
 		const struct report_pair *p = &cmp.pairs[i];
 		const struct report_cell *ca = &a->cells[p->a], *cb = &b->cells[p->b];
-		cell_name(ca, shown, name, sizeof name);
+		rp_cell_name(ca, shown, name, sizeof name);
 		tbl_add(&t, "%s", name);
 		compare_value(&t, ca);
 		compare_value(&t, cb);

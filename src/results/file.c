@@ -65,6 +65,8 @@ void results_free(struct run_data *run)
 		free(run->phases[i].ranks);
 		free(run->phases[i].files);
 		free(run->phases[i].digest.secs);
+		free(run->phases[i].digest.cells);
+		free(run->phases[i].targets.name);
 	}
 	free(run->phases);
 	for (struct run_part *pt = run->parts; pt != NULL && pt < run->parts + run->nparts; pt++) {

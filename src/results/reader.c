@@ -290,18 +290,6 @@ out:
 	return rc;
 }
 
-/* 1 when dataset name under loc holds variable-length strings, 0 when not, -1 on error; the
- * character set into *cset. */
-static int rd_is_vlen_str(hid_t loc, const char *name, H5T_cset_t *cset)
-{
-	hid_t d = H5Dopen2(loc, name, H5P_DEFAULT), t = d < 0 ? -1 : H5Dget_type(d);
-	htri_t v = t < 0 ? -1 : H5Tis_variable_str(t);
-	*cset = t < 0 ? H5T_CSET_ERROR : H5Tget_cset(t);
-	if ((results_h5_close(t) | results_h5_close(d)) < 0 || *cset == H5T_CSET_ERROR)
-		return -1;
-	return v < 0 ? -1 : v > 0;
-}
-
 /* /topology/hostname as pfsread writes it (fixed-length, NUL-terminated) or as another writer
  * may have (variable-length strings, h5py's default): into run->hostnames either way, each
  * cut to RECORD_HOST_MAX - 1 bytes. */
@@ -310,7 +298,7 @@ static int rd_hostnames(const struct rd *c, hid_t g, size_t nn)
 	struct run_data *run = c->run;
 	H5T_cset_t cset;
 	size_t n = 0;
-	int vlen = rd_is_vlen_str(g, "hostname", &cset), rc = -1;
+	int vlen = results_is_vlen_str(g, "hostname", &cset), rc = -1;
 	if (vlen < 0)
 		return rd_fail(c, "/topology/hostname", "missing or not strings");
 	hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : results_host_type();
@@ -451,6 +439,23 @@ out:
 	return rc;
 }
 
+/* /phases/NNNN/targets (schema 5), each name cut to RECORD_TARGET_MAX - 1 bytes. */
+static int rd_targets(const struct rd *c, hid_t g, const char *obj, struct target_table *tg)
+{
+	size_t n = 0;
+	/* none before schema 5, nor in a phase cut short before its table was written */
+	if (c->run->schema_version < 5 || H5Lexists(g, "targets", H5P_DEFAULT) <= 0)
+		return 0;
+	hid_t t = results_fixed_str_type(RECORD_TARGET_MAX);
+	int rc = t < 0 ? -1 : rd_rows(c, g, obj, "targets", t, RECORD_TARGET_MAX, SIZE_MAX,
+				      (void **)&tg->name, &n);
+	(void)results_h5_close(t);
+	tg->n = n <= UINT32_MAX ? (uint32_t)n : 0;
+	for (size_t i = 0; i < tg->n; i++)
+		tg->name[i][RECORD_TARGET_MAX - 1] = '\0';
+	return t < 0 ? rd_fail(c, obj, "cannot build the target type") : rc;
+}
+
 static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct phase_data *pd)
 {
 	char obj[64];
@@ -468,9 +473,10 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 	if (rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
 		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0)
 		goto out;
-	if (c->rows != NULL ? rd_files_streamed(c, g, obj, pd) < 0
-			    : rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec),
-				      SIZE_MAX, (void **)&pd->files, &pd->nfiles) < 0)
+	if ((c->rows != NULL ? rd_files_streamed(c, g, obj, pd) < 0
+			     : rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec),
+				       SIZE_MAX, (void **)&pd->files, &pd->nfiles) < 0) ||
+	    rd_targets(c, g, obj, &pd->targets) < 0)
 		goto out;
 	rc = 0;
 out:

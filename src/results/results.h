@@ -16,8 +16,10 @@
  * 3: each rank's peak resident memory (rank_rec.peak_rss) and the kernel's counters of where
  * a phase's bytes came from (provenance, storage_read_bytes, rchar, net_rx_bytes, counted).
  * 4: the read path's hints (sweep key advice, phase attribute hints), per-rank overlap_s.
+ * 5: each file's storage target (file_rec.target) indexing the phase's table
+ * /phases/NNNN/targets (fixed-length strings, entry 0 RECORD_TARGET_NONE).
  * The reader takes every version from 1: what an older file lacks reads as zero or "". */
-#define RESULTS_SCHEMA_VERSION 4
+#define RESULTS_SCHEMA_VERSION 5
 
 /* Root attributes, as strings and counts the caller already has. */
 struct run_meta {
@@ -50,9 +52,12 @@ int results_write_topology(struct results *r, const int *node_of_rank,
 			   const uint64_t *mem_total_bytes, struct pf_err *e);
 
 /* Collective: every rank passes the same *p, its own rank record, and its own file records
- * (nfiles may differ by rank, 0 allowed). Writes /phases/%04u and flushes the file. */
+ * (nfiles may differ by rank, 0 allowed), and the same table of storage targets the rows'
+ * target fields index (NULL or empty: a table of RECORD_TARGET_NONE alone). Writes
+ * /phases/%04u and flushes the file. */
 int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
-			const struct file_rec *files, uint64_t nfiles, struct pf_err *e);
+			const struct file_rec *files, uint64_t nfiles,
+			const struct target_table *targets, struct pf_err *e);
 
 /* What a results file holds that a resumed run (run --resume) compares and continues. */
 struct results_prior {
@@ -125,6 +130,13 @@ hid_t results_str_type(void);
 
 /* The fixed-length string type of /topology/hostname (RECORD_HOST_MAX). Caller closes it. */
 hid_t results_host_type(void);
+/* A fixed-length, NUL-terminated string type of size bytes (/phases/NNNN/targets:
+ * RECORD_TARGET_MAX). Caller closes it. */
+hid_t results_fixed_str_type(size_t size);
+
+/* 1 when dataset name under loc holds variable-length strings, 0 when not, -1 on error; the
+ * character set into *cset. */
+int results_is_vlen_str(hid_t loc, const char *name, H5T_cset_t *cset);
 
 /* Close any HDF5 identifier (file, group, dataset, attribute, type, space, property list).
  * Returns 0, also for a negative id (never opened), or -1 when the close fails. */
@@ -137,6 +149,12 @@ void results_h5_detail(char *buf, size_t len);
 /* The longest files (open to close) a phase's digest keeps. */
 #define RESULTS_SLOWEST 8
 
+/* One node and storage target of a phase: its files, their bytes and open-to-close seconds. */
+struct digest_cell {
+	uint64_t files, bytes;
+	double secs;
+};
+
 /* What a reader that streams the file rows (results_read_rows) keeps of them: filled by its
  * take function (the report's, report/analyze.c), freed by results_free. */
 struct files_digest {
@@ -147,6 +165,10 @@ struct files_digest {
 	size_t nsecs;
 	struct file_rec slow[RESULTS_SLOWEST]; /* the rows with the longest such time, longest first */
 	size_t nslow;
+	struct digest_cell *cells; /* [cell_nodes x cell_targets], node-major: by the rows' node
+				    * (their rank's) and target index; NULL when none */
+	int cell_nodes;
+	uint32_t cell_targets;
 };
 
 /* A whole results file in memory, for the report. */
@@ -157,6 +179,7 @@ struct phase_data {
 	struct file_rec *files; /* NULL when streamed and more than results_rows.keep of them */
 	size_t nfiles;
 	struct files_digest digest;
+	struct target_table targets; /* /phases/NNNN/targets; a file before schema 5 has n = 0 */
 };
 
 /* One run that wrote the file (/parts/NNNN): a study resumed over several batch jobs has

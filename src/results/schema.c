@@ -96,6 +96,7 @@ const struct results_field results_file_fields[] = {
 	RES_FIELD(file_rec, close_end, RESULTS_F64),
 	RES_FIELD(file_rec, bytes, RESULTS_U64),
 	RES_FIELD(file_rec, error, RESULTS_I32),
+	RES_FIELD_SINCE(file_rec, target, RESULTS_U32, 5),
 };
 const size_t results_nfile_fields = sizeof results_file_fields / sizeof results_file_fields[0];
 
@@ -136,16 +137,32 @@ hid_t results_compound(const struct results_field *f, size_t n, size_t size, int
 	return t;
 }
 
-/* The fixed-length, NUL-terminated string type of /topology/hostname. Caller closes it. */
-hid_t results_host_type(void)
+/* The fixed-length, NUL-terminated string type of size bytes. Caller closes it. */
+hid_t results_fixed_str_type(size_t size)
 {
 	hid_t t = H5Tcopy(H5T_C_S1);
-	if (t >= 0 &&
-	    (H5Tset_size(t, RECORD_HOST_MAX) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
+	if (t >= 0 && (H5Tset_size(t, size) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0)) {
 		(void)results_h5_close(t); /* already failing */
 		return -1;
 	}
 	return t;
+}
+
+hid_t results_host_type(void)
+{
+	return results_fixed_str_type(RECORD_HOST_MAX);
+}
+
+/* 1 when dataset name under loc holds variable-length strings, 0 when not, -1 on error; the
+ * character set into *cset. */
+int results_is_vlen_str(hid_t loc, const char *name, H5T_cset_t *cset)
+{
+	hid_t d = H5Dopen2(loc, name, H5P_DEFAULT), t = d < 0 ? -1 : H5Dget_type(d);
+	htri_t v = t < 0 ? -1 : H5Tis_variable_str(t);
+	*cset = t < 0 ? H5T_CSET_ERROR : H5Tget_cset(t);
+	if ((results_h5_close(t) | results_h5_close(d)) < 0 || *cset == H5T_CSET_ERROR)
+		return -1;
+	return v < 0 ? -1 : v > 0;
 }
 
 hid_t results_str_type(void)

@@ -279,8 +279,27 @@ out:
 	return rc;
 }
 
+/* /phases/NNNN/targets: the table the rows' target fields index, from rank 0. */
+static int res_targets(struct results *r, hid_t g, const char *obj,
+		       const struct target_table *tg, struct pf_err *e)
+{
+	static char none[1][RECORD_TARGET_MAX] = {RECORD_TARGET_NONE};
+	int rc = 0;
+	hid_t t = -1;
+	uint64_t n = tg != NULL && tg->n > 0 ? tg->n : 1;
+	RES_TRY(t = results_fixed_str_type(RECORD_TARGET_MAX), r, obj, "target string type", e);
+	struct res_rows rows = {"targets", t, t, n, 0, r->rank == 0 ? n : 0,
+				tg != NULL && tg->n > 0 ? (const void *)tg->name : (const void *)none};
+	rc = res_write_rows(r, g, obj, &rows, e);
+out:
+	if (results_h5_close(t) < 0 && rc == 0)
+		rc = res_fail(r, obj, "closing the target string type", e);
+	return rc;
+}
+
 int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
-			const struct file_rec *files, uint64_t nfiles, struct pf_err *e)
+			const struct file_rec *files, uint64_t nfiles,
+			const struct target_table *targets, struct pf_err *e)
 {
 	char name[16], obj[32];
 	int rc = 0;
@@ -301,7 +320,8 @@ int results_write_phase(struct results *r, const struct phase_info *p, const str
 		"H5Gcreate2", e);
 	if ((rc = res_phase_attrs(r, g, obj, p, e)) < 0 ||
 	    (rc = res_write_rows(r, g, obj, &ranks, e)) < 0 ||
-	    (rc = res_write_rows(r, g, obj, &rows, e)) < 0)
+	    (rc = res_write_rows(r, g, obj, &rows, e)) < 0 ||
+	    (rc = res_targets(r, g, obj, targets, e)) < 0)
 		goto out;
 	RES_TRY(results_h5_close(g), r, obj, "H5Gclose", e);
 	g = -1;

@@ -133,6 +133,9 @@ static int phase_plan(const struct phase_spec *s, const struct topology *t, stru
 	if (rc == 0 && w->nm.names != NULL && s->order != CFG_ORDER_RANDOM)
 		rc = plan_share_sort_by_name(&w->sh, &w->nm, s->order == CFG_ORDER_REVERSE) == 0
 			     ? 0 : pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
+	if (rc == 0 && s->pilot) /* plan --pilot: the first files of the share, as read */
+		plan_share_sample(&w->sh, plan_pilot_limit(s->pilot_files, w->readers,
+							   s->pattern == CFG_PATTERN_SHARED));
 out:
 	return rc;
 }
@@ -362,6 +365,16 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? (double)bytes / o->info.elapsed_s / 1e6 : 0;
 	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[worst]);
 	phase_flags(&o->info);
+	if (s->pilot) { /* the sample's files (a shared file counts once), and the mark */
+		uint64_t mine = o->nfiles, all = 0;
+		PHASE_MPI(MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T,
+					s->pattern == CFG_PATTERN_SHARED ? MPI_MAX : MPI_SUM,
+					MPI_COMM_WORLD));
+		o->info.nfiles = all;
+		size_t used = strlen(o->info.flags);
+		snprintf(o->info.flags + used, sizeof o->info.flags - used, "%spilot",
+			 used ? "," : "");
+	}
 	if (worst != PHASE_COMPLETE)
 		rc = -1; /* the ranks that failed say why */
 out:
@@ -505,6 +518,37 @@ static void phase_count_provenance(const struct prov_sample *a, const struct pro
 	me->net_rx_bytes = b->rx_bytes - a->rx_bytes;
 }
 
+struct phase_paths {
+	const struct phase_spec *s;
+	const struct phase_work *w;
+};
+
+static int phase_path_of(void *arg, uint64_t i, char *buf, size_t len)
+{
+	const struct phase_paths *p = arg;
+	struct pf_err ignored = {0};
+	return phase_path(p->s, p->w, i, buf, len, &ignored);
+}
+
+/* After the closing barrier: the storage target of each of this rank's files (target.h),
+ * as a local id of s->targets, within the phase's lookup budget. */
+static void phase_targets(const struct phase_spec *s, const struct phase_work *w,
+			  struct phase_output *o)
+{
+	struct phase_paths p = {s, w};
+	double budget = TARGET_BUDGET_S;
+	uint32_t *ids = o->me.files ? malloc(o->me.files * sizeof *ids) : NULL;
+	if (s->targets == NULL || ids == NULL) {
+		free(ids);
+		return; /* the rows say "not looked up" */
+	}
+	target_ids(s->targets, s->target_set, s->ds->nfiles, w->sh.file, o->me.files,
+		   phase_path_of, &p, ids, &budget);
+	for (uint64_t i = 0; i < o->me.files; i++)
+		o->files[i].target = ids[i];
+	free(ids);
+}
+
 /* The process's peak resident memory in bytes (ru_maxrss is in KiB on Linux); 0 when
  * getrusage fails (it cannot with these arguments: the figure is only informative). */
 static uint64_t phase_peak_rss(void)
@@ -583,7 +627,14 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	if (phase_prep_errors(&w, o) != 0 && c.status == PHASE_COMPLETE)
 		c.status = PHASE_FAILED;
 	phase_name_bad(&c, o, earlier);
+	if (c.status != PHASE_INTERRUPTED)
+		phase_targets(s, &w, o);
 	rc = phase_agree(s, t, opened, c.status, c.noatime, o, e);
+	/* one table for all ranks; a failure leaves every row "not looked up", never the run */
+	if (target_merge(s->targets, o->files, o->nfiles, MPI_COMM_WORLD, &o->targets) != 0 &&
+	    t->rank == 0)
+		fprintf(stderr, "pfsread: phase %u: the storage targets were not gathered (MPI or "
+			"memory); the rows say \"%s\"\n", s->index, RECORD_TARGET_NONE);
 out:
 	if (w.backend_state != NULL) /* set up before a barrier that failed */
 		s->be->teardown(w.backend_state);
@@ -598,4 +649,5 @@ void phase_output_free(struct phase_output *o)
 	free(o->files);
 	o->files = NULL;
 	o->nfiles = 0;
+	target_table_free(&o->targets);
 }

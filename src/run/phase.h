@@ -12,6 +12,7 @@
 #include "pfsread/record.h"
 #include "run/plan.h"
 #include "run/provenance.h"
+#include "run/target.h"
 #include "run/topology.h"
 
 struct progress;
@@ -36,6 +37,10 @@ struct phase_spec {
 	struct progress *progress; /* the run's progress lines, or NULL */
 	const struct prov_source *prov; /* this rank's counters of where the bytes came from */
 	const char *provenance;   /* rank 0's description of them, for the record */
+	int pilot;                /* plan --pilot: read a sample of each share */
+	uint64_t pilot_files;     /* its files per phase (plan_pilot_limit; 0: its default) */
+	struct target_ctx *targets; /* this rank's storage target lookups, or NULL for none */
+	size_t target_set;        /* the data set's number in it */
 };
 
 /* What one rank holds after a phase. files is malloc'ed; phase_output_free releases it. */
@@ -44,6 +49,7 @@ struct phase_output {
 	struct rank_rec me;
 	struct file_rec *files;
 	uint64_t nfiles;
+	struct target_table targets; /* what files[].target indexes, the same on every rank */
 };
 
 /* Collective. Returns 0 when every rank read every byte it should; -1 otherwise, with e set

@@ -341,6 +341,23 @@ int plan_share_shared(const struct cfg_dataset *d, enum cfg_order order, uint64_
 	return 0;
 }
 
+uint64_t plan_pilot_limit(uint64_t pilot, uint64_t readers, int shared)
+{
+	if (readers == 0)
+		readers = 1;
+	uint64_t files = pilot > 0 ? pilot : 2 * readers > 8 ? 2 * readers : 8;
+	if (shared)
+		return files;
+	uint64_t each = files / readers + (files % readers != 0);
+	return each > 0 ? each : 1;
+}
+
+void plan_share_sample(struct plan_share *s, uint64_t most)
+{
+	if (s->n > most)
+		s->n = most;
+}
+
 /* qsort_r's comparison of two item numbers by their names. */
 static int plan_cmp_names(const void *a, const void *b, void *arg)
 {

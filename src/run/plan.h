@@ -114,6 +114,14 @@ int plan_share_per_reader(const struct topo_map *t, int rank, const struct cfg_d
 int plan_share_shared(const struct cfg_dataset *d, enum cfg_order order, uint64_t seed,
 		      uint64_t readers, int64_t reader, struct plan_share *s);
 
+/* plan --pilot: the most items a reader's share keeps when the pilot reads pilot files per
+ * phase (0: two per reader, at least 8 a phase: fewer would be noise): pattern shared, pilot files (every reader reads a slice of
+ * each); per-reader, pilot spread over the readers, at least one each. Pure. */
+uint64_t plan_pilot_limit(uint64_t pilot, uint64_t readers, int shared);
+
+/* Keep the first most items of s (the pilot's sample; the arrays stay as allocated). */
+void plan_share_sample(struct plan_share *s, uint64_t most);
+
 /* Item i's name at names + i x len, NUL-terminated (a hashed data set's: its line of the
  * name list). Owned (malloc'ed). */
 struct plan_names {

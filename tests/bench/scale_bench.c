@@ -72,7 +72,7 @@ static double bench_write(const char *dir, uint64_t nfiles, int rank, int nranks
 	if (recs != NULL && results_create(path, 1, MPI_COMM_WORLD, &m, &r, &e) == 0) {
 		MPI_Barrier(MPI_COMM_WORLD);
 		double t0 = MPI_Wtime();
-		if (results_write_phase(r, &p, &me, recs, count, &e) == 0)
+		if (results_write_phase(r, &p, &me, recs, count, NULL, &e) == 0)
 			dt = MPI_Wtime() - t0;
 		results_close(r, "complete", &e);
 		MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -16,7 +16,8 @@
 #   box.sh rx NODE                      bytes NODE has received on its link
 #   box.sh iperf NODE [SECONDS]         TCP goodput server -> NODE in Mbit/s (iperf3)
 #   box.sh cold [DIR]                   evict the files under /box/fs/DIR from every cache in the box
-#   box.sh diskcap MIBPS|off            cap the server's reads from its brick devices (cgroup v1 blkio)
+#   box.sh diskcap MIBPS|off [K]        cap the server's reads from its brick devices (cgroup v1
+#                                       blkio); with K, from brick K's device alone (1..--bricks)
 #
 # Layout (addresses exist only inside the box's namespaces; none has a default route):
 #   box-sw    the switch: bridge br0 and one port p-NAME per link; tc tbf on p-NAME limits what NAME
@@ -505,6 +506,10 @@ mpi_env() {
 	export OMPI_MCA_btl_tcp_if_include=$SUBNET OMPI_MCA_oob_tcp_if_include=$SUBNET
 	export OMPI_MCA_rtc_hwloc_vmhole=none PMIX_MCA_gds=hash
 	export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+	# the nodes share this machine's cores: bound, every node's first rank sits on core 0,
+	# all of them on the same one, which no cluster does (mmap's page-fault reads lost 15% of
+	# the link to it in the box, read() nothing: docs/box.md)
+	export OMPI_MCA_hwloc_base_binding_policy=none
 	export TMPDIR=$B/tmp/head
 	mkdir -p "$TMPDIR"
 }
@@ -800,13 +805,17 @@ for top in sys.argv[1:]:
 }
 
 cmd_diskcap() {
-	local r=${1:-} p d mm
+	local r=${1:-} k=${2:-} p d mm
 	need_up
-	case "$r" in off) r=0 ;; '' | *[!0-9]*) usage "diskcap MIBPS|off" ;; *) r=$((r * 1048576)) ;; esac
+	case "$r" in off) r=0 ;; '' | *[!0-9]*) usage "diskcap MIBPS|off [K]" ;; *) r=$((r * 1048576)) ;; esac
+	case "$k" in '' | [1-9] | [1-9][0-9]) ;; *) usage "diskcap: bad brick number '$k'" ;; esac
 	[ -d /sys/fs/cgroup/blkio ] || die "diskcap needs cgroup v1 blkio"
 	mkdir -p "$CG_BLKIO" || return 1
 	for p in $(ip netns pids box-srv); do echo "$p" >"$CG_BLKIO/cgroup.procs" 2>/dev/null; done
 	for d in $(cat "$RUN/loops"); do
+		# one brick: the device whose image is brickK.img (or chunksK, osdK)
+		[ -z "$k" ] || losetup -nO BACK-FILE "$d" | grep -Eq "/(brick|chunks|osd)$k\.img\$" ||
+			continue
 		mm=$(lsblk -dno MAJ:MIN "$d" | tr -d ' ')
 		echo "$mm $r" >"$CG_BLKIO/blkio.throttle.read_bps_device" || return 1
 	done

@@ -205,6 +205,20 @@ if command -v strace >/dev/null 2>&1; then
 		done
 	done
 fi
+# a backend's own advice (mmap: {advice: A}, posix: ...): its default when the sweep says
+# default, recorded in every phase as what was given
+small_config "$SCRATCH/adv-block.yaml" "$root" "sweep: {backend: [mmap, posix], readers_per_node: [1]}" \
+	"cache: none" "mmap: {advice: sequential}" "posix: {advice: none}"
+"$PFSREAD" run "$SCRATCH/adv-block.yaml" -o "$SCRATCH/adv-block.h5" --force >/dev/null 2>&1
+got=$("$PYTHON" -c '
+import h5py, sys
+for g in h5py.File(sys.argv[1], "r")["phases"].values():
+    a = g.attrs
+    print("%s:%s:%s" % (a["backend"], a["advice"], "MADV_SEQUENTIAL" in a["hints"]))
+' "$SCRATCH/adv-block.h5" | sort -u | tr '\n' ' ')
+echo "# recorded: $got"
+[ "$got" = "mmap:sequential:True posix:none:False " ]
+ok $? "mmap: {advice: sequential} and posix: {advice: none}: every phase records the block's advice"
 small_config "$SCRATCH/adv-bad.yaml" "$root" "sweep: {backend: [posix, mpiio], advice: [none, sequential]}"
 OUT=$(mpi 1 "$PFSREAD" run "$SCRATCH/adv-bad.yaml" -o "$SCRATCH/adv-bad.h5" 2>&1)
 st=$?

@@ -4,6 +4,10 @@
  *   RELPATH open ERRNO          open fails with ERRNO (say 13, EACCES)
  *   RELPATH read OFFSET ERRNO   a read request that reaches OFFSET fails with ERRNO (say 5,
  *                               EIO), as one over a bad sector there; those before succeed
+ *   RELPATH pathinfo TEXT       getxattr trusted.glusterfs.pathinfo answers TEXT (the rest of
+ *                               the line), as a GlusterFS client does (target.t)
+ *   RELPATH getxattr SECONDS    any getxattr waits SECONDS, then finds no attribute (a hung
+ *                               server); RELPATH * matches every file
  *
  * RELPATH is the file's path below the top, without a leading slash. The rules file is read
  * again at every open and read, so a test can change it while a run goes on. No data is
@@ -49,6 +53,45 @@ static int ff_rule(const char *path, const char *kind, long long *offset, int *e
 	}
 	fclose(f);
 	return found;
+}
+
+/* The rest of the line of the rule for path (or "*") and kind, into text. 1 when found. */
+static int ff_text_rule(const char *path, const char *kind, char *text, size_t len)
+{
+	char line[4608], rel[4096], what[16];
+	int found = 0, at = 0;
+	FILE *f = fopen(ff_rules, "r");
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof line, f) != NULL) {
+		if (sscanf(line, "%4095s %15s %n", rel, what, &at) != 2 || strcmp(what, kind) != 0 ||
+		    (strcmp(rel, path + 1) != 0 && strcmp(rel, "*") != 0))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(text, len, "%s", line + at);
+		found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+static int ff_getxattr(const char *path, const char *name, char *value, size_t size)
+{
+	char text[4096];
+	if (ff_text_rule(path, "getxattr", text, sizeof text)) {
+		sleep((unsigned)atoi(text));
+		return -ENODATA;
+	}
+	if (strcmp(name, "trusted.glusterfs.pathinfo") != 0 ||
+	    !ff_text_rule(path, "pathinfo", text, sizeof text))
+		return -ENODATA;
+	size_t n = strlen(text);
+	if (size == 0)
+		return (int)n;
+	if (size < n)
+		return -ERANGE;
+	memcpy(value, text, n);
+	return (int)n;
 }
 
 static int ff_real(const char *path, char *buf, size_t len)
@@ -146,6 +189,7 @@ static const struct fuse_operations ff_ops = {
 	.release = ff_release,
 	.fsync = ff_fsync,
 	.statfs = ff_statfs,
+	.getxattr = ff_getxattr,
 };
 
 int main(int argc, char **argv)

@@ -66,8 +66,9 @@ def root(f, config, schema=1):
     t["clock_offset_s"] = np.zeros(2)
 
 
-def phase(f, index, ds, fsize, rpn, rep, cache, files, resident=0.0):
-    """files: {rank: [(file, open_start, open_end, read_end, close_end, bytes), ...]}."""
+def phase(f, index, ds, fsize, rpn, rep, cache, files, resident=0.0, extra=None):
+    """files: {rank: [(file, open_start, open_end, read_end, close_end, bytes), ...]};
+    extra: attributes that replace the defaults ({"backend": "mmap"})."""
     g = f.require_group("phases").create_group("%04d" % index)
     ranks = np.zeros(4, dtype=RANK_DT)
     rows = []
@@ -102,6 +103,8 @@ def phase(f, index, ds, fsize, rpn, rep, cache, files, resident=0.0):
                  ("resident_fraction", float(resident)), ("bytes", np.uint64(nbytes)),
                  ("elapsed_s", elapsed), ("bandwidth_MBps", nbytes / elapsed / 1e6),
                  ("status", "complete")):
+        a[k] = v
+    for k, v in (extra or {}).items():
         a[k] = v
     g["ranks"] = ranks
     g["files"] = np.array(rows, dtype=FILE_DT)

@@ -13,6 +13,8 @@ gives file i's name; for a tree read in place, line i of the description .pfsrea
 file i inside the tree), for data sets whose files differ in size.
 
 Checks the root attributes and topology, then every phase: its attributes are all present
+and its storage targets (a targets table whose entry 0 is "not looked up", every file row's
+target an index into it)
 (strings read back as str); and for a complete phase: bytes == nfiles * file_size (or, with
 "dir", the sum of the files' sizes on disk) == the sum of files[].bytes, and each file's bytes
 == its size; every file index 0..nfiles-1 appears exactly once; per node the active ranks are
@@ -51,7 +53,7 @@ RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open
                "close_s", "resident_fraction", "verify_s", "io_s", "process_s", "barrier_s",
                "clock_offset_s", "clock_error_s", "storage_read_bytes", "rchar", "net_rx_bytes",
                "counted", "peak_rss", "overlap_s")
-FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes")
+FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes", "target")
 
 
 class Failure(Exception):
@@ -84,7 +86,7 @@ def attrs_of(obj, where, spec):
 
 def check_root(f, expect):
     root = attrs_of(f, "/", ROOT_ATTRS)
-    check(root["schema_version"] == 4, "/", "schema_version %d" % root["schema_version"])
+    check(root["schema_version"] == 5, "/", "schema_version %d" % root["schema_version"])
     for key in ("nranks", "nnodes", "status"):
         if key in expect:
             check(root[key] == expect[key], "/", "%s is %r, expected %r" % (key, root[key], expect[key]))
@@ -263,11 +265,23 @@ def check_clock(where, a, ranks):
           "cache_state %r with resident_fraction %g" % (a["cache_state"], r))
 
 
+def check_targets(g, where, files):
+    """/phases/NNNN/targets: strings, entry 0 "not looked up", every row's target an index."""
+    check("targets" in g, where, "dataset targets missing")
+    names = [t.decode() if isinstance(t, bytes) else str(t) for t in g["targets"][()]]
+    check(len(names) >= 1 and names[0] == "not looked up", where + "/targets",
+          "entry 0 is %r" % (names[:1],))
+    check(len(set(names)) == len(names), where + "/targets", "a name twice: %r" % names)
+    check(len(files) == 0 or int(files["target"].max()) < len(names), where + "/files",
+          "a target index beyond the %d names of targets" % len(names))
+
+
 def check_phase(g, where, node_of_rank, expect):
     a = attrs_of(g, where, PHASE_ATTRS)
     check("%04d" % a["index"] == where.rsplit("/", 1)[1], where, "index %d" % a["index"])
     ranks = check_rows(g, where, "ranks", RANK_FIELDS, len(node_of_rank))
     files = check_rows(g, where, "files", FILE_FIELDS)
+    check_targets(g, where, files)
     check_clock(where, a, ranks)
     if a["status"] != "complete":
         return a

@@ -286,6 +286,73 @@ static void test_backend(const char *name, unsigned char *buf)
 		test_direct_alignment(b, buf);
 }
 
+/* ---- a backend's own advice: posix|uring|mmap: {advice: A} in the config ---- */
+
+#define ADV_HEAD "root: /nonexistent-pfsread-root\ndatasets: [{name: a, file_size: 1KiB, " \
+		 "file_count: 1}]\n"
+
+/* What backend name gives for sweep advice asked under config yaml; -1 when the config is
+ * refused (its message in e). */
+static int advice_under(const char *yaml, const char *name, enum cfg_advice asked,
+			struct pf_err *e)
+{
+	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
+	struct experiment x;
+	backend_config(blocks, BACKEND_BLOCKS_MAX);
+	memset(e, 0, sizeof *e);
+	if (cfg_parse("mem/adv.yaml", yaml, strlen(yaml), blocks, &x, e) != 0)
+		return -1;
+	int a = (int)backend_advice(backend_find(name), &x, asked);
+	cfg_free(&x);
+	return a;
+}
+
+static void test_advice_blocks(void)
+{
+	struct pf_err e;
+	const enum cfg_advice D = CFG_ADVICE_DEFAULT;
+	ok(advice_under(ADV_HEAD, "mmap", D, &e) == CFG_ADVICE_NONE &&
+		   advice_under(ADV_HEAD, "posix", D, &e) == CFG_ADVICE_SEQUENTIAL,
+	   "without a block: mmap none, posix sequential");
+	ok(advice_under(ADV_HEAD "mmap: {advice: sequential}\n", "mmap", D, &e) ==
+		   CFG_ADVICE_SEQUENTIAL, "mmap: {advice: sequential} is mmap's default advice");
+	ok(advice_under(ADV_HEAD "mmap: {advice: sequential}\n", "mmap", CFG_ADVICE_NONE, &e) ==
+		   CFG_ADVICE_NONE, "the sweep's advice wins over the block's");
+	ok(advice_under(ADV_HEAD "mmap: {advice: willneed}\n", "posix", D, &e) ==
+		   CFG_ADVICE_SEQUENTIAL, "mmap's block leaves posix alone");
+	ok(advice_under(ADV_HEAD "posix: {advice: none}\n", "posix", D, &e) == CFG_ADVICE_NONE,
+	   "posix: {advice: none}");
+	ok(advice_under(ADV_HEAD "sequential_hint: false\nposix: {advice: willneed}\n", "posix", D,
+			&e) == CFG_ADVICE_WILLNEED,
+	   "posix's block wins over sequential_hint: false");
+	ok(advice_under(ADV_HEAD "sequential_hint: false\nposix: {advice: default}\n", "posix", D,
+			&e) == CFG_ADVICE_NONE,
+	   "posix: {advice: default} keeps sequential_hint's say");
+	ok(advice_under(ADV_HEAD "mmap: {advice: default}\n", "mmap", D, &e) == CFG_ADVICE_NONE,
+	   "mmap: {advice: default} is none");
+#ifdef HAVE_LIBURING
+	ok(advice_under(ADV_HEAD "uring: {advice: none}\n", "uring", D, &e) == CFG_ADVICE_NONE &&
+		   advice_under(ADV_HEAD "uring: {advice: none}\n", "posix", D, &e) ==
+			   CFG_ADVICE_SEQUENTIAL,
+	   "uring: {advice: none}, posix unchanged");
+#else
+	skip("built without liburing");
+#endif
+	ok(advice_under(ADV_HEAD "mmap: {advice: sequentail}\n", "mmap", D, &e) < 0 &&
+		   strstr(e.msg, "mem/adv.yaml:3:16: key 'mmap.advice': unknown value 'sequentail'"),
+	   "a misspelt advice: file:line:col, the key (%s)", e.msg);
+	ok(advice_under(ADV_HEAD "mpiio: {advice: none}\n", "mpiio", D, &e) < 0 &&
+		   strstr(e.msg, "mem/adv.yaml:3:9: key 'mpiio.advice': unknown key (allowed: "
+				 "collective)"),
+	   "mpiio gives no advice: its block refuses the key (%s)", e.msg);
+	ok(advice_under(ADV_HEAD "direct: {advice: none}\n", "direct", D, &e) < 0 &&
+		   strstr(e.msg, "mem/adv.yaml:3:1: key 'direct': unknown key"),
+	   "direct gives no advice: it has no block (%s)", e.msg);
+	ok(advice_under(ADV_HEAD "null: {advice: none}\n", "null", D, &e) < 0 &&
+		   strstr(e.msg, "mem/adv.yaml:3:1: key 'null': unknown key"),
+	   "null gives no advice: it has no block (%s)", e.msg);
+}
+
 int main(void)
 {
 	struct statfs sf;
@@ -300,6 +367,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		test_backend(names[i], buf);
 	test_direct_tmpfs();
+	test_advice_blocks();
 	remove_files();
 	free(buf);
 	return tap_done();

@@ -319,6 +319,34 @@ static void test_share_per_reader(void)
 	topo_map_free(&t);
 }
 
+/* plan --pilot: the sample each reader keeps, and that it is the head of its share as read */
+static void test_pilot_sample(void)
+{
+	ok(plan_pilot_limit(0, 1, 0) == 8 && plan_pilot_limit(0, 2, 0) == 4 &&
+	   plan_pilot_limit(0, 400, 0) == 2, "pilot default: 2 files per reader, at least 8 a phase");
+	ok(plan_pilot_limit(10, 4, 0) == 3 && plan_pilot_limit(3, 8, 0) == 1 &&
+	   plan_pilot_limit(8, 0, 0) == 8, "pilot N: spread over the readers, at least one each");
+	ok(plan_pilot_limit(5, 4, 1) == 5 && plan_pilot_limit(0, 4, 1) == 8,
+	   "pilot, pattern shared: N files, every reader a slice of each");
+	struct topo_map t;
+	const int sizes[] = {2};
+	struct cfg_dataset d = fixed_dataset(20, 100);
+	const struct plan_rule rule = {2, CFG_DECOMP_BLOCK, CFG_ORDER_RANDOM, 3, 0};
+	struct plan_share s;
+	uint64_t head[3];
+	if (make_map(&t, sizes, 1) != 0)
+		return;
+	int same = plan_share_per_reader(&t, 1, &d, &rule, &s) == 0 && s.n == 10;
+	if (same)
+		memcpy(head, s.file, sizeof head);
+	plan_share_sample(&s, 3);
+	same &= s.n == 3 && memcmp(head, s.file, sizeof head) == 0;
+	plan_share_sample(&s, 5);
+	ok(same && s.n == 3, "the sample is the share's first files, in its order; never grows");
+	plan_share_free(&s);
+	topo_map_free(&t);
+}
+
 static void test_share_shared(void)
 {
 	struct cfg_dataset d = fixed_dataset(5, 10000);
@@ -388,6 +416,7 @@ static void test_share_sort_by_name(void)
 int main(void)
 {
 	test_share_per_reader();
+	test_pilot_sample();
 	test_share_shared();
 	test_share_sort_by_name();
 	test_cyclic();

@@ -23,9 +23,9 @@ static char hosts[2][RECORD_HOST_MAX] = {"alpha", "beta"};
  * = 0.6 of 300 MB = 180 MB: 380 MB / 2.0 s = 190 MB/s; spread 3.0 - 2.0 = 1.0 s;
  * open 0.2 + 0.5, read 1.7 + 2.5, close 0.1 + 0: metadata (0.7 + 0.1) / 5.0 = 0.16. */
 static struct file_rec big_files[3] = {
-	{0, 0, 0.0, 0.1, 1.0, 1.1, 100000000, 0},
-	{1, 0, 1.1, 1.2, 2.0, 2.0, 100000000, 0},
-	{2, 1, 0.0, 0.5, 3.0, 3.0, 300000000, 0},
+	{0, 0, 0.0, 0.1, 1.0, 1.1, 100000000, 0, 0},
+	{1, 0, 1.1, 1.2, 2.0, 2.0, 100000000, 0, 0},
+	{2, 1, 0.0, 0.5, 3.0, 3.0, 300000000, 0, 0},
 };
 static struct rank_rec big_ranks[4] = {
 	{0, 0, 1, 0.0, 2.0, 200000000, 2, 0.2, 1.7, 0.1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -38,10 +38,10 @@ static struct rank_rec big_ranks[4] = {
  * node 0: 4 MB / 1.0 s = 4 MB/s; node 1: 4 MB / 4.0 s = 1 MB/s; median node 2.5 MB/s, so node 1
  * is 2.5x slower. File times 1, 1, 2, 4: median 1.5; file 13 is 4 / 1.5 = 2.667x slower. */
 static struct file_rec small_files[4] = {
-	{10, 0, 0, 0, 1.0, 1.0, 2000000, 0},
-	{11, 1, 0, 0, 1.0, 1.0, 2000000, 0},
-	{12, 2, 0, 0, 2.0, 2.0, 2000000, 0},
-	{13, 3, 0, 0, 4.0, 4.0, 2000000, 0},
+	{10, 0, 0, 0, 1.0, 1.0, 2000000, 0, 0},
+	{11, 1, 0, 0, 1.0, 1.0, 2000000, 0, 0},
+	{12, 2, 0, 0, 2.0, 2.0, 2000000, 0, 0},
+	{13, 3, 0, 0, 4.0, 4.0, 2000000, 0, 0},
 };
 static struct rank_rec small_ranks[4] = {
 	{0, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -251,8 +251,8 @@ static void test_stragglers(const struct run_data *run)
 /* Two nodes 0.3% apart and files 10% apart: noise, so no straggler is named. */
 static void test_straggler_threshold(void)
 {
-	static struct file_rec f[2] = {{0, 0, 0, 0.1, 1.0, 1.0, 100000000, 0},
-				       {1, 1, 0, 0.1, 1.003, 1.1, 100000000, 0}};
+	static struct file_rec f[2] = {{0, 0, 0, 0.1, 1.0, 1.0, 100000000, 0, 0},
+				       {1, 1, 0, 0.1, 1.003, 1.1, 100000000, 0, 0}};
 	static struct rank_rec r[2] = {
 		{0, 0, 1, 0, 1.0, 100000000, 1, 0.1, 0.9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 		{1, 1, 1, 0, 1.003, 100000000, 1, 0.1, 0.903, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
@@ -315,7 +315,7 @@ static void test_compare(void)
  * not belong to and crash nothing (the sanitizer build checks the second half). */
 static void test_nonsense(void)
 {
-	struct file_rec f[2] = {{0, 99, NAN, NAN, NAN, NAN, 5, 0}, {1, -3, 0, 0, 1, 1, 1000000, 0}};
+	struct file_rec f[2] = {{0, 99, NAN, NAN, NAN, NAN, 5, 0, 0}, {1, -3, 0, 0, 1, 1, 1000000, 0, 0}};
 	struct rank_rec r[4] = {
 		{0, -5, 1, 0, 1, 1000000, 1, NAN, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 		{1, 7, 1, 0, 2, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},

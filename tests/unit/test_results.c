@@ -76,8 +76,14 @@ static void build_records(void)
 					      0.01 * i + 0.005,
 					      0.01 * i + 0.006,
 					      64000000,
-					      i == 3 ? 5 : 0};
+					      i == 3 ? 5 : 0,
+					      (uint32_t)(i % 3)};
 }
+
+/* Phase 0's storage targets: the rows index them (entry 0: not looked up). */
+static char target_names[3][RECORD_TARGET_MAX] = {RECORD_TARGET_NONE, "n1:/dev/sda1",
+						  "srv:/bricks/b0,srv2:/bricks/b1"};
+static const struct target_table targets0 = {target_names, 3};
 
 static int same_info(const struct phase_info *a, const struct phase_info *b)
 {
@@ -114,7 +120,8 @@ static int same_rank(const struct rank_rec *a, const struct rank_rec *b)
 static int same_file(const struct file_rec *a, const struct file_rec *b)
 {
 	return a->file == b->file && a->rank == b->rank && a->open_start == b->open_start &&
-	       a->read_end == b->read_end && a->close_end == b->close_end && a->bytes == b->bytes;
+	       a->read_end == b->read_end && a->close_end == b->close_end && a->bytes == b->bytes &&
+	       a->target == b->target;
 }
 
 static int write_file(const char *path, int force, struct pf_err *e)
@@ -126,8 +133,8 @@ static int write_file(const char *path, int force, struct pf_err *e)
 	if (results_create(path, force, MPI_COMM_WORLD, &meta, &r, e) < 0)
 		return -1;
 	if (results_write_topology(r, node_of_rank, hosts, offsets, (const uint64_t[]){1ull << 34, 1ull << 35}, e) < 0 ||
-	    results_write_phase(r, &info[0], &rec[0], files0, NFILES0, e) < 0 ||
-	    results_write_phase(r, &info[1], &rec[1], NULL, 0, e) < 0) {
+	    results_write_phase(r, &info[0], &rec[0], files0, NFILES0, &targets0, e) < 0 ||
+	    results_write_phase(r, &info[1], &rec[1], NULL, 0, NULL, e) < 0) {
 		results_close(r, "failed", NULL);
 		return -1;
 	}
@@ -172,7 +179,14 @@ static void check_phases(const struct run_data *d)
 	int files_ok = d->phases[0].nfiles == NFILES0;
 	for (int i = 0; files_ok && i < NFILES0; i++)
 		files_ok = same_file(&d->phases[0].files[i], &files0[i]);
-	ok(files_ok, "read: phase 0 file records, in the order written");
+	ok(files_ok, "read: phase 0 file records, in the order written, targets among them");
+	const struct target_table *t0 = &d->phases[0].targets, *t1 = &d->phases[1].targets;
+	ok(t0->n == 3 && strcmp(t0->name[0], RECORD_TARGET_NONE) == 0 &&
+		   strcmp(t0->name[1], "n1:/dev/sda1") == 0 &&
+		   strcmp(t0->name[2], "srv:/bricks/b0,srv2:/bricks/b1") == 0,
+	   "read: phase 0's targets table (%u names)", t0->n);
+	ok(t1->n == 1 && strcmp(t1->name[0], RECORD_TARGET_NONE) == 0,
+	   "read: a phase written without targets has the table of \"not looked up\" alone");
 	ok(d->phases[1].nfiles == 0 && d->phases[1].files == NULL,
 	   "read: phase 1 has no file rows");
 }

@@ -162,6 +162,32 @@ static void mmap_hints(const struct experiment *x, enum cfg_advice a, char *buf,
 					 : "mmap(MAP_SHARED), no madvise");
 }
 
+/* ---- options: mmap: {advice: A}, the advice when sweep.advice is default ---- */
+
+struct mmap_opts {
+	enum cfg_advice advice;
+};
+
+/* default none: MADV_SEQUENTIAL cut cold reads on FUSE to 5-10% of the link (docs/box.md) */
+static const struct mmap_opts mmap_defaults = {.advice = CFG_ADVICE_DEFAULT};
+
+static const struct cfg_opt mmap_opts[] = {
+	{"advice", CFG_OPT_ADVICE, offsetof(struct mmap_opts, advice), 0, 0, NULL},
+};
+
+static const struct cfg_block mmap_block = {
+	.key = "mmap", .opts = mmap_opts, .nopts = sizeof mmap_opts / sizeof mmap_opts[0],
+	.size = sizeof(struct mmap_opts), .defaults = &mmap_defaults,
+};
+
+static const struct cfg_block *const mmap_config[] = {&mmap_block, NULL};
+
+static enum cfg_advice mmap_advice_default(const struct experiment *x)
+{
+	enum cfg_advice a = ((const struct mmap_opts *)cfg_block_values(x, &mmap_block))->advice;
+	return a == CFG_ADVICE_DEFAULT ? CFG_ADVICE_NONE : a;
+}
+
 const struct backend mmap_backend = {
 	.name = "mmap",
 	.flags = 0,
@@ -170,6 +196,8 @@ const struct backend mmap_backend = {
 	.close = mmap_close,
 	.setup = mmap_setup,
 	.teardown = mmap_teardown,
+	.config = mmap_config,
 	.advice = 1u << CFG_ADVICE_SEQUENTIAL | 1u << CFG_ADVICE_WILLNEED,
-	.hints = mmap_hints, /* advice default: none (advice_default NULL) */
+	.advice_default = mmap_advice_default,
+	.hints = mmap_hints,
 };

@@ -58,9 +58,36 @@ int posix_hint_sequential(int fd, const struct bopen *o, uint64_t size)
 	return rc == ESPIPE ? 0 : -rc; /* a pipe or FIFO has no read-ahead to widen */
 }
 
-enum cfg_advice posix_advice_default(const struct experiment *x)
+enum cfg_advice posix_advice_or(const struct experiment *x, enum cfg_advice own)
 {
+	if (own != CFG_ADVICE_DEFAULT)
+		return own;
 	return x == NULL || x->sequential_hint ? CFG_ADVICE_SEQUENTIAL : CFG_ADVICE_NONE;
+}
+
+/* ---- options: posix: {advice: A}, the advice when sweep.advice is default ---- */
+
+struct posix_opts {
+	enum cfg_advice advice;
+};
+
+static const struct posix_opts posix_defaults = {.advice = CFG_ADVICE_DEFAULT};
+
+static const struct cfg_opt posix_opts[] = {
+	{"advice", CFG_OPT_ADVICE, offsetof(struct posix_opts, advice), 0, 0, NULL},
+};
+
+static const struct cfg_block posix_block = {
+	.key = "posix", .opts = posix_opts, .nopts = sizeof posix_opts / sizeof posix_opts[0],
+	.size = sizeof(struct posix_opts), .defaults = &posix_defaults,
+};
+
+static const struct cfg_block *const posix_config[] = {&posix_block, NULL};
+
+static enum cfg_advice posix_advice_default(const struct experiment *x)
+{
+	return posix_advice_or(x, ((const struct posix_opts *)cfg_block_values(x, &posix_block))
+					  ->advice);
 }
 
 void posix_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
@@ -116,6 +143,7 @@ const struct backend posix_backend = {
 	.read = posix_read,
 	.close = posix_close,
 	.advice = 1u << CFG_ADVICE_SEQUENTIAL | 1u << CFG_ADVICE_WILLNEED,
+	.config = posix_config,
 	.advice_default = posix_advice_default,
 	.hints = posix_hints,
 };

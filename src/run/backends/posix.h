@@ -14,9 +14,10 @@ int posix_open_flags(const char *path, int flags, const struct bopen *o, struct 
 #define POSIX_HINT_MIN_SIZE 4096u /* Linux's smallest page */
 int posix_hint_sequential(int fd, const struct bopen *o, uint64_t size);
 
-/* advice "default" of the fadvise backends (posix, uring): sequential unless the config's
- * sequential_hint: false. */
-enum cfg_advice posix_advice_default(const struct experiment *x);
+/* advice "default" of an fadvise backend (posix, uring) whose own block says own (its
+ * advice: key, CFG_ADVICE_DEFAULT when not given): own when given, else sequential unless the
+ * config's sequential_hint: false. */
+enum cfg_advice posix_advice_or(const struct experiment *x, enum cfg_advice own);
 
 /* The fadvise backends' hints in words ("" for none). */
 void posix_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len);

@@ -16,13 +16,16 @@
 
 /* ---- options: uring: {queue_depth: N, max_inflight: SIZE} ---- */
 
-static const struct uring_opts uring_defaults = {.queue_depth = 16, .max_inflight = 64ULL << 20};
+static const struct uring_opts uring_defaults = {.queue_depth = 16, .max_inflight = 64ULL << 20,
+						 .advice = CFG_ADVICE_DEFAULT};
 
 static const struct cfg_opt uring_opts[] = {
 	/* an int from 1 to 4096 (io_uring's largest ring) */
 	{"queue_depth", CFG_OPT_INT, offsetof(struct uring_opts, queue_depth), 1, 4096, NULL},
 	{"max_inflight", CFG_OPT_SIZE, offsetof(struct uring_opts, max_inflight), 1,
 	 URING_INFLIGHT_MAX, "uring pool"},
+	/* its posix_fadvise when sweep.advice is default (default: sequential_hint's) */
+	{"advice", CFG_OPT_ADVICE, offsetof(struct uring_opts, advice), 0, 0, NULL},
 };
 
 const struct cfg_block uring_options = {
@@ -160,6 +163,12 @@ static int uring_open(const char *path, const struct bopen *o, struct bfile *f)
 }
 
 /* The fadvise hint as posix gives it, and the pipeline's shape. */
+static enum cfg_advice uring_advice_default(const struct experiment *x)
+{
+	return posix_advice_or(x, ((const struct uring_opts *)cfg_block_values(x, &uring_options))
+					  ->advice);
+}
+
 static void uring_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
 {
 	const struct uring_opts *o = cfg_block_values(x, &uring_options);
@@ -188,7 +197,7 @@ const struct backend uring_backend = {
 	.config = uring_config,
 	.queue_depth = uring_queue_depth,
 	.advice = 1u << CFG_ADVICE_SEQUENTIAL | 1u << CFG_ADVICE_WILLNEED,
-	.advice_default = posix_advice_default,
+	.advice_default = uring_advice_default,
 	.hints = uring_hints,
 };
 

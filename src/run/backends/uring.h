@@ -90,6 +90,7 @@ struct uring_state {
 struct uring_opts {
 	int queue_depth;       /* requests in flight per reader, default 16 */
 	uint64_t max_inflight; /* bytes in flight per reader (the pool), default 64 MiB */
+	enum cfg_advice advice; /* its fadvise when sweep.advice is default; default: default */
 };
 extern const struct cfg_block uring_options;
 

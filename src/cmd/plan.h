@@ -1,0 +1,31 @@
+/* plan: the dry run's arguments, shared by plan (no MPI) and plan --pilot (under MPI: a
+ * sample of every phase read, then the same dry run estimating from it). */
+#ifndef PFSREAD_CMD_PLAN_H
+#define PFSREAD_CMD_PLAN_H
+
+#include <stdint.h>
+
+#include "cmd/plan_estimate.h"
+#include "util/err.h"
+
+struct plan_args {
+	const char *config;
+	int ranks, nodes;          /* 0 with --pilot: the pilot's own */
+	struct plan_est_opts est;
+	int pilot;                 /* --pilot [N] */
+	uint64_t pilot_files;      /* N, files per phase; 0: two per reader, at least 8 */
+	const char *pilot_output;  /* --pilot-output FILE: keep the pilot's results there */
+};
+
+/* plan's command line into a; usage errors (PF_USAGE) as the user typed them. */
+int plan_parse(int argc, char **argv, struct plan_args *a, struct pf_err *e);
+
+/* The dry run: the phases, the checks and the estimate, on this process alone. No MPI. */
+int plan_show(const struct plan_args *a, struct pf_err *e);
+
+/* `plan CONFIG --pilot [N]`: collective. Reads the first files of every phase's shares into a
+ * results file next to the config's results, then rank 0 prints plan_show estimating from it
+ * and removes it (unless --pilot-output). */
+int plan_pilot_command(int argc, char **argv, const char *command_line, struct pf_err *e);
+
+#endif

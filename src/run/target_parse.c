@@ -1,0 +1,265 @@
+/* target_parse: what a file system says about where a file lives, read (target_lookup) and
+ * parsed by hand into a short name: GlusterFS pathinfo, Lustre's layout (lov_mds_md as
+ * lustre_user.h documents it; no liblustreapi), CephFS's pool, a local block device. */
+#include "run/target.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+/* statfs f_type of the file systems that say where a file lives (linux/magic.h and theirs) */
+#define TP_FUSE 0x65735546u
+#define TP_LUSTRE 0x0BD00BD0u
+#define TP_CEPH 0x00c36400u
+#define TP_NFS 0x6969u
+#define TP_BEEGFS 0x19830326u
+#define TP_GPFS 0x47504653u
+
+/* lov_mds_md magics and sizes (lustre_user.h): v1 header 32 bytes, v3 48 (a 16-byte pool
+ * name), 24 bytes per stripe with the OST index in its last 4; a composite layout (PFL,
+ * FLR): a 32-byte header with the entry count at 14, 48-byte entries with the component's
+ * offset from the header's start at 24. Little-endian on the wire. */
+#define TP_LOV_V1 0x0BD10BD0u
+#define TP_LOV_V3 0x0BD30BD0u
+#define TP_LOV_COMP 0x0BD60BD0u
+
+static uint32_t tp_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint16_t tp_le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+void target_clean(char *s)
+{
+	size_t n = strnlen(s, RECORD_TARGET_MAX - 1);
+	s[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			s[i] = '?';
+}
+
+/* Append "sep item" to out (used bytes so far in *at); 0, or -1 when it does not fit. */
+static int tp_append(char *out, size_t len, size_t *at, const char *sep, const char *item,
+		     size_t n)
+{
+	size_t s = *at ? strlen(sep) : 0;
+	if (*at + s + n + 1 > len)
+		return -1;
+	memcpy(out + *at, sep, s);
+	memcpy(out + *at + s, item, n);
+	*at += s + n;
+	out[*at] = '\0';
+	return 0;
+}
+
+/* out holds kept of total items, separated by ','; the rest did not fit. Drop items from the
+ * end until " +N" (N: the items not named) fits in len. 0, or -1 when not even one fits. */
+static int tp_more(char *out, size_t len, size_t kept, size_t total)
+{
+	char more[32];
+	for (;;) {
+		snprintf(more, sizeof more, " +%zu", total - kept);
+		if (strlen(out) + strlen(more) + 1 <= len) {
+			strcat(out, more);
+			return 0;
+		}
+		char *comma = strrchr(out, ',');
+		if (comma == NULL || kept <= 1)
+			return -1;
+		*comma = '\0';
+		kept--;
+	}
+}
+
+int target_parse_gluster(const char *pathinfo, char *out, size_t len)
+{
+	size_t at = 0, bricks = 0;
+	const char *p = pathinfo;
+	if (len == 0)
+		return -1;
+	out[0] = '\0';
+	while ((p = strstr(p, "<POSIX(")) != NULL) {
+		const char *brick = p + 7, *close = strchr(brick, ')');
+		if (close == NULL || close[1] != ':')
+			return -1;
+		const char *host = close + 2, *colon = strchr(host, ':');
+		if (colon == NULL || colon == host || close == brick)
+			return -1;
+		char item[RECORD_TARGET_MAX];
+		int w = snprintf(item, sizeof item, "%.*s:%.*s", (int)(colon - host), host,
+				 (int)(close - brick), brick);
+		if (w < 0 || (size_t)w >= sizeof item)
+			return -1;
+		/* a replica set that does not fit keeps its first bricks and says how many more */
+		if (tp_append(out, len, &at, ",", item, (size_t)w) != 0) {
+			size_t n = bricks;
+			for (const char *q = p; (q = strstr(q, "<POSIX(")) != NULL; q += 7)
+				n++;
+			return bricks ? tp_more(out, len, bricks, n) : -1;
+		}
+		bricks++;
+		p = colon;
+	}
+	return bricks ? 0 : -1;
+}
+
+/* The stripes of one plain layout at buf[0..n): "ost A,B,..." into out. */
+static int tp_lov_plain(const unsigned char *b, size_t n, char *out, size_t len)
+{
+	uint32_t magic = n >= 4 ? tp_le32(b) : 0;
+	size_t head = magic == TP_LOV_V1 ? 32 : magic == TP_LOV_V3 ? 48 : 0;
+	if (head == 0 || n < head)
+		return -1;
+	uint16_t count = tp_le16(b + 28);
+	if (count == 0 || count == 0xffff || n < head + (size_t)count * 24)
+		return -1; /* no stripes yet (a released or unallocated file) */
+	size_t at = 0;
+	if (tp_append(out, len, &at, "", "ost ", 4) != 0)
+		return -1;
+	for (uint16_t i = 0; i < count; i++) {
+		char idx[16];
+		int w = snprintf(idx, sizeof idx, "%u", tp_le32(b + head + (size_t)i * 24 + 20));
+		if (tp_append(out, len, &at, i ? "," : "", idx, (size_t)w) != 0)
+			return i ? tp_more(out, len, i, count) : -1;
+	}
+	return 0;
+}
+
+int target_parse_lov(const void *buf, size_t n, char *out, size_t len)
+{
+	const unsigned char *b = buf;
+	if (len == 0 || n < 4)
+		return -1;
+	out[0] = '\0';
+	if (tp_le32(b) != TP_LOV_COMP)
+		return tp_lov_plain(b, n, out, len);
+	/* a composite layout: the first component holds the file's start */
+	if (n < 32 + 48 || tp_le16(b + 14) == 0)
+		return -1;
+	uint32_t off = tp_le32(b + 32 + 24), size = tp_le32(b + 32 + 28);
+	if (off >= n || size > n - off)
+		return -1;
+	return tp_lov_plain(b + off, size, out, len);
+}
+
+int target_parse_blockdev(const char *link, char *out, size_t len)
+{
+	const char *slash = strrchr(link, '/'), *name = slash ? slash + 1 : link;
+	if (*name == '\0' || len == 0 || strlen(name) >= len)
+		return -1;
+	strcpy(out, name);
+	return 0;
+}
+
+/* The value of extended attribute name of path into buf (NUL-terminated when text), its
+ * length, or -errno. */
+static ssize_t tp_xattr(const char *path, const char *name, char *buf, size_t len)
+{
+	ssize_t n = getxattr(path, name, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+static void tp_gluster(const char *path, char *out, size_t len)
+{
+	char v[4096];
+	ssize_t n = tp_xattr(path, "trusted.glusterfs.pathinfo", v, sizeof v);
+	if (n >= 0 && target_parse_gluster(v, out, len) == 0)
+		return;
+	/* MooseFS and other FUSE file systems have no such attribute */
+	snprintf(out, len, "unknown: a FUSE file system that names no brick (%s)",
+		 n < 0 ? strerror((int)-n) : "pathinfo not understood");
+}
+
+static void tp_lustre(const char *path, char *out, size_t len)
+{
+	char v[65536];
+	ssize_t n = tp_xattr(path, "lustre.lov", v, sizeof v);
+	if (n < 0)
+		snprintf(out, len, "unknown: lustre.lov: %s", strerror((int)-n));
+	else if (target_parse_lov(v, (size_t)n, out, len) != 0)
+		snprintf(out, len, "unknown: a Lustre layout this version cannot read");
+}
+
+static void tp_ceph(const char *path, char *out, size_t len)
+{
+	char v[256];
+	ssize_t n = tp_xattr(path, "ceph.file.layout.pool", v, sizeof v);
+	if (n < 0)
+		snprintf(out, len, "unknown: ceph.file.layout.pool: %s", strerror((int)-n));
+	else
+		snprintf(out, len, "ceph pool %s", v);
+}
+
+/* A local file: the block device of its file system, on this host. */
+static void tp_block(const char *path, const char *host, const char *fs, char *out, size_t len)
+{
+	struct stat st;
+	char sys[64], link[PATH_MAX], name[64];
+	if (stat(path, &st) != 0) {
+		snprintf(out, len, "unknown: %s", strerror(errno));
+		return;
+	}
+	snprintf(sys, sizeof sys, "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	ssize_t n = readlink(sys, link, sizeof link - 1);
+	if (n < 0) {
+		snprintf(out, len, "unknown: %s has no per-file target interface", fs);
+		return;
+	}
+	link[n] = '\0';
+	if (target_parse_blockdev(link, name, sizeof name) != 0)
+		snprintf(out, len, "unknown: %s", sys);
+	else
+		snprintf(out, len, "%s:/dev/%s", host, name);
+}
+
+int target_lookup(const char *path, const char *host, char *out, size_t len)
+{
+	struct statfs sf;
+	int per_file = 0;
+	if (statfs(path, &sf) != 0) {
+		snprintf(out, len, "unknown: %s", strerror(errno));
+		return 0;
+	}
+	switch ((uint32_t)sf.f_type) {
+	case TP_FUSE:
+		tp_gluster(path, out, len);
+		per_file = 1;
+		break;
+	case TP_LUSTRE:
+		tp_lustre(path, out, len);
+		per_file = 1;
+		break;
+	case TP_CEPH:
+		tp_ceph(path, out, len);
+		per_file = 1;
+		break;
+	case TP_NFS:
+		tp_block(path, host, "NFS", out, len);
+		break;
+	case TP_BEEGFS:
+		snprintf(out, len, "unknown: BeeGFS (no documented per-file target interface used)");
+		break;
+	case TP_GPFS:
+		snprintf(out, len, "unknown: GPFS (no documented per-file target interface used)");
+		break;
+	default:
+		tp_block(path, host, "this file system", out, len);
+		break;
+	}
+	target_clean(out);
+	return per_file ? 0 : 1;
+}
