@@ -70,6 +70,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) -c $< -o $@
 
+# The files that print the commit and the build settings are rebuilt when either changes: the
+# stamp is rewritten only when its text differs, so an unchanged tree rebuilds nothing.
+VERSION_STAMP := $(BUILD)/version.stamp
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_COMMIT) $(BUILD_INFO)' | cmp -s - $@ || echo '$(GIT_COMMIT) $(BUILD_INFO)' >$@
+$(BUILD)/src/cmd/cli.o $(BUILD)/src/run/envinfo.o: $(VERSION_STAMP)
+.PHONY: FORCE
+FORCE:
+
 $(BUILD)/libpfsread.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
