@@ -221,16 +221,7 @@ static int pe_hardware(const struct experiment *x, const char *calibration, stru
 	const struct cfg_hardware *d = &x->hw;
 	struct calib_data c;
 	memset(hw, 0, sizeof *hw);
-	hw->node_disk_MBps = d->node_disk_MBps;
-	hw->node_link_MBps = d->node_link_MBps;
-	hw->node_memcpy_MBps = d->node_memcpy_MBps;
-	hw->reader_MBps = d->reader_MBps;
-	hw->storage_servers = (double)d->storage_servers;
-	hw->server_disk_MBps = d->server_disk_MBps;
-	hw->server_link_MBps = d->server_link_MBps;
-	hw->data_on_compute_nodes = d->data_on_compute_nodes;
-	hw->racks = (double)d->racks;
-	hw->rack_uplink_MBps = d->rack_uplink_MBps;
+	ceil_hw_declared(hw, d);
 	note[0] = '\0';
 	if (calibration != NULL) {
 		if (calib_read(calibration, &c, e) != 0)

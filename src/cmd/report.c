@@ -104,16 +104,7 @@ static void rc_note(char *note, const char *what, double v, const char *unit)
 
 static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *note)
 {
-	hw->node_disk_MBps = d->node_disk_MBps;
-	hw->node_link_MBps = d->node_link_MBps;
-	hw->node_memcpy_MBps = d->node_memcpy_MBps;
-	hw->reader_MBps = d->reader_MBps;
-	hw->storage_servers = (double)d->storage_servers;
-	hw->server_disk_MBps = d->server_disk_MBps;
-	hw->server_link_MBps = d->server_link_MBps;
-	hw->data_on_compute_nodes = d->data_on_compute_nodes;
-	hw->racks = (double)d->racks;
-	hw->rack_uplink_MBps = d->rack_uplink_MBps;
+	ceil_hw_declared(hw, d);
 	char decl[RC_NOTE_MAX] = "declared in the config: ";
 	size_t start = strlen(decl), used = strlen(note);
 	rc_note(decl + start, "node disk", d->node_disk_MBps, " MB/s");

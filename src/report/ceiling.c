@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config/config.h"
+
 static void ceil_add(struct ceil_result *r, const char *resource, double MBps, const char *how)
 {
 	if (r->nterms >= CEIL_MAX_TERMS || !(MBps > 0) || !isfinite(MBps))
@@ -102,4 +104,18 @@ void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struc
 			r->limit = i;
 	if (r->limit >= 0)
 		r->MBps = r->term[r->limit].MBps;
+}
+
+void ceil_hw_declared(struct ceil_hw *hw, const struct cfg_hardware *d)
+{
+	hw->node_disk_MBps = d->node_disk_MBps;
+	hw->node_link_MBps = d->node_link_MBps;
+	hw->node_memcpy_MBps = d->node_memcpy_MBps;
+	hw->reader_MBps = d->reader_MBps;
+	hw->storage_servers = (double)d->storage_servers;
+	hw->server_disk_MBps = d->server_disk_MBps;
+	hw->server_link_MBps = d->server_link_MBps;
+	hw->data_on_compute_nodes = d->data_on_compute_nodes;
+	hw->racks = (double)d->racks;
+	hw->rack_uplink_MBps = d->rack_uplink_MBps;
 }

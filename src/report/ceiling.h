@@ -26,6 +26,10 @@ struct ceil_hw {
 	double rack_uplink_MBps;
 };
 
+/* hw gets the figures a config's hardware: section declares; the rest (data_remote) is kept. */
+struct cfg_hardware;
+void ceil_hw_declared(struct ceil_hw *hw, const struct cfg_hardware *d);
+
 /* The phase whose ceiling is wanted. */
 struct ceil_point {
 	int reader_nodes; /* nodes with at least one active reader */
