@@ -43,19 +43,6 @@ static int pilot_path(const struct experiment *x, const struct plan_args *a, cha
 	return 0;
 }
 
-/* The same verdict on every rank: rank 0's. */
-static int pilot_share(int rc, struct pf_err *e)
-{
-	struct {
-		int rc;
-		struct pf_err err;
-	} v = {rc, *e};
-	if (MPI_Bcast(&v, sizeof v, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-		return pf_fail(e, PF_RUNTIME, "plan --pilot: MPI_Bcast failed");
-	*e = v.err;
-	return v.rc;
-}
-
 /* The job's shape when --ranks and --nodes are not given: the pilot's own. Collective. */
 static int pilot_shape(struct plan_args *a, struct pf_err *e)
 {
@@ -89,7 +76,7 @@ int plan_pilot_command(int argc, char **argv, const char *command_line, struct p
 	if (rc == 0)
 		rc = fromtree_share(&x, FROMTREE_READ, e);
 	if (rc == 0)
-		rc = pilot_share(rank == 0 ? pilot_path(&x, &a, path, e) : 0, e);
+		rc = run_share_verdict(rank == 0 ? pilot_path(&x, &a, path, e) : 0, e);
 	if (rc == 0)
 		rc = pilot_shape(&a, e);
 	if (rc != 0) {

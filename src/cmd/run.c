@@ -61,9 +61,7 @@ const char *run_job_id(void)
 	return id != NULL ? id : "";
 }
 
-
-/* One verdict for all: rank 0's return code and message, broadcast. */
-static int run_share(int rc, struct pf_err *e)
+int run_share_verdict(int rc, struct pf_err *e)
 {
 	struct {
 		int rc;
@@ -158,7 +156,7 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 		if (rc == 0 && (rc = run_make_parent(path)) != 0)
 			rc = pf_fail_errno(e, rc, "%s: cannot create its directory", path);
 	}
-	rc = run_share(rc, e);
+	rc = run_share_verdict(rc, e);
 	if (MPI_Bcast(path, RUN_PATH, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
 	    MPI_Bcast(start, 32, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
@@ -587,7 +585,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		rc = run_check_experiment(x, &t.map, 1, e);
 	stop_watchdog_stage("checking the data sets' manifests (rank 0)");
 	if (rc == 0)
-		rc = run_share(t.rank == 0 ? run_check_datasets(x, e) : 0, e);
+		rc = run_share_verdict(t.rank == 0 ? run_check_datasets(x, e) : 0, e);
 	stop_watchdog_stage("checking each rank's files (stat)");
 	if (rc == 0)
 		rc = run_check_files(x, &t, e);

@@ -27,6 +27,9 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 int run_expand_results_path(const char *pattern, const char *name, const char *jobid,
 			    const char *time, char *buf, size_t len);
 
+/* Collective: every rank returns rank 0's rc, and gets its message in e. */
+int run_share_verdict(int rc, struct pf_err *e);
+
 /* The batch job id from SLURM_JOB_ID or PBS_JOBID, or "" outside a job. */
 const char *run_job_id(void);
 
