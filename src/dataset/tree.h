@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "config/config.h"
 
@@ -49,6 +51,10 @@ struct tree_desc {
  * that cannot be opened, a file that is not readable, too deep); *t is then freed. A tree
  * without regular files is not an error here (tree_scan leaves nfiles 0). */
 int tree_scan(const char *path, int noatime, struct tree_desc *t, char *why, size_t whylen);
+
+/* 1 when st's mode settles that euid may read the file (it owns it, with the owner's read
+ * bit); 0: ask the kernel (faccessat). */
+int tree_owner_reads(const struct stat *st, uid_t euid);
 
 /* Read a description made by tree_scan (its text) into *t. Returns 0, or -1 on a damaged one
  * (why says which line); *t is then freed. */

@@ -309,6 +309,42 @@ static void remove_tree(void)
 		diag("could not remove %s", top);
 }
 
+/* The description's text, byte for byte (issue 19 formats it by hand, not with printf): the
+ * header, directories and files sorted, a newline in a name as %0A, sizes in decimal. */
+static void test_text(const struct tree_desc *t)
+{
+	char want[CFG_PATH_MAX + 1024];
+	snprintf(want, sizeof want,
+		 "pfsread-tree 1\n# written by pfsread generate: the tree's files, never its "
+		 "content\nsource %s\nfiles 7\nbytes 74219\ndirs 6\ndepth 3\nsymlinks 2\n"
+		 "specials 1\nd docs\nd docs/none\nd empty\nd src\nd src/lib\nd src/lib/deep\n"
+		 "f 100 README\nf 0 docs/__init__.py\nf 3 docs/new%%0Aline\nf 10 src/lib/a.c\n"
+		 "f 10 src/lib/b.c\nf 70000 src/lib/deep/x.h\nf 4096 src/main.c\nend\n",
+		 t->source);
+	ok(t->text_len == strlen(want) && strcmp(t->text, want) == 0,
+	   "the description's text is as specified, byte for byte");
+	if (strcmp(t->text, want) != 0)
+		diag("got:\n%s", t->text);
+}
+
+/* Readability from the mode alone only where the owner's bits decide it (issue 19: the
+ * scan asks the kernel only otherwise). */
+static void test_owner_reads(void)
+{
+	struct stat st;
+	memset(&st, 0, sizeof st);
+	st.st_mode = S_IFREG | 0400;
+	st.st_uid = 1000;
+	ok(tree_owner_reads(&st, 1000) == 1, "owner with the owner's read bit: readable");
+	ok(tree_owner_reads(&st, 1001) == 0, "another user: the kernel is asked");
+	st.st_mode = S_IFREG | 0044;
+	ok(tree_owner_reads(&st, 1000) == 0,
+	   "owner without the owner's read bit (group and other have it): the kernel is asked");
+	st.st_mode = S_IFREG | 0644;
+	st.st_uid = 0;
+	ok(tree_owner_reads(&st, 1000) == 0, "other bits alone (an ACL may deny): the kernel is asked");
+}
+
 int main(void)
 {
 	struct tree_desc t;
@@ -320,10 +356,12 @@ int main(void)
 	test_scan(&t);
 	if (t.nfiles == 7) {
 		test_twin(&t);
+		test_text(&t);
 		test_parse(&t);
 		test_attach(&t);
 	}
 	test_config();
+	test_owner_reads();
 	char why[256] = "";
 	struct tree_desc none;
 	char sub[128];
