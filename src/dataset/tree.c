@@ -1,13 +1,10 @@
-/* tree: describe an existing directory tree (sizes, paths, directories, depth; never content)
- * and read the description back; derive the paths of its synthetic twin. The tree is only
- * read: directories are opened read-only without following links, files are only stat'ed. */
+/* tree: the description of a directory tree (sizes, paths, directories, depth; never content):
+ * sorted, formatted as text and read back; the paths of its synthetic twin. The walk that
+ * collects it is tree_walk.c. */
 #include "dataset/tree.h"
+#include "dataset/tree_build.h"
 
-#include "util/stop.h"
-
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -15,12 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- string tables ---- */
 
 /* Room for one more entry in *a (n used of *cap), doubling. 0 or -ENOMEM. */
-static int tree_grow(uint64_t **a, uint64_t *cap, uint64_t n)
+int tree_grow(uint64_t **a, uint64_t *cap, uint64_t n)
 {
 	if (n < *cap)
 		return 0;
@@ -34,7 +30,7 @@ static int tree_grow(uint64_t **a, uint64_t *cap, uint64_t n)
 }
 
 /* Append s (n bytes) as a new string. 0 or -ENOMEM. */
-static int tree_strs_add(struct tree_strs *s, const char *str, size_t n)
+int tree_strs_add(struct tree_strs *s, const char *str, size_t n)
 {
 	if (tree_grow(&s->off, &s->ncap, s->n) != 0)
 		return -ENOMEM;
@@ -86,8 +82,7 @@ void tree_free(struct tree_desc *t)
 /* The message of a failure into why; returns -1. Paths deep in a tree can be thousands of
  * bytes: a message longer than head + tail keeps its start and its end (the reason) with
  * " ... " between, so that no caller's buffer cuts the reason off. */
-__attribute__((format(printf, 3, 4))) static int tree_why(char *why, size_t len,
-							   const char *fmt, ...)
+int tree_why(char *why, size_t len, const char *fmt, ...)
 {
 	char full[3 * CFG_PATH_MAX];
 	va_list ap;
@@ -107,123 +102,6 @@ __attribute__((format(printf, 3, 4))) static int tree_why(char *why, size_t len,
 	return -1;
 }
 
-/* ---- the scan ---- */
-
-/* What the walk collects before sorting: sizes beside the paths, by the order met. */
-struct tree_scan_ctx {
-	struct tree_desc *t;
-	uint64_t *size;
-	uint64_t cap;
-	int noatime;
-	uid_t euid; /* for tree_owner_reads */
-	char *why;
-	size_t whylen;
-};
-
-/* 1 when st's own mode bits settle that the effective user euid may read the file: it owns
- * it and the owner may read. The owner's bits are the owner's entry of a POSIX ACL too (it is
- * looked at first), so this is what faccessat would say on a local file system; only a
- * security module or a server deciding otherwise differs, and then the read fails at run
- * time (exit 1) rather than here. Anything else (another owner, group or other bits, whose
- * answer an ACL can change) is asked of the kernel: a second system call per file, which
- * halved the scan's rate against mdtest's stat phase (issue 19). */
-int tree_owner_reads(const struct stat *st, uid_t euid)
-{
-	return st->st_uid == euid && (st->st_mode & S_IRUSR) != 0;
-}
-
-static int tree_add_file(struct tree_scan_ctx *c, const char *rel, uint64_t size)
-{
-	if (tree_grow(&c->size, &c->cap, c->t->files.n) != 0)
-		return -ENOMEM;
-	c->size[c->t->files.n] = size;
-	return tree_strs_add(&c->t->files, rel, strlen(rel));
-}
-
-/* A directory below dirfd, read-only, never through a link; with O_NOATIME when asked and
- * permitted (only the owner or root may: EPERM otherwise, then without). */
-static int tree_open_dir(int dirfd, const char *name, int noatime)
-{
-	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	int fd = noatime ? openat(dirfd, name, flags | O_NOATIME) : -1;
-	if (fd < 0)
-		fd = openat(dirfd, name, flags);
-	return fd;
-}
-
-static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t depth);
-
-/* One entry of the directory at fd (rel: its path below the top, "" for the top). */
-static int tree_entry(struct tree_scan_ctx *c, int fd, const char *rel, const char *name,
-		      uint64_t depth)
-{
-	char sub[CFG_PATH_MAX];
-	struct stat st;
-	if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", name) >= (int)sizeof sub)
-		return tree_why(c->why, c->whylen, "%s/%s/%s: path too long (more than %d bytes "
-				"below the tree's top)", c->t->source, rel, name, CFG_PATH_MAX - 1);
-	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return tree_why(c->why, c->whylen, "%s/%s: cannot stat: %s", c->t->source, sub,
-				strerror(errno));
-	if (S_ISLNK(st.st_mode)) {
-		c->t->symlinks++;
-		return 0;
-	}
-	if (S_ISREG(st.st_mode)) {
-		if (!tree_owner_reads(&st, c->euid) && faccessat(fd, name, R_OK, AT_EACCESS) != 0)
-			return tree_why(c->why, c->whylen, "%s/%s: not readable: %s", c->t->source,
-					sub, strerror(errno));
-		return tree_add_file(c, sub, (uint64_t)st.st_size) == 0
-			       ? 0 : tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		c->t->specials++;
-		return 0;
-	}
-	if (depth + 1 > TREE_DEPTH_MAX)
-		return tree_why(c->why, c->whylen, "%s/%s: more than %d levels deep", c->t->source,
-				sub, TREE_DEPTH_MAX);
-	if (tree_strs_add(&c->t->dirs, sub, strlen(sub)) != 0)
-		return tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
-	if (depth + 1 > c->t->depth)
-		c->t->depth = depth + 1;
-	int sfd = tree_open_dir(fd, name, c->noatime);
-	if (sfd < 0)
-		return tree_why(c->why, c->whylen, "%s/%s: cannot open directory: %s", c->t->source,
-				sub, strerror(errno));
-	return tree_walk(c, sfd, sub, depth + 1);
-}
-
-/* Every entry of the directory open at fd (taken over: closed here). */
-static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t depth)
-{
-	DIR *dir = fdopendir(fd);
-	if (dir == NULL) {
-		int err = errno;
-		close(fd);
-		return tree_why(c->why, c->whylen, "%s/%s: cannot read directory: %s", c->t->source,
-				rel, strerror(err));
-	}
-	int rc = 0;
-	struct dirent *de;
-	errno = 0;
-	while (rc == 0 && (de = readdir(dir)) != NULL) {
-		if (stop_signal() != 0) { /* a tree of millions of entries: SIGTERM is not kept waiting */
-			rc = tree_why(c->why, c->whylen, "%s: interrupted by signal %d", c->t->source,
-				      stop_signal());
-			break;
-		}
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			rc = tree_entry(c, dirfd(dir), rel, de->d_name, depth);
-		errno = 0;
-	}
-	if (rc == 0 && errno != 0)
-		rc = tree_why(c->why, c->whylen, "%s/%s: cannot read directory: %s", c->t->source,
-			      rel, strerror(errno));
-	closedir(dir);
-	return rc;
-}
-
 /* ---- sorting and what follows from the sorted lists ---- */
 
 static int tree_cmp_str(const void *a, const void *b, void *arg)
@@ -235,8 +113,11 @@ static int tree_cmp_str(const void *a, const void *b, void *arg)
 /* Sort s by path (bytes, as LC_ALL=C sort), carrying size along when given. */
 static int tree_sort(struct tree_strs *s, uint64_t *size)
 {
-	if (s->n == 0)
-		return 0; /* nothing to sort, and nothing allocated to sort in */
+	uint64_t k = 1;
+	while (k < s->n && strcmp(tree_str(s, k - 1), tree_str(s, k)) < 0)
+		k++;
+	if (k >= s->n)
+		return 0; /* sorted already: the walk's files, a description read back */
 	uint64_t n = s->n, *perm = malloc(n * sizeof *perm);
 	uint64_t *tmp = malloc(n * sizeof *tmp);
 	int rc = perm && tmp ? 0 : -ENOMEM;
@@ -482,7 +363,7 @@ static int tree_format(struct tree_desc *t)
 }
 
 /* What follows the walk or the parse: sorted lists, twin paths, median, text. */
-static int tree_settle(struct tree_desc *t, int format)
+int tree_settle(struct tree_desc *t, int format)
 {
 	int rc = tree_sort(&t->dirs, NULL);
 	rc = rc ? rc : tree_sort(&t->files, t->size);
@@ -496,25 +377,16 @@ static int tree_settle(struct tree_desc *t, int format)
 	return rc == 0 && format ? tree_format(t) : rc;
 }
 
-int tree_scan(const char *path, int noatime, struct tree_desc *t, char *why, size_t whylen)
+/* ---- reading it back ---- */
+
+int tree_add_file(struct tree_scan_ctx *c, const char *rel, uint64_t size)
 {
-	struct tree_scan_ctx c = {t, NULL, 0, noatime, geteuid(), why, whylen};
-	memset(t, 0, sizeof *t);
-	if (realpath(path, t->source) == NULL)
-		return tree_why(why, whylen, "%s: %s", path, strerror(errno));
-	int fd = tree_open_dir(AT_FDCWD, t->source, noatime);
-	int rc = fd < 0 ? tree_why(why, whylen, "%s: cannot open directory: %s", t->source,
-				   strerror(errno))
-			: tree_walk(&c, fd, "", 0);
-	t->size = c.size;
-	if (rc == 0 && tree_settle(t, 1) != 0)
-		rc = tree_why(why, whylen, "%s: out of memory or a path too long", t->source);
-	if (rc != 0)
-		tree_free(t);
-	return rc;
+	if (tree_grow(&c->size, &c->cap, c->t->files.n) != 0)
+		return -ENOMEM;
+	c->size[c->t->files.n] = size;
+	return tree_strs_add(&c->t->files, rel, strlen(rel));
 }
 
-/* ---- reading it back ---- */
 
 static int tree_hex(char c)
 {

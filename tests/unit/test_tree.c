@@ -309,6 +309,36 @@ static void remove_tree(void)
 		diag("could not remove %s", top);
 }
 
+/* Names around '/' in byte order ('-' and '.' sort before it, '0' after): the files come in
+ * the order of their full paths, a directory's files between its neighbours' (issue 19: the
+ * walk sorts each directory's names, a directory's as if it ended in '/'). */
+static void test_order_across_dirs(void)
+{
+	static const char *const want[] = {"a-b", "a.c", "a.d/x", "a/-", "a/z", "a0", "b/c/d"};
+	int rc = make_dir("order") | make_dir("order/a") | make_dir("order/a.d") |
+		 make_dir("order/b") | make_dir("order/b/c");
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		char rel[64];
+		snprintf(rel, sizeof rel, "order/%s", want[i]);
+		rc |= make_file(rel, i);
+	}
+	char sub[128], why[256] = "";
+	struct tree_desc t;
+	snprintf(sub, sizeof sub, "%s/order", top);
+	rc |= tree_scan(sub, 0, &t, why, sizeof why);
+	int same = rc == 0 && t.nfiles == sizeof want / sizeof want[0];
+	for (uint64_t i = 0; same && i < t.nfiles; i++)
+		same = strcmp(tree_file_path(&t, i, 1), want[i]) == 0 && t.size[i] == i;
+	ok(same, "files in full-path byte order across directories, sizes carried along");
+	ok(rc == 0 && t.ndirs == 4 && strcmp(tree_dir_path(&t, 0, 0), "a") == 0 &&
+	   strcmp(tree_dir_path(&t, 1, 0), "a.d") == 0 && strcmp(tree_dir_path(&t, 2, 0), "b") == 0 &&
+	   strcmp(tree_dir_path(&t, 3, 0), "b/c") == 0, "directories in byte order");
+	for (uint64_t i = 0; rc == 0 && !same && i < t.nfiles; i++)
+		diag("%s", tree_file_path(&t, i, 1));
+	if (rc == 0)
+		tree_free(&t);
+}
+
 /* The description's text, byte for byte (issue 19 formats it by hand, not with printf): the
  * header, directories and files sorted, a newline in a name as %0A, sizes in decimal. */
 static void test_text(const struct tree_desc *t)
@@ -362,6 +392,7 @@ int main(void)
 	}
 	test_config();
 	test_owner_reads();
+	test_order_across_dirs();
 	char why[256] = "";
 	struct tree_desc none;
 	char sub[128];
