@@ -225,13 +225,40 @@ static int tree_twin(struct tree_desc *t)
 	return rc;
 }
 
-static int tree_cmp_u64(const void *a, const void *b)
+static void tree_swap(uint64_t *a, uint64_t i, uint64_t j)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	uint64_t x = a[i];
+	a[i] = a[j];
+	a[j] = x;
 }
 
-/* The size of the file at position (n - 1) / 2 by size. */
+uint64_t tree_nth(uint64_t *a, uint64_t n, uint64_t k)
+{
+	uint64_t lo = 0, hi = n;
+	while (hi - lo > 1) {
+		uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+		uint64_t p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		uint64_t lt = lo, i = lo, gt = hi; /* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
+		while (i < gt) {
+			if (a[i] < p)
+				tree_swap(a, lt++, i++);
+			else if (a[i] > p)
+				tree_swap(a, i, --gt);
+			else
+				i++;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return p;
+	}
+	return a[lo];
+}
+
+/* The size of the file at position (n - 1) / 2 by size: selected, not sorted (a tree's sizes
+ * are often all alike, which the three-way partition takes in one pass). */
 static int tree_median(struct tree_desc *t)
 {
 	if (t->nfiles == 0)
@@ -240,8 +267,7 @@ static int tree_median(struct tree_desc *t)
 	if (s == NULL)
 		return -ENOMEM;
 	memcpy(s, t->size, t->nfiles * sizeof *s);
-	qsort(s, t->nfiles, sizeof *s, tree_cmp_u64);
-	t->median = s[(t->nfiles - 1) / 2];
+	t->median = tree_nth(s, t->nfiles, (t->nfiles - 1) / 2);
 	free(s);
 	return 0;
 }

@@ -32,6 +32,9 @@ int tree_add_file(struct tree_scan_ctx *c, const char *rel, uint64_t size);
 /* The message of a failure into why (a long one keeps its start and its end); returns -1. */
 __attribute__((format(printf, 3, 4))) int tree_why(char *why, size_t len, const char *fmt, ...);
 
+/* The value at position k (< n) of a[n] if it were sorted; a[] is reordered. */
+uint64_t tree_nth(uint64_t *a, uint64_t n, uint64_t k);
+
 /* What follows the walk or the parse: sorted lists, twin paths, median, and (format) the
  * text and its hash. 0 or -errno. */
 int tree_settle(struct tree_desc *t, int format);

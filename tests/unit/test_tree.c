@@ -16,6 +16,7 @@
 #include "dataset/fromtree.h"
 #include "config/sizes.h"
 #include "dataset/tree.h"
+#include "dataset/tree_build.h"
 #include "tap.h"
 
 static char top[64];
@@ -339,6 +340,28 @@ static void test_order_across_dirs(void)
 		tree_free(&t);
 }
 
+/* tree_nth against a sort, on sizes drawn from few values (many alike) and from many. */
+static void test_nth(void)
+{
+	enum { N = 1001 };
+	static uint64_t a[N], b[N], c[N];
+	int same = 1;
+	uint64_t r = 88172645463325252ull;
+	for (int round = 0; round < 40 && same; round++) {
+		uint64_t n = 1 + (uint64_t)round * 25 % N, spread = round % 2 ? 3 : 1000000;
+		for (uint64_t i = 0; i < n; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			a[i] = b[i] = r % spread;
+		}
+		qsort(b, n, sizeof *b, cmp_u64);
+		for (uint64_t k = 0; k < n && same; k += 1 + n / 7) {
+			memcpy(c, a, n * sizeof *c);
+			same = tree_nth(c, n, k) == b[k];
+		}
+	}
+	ok(same, "tree_nth picks what a sort puts at k (alike and spread values)");
+}
+
 /* The description's text, byte for byte (issue 19 formats it by hand, not with printf): the
  * header, directories and files sorted, a newline in a name as %0A, sizes in decimal. */
 static void test_text(const struct tree_desc *t)
@@ -393,6 +416,7 @@ int main(void)
 	test_config();
 	test_owner_reads();
 	test_order_across_dirs();
+	test_nth();
 	char why[256] = "";
 	struct tree_desc none;
 	char sub[128];
