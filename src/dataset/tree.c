@@ -362,6 +362,10 @@ static int tree_format(struct tree_desc *t)
 	static const char top[] = "pfsread-tree 1\n# written by pfsread generate: the tree's "
 				  "files, never its content\nsource ";
 	int rc = n > 0 && (size_t)n < sizeof head ? 0 : -EINVAL;
+	/* Room for the whole text at once, unless names need escaping: its lines are the paths
+	 * plus at most 24 bytes each (growing it by doubling copied and faulted it in again). */
+	rc = rc ? rc : tree_text_room(&o, sizeof top + 2 * CFG_PATH_MAX + t->dirs.len +
+				      t->files.len + 24 * (t->dirs.n + t->files.n));
 	rc = rc ? rc : tree_text_put(&o, top, sizeof top - 1);
 	rc = rc ? rc : tree_text_escaped(&o, t->source);
 	rc = rc ? rc : tree_text_put(&o, head, (size_t)n);
