@@ -27,7 +27,9 @@
 # so that no tool has the machine's other cores to itself.
 # In order, for each class of file size (largest first):
 #   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
-#      of the same size, same block size, same file system; neither side fsyncs
+#      of the same size, same block size, same file system; neither side fsyncs; each
+#      repetition in the order A B B A (A: pfsread or fio, alternating), so that each tool
+#      writes once first and once second of a pair, and the ratio pairs like places
 #   2. for each repetition:
 #      a. the ceilings: memory copy (numpy copies 1 GiB through one reused 4 MiB buffer, best
 #         of 5) and the device (fio, one O_DIRECT sequential read of the largest class's first
