@@ -506,7 +506,7 @@ static int tree_parse_lines(struct tree_scan_ctx *c, const char *text, size_t le
 
 int tree_parse(const char *text, size_t len, struct tree_desc *t, char *why, size_t whylen)
 {
-	struct tree_scan_ctx c = {t, NULL, 0, 0, 0, why, whylen};
+	struct tree_scan_ctx c = {.t = t, .why = why, .whylen = whylen};
 	uint64_t nfiles, total, ndirs;
 	int ended = 0;
 	memset(t, 0, sizeof *t);

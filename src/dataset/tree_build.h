@@ -16,6 +16,8 @@ struct tree_scan_ctx {
 	uint64_t cap;
 	int noatime;
 	uid_t euid; /* for tree_owner_reads */
+	int mode_decides; /* the top's file system is local (tree_fs_local) */
+	dev_t dev;        /* and its device: a file on another (a mount below) asks the kernel */
 	char *why;
 	size_t whylen;
 };

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #define TREE_ENT_DIR UINT64_MAX /* the size of an entry that is a directory */
@@ -43,6 +44,28 @@ int tree_owner_reads(const struct stat *st, uid_t euid)
 	 * rather than at the scan. Anything else is asked of the kernel: a second system call
 	 * per file, which halved the scan's rate against mdtest's stat phase (issue 19). */
 	return st->st_uid == euid && (st->st_mode & S_IRUSR) != 0;
+}
+
+int tree_fs_local(long f_type)
+{
+	static const long local[] = {
+		0xEF53,     /* ext2/3/4 */
+		0x58465342, /* xfs */
+		0x9123683E, /* btrfs */
+		0xF2F52010, /* f2fs */
+		0x01021994, /* tmpfs */
+	};
+	for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+		if (f_type == local[i])
+			return 1;
+	return 0;
+}
+
+/* Whether the scan may take a file's readability from its mode: on the top's local file
+ * system, for its owner (tree_owner_reads). */
+static int tree_mode_decides(const struct tree_scan_ctx *c, const struct stat *st)
+{
+	return c->mode_decides && st->st_dev == c->dev && tree_owner_reads(st, c->euid);
 }
 
 /* A directory below dirfd, read-only, never through a link; with O_NOATIME when asked and
@@ -129,7 +152,7 @@ static int tree_stat_entry(struct tree_scan_ctx *c, int fd, const char *rel, con
 		c->t->symlinks++;
 		return 0;
 	}
-	if (S_ISREG(st.st_mode) && !tree_owner_reads(&st, c->euid) &&
+	if (S_ISREG(st.st_mode) && !tree_mode_decides(c, &st) &&
 	    faccessat(fd, name, R_OK, AT_EACCESS) != 0)
 		return tree_why(c->why, c->whylen, "%s/%s: not readable: %s", c->t->source, sub,
 				strerror(errno));
@@ -213,11 +236,18 @@ static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t 
 
 int tree_scan(const char *path, int noatime, struct tree_desc *t, char *why, size_t whylen)
 {
-	struct tree_scan_ctx c = {t, NULL, 0, noatime, geteuid(), why, whylen};
+	struct tree_scan_ctx c = {.t = t, .noatime = noatime, .euid = geteuid(), .why = why,
+				  .whylen = whylen};
+	struct statfs sf;
+	struct stat st;
 	memset(t, 0, sizeof *t);
 	if (realpath(path, t->source) == NULL)
 		return tree_why(why, whylen, "%s: %s", path, strerror(errno));
 	int fd = tree_open_dir(AT_FDCWD, t->source, noatime);
+	if (fd >= 0 && fstatfs(fd, &sf) == 0 && fstat(fd, &st) == 0) {
+		c.mode_decides = tree_fs_local((long)sf.f_type);
+		c.dev = st.st_dev;
+	}
 	int rc = fd < 0 ? tree_why(why, whylen, "%s: cannot open directory: %s", t->source,
 				   strerror(errno))
 			: tree_walk(&c, fd, "", 0);

@@ -396,6 +396,11 @@ static void test_owner_reads(void)
 	st.st_mode = S_IFREG | 0644;
 	st.st_uid = 0;
 	ok(tree_owner_reads(&st, 1000) == 0, "other bits alone (an ACL may deny): the kernel is asked");
+	ok(tree_fs_local(0xEF53) && tree_fs_local(0x01021994) && tree_fs_local(0x58465342),
+	   "ext4, tmpfs, xfs: the mode decides");
+	ok(!tree_fs_local(0x6969) && !tree_fs_local(0x65735546) && !tree_fs_local(0x0BD00BD0) &&
+		   !tree_fs_local(0),
+	   "NFS (root squash), FUSE, Lustre, unknown: the kernel is asked");
 }
 
 int main(void)
