@@ -18,6 +18,7 @@ struct tree_scan_ctx {
 	uid_t euid; /* for tree_owner_reads */
 	int mode_decides; /* the top's file system is local (tree_fs_local) */
 	dev_t dev;        /* and its device: a file on another (a mount below) asks the kernel */
+	int nthreads;     /* that stat a large directory's entries (tree_walk.c) */
 	char *why;
 	size_t whylen;
 };

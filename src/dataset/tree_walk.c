@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #define TREE_ENT_DIR UINT64_MAX /* the size of an entry that is a directory */
+#define TREE_PAR_MIN 256        /* entries of a directory from which its stats run in threads */
+#define TREE_THREADS_MAX 8      /* threads that stat one directory's entries at most */
 
 /* One entry of a directory being walked: its name (an offset in the names) and its size, or
  * TREE_ENT_DIR. Links and special files are counted at once and not kept. */
@@ -136,54 +139,133 @@ static int tree_ent_cmp(const void *pa, const void *pb, void *arg)
 	return cx - cy;
 }
 
-/* Stat one entry of the directory at fd (rel: its path below the top) into d. */
-static int tree_stat_entry(struct tree_scan_ctx *c, int fd, const char *rel, const char *name,
-			   struct tree_dirents *d)
+/* What fstatat said of one entry (err: its errno, or 0) and, for a file whose mode does not
+ * settle it, faccessat (acc: its errno, or 0). */
+struct tree_st {
+	struct stat st;
+	int err, acc;
+};
+
+/* A slice of one directory's entries for one thread to stat. */
+struct tree_slice {
+	const struct tree_scan_ctx *c;
+	int fd;
+	const struct tree_dirents *d;
+	struct tree_st *out;
+	uint64_t from, to;
+};
+
+static void *tree_stat_slice(void *arg)
+{
+	struct tree_slice *s = arg;
+	for (uint64_t i = s->from; i < s->to; i++) {
+		struct tree_st *o = &s->out[i];
+		const char *name = s->d->names + s->d->e[i].name;
+		o->err = fstatat(s->fd, name, &o->st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+		o->acc = o->err == 0 && S_ISREG(o->st.st_mode) && !tree_mode_decides(s->c, &o->st) &&
+				 faccessat(s->fd, name, R_OK, AT_EACCESS) != 0
+			 ? errno : 0;
+	}
+	return NULL;
+}
+
+/* Stat every entry of d (in the directory at fd) into out[] (and ask the kernel whether a file
+ * is readable where its mode does not settle it), in threads for a large directory:
+ * a stat is a path lookup, on a network file system a round trip, and one after the other they
+ * leave the other cores and the servers idle (issue 19: the scan against mdtest's stat phase).
+ * A thread that cannot be started leaves its slice to this one. */
+static int tree_stat_all(const struct tree_scan_ctx *c, int fd, const struct tree_dirents *d,
+			 struct tree_st *out)
+{
+	struct tree_slice sl[TREE_THREADS_MAX];
+	pthread_t th[TREE_THREADS_MAX];
+	int started[TREE_THREADS_MAX] = {0}, rc = 0;
+	int t = d->n >= TREE_PAR_MIN ? c->nthreads : 1;
+	for (int i = 0; i < t; i++)
+		sl[i] = (struct tree_slice){c, fd, d, out, d->n * (uint64_t)i / (uint64_t)t,
+					    d->n * (uint64_t)(i + 1) / (uint64_t)t};
+	for (int i = 1; i < t; i++)
+		started[i] = pthread_create(&th[i], NULL, tree_stat_slice, &sl[i]) == 0;
+	tree_stat_slice(&sl[0]);
+	for (int i = 1; i < t; i++) {
+		if (!started[i])
+			tree_stat_slice(&sl[i]);
+		else if (pthread_join(th[i], NULL) != 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* Entry i of d as the stat found it (o): 1 to keep (its size set: a file's bytes or
+ * TREE_ENT_DIR), 0 to leave out (a link or a special file, counted), -1 on failure (why). */
+static int tree_judge(struct tree_scan_ctx *c, const char *rel, struct tree_dirents *d,
+		      uint64_t i, const struct tree_st *o)
 {
 	char sub[CFG_PATH_MAX];
-	struct stat st;
+	const char *name = d->names + d->e[i].name;
 	if (tree_join(sub, rel, name) != 0)
 		return tree_why(c->why, c->whylen, "%s/%s/%s: path too long (more than %d bytes "
 				"below the tree's top)", c->t->source, rel, name, CFG_PATH_MAX - 1);
-	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	if (o->err != 0)
 		return tree_why(c->why, c->whylen, "%s/%s: cannot stat: %s", c->t->source, sub,
-				strerror(errno));
-	if (S_ISLNK(st.st_mode)) {
+				strerror(o->err));
+	if (S_ISLNK(o->st.st_mode)) {
 		c->t->symlinks++;
 		return 0;
 	}
-	if (S_ISREG(st.st_mode) && !tree_mode_decides(c, &st) &&
-	    faccessat(fd, name, R_OK, AT_EACCESS) != 0)
+	if (o->acc != 0)
 		return tree_why(c->why, c->whylen, "%s/%s: not readable: %s", c->t->source, sub,
-				strerror(errno));
-	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+				strerror(o->acc));
+	if (!S_ISREG(o->st.st_mode) && !S_ISDIR(o->st.st_mode)) {
 		c->t->specials++;
 		return 0;
 	}
-	if (tree_ents_add(d, name, S_ISDIR(st.st_mode) ? TREE_ENT_DIR : (uint64_t)st.st_size) != 0)
-		return tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
-	return 0;
+	d->e[i].size = S_ISDIR(o->st.st_mode) ? TREE_ENT_DIR : (uint64_t)o->st.st_size;
+	return 1;
 }
 
-/* Every entry of the directory read from dir, stat'ed into d. */
+/* d's entries stat'ed and judged in the order read; the kept ones moved to the front. */
+static int tree_stat_dir(struct tree_scan_ctx *c, int fd, const char *rel, struct tree_dirents *d)
+{
+	struct tree_st *out = d->n > 0 ? malloc(d->n * sizeof *out) : NULL;
+	if (d->n > 0 && out == NULL)
+		return tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
+	if (tree_stat_all(c, fd, d, out) != 0) {
+		free(out);
+		return tree_why(c->why, c->whylen, "%s/%s: a stat thread could not be joined",
+				c->t->source, rel);
+	}
+	uint64_t kept = 0;
+	int rc = 0;
+	for (uint64_t i = 0; rc >= 0 && i < d->n; i++) {
+		rc = tree_judge(c, rel, d, i, &out[i]);
+		if (rc > 0)
+			d->e[kept++] = d->e[i];
+	}
+	free(out);
+	d->n = kept;
+	return rc < 0 ? -1 : 0;
+}
+
+/* Every entry of the directory read from dir into d (names only), then stat'ed. */
 static int tree_read_dir(struct tree_scan_ctx *c, DIR *dir, const char *rel,
 			 struct tree_dirents *d)
 {
-	int rc = 0;
 	struct dirent *de;
 	errno = 0;
-	while (rc == 0 && (de = readdir(dir)) != NULL) {
+	while ((de = readdir(dir)) != NULL) {
 		if (stop_signal() != 0) /* a tree of millions of entries: SIGTERM is not kept waiting */
 			return tree_why(c->why, c->whylen, "%s: interrupted by signal %d", c->t->source,
 					stop_signal());
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			rc = tree_stat_entry(c, dirfd(dir), rel, de->d_name, d);
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+		    tree_ents_add(d, de->d_name, 0) != 0)
+			return tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
 		errno = 0;
 	}
-	if (rc == 0 && errno != 0)
-		rc = tree_why(c->why, c->whylen, "%s/%s: cannot read directory: %s", c->t->source,
-			      rel, strerror(errno));
-	return rc;
+	if (errno != 0)
+		return tree_why(c->why, c->whylen, "%s/%s: cannot read directory: %s", c->t->source,
+				rel, strerror(errno));
+	return tree_stat_dir(c, dirfd(dir), rel, d);
 }
 
 static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t depth);
@@ -194,7 +276,7 @@ static int tree_take(struct tree_scan_ctx *c, int fd, const char *rel, const cha
 {
 	char sub[CFG_PATH_MAX];
 	if (tree_join(sub, rel, name) != 0)
-		return -1; /* cannot be: tree_stat_entry checked the length */
+		return -1; /* cannot be: tree_judge checked the length */
 	if (size != TREE_ENT_DIR)
 		return tree_add_file(c, sub, size) == 0
 			       ? 0 : tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
@@ -236,8 +318,11 @@ static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t 
 
 int tree_scan(const char *path, int noatime, struct tree_desc *t, char *why, size_t whylen)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct tree_scan_ctx c = {.t = t, .noatime = noatime, .euid = geteuid(), .why = why,
-				  .whylen = whylen};
+				  .whylen = whylen,
+				  .nthreads = cpus < 1 ? 1 : cpus > TREE_THREADS_MAX ? TREE_THREADS_MAX
+										  : (int)cpus};
 	struct statfs sf;
 	struct stat st;
 	memset(t, 0, sizeof *t);
