@@ -34,6 +34,7 @@ struct run_meta {
 	const char *hosts;         /* this job's nodes, comma-separated, for its /parts entry */
 	int nranks;
 	int nnodes;
+	uint64_t nphases;          /* the config's phases: /phases is sized for them */
 };
 
 #ifdef PFSREAD_WITH_MPI
