@@ -117,4 +117,8 @@ void resume_print(const char *path, const struct results_prior *p)
 	       (unsigned long long)p->nparts, (unsigned long long)kept,
 	       (unsigned long long)p->nphases, (unsigned long long)redo,
 	       (unsigned long long)(p->nphases - kept));
+	if (p->status_lost)
+		fprintf(stderr, "pfsread: %s: its status attribute cannot be read (its run was "
+			"killed as it rewrote it): taken as \"running\", the unreadable one kept "
+			"as status-lost; the phases are kept as counted above\n", path);
 }

@@ -111,15 +111,18 @@ static int app_read(struct results *r, uint64_t nphases, struct results_prior *p
 	if (!p->present || !p->kept || !p->elapsed_s || !p->dataset)
 		return pf_fail_errno(e, ENOMEM, "%s: reading it", r->path);
 	if (app_str(r->file, "config_yaml", &p->config_yaml) != 0 ||
-	    app_str(r->file, "status", &status) != 0 || app_int(r->file, "nranks", &p->nranks) != 0 ||
+	    app_int(r->file, "nranks", &p->nranks) != 0 ||
 	    app_int(r->file, "nnodes", &p->nnodes) != 0) {
-		free(status);
 		return pf_fail(e, PF_USAGE, "%s: cannot be continued (--resume): not a pfsread "
 			       "results file, or one killed before it was (its root attributes "
 			       "config_yaml, status, nranks, nnodes cannot be read); rerun without "
 			       "--resume (with --force to overwrite it)", r->path);
 	}
-	snprintf(p->status, sizeof p->status, "%s", status);
+	/* A run killed while it rewrote status (a resume's "running", a close's last word) can
+	 * leave the attribute pointing at a heap collection never written: the run was killed,
+	 * which is what "running" says; results_append_begin sets the unreadable one aside */
+	p->status_lost = app_str(r->file, "status", &status) != 0;
+	snprintf(p->status, sizeof p->status, "%s", p->status_lost ? "running" : status);
 	free(status);
 	if (app_topology(r->file, p) != 0)
 		return res_fail(r, "/topology/node_of_rank", "reading", e);
@@ -271,6 +274,10 @@ int results_append_begin(struct results *r, const struct results_prior *p,
 		redo |= p->present[i] && !p->kept[i];
 	if (redo && app_set_aside(r, p, e) != 0)
 		return -1;
+	/* renamed, not overwritten: overwriting a variable-length string frees its old heap
+	 * object, which reads the collection that was never written and fails */
+	if (p->status_lost && H5Arename(r->file, "status", "status-lost") < 0)
+		return res_fail(r, "/", "setting the unreadable status attribute aside", e);
 	if (res_attr_str(r, r->file, "/", "status", "running", e) < 0 ||
 	    res_part_begin(r, m, e) < 0)
 		rc = -1;

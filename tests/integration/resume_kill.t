@@ -60,6 +60,21 @@ for n in 80 86 90 94; do
 	[ -n "$out" ] && printf '%s\n' "$out" | tail -n 3 | sed 's/^/#   /'
 done
 
+# 1b. a resumed run killed at its 2nd and 3rd pwrite: the root's status, rewritten "running",
+# can point at a heap collection never written (the 3 phases kept were refused with it, "not a
+# pfsread results file"): taken as running, set aside as status-lost, the phases kept
+killed "$SCRATCH/base.h5" 60
+for n in 2 3; do
+	cp "$SCRATCH/base.h5" "$SCRATCH/r$n.h5"
+	mpi 2 env LD_PRELOAD="$SCRATCH/slow.so" PFSREAD_KILL_AT=pwrite:$n "$PFSREAD" run "$cfg" \
+		--resume "$SCRATCH/r$n.h5" --progress 0 >/dev/null 2>&1
+	expect_status 0 "a resume killed at its pwrite $n: resumed to the end" \
+		mpi 2 "$PFSREAD" run "$cfg" --resume "$SCRATCH/r$n.h5" --progress 0
+	out=$(same "$SCRATCH/r$n.h5" 2>&1)
+	ok $? "a resume killed at its pwrite $n: every phase once"
+	[ -n "$out" ] && printf '%s\n' "$out" | tail -n 3 | sed 's/^/#   /'
+done
+
 # 2. killed before the file holds a phase: nothing to keep, refused, the file left as it was
 for n in 3 16; do
 	killed "$SCRATCH/e$n.h5" "$n"
