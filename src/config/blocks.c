@@ -23,6 +23,8 @@ int cfg_blocks_init(struct experiment *x, const struct cfg_block *const *blocks,
 		const struct cfg_block *b = blocks[i];
 		x->blocks[i].block = b;
 		x->nblocks = i + 1; /* counted first: cfg_blocks_free releases what it got */
+		if (b->size == 0)
+			continue; /* a block of no keys holds no values */
 		if (b->nopts > CFG_OPTS_MAX || (x->blocks[i].values = malloc(b->size)) == NULL)
 			return pf_fail(e, PF_RUNTIME, "%s: block '%s': out of memory", source, b->key);
 		memcpy(x->blocks[i].values, b->defaults, b->size);

@@ -272,6 +272,9 @@ struct cfg_block {
 	const char *item;           /* free pairs: what one is called in messages ("hint") */
 	size_t size;                /* of the owner's struct of values */
 	const void *defaults;       /* size bytes: the values when the key is not given */
+	const char *note;           /* why a key it lacks is not there, said with an unknown
+				     * key; or NULL. A block of no keys (nopts 0, size 0) is a
+				     * backend's way to say, in its note, why it takes none */
 };
 
 /* A block as the experiment holds it. */

@@ -240,10 +240,14 @@ static int cfg_unknown(struct cfg_ctx *c, const struct ynode *k, const char *key
 		suggest_offer(&near, t[i].name);
 	}
 	const char *best = suggest_best(&near);
+	const char *note = c->block != NULL ? c->block->block->note : NULL;
+	if (nt == 0)
+		return cfg_fail(c, k, key, "unknown key: %s", note ? note : "this takes no keys");
 	if (best)
-		return cfg_fail(c, k, key, "unknown key: did you mean '%s'? (allowed: %s)", best,
-				allowed);
-	return cfg_fail(c, k, key, "unknown key (allowed: %s)", allowed);
+		return cfg_fail(c, k, key, "unknown key: did you mean '%s'? (allowed: %s)%s%s", best,
+				allowed, note ? ": " : "", note ? note : "");
+	return cfg_fail(c, k, key, "unknown key (allowed: %s)%s%s", allowed, note ? ": " : "",
+			note ? note : "");
 }
 
 /* One key: value pair (pair number slot) of mapping map, read with table t into base. */

@@ -1,13 +1,10 @@
-/* tree: describe an existing directory tree (sizes, paths, directories, depth; never content)
- * and read the description back; derive the paths of its synthetic twin. The tree is only
- * read: directories are opened read-only without following links, files are only stat'ed. */
+/* tree: the description of a directory tree (sizes, paths, directories, depth; never content):
+ * sorted, formatted as text and read back; the paths of its synthetic twin. The walk that
+ * collects it is tree_walk.c. */
 #include "dataset/tree.h"
+#include "dataset/tree_build.h"
 
-#include "util/stop.h"
-
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -15,12 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- string tables ---- */
 
 /* Room for one more entry in *a (n used of *cap), doubling. 0 or -ENOMEM. */
-static int tree_grow(uint64_t **a, uint64_t *cap, uint64_t n)
+int tree_grow(uint64_t **a, uint64_t *cap, uint64_t n)
 {
 	if (n < *cap)
 		return 0;
@@ -34,7 +30,7 @@ static int tree_grow(uint64_t **a, uint64_t *cap, uint64_t n)
 }
 
 /* Append s (n bytes) as a new string. 0 or -ENOMEM. */
-static int tree_strs_add(struct tree_strs *s, const char *str, size_t n)
+int tree_strs_add(struct tree_strs *s, const char *str, size_t n)
 {
 	if (tree_grow(&s->off, &s->ncap, s->n) != 0)
 		return -ENOMEM;
@@ -86,8 +82,7 @@ void tree_free(struct tree_desc *t)
 /* The message of a failure into why; returns -1. Paths deep in a tree can be thousands of
  * bytes: a message longer than head + tail keeps its start and its end (the reason) with
  * " ... " between, so that no caller's buffer cuts the reason off. */
-__attribute__((format(printf, 3, 4))) static int tree_why(char *why, size_t len,
-							   const char *fmt, ...)
+int tree_why(char *why, size_t len, const char *fmt, ...)
 {
 	char full[3 * CFG_PATH_MAX];
 	va_list ap;
@@ -107,110 +102,6 @@ __attribute__((format(printf, 3, 4))) static int tree_why(char *why, size_t len,
 	return -1;
 }
 
-/* ---- the scan ---- */
-
-/* What the walk collects before sorting: sizes beside the paths, by the order met. */
-struct tree_scan_ctx {
-	struct tree_desc *t;
-	uint64_t *size;
-	uint64_t cap;
-	int noatime;
-	char *why;
-	size_t whylen;
-};
-
-static int tree_add_file(struct tree_scan_ctx *c, const char *rel, uint64_t size)
-{
-	if (tree_grow(&c->size, &c->cap, c->t->files.n) != 0)
-		return -ENOMEM;
-	c->size[c->t->files.n] = size;
-	return tree_strs_add(&c->t->files, rel, strlen(rel));
-}
-
-/* A directory below dirfd, read-only, never through a link; with O_NOATIME when asked and
- * permitted (only the owner or root may: EPERM otherwise, then without). */
-static int tree_open_dir(int dirfd, const char *name, int noatime)
-{
-	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	int fd = noatime ? openat(dirfd, name, flags | O_NOATIME) : -1;
-	if (fd < 0)
-		fd = openat(dirfd, name, flags);
-	return fd;
-}
-
-static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t depth);
-
-/* One entry of the directory at fd (rel: its path below the top, "" for the top). */
-static int tree_entry(struct tree_scan_ctx *c, int fd, const char *rel, const char *name,
-		      uint64_t depth)
-{
-	char sub[CFG_PATH_MAX];
-	struct stat st;
-	if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", name) >= (int)sizeof sub)
-		return tree_why(c->why, c->whylen, "%s/%s/%s: path too long (more than %d bytes "
-				"below the tree's top)", c->t->source, rel, name, CFG_PATH_MAX - 1);
-	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return tree_why(c->why, c->whylen, "%s/%s: cannot stat: %s", c->t->source, sub,
-				strerror(errno));
-	if (S_ISLNK(st.st_mode)) {
-		c->t->symlinks++;
-		return 0;
-	}
-	if (S_ISREG(st.st_mode)) {
-		if (faccessat(fd, name, R_OK, AT_EACCESS) != 0)
-			return tree_why(c->why, c->whylen, "%s/%s: not readable: %s", c->t->source,
-					sub, strerror(errno));
-		return tree_add_file(c, sub, (uint64_t)st.st_size) == 0
-			       ? 0 : tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		c->t->specials++;
-		return 0;
-	}
-	if (depth + 1 > TREE_DEPTH_MAX)
-		return tree_why(c->why, c->whylen, "%s/%s: more than %d levels deep", c->t->source,
-				sub, TREE_DEPTH_MAX);
-	if (tree_strs_add(&c->t->dirs, sub, strlen(sub)) != 0)
-		return tree_why(c->why, c->whylen, "%s: out of memory", c->t->source);
-	if (depth + 1 > c->t->depth)
-		c->t->depth = depth + 1;
-	int sfd = tree_open_dir(fd, name, c->noatime);
-	if (sfd < 0)
-		return tree_why(c->why, c->whylen, "%s/%s: cannot open directory: %s", c->t->source,
-				sub, strerror(errno));
-	return tree_walk(c, sfd, sub, depth + 1);
-}
-
-/* Every entry of the directory open at fd (taken over: closed here). */
-static int tree_walk(struct tree_scan_ctx *c, int fd, const char *rel, uint64_t depth)
-{
-	DIR *dir = fdopendir(fd);
-	if (dir == NULL) {
-		int err = errno;
-		close(fd);
-		return tree_why(c->why, c->whylen, "%s/%s: cannot read directory: %s", c->t->source,
-				rel, strerror(err));
-	}
-	int rc = 0;
-	struct dirent *de;
-	errno = 0;
-	while (rc == 0 && (de = readdir(dir)) != NULL) {
-		if (stop_signal() != 0) { /* a tree of millions of entries: SIGTERM is not kept waiting */
-			rc = tree_why(c->why, c->whylen, "%s: interrupted by signal %d", c->t->source,
-				      stop_signal());
-			break;
-		}
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			rc = tree_entry(c, dirfd(dir), rel, de->d_name, depth);
-		errno = 0;
-	}
-	if (rc == 0 && errno != 0)
-		rc = tree_why(c->why, c->whylen, "%s/%s: cannot read directory: %s", c->t->source,
-			      rel, strerror(errno));
-	closedir(dir);
-	return rc;
-}
-
 /* ---- sorting and what follows from the sorted lists ---- */
 
 static int tree_cmp_str(const void *a, const void *b, void *arg)
@@ -222,8 +113,11 @@ static int tree_cmp_str(const void *a, const void *b, void *arg)
 /* Sort s by path (bytes, as LC_ALL=C sort), carrying size along when given. */
 static int tree_sort(struct tree_strs *s, uint64_t *size)
 {
-	if (s->n == 0)
-		return 0; /* nothing to sort, and nothing allocated to sort in */
+	uint64_t k = 1;
+	while (k < s->n && strcmp(tree_str(s, k - 1), tree_str(s, k)) < 0)
+		k++;
+	if (k >= s->n)
+		return 0; /* sorted already: the walk's files, a description read back */
 	uint64_t n = s->n, *perm = malloc(n * sizeof *perm);
 	uint64_t *tmp = malloc(n * sizeof *tmp);
 	int rc = perm && tmp ? 0 : -ENOMEM;
@@ -264,20 +158,51 @@ static int64_t tree_find_dir(const struct tree_desc *t, const char *path, size_t
 	return -1;
 }
 
-/* The twin's path of whatever lies in the parent of rel, plus leaf, into s. */
+/* The twin's path of whatever lies in the parent of rel, plus leaf (n bytes), into s. *last
+ * is the parent found for the previous path (-2: none yet): the paths come sorted, so a
+ * directory's files mostly follow each other and the search is skipped for them. */
 static int tree_twin_add(struct tree_desc *t, struct tree_strs *s, const char *rel,
-			 const char *leaf)
+			 const char *leaf, size_t n, int64_t *last)
 {
 	char buf[CFG_PATH_MAX];
 	const char *slash = strrchr(rel, '/');
-	int64_t parent = slash ? tree_find_dir(t, rel, (size_t)(slash - rel)) : -1;
+	size_t plen = slash ? (size_t)(slash - rel) : 0;
+	int64_t parent = -1;
+	if (slash != NULL && *last >= 0 &&
+	    strncmp(tree_str(&t->dirs, (uint64_t)*last), rel, plen) == 0 &&
+	    tree_str(&t->dirs, (uint64_t)*last)[plen] == '\0')
+		parent = *last;
+	else if (slash != NULL)
+		parent = tree_find_dir(t, rel, plen);
 	if (slash != NULL && parent < 0)
 		return -EINVAL; /* a file whose directory is not listed: a damaged description */
-	int n = snprintf(buf, sizeof buf, "%s%s%s", parent >= 0 ? tree_str(&t->twin_dirs, (uint64_t)parent) : "",
-			 parent >= 0 ? "/" : "", leaf);
-	if (n < 0 || (size_t)n >= sizeof buf)
+	*last = parent;
+	const char *up = parent >= 0 ? tree_str(&t->twin_dirs, (uint64_t)parent) : "";
+	size_t ulen = strlen(up), len = ulen + (parent >= 0) + n;
+	if (len >= sizeof buf)
 		return -ENAMETOOLONG;
-	return tree_strs_add(s, buf, (size_t)n);
+	memcpy(buf, up, ulen);
+	if (parent >= 0)
+		buf[ulen] = '/';
+	memcpy(buf + len - n, leaf, n);
+	return tree_strs_add(s, buf, len);
+}
+
+/* leaf = c then v in width digits (zero-padded, more when v needs them); its length. */
+static size_t tree_twin_leaf(char *leaf, char c, uint64_t v, int width)
+{
+	char d[24];
+	int n = 0;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n < width)
+		d[n++] = '0';
+	leaf[0] = c;
+	for (int i = 0; i < n; i++)
+		leaf[1 + i] = d[n - 1 - i];
+	return (size_t)n + 1;
 }
 
 /* The twin: directory k becomes dNNNNNN (k) inside its parent's twin, file i fNNNNNNNNNN (i)
@@ -287,24 +212,53 @@ static int tree_twin(struct tree_desc *t)
 {
 	char leaf[32];
 	int rc = 0;
+	int64_t last = -2;
 	for (uint64_t k = 0; rc == 0 && k < t->dirs.n; k++) {
-		snprintf(leaf, sizeof leaf, "d%06" PRIu64, k);
-		rc = tree_twin_add(t, &t->twin_dirs, tree_str(&t->dirs, k), leaf);
+		size_t n = tree_twin_leaf(leaf, 'd', k, 6);
+		rc = tree_twin_add(t, &t->twin_dirs, tree_str(&t->dirs, k), leaf, n, &last);
 	}
+	last = -2;
 	for (uint64_t i = 0; rc == 0 && i < t->files.n; i++) {
-		snprintf(leaf, sizeof leaf, "f%010" PRIu64, i);
-		rc = tree_twin_add(t, &t->twin_files, tree_str(&t->files, i), leaf);
+		size_t n = tree_twin_leaf(leaf, 'f', i, 10);
+		rc = tree_twin_add(t, &t->twin_files, tree_str(&t->files, i), leaf, n, &last);
 	}
 	return rc;
 }
 
-static int tree_cmp_u64(const void *a, const void *b)
+static void tree_swap(uint64_t *a, uint64_t i, uint64_t j)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	uint64_t x = a[i];
+	a[i] = a[j];
+	a[j] = x;
 }
 
-/* The size of the file at position (n - 1) / 2 by size. */
+uint64_t tree_nth(uint64_t *a, uint64_t n, uint64_t k)
+{
+	uint64_t lo = 0, hi = n;
+	while (hi - lo > 1) {
+		uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+		uint64_t p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+		uint64_t lt = lo, i = lo, gt = hi; /* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
+		while (i < gt) {
+			if (a[i] < p)
+				tree_swap(a, lt++, i++);
+			else if (a[i] > p)
+				tree_swap(a, i, --gt);
+			else
+				i++;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return p;
+	}
+	return a[lo];
+}
+
+/* The size of the file at position (n - 1) / 2 by size: selected, not sorted (a tree's sizes
+ * are often all alike, which the three-way partition takes in one pass). */
 static int tree_median(struct tree_desc *t)
 {
 	if (t->nfiles == 0)
@@ -313,8 +267,7 @@ static int tree_median(struct tree_desc *t)
 	if (s == NULL)
 		return -ENOMEM;
 	memcpy(s, t->size, t->nfiles * sizeof *s);
-	qsort(s, t->nfiles, sizeof *s, tree_cmp_u64);
-	t->median = s[(t->nfiles - 1) / 2];
+	t->median = tree_nth(s, t->nfiles, (t->nfiles - 1) / 2);
 	free(s);
 	return 0;
 }
@@ -329,73 +282,118 @@ static uint64_t tree_fnv(const char *s, size_t n)
 	return h;
 }
 
-/* A path on one line: '%', control characters and DEL as %XX (a name may hold a newline). */
-static int tree_put_escaped(struct tree_strs *out, const char *s)
+/* The text being built: one growing buffer, NUL-terminated. Formatted by hand rather than
+ * with snprintf per piece, since a tree of 10^6 files makes 10^6 lines (issue 19: the text
+ * and its string table of fragments took a fifth of the scan's time). */
+struct tree_text {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Room for n more bytes and a NUL. 0 or -ENOMEM. */
+static int tree_text_room(struct tree_text *o, size_t n)
 {
-	char buf[3 * CFG_PATH_MAX + 1];
-	size_t n = 0;
-	for (; *s != '\0' && n + 4 < sizeof buf; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch < 0x20 || ch == 0x7f || ch == '%')
-			n += (size_t)snprintf(buf + n, sizeof buf - n, "%%%02X", ch);
-		else
-			buf[n++] = (char)ch;
-	}
-	if (out->len > 0)
-		out->len--; /* the strings of out make one text: drop the NUL before appending */
-	return tree_strs_add(out, buf, n);
+	if (o->len + n + 1 <= o->cap)
+		return 0;
+	size_t cap = o->cap ? 2 * o->cap : 1 << 16;
+	while (cap < o->len + n + 1)
+		cap *= 2;
+	char *p = realloc(o->buf, cap);
+	if (p == NULL)
+		return -ENOMEM;
+	o->buf = p;
+	o->cap = cap;
+	return 0;
 }
 
-/* Append a formatted line (without escaping) to the text being built in out. */
-__attribute__((format(printf, 2, 3))) static int tree_put(struct tree_strs *out,
-							   const char *fmt, ...)
+static int tree_text_put(struct tree_text *o, const char *s, size_t n)
 {
-	char line[CFG_PATH_MAX + 128];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof line)
-		return -ENAMETOOLONG;
-	if (out->len > 0)
-		out->len--; /* continue the text over the previous NUL */
-	return tree_strs_add(out, line, (size_t)n);
+	if (tree_text_room(o, n) != 0)
+		return -ENOMEM;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+	return 0;
+}
+
+/* v in decimal. */
+static int tree_text_u64(struct tree_text *o, uint64_t v)
+{
+	char d[24];
+	size_t n = sizeof d;
+	do {
+		d[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return tree_text_put(o, d + n, sizeof d - n);
+}
+
+/* A path on one line: '%', control characters and DEL as %XX (a name may hold a newline). */
+static int tree_text_escaped(struct tree_text *o, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(s);
+	if (tree_text_room(o, 3 * n) != 0)
+		return -ENOMEM;
+	char *w = o->buf + o->len;
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch < 0x20 || ch == 0x7f || ch == '%') {
+			*w++ = '%';
+			*w++ = hex[ch >> 4];
+			*w++ = hex[ch & 15];
+		} else {
+			*w++ = (char)ch;
+		}
+	}
+	o->len = (size_t)(w - o->buf);
+	o->buf[o->len] = '\0';
+	return 0;
 }
 
 /* t->text from t's lists: a header, then "d PATH" per directory and "f SIZE PATH" per file. */
 static int tree_format(struct tree_desc *t)
 {
-	struct tree_strs out = {0};
-	int rc = tree_put(&out, "pfsread-tree 1\n# written by pfsread generate: the tree's files, "
-			  "never its content\nsource ");
-	rc = rc ? rc : tree_put_escaped(&out, t->source);
-	rc = rc ? rc : tree_put(&out, "\nfiles %" PRIu64 "\nbytes %" PRIu64 "\ndirs %" PRIu64
-				"\ndepth %" PRIu64 "\nsymlinks %" PRIu64 "\nspecials %" PRIu64 "\n",
-				t->nfiles, t->total, t->dirs.n, t->depth, t->symlinks, t->specials);
+	struct tree_text o = {0};
+	char head[256];
+	int n = snprintf(head, sizeof head, "\nfiles %" PRIu64 "\nbytes %" PRIu64 "\ndirs %" PRIu64
+			 "\ndepth %" PRIu64 "\nsymlinks %" PRIu64 "\nspecials %" PRIu64 "\n",
+			 t->nfiles, t->total, t->dirs.n, t->depth, t->symlinks, t->specials);
+	static const char top[] = "pfsread-tree 1\n# written by pfsread generate: the tree's "
+				  "files, never its content\nsource ";
+	int rc = n > 0 && (size_t)n < sizeof head ? 0 : -EINVAL;
+	/* Room for the whole text at once, unless names need escaping: its lines are the paths
+	 * plus at most 24 bytes each (growing it by doubling copied and faulted it in again). */
+	rc = rc ? rc : tree_text_room(&o, sizeof top + 2 * CFG_PATH_MAX + t->dirs.len +
+				      t->files.len + 24 * (t->dirs.n + t->files.n));
+	rc = rc ? rc : tree_text_put(&o, top, sizeof top - 1);
+	rc = rc ? rc : tree_text_escaped(&o, t->source);
+	rc = rc ? rc : tree_text_put(&o, head, (size_t)n);
 	for (uint64_t k = 0; rc == 0 && k < t->dirs.n; k++) {
-		rc = tree_put(&out, "d ");
-		rc = rc ? rc : tree_put_escaped(&out, tree_str(&t->dirs, k));
-		rc = rc ? rc : tree_put(&out, "\n");
+		rc = tree_text_put(&o, "d ", 2);
+		rc = rc ? rc : tree_text_escaped(&o, tree_str(&t->dirs, k));
+		rc = rc ? rc : tree_text_put(&o, "\n", 1);
 	}
 	for (uint64_t i = 0; rc == 0 && i < t->files.n; i++) {
-		rc = tree_put(&out, "f %" PRIu64 " ", t->size[i]);
-		rc = rc ? rc : tree_put_escaped(&out, tree_str(&t->files, i));
-		rc = rc ? rc : tree_put(&out, "\n");
+		rc = tree_text_put(&o, "f ", 2);
+		rc = rc ? rc : tree_text_u64(&o, t->size[i]);
+		rc = rc ? rc : tree_text_put(&o, " ", 1);
+		rc = rc ? rc : tree_text_escaped(&o, tree_str(&t->files, i));
+		rc = rc ? rc : tree_text_put(&o, "\n", 1);
 	}
-	rc = rc ? rc : tree_put(&out, "end\n");
+	rc = rc ? rc : tree_text_put(&o, "end\n", 4);
 	if (rc != 0) {
-		tree_strs_free(&out);
+		free(o.buf);
 		return rc;
 	}
-	t->text = out.buf; /* taken over from out */
-	t->text_len = out.len - 1;
-	free(out.off);
+	t->text = o.buf; /* taken over */
+	t->text_len = o.len;
 	t->hash = tree_fnv(t->text, t->text_len);
 	return 0;
 }
 
 /* What follows the walk or the parse: sorted lists, twin paths, median, text. */
-static int tree_settle(struct tree_desc *t, int format)
+int tree_settle(struct tree_desc *t, int format)
 {
 	int rc = tree_sort(&t->dirs, NULL);
 	rc = rc ? rc : tree_sort(&t->files, t->size);
@@ -409,25 +407,16 @@ static int tree_settle(struct tree_desc *t, int format)
 	return rc == 0 && format ? tree_format(t) : rc;
 }
 
-int tree_scan(const char *path, int noatime, struct tree_desc *t, char *why, size_t whylen)
+/* ---- reading it back ---- */
+
+int tree_add_file(struct tree_scan_ctx *c, const char *rel, uint64_t size)
 {
-	struct tree_scan_ctx c = {t, NULL, 0, noatime, why, whylen};
-	memset(t, 0, sizeof *t);
-	if (realpath(path, t->source) == NULL)
-		return tree_why(why, whylen, "%s: %s", path, strerror(errno));
-	int fd = tree_open_dir(AT_FDCWD, t->source, noatime);
-	int rc = fd < 0 ? tree_why(why, whylen, "%s: cannot open directory: %s", t->source,
-				   strerror(errno))
-			: tree_walk(&c, fd, "", 0);
-	t->size = c.size;
-	if (rc == 0 && tree_settle(t, 1) != 0)
-		rc = tree_why(why, whylen, "%s: out of memory or a path too long", t->source);
-	if (rc != 0)
-		tree_free(t);
-	return rc;
+	if (tree_grow(&c->size, &c->cap, c->t->files.n) != 0)
+		return -ENOMEM;
+	c->size[c->t->files.n] = size;
+	return tree_strs_add(&c->t->files, rel, strlen(rel));
 }
 
-/* ---- reading it back ---- */
 
 static int tree_hex(char c)
 {
@@ -517,7 +506,7 @@ static int tree_parse_lines(struct tree_scan_ctx *c, const char *text, size_t le
 
 int tree_parse(const char *text, size_t len, struct tree_desc *t, char *why, size_t whylen)
 {
-	struct tree_scan_ctx c = {t, NULL, 0, 0, why, whylen};
+	struct tree_scan_ctx c = {.t = t, .why = why, .whylen = whylen};
 	uint64_t nfiles, total, ndirs;
 	int ended = 0;
 	memset(t, 0, sizeof *t);

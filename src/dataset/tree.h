@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "config/config.h"
 
@@ -49,6 +51,15 @@ struct tree_desc {
  * that cannot be opened, a file that is not readable, too deep); *t is then freed. A tree
  * without regular files is not an error here (tree_scan leaves nfiles 0). */
 int tree_scan(const char *path, int noatime, struct tree_desc *t, char *why, size_t whylen);
+
+/* 1 when st's mode settles that euid may read the file (it owns it, with the owner's read
+ * bit); 0: ask the kernel (faccessat). */
+int tree_owner_reads(const struct stat *st, uid_t euid);
+
+/* 1 when a file system of statfs type f_type decides access by the mode on this machine (a
+ * local disk or memory: ext2/3/4, xfs, btrfs, f2fs, tmpfs); 0 for any other, where a server
+ * may decide otherwise (NFS's root squash, a FUSE daemon, a parallel file system). */
+int tree_fs_local(long f_type);
 
 /* Read a description made by tree_scan (its text) into *t. Returns 0, or -1 on a damaged one
  * (why says which line); *t is then freed. */

@@ -27,7 +27,9 @@
 # so that no tool has the machine's other cores to itself.
 # In order, for each class of file size (largest first):
 #   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
-#      of the same size, same block size, same file system; neither side fsyncs
+#      of the same size, same block size, same file system; neither side fsyncs; each
+#      repetition in the order A B B A (A: pfsread or fio, alternating), so that each tool
+#      writes once first and once second of a pair, and the ratio pairs like places
 #   2. for each repetition:
 #      a. the ceilings: memory copy (numpy copies 1 GiB through one reused 4 MiB buffer, best
 #         of 5) and the device (fio, one O_DIRECT sequential read of the largest class's first
@@ -762,30 +764,33 @@ md_mdtest_create() {
 	mdtest_rate "$log" "File creation" | grep . || die "no create rate in $log"
 }
 
-# md_generation: REPS rounds of pfsread generate against mdtest's create phase. On the loop
-# file system pfsread always goes first, so that its files are gone before mdtest makes its
-# own (the file system holds one set).
+# md_generation: REPS rounds of pfsread generate against mdtest's create phase, each round in
+# the order A B B A as the size classes' generation (see generation). On the loop file system,
+# or with empty files (which generate does not make), one pair, pfsread first: the loop file
+# system holds one set, so pfsread's files are gone before mdtest makes its own.
 md_generation() {
-	local rep first p m
+	local rep first second pos tool v order
 	for rep in $(seq 1 "$REPS"); do
-		first=pfsread
-		[ "$MD_LOOP" -eq 0 ] && [ $((rep % 2)) -eq 0 ] && first=mdtest
+		first=pfsread second=mdtest order="1 2"
+		if [ "$MD_LOOP" -eq 0 ] && [ "$MD_BYTES" -gt 0 ]; then
+			order="1 2 3 4"
+			[ $((rep % 2)) -eq 0 ] && first=mdtest second=pfsread
+		fi
 		rm -rf "$MDTREE" "$MDLINKS"
-		p=-
-		if [ "$first" = mdtest ]; then
-			m=$(md_mdtest_create "$rep")
-			[ "$MD_BYTES" -gt 0 ] && p=$(md_pfsread_generate "$rep")
-		else
-			[ "$MD_BYTES" -gt 0 ] && p=$(md_pfsread_generate "$rep")
-			m=$(md_mdtest_create "$rep")
-		fi
-		if [ "$p" = - ]; then
-			[ "$rep" -eq 1 ] && record meta md generate - - - na - - "generate makes no empty files"
-		else
-			record meta md generate - "$rep" "$first" pfsread "$p" - -
-		fi
-		record meta md generate - "$rep" "$first" mdtest "$m" - -
-		printf '  %-7s generate  rep %d: pfsread %9s files/s  mdtest %9s files/s\n' md "$rep" "$p" "$m"
+		for pos in $order; do
+			tool=$first
+			[ "$pos" -eq 2 ] || [ "$pos" -eq 3 ] && tool=$second
+			if [ "$tool" = mdtest ]; then
+				v=$(md_mdtest_create "$rep-$pos")
+			elif [ "$MD_BYTES" -gt 0 ]; then
+				v=$(md_pfsread_generate "$rep-$pos")
+			else
+				[ "$rep" -eq 1 ] && record meta md generate - - - na - - "generate makes no empty files"
+				continue
+			fi
+			record meta md generate - "$rep" "$first" "$tool" "$v" - "pos=$pos"
+			printf '  %-7s generate  rep %d.%d: %-7s %9s files/s\n' md "$rep" "$pos" "$tool" "$v"
+		done
 	done
 }
 
@@ -1095,25 +1100,36 @@ print_commands() {
 	else
 		echo "  order: pfsread first and fio first alternate over repetitions and rows"
 	fi
+	echo "  generation: each repetition runs A B B A (pfsread and fio, or mdtest; A alternates), so"
+	echo "    that each tool writes once first and once second of a pair (a VM's page-cache writes"
+	echo "    run fast or slow by what the memory held just before)"
 	echo
 }
 
-# generation CLASS_INDEX: REPS rounds of generate and fio write, alternating which goes first.
+# generation CLASS_INDEX: REPS rounds of generate and fio write, each round in the order A B B A
+# (which tool is A alternates by round and class). Page-cache writes on a virtual machine run
+# fast or slow by what the memory held just before (the freed pages of a write a moment ago, or
+# pages the guest handed back to its host): measured in alternating pairs, the first writer of a
+# pair was the slow one in 7 of 9 pairs. In A B B A each tool writes once in each place of a
+# pair, and the table's ratio pairs like places (gen_ratio).
 generation() {
-	local i=$1 name=${CLASS_NAMES[$1]} rep first p f
+	local i=$1 name=${CLASS_NAMES[$1]} rep first second pos tool v
 	for rep in $(seq 1 "$REPS"); do
-		first=pfsread
-		[ $(((rep + i) % 2)) -eq 0 ] && first=fio
-		if [ "$first" = pfsread ]; then
-			p=$(pfsread_generate "$i")
-			f=$(fio_generate "$i" "$rep")
-		else
-			f=$(fio_generate "$i" "$rep")
-			p=$(pfsread_generate "$i")
-		fi
-		record gen "$name" generate - "$rep" "$first" pfsread "$p" - -
-		record gen "$name" generate - "$rep" "$first" fio "${f% *}" "${f#* }" -
-		printf '  %-7s generate  rep %d: pfsread %9s MB/s  fio %9s MB/s\n' "$name" "$rep" "$p" "${f% *}"
+		first=pfsread second=fio
+		[ $(((rep + i) % 2)) -eq 0 ] && first=fio second=pfsread
+		for pos in 1 2 3 4; do
+			tool=$first
+			[ "$pos" -eq 2 ] || [ "$pos" -eq 3 ] && tool=$second
+			if [ "$tool" = pfsread ]; then
+				v=$(pfsread_generate "$i")
+				record gen "$name" generate - "$rep" "$first" pfsread "$v" - "pos=$pos"
+			else
+				v=$(fio_generate "$i" "$rep-$pos")
+				record gen "$name" generate - "$rep" "$first" fio "${v% *}" "${v#* }" "pos=$pos"
+				v=${v% *}
+			fi
+			printf '  %-7s generate  rep %d.%d: %-7s %9s MB/s\n' "$name" "$rep" "$pos" "$tool" "$v"
+		done
 	done
 	rm -rf "$FIOW"
 }
@@ -1209,7 +1225,7 @@ table() {
 	"$PYTHON" - "$RAW" "$IS_ROOT" <<'PY'
 import statistics as st, sys
 raw, is_root = sys.argv[1], sys.argv[2] == "1"
-rows, vals, notes, ceil = [], {}, {}, {"mem": [], "dev": []}
+rows, vals, notes, places, ceil = [], {}, {}, {}, {"mem": [], "dev": []}
 for line in open(raw):
     kind, cls, path, cache, rep, first, tool, mbps, wall, note = line.rstrip("\n").split("\t")
     if kind == "ceiling":
@@ -1228,6 +1244,21 @@ for line in open(raw):
         vals[key].setdefault("wall", []).append(float(wall))
     if note.startswith("resident="):
         vals[key].setdefault("resident", []).append(float(note[9:]))
+    if note.startswith("pos="):
+        places.setdefault(key, {}).setdefault(rep, {})[(tool, int(note[4:]))] = float(mbps)
+def gen_ratio(key):
+    """The median over rounds of pfsread / fio with like places paired (A B B A: each tool
+    once first and once second of a pair): the geometric mean of the two places' ratios."""
+    rs = []
+    for r in places.get(key, {}).values():
+        if len(r) != 4:
+            return None
+        a = "pfsread" if ("pfsread", 1) in r else "fio"  # A: places 1 and 4; B: 2 and 3
+        b = "fio" if a == "pfsread" else "pfsread"
+        first = {a: r[(a, 1)], b: r[(b, 3)]}
+        second = {a: r[(a, 4)], b: r[(b, 2)]}
+        rs.append((first["pfsread"] / first["fio"] * second["pfsread"] / second["fio"]) ** 0.5)
+    return st.median(rs) if rs else None
 def ceiling(tag, what):
     c = ceil[tag]
     if not c:
@@ -1259,13 +1290,15 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     p, f = st.median(v["pfsread"]), st.median(v["fio"])
     best = max(v["pfsread"]) / max(v["fio"])
     wall = f"{st.median(v['wall']):13.1f}" if "wall" in v else f"{'-':>13}"
+    ratio = p / f
     if path == "generate":
         frac = "-"
+        ratio = gen_ratio(key) or ratio
     else:
         top, tag = (dev, "dev") if (cache == "cold" or path == "direct") else (memcpy, "mem")
         frac = f"{p / top:.2f} {tag}" if top else "n/a"
         above = above or bool(top and p > top)
-    print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {p / f:6.3f} {best:10.3f} {frac:>10}"
+    print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {ratio:6.3f} {best:10.3f} {frac:>10}"
           f"  {wall}")
     res = v.get("resident")
     if res and ((cache == "cold" and max(res) > 0.05) or
@@ -1277,7 +1310,8 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "results file;\nfio: jobs[0].<rw>.bw_bytes (bytes / fio's I/O time, whole milliseconds); "
       "fio wall: bytes / the\nwhole fio process (start-up, file set-up, exit). generate: the rate "
       "generate prints (bytes / its own\ntime, no MPI start-up) against fio --rw=write; neither "
-      "fsyncs. ratio = pfsread / fio (medians); best ratio = pfsread's best / fio's best\n(the "
+      "fsyncs. ratio = pfsread / fio (medians; generate: rounds of A B B A, the median of\n"
+      "each round's like places paired); best ratio = pfsread's best / fio's best\n(the "
       "virtual disk's host caches it: a cold read runs at about 1 or about 2 GB/s by the host's "
       "luck,\nso medians of a few repetitions can land on either side; the bests are what each "
       "side can do).\nof ceiling = pfsread / mem (warm) or dev "
@@ -1337,7 +1371,7 @@ PY
 md_table() {
 	"$PYTHON" - "$RAW" "$MD_FILES" "$MD_BYTES" "$MD_LOOP" <<'PY'
 import statistics as st, sys
-rows, vals, notes = [], {}, {}
+rows, vals, notes, places = [], {}, {}, {}
 for line in open(sys.argv[1]):
     kind, cls, what, cache, rep, first, tool, rate, wall, note = line.rstrip("\n").split("\t")
     if kind != "meta":
@@ -1349,6 +1383,19 @@ for line in open(sys.argv[1]):
         notes[key] = note
         continue
     vals.setdefault(key, {}).setdefault(tool, []).append(float(rate))
+    if note.startswith("pos="):
+        places.setdefault(key, {}).setdefault(rep, {})[(tool, int(note[4:]))] = float(rate)
+def paired_ratio(key):
+    """As the size classes' gen_ratio: rounds of A B B A, like places paired, the median."""
+    rs = []
+    for r in places.get(key, {}).values():
+        if len(r) != 4:
+            return None
+        a = "pfsread" if ("pfsread", 1) in r else "mdtest"  # A: places 1 and 4; B: 2 and 3
+        b = "mdtest" if a == "pfsread" else "pfsread"
+        first, second = {a: r[(a, 1)], b: r[(b, 3)]}, {a: r[(a, 4)], b: r[(b, 2)]}
+        rs.append((first["pfsread"] / first["mdtest"] * second["pfsread"] / second["mdtest"]) ** 0.5)
+    return st.median(rs) if rs else None
 hdr = (f"{'md':<9} {'cache':<5} {'pfsread files/s':>15} {'mdtest files/s':>14} {'ratio':>6} "
        f"{'best ratio':>10}")
 print(hdr)
@@ -1360,13 +1407,15 @@ for key in rows:
         print(f"{key[0]:<9} {key[1]:<5} {'n/a':>15} {m} {'n/a':>6} {'n/a':>10}  ({notes.get(key, '')})")
         continue
     p, m = st.median(v["pfsread"]), st.median(v["mdtest"])
-    print(f"{key[0]:<9} {key[1]:<5} {p:15.0f} {m:14.0f} {p / m:6.3f} "
+    ratio = paired_ratio(key) or p / m
+    print(f"{key[0]:<9} {key[1]:<5} {p:15.0f} {m:14.0f} {ratio:6.3f} "
           f"{max(v['pfsread']) / max(v['mdtest']):10.3f}")
 print()
 print(f"{int(sys.argv[2]):,} files of {sys.argv[3]} B in directories of 1,000 "
       f"({'a loop ext4 file system in a tmpfs: cold means out of the page cache of ext4, not off a disk' if sys.argv[4] == '1' else 'on DIR'}).\n"
       "generate: pfsread generate (files / its own time) against mdtest -C -w (create, write, "
-      "close); each side's\nown files. read: pfsread's phase over mdtest's files (hard links "
+      "close); each side's\nown files; rounds of A B B A, ratio: the median of each round's "
+      "like places paired. read: pfsread's phase over mdtest's files (hard links "
       "named in mdtest's order, read in place:\nfrom_tree, in_place; files / elapsed_s) against "
       "mdtest -E (open, one read, close) on its tree. scan:\n'pfsread plan' of that data set "
       "(readdir + fstatat of each entry; wall time less a one-file plan's)\nagainst mdtest -T "

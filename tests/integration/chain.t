@@ -95,4 +95,42 @@ else
 	ok 0 "the chain's cap left no follow-on"
 	ok 0 "the chain's cap left no follow-on"
 fi
+
+# PBS: the follow-on gets this job's resources as qstat -f lists them (select or nodes,
+# walltime, place, queue), not the script's #PBS lines, which --resume would refuse
+cat >"$SCRATCH/bin/qsub" <<EOF2
+#!/bin/sh
+printf '%s\n' "\$@" >"$SCRATCH/qsub.args"
+echo 301.pbs
+EOF2
+cat >"$SCRATCH/bin/qstat" <<'EOF2'
+#!/bin/sh
+cat <<'EOR'
+Job Id: 300.pbs
+    Job_Name = pfsread
+    queue = workq
+    Resource_List.ncpus = 2
+    Resource_List.nodect = 1
+    Resource_List.place = scatter
+    Resource_List.select = 1:ncpus=2:mpiprocs=2
+    Resource_List.walltime = 00:10:00
+    resources_used.walltime = 00:00:05
+EOR
+EOF2
+chmod +x "$SCRATCH/bin/qsub" "$SCRATCH/bin/qstat"
+printf 'localhost\nlocalhost\n' >"$SCRATCH/nodefile"
+mkdir -p "$SCRATCH/res-pbs"
+env PATH="$SCRATCH/bin:$PATH" SLURM_JOB_ID= PBS_JOBID=300.pbs PBS_NODEFILE="$SCRATCH/nodefile" \
+	PBS_O_WORKDIR="$SCRATCH/res-pbs" PFSREAD="$PFSREAD" PFSREAD_GENERATE=never \
+	PFSREAD_TIME_BUDGET=6 PFSREAD_LAUNCH_FLAGS="$flags" PFSREAD_CONFIG="$cfg" PFSREAD_CHAIN=2 \
+	bash "$TOP/jobscripts/pbs/pfsread.pbs" >"$SCRATCH/job.300.out" 2>&1
+OUT=$(cat "$SCRATCH/job.300.out")
+contains "chain: follow-on job 301.pbs submitted (1 more at most)" "the PBS job submitted its follow-on"
+OUT=$(tr '\n' ' ' <"$SCRATCH/qsub.args" 2>/dev/null)
+contains "-W depend=afterany:300.pbs" "PBS: after it, however it ends"
+contains "-l select=1:ncpus=2:mpiprocs=2" "PBS: with the job's select, not the script's #PBS -l nodes"
+contains "-l walltime=00:10:00" "PBS: and its walltime"
+contains "-l place=scatter" "PBS: its placement"
+contains "-q workq" "PBS: its queue"
+contains "PFSREAD_CHAIN_RESULTS=$SCRATCH/res-pbs/chained-300.pbs.h5" "PBS: continuing the same file"
 done_testing

@@ -345,12 +345,18 @@ static void test_advice_blocks(void)
 		   strstr(e.msg, "mem/adv.yaml:3:9: key 'mpiio.advice': unknown key (allowed: "
 				 "collective)"),
 	   "mpiio gives no advice: its block refuses the key (%s)", e.msg);
+	ok(advice_under(ADV_HEAD "mpiio: {advice: none}\n", "mpiio", D, &e) < 0 &&
+		   strstr(e.msg, "its hints go under mpiio_hints"),
+	   "mpiio's refusal says where its hints go (%s)", e.msg);
 	ok(advice_under(ADV_HEAD "direct: {advice: none}\n", "direct", D, &e) < 0 &&
-		   strstr(e.msg, "mem/adv.yaml:3:1: key 'direct': unknown key"),
-	   "direct gives no advice: it has no block (%s)", e.msg);
+		   strstr(e.msg, "mem/adv.yaml:3:10: key 'direct.advice': unknown key: the direct "
+				 "backend takes no options and gives no access hint"),
+	   "direct gives no advice, and says why (%s)", e.msg);
 	ok(advice_under(ADV_HEAD "null: {advice: none}\n", "null", D, &e) < 0 &&
-		   strstr(e.msg, "mem/adv.yaml:3:1: key 'null': unknown key"),
-	   "null gives no advice: it has no block (%s)", e.msg);
+		   strstr(e.msg, "key 'null.advice': unknown key: the null backend reads no file"),
+	   "null gives no advice, and says why (%s)", e.msg);
+	ok(advice_under(ADV_HEAD "direct: {}\n", "direct", D, &e) == CFG_ADVICE_NONE,
+	   "an empty direct block is no error");
 }
 
 int main(void)

@@ -660,10 +660,11 @@ static const struct cfg_opt widget_opts[] = {
 	{"pool", CFG_OPT_SIZE, offsetof(struct widget, pool), 1, 1 << 30, "widget pool"},
 };
 static const struct cfg_block widget_block = {"widget", widget_opts, 3, NULL,
-					      sizeof(struct widget), &widget_defaults};
+					      sizeof(struct widget), &widget_defaults,
+					      "a widget has no wheels"};
 static const struct cfg_pairs no_labels;
 static const struct cfg_block labels_block = {"labels", NULL, 0, "label",
-					      sizeof(struct cfg_pairs), &no_labels};
+					      sizeof(struct cfg_pairs), &no_labels, NULL};
 static const struct cfg_block *const owned_blocks[] = {&widget_block, &labels_block, NULL};
 
 /* The message of loading yaml with the test's blocks, or "" when it loads (into *w, *l). */
@@ -701,8 +702,9 @@ static void test_blocks(void)
 	ok(strstr(msg, "more than 1 GiB, the largest widget pool") != NULL, "a size above its max: %s",
 	   msg);
 	msg = block_load(ROOT_LINE DS_LINES "widget: {wheels: 2}\n", &w, &l, &e);
-	ok(strstr(msg, "key 'widget.wheels': unknown key (allowed: on, spokes, pool)") != NULL,
-	   "an unknown key of a block lists the block's keys: %s", msg);
+	ok(strstr(msg, "key 'widget.wheels': unknown key (allowed: on, spokes, pool): a widget has "
+		       "no wheels") != NULL,
+	   "an unknown key of a block lists the block's keys, and its note: %s", msg);
 	msg = block_load(ROOT_LINE DS_LINES "labels: {a: 1, a: 2}\n", &w, &l, &e);
 	ok(strstr(msg, "key 'labels.a': duplicate key") != NULL, "a pair given twice: %s", msg);
 	msg = block_load(ROOT_LINE DS_LINES "labels: {[a]: 1}\n", &w, &l, &e);
@@ -718,7 +720,7 @@ static void test_blocks(void)
 		   cfg_block_values(NULL, &labels_block) == &no_labels,
 	   "cfg_block_values: the defaults of a block the experiment does not hold");
 	static const struct cfg_block root_block = {"root", NULL, 0, "x", sizeof(struct cfg_pairs),
-						    &no_labels};
+						    &no_labels, NULL};
 	static const struct cfg_block *const clash[] = {&root_block, NULL};
 	pf_err_clear(&e);
 	ok(cfg_parse("mem/b.yaml", ROOT_LINE DS_LINES, strlen(ROOT_LINE DS_LINES), clash, &x, &e) !=

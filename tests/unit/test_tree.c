@@ -16,6 +16,7 @@
 #include "dataset/fromtree.h"
 #include "config/sizes.h"
 #include "dataset/tree.h"
+#include "dataset/tree_build.h"
 #include "tap.h"
 
 static char top[64];
@@ -309,6 +310,99 @@ static void remove_tree(void)
 		diag("could not remove %s", top);
 }
 
+/* Names around '/' in byte order ('-' and '.' sort before it, '0' after): the files come in
+ * the order of their full paths, a directory's files between its neighbours' (issue 19: the
+ * walk sorts each directory's names, a directory's as if it ended in '/'). */
+static void test_order_across_dirs(void)
+{
+	static const char *const want[] = {"a-b", "a.c", "a.d/x", "a/-", "a/z", "a0", "b/c/d"};
+	int rc = make_dir("order") | make_dir("order/a") | make_dir("order/a.d") |
+		 make_dir("order/b") | make_dir("order/b/c");
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		char rel[64];
+		snprintf(rel, sizeof rel, "order/%s", want[i]);
+		rc |= make_file(rel, i);
+	}
+	char sub[128], why[256] = "";
+	struct tree_desc t;
+	snprintf(sub, sizeof sub, "%s/order", top);
+	rc |= tree_scan(sub, 0, &t, why, sizeof why);
+	int same = rc == 0 && t.nfiles == sizeof want / sizeof want[0];
+	for (uint64_t i = 0; same && i < t.nfiles; i++)
+		same = strcmp(tree_file_path(&t, i, 1), want[i]) == 0 && t.size[i] == i;
+	ok(same, "files in full-path byte order across directories, sizes carried along");
+	ok(rc == 0 && t.ndirs == 4 && strcmp(tree_dir_path(&t, 0, 0), "a") == 0 &&
+	   strcmp(tree_dir_path(&t, 1, 0), "a.d") == 0 && strcmp(tree_dir_path(&t, 2, 0), "b") == 0 &&
+	   strcmp(tree_dir_path(&t, 3, 0), "b/c") == 0, "directories in byte order");
+	for (uint64_t i = 0; rc == 0 && !same && i < t.nfiles; i++)
+		diag("%s", tree_file_path(&t, i, 1));
+	if (rc == 0)
+		tree_free(&t);
+}
+
+/* tree_nth against a sort, on sizes drawn from few values (many alike) and from many. */
+static void test_nth(void)
+{
+	enum { N = 1001 };
+	static uint64_t a[N], b[N], c[N];
+	int same = 1;
+	uint64_t r = 88172645463325252ull;
+	for (int round = 0; round < 40 && same; round++) {
+		uint64_t n = 1 + (uint64_t)round * 25 % N, spread = round % 2 ? 3 : 1000000;
+		for (uint64_t i = 0; i < n; i++) {
+			r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+			a[i] = b[i] = r % spread;
+		}
+		qsort(b, n, sizeof *b, cmp_u64);
+		for (uint64_t k = 0; k < n && same; k += 1 + n / 7) {
+			memcpy(c, a, n * sizeof *c);
+			same = tree_nth(c, n, k) == b[k];
+		}
+	}
+	ok(same, "tree_nth picks what a sort puts at k (alike and spread values)");
+}
+
+/* The description's text, byte for byte (issue 19 formats it by hand, not with printf): the
+ * header, directories and files sorted, a newline in a name as %0A, sizes in decimal. */
+static void test_text(const struct tree_desc *t)
+{
+	char want[CFG_PATH_MAX + 1024];
+	snprintf(want, sizeof want,
+		 "pfsread-tree 1\n# written by pfsread generate: the tree's files, never its "
+		 "content\nsource %s\nfiles 7\nbytes 74219\ndirs 6\ndepth 3\nsymlinks 2\n"
+		 "specials 1\nd docs\nd docs/none\nd empty\nd src\nd src/lib\nd src/lib/deep\n"
+		 "f 100 README\nf 0 docs/__init__.py\nf 3 docs/new%%0Aline\nf 10 src/lib/a.c\n"
+		 "f 10 src/lib/b.c\nf 70000 src/lib/deep/x.h\nf 4096 src/main.c\nend\n",
+		 t->source);
+	ok(t->text_len == strlen(want) && strcmp(t->text, want) == 0,
+	   "the description's text is as specified, byte for byte");
+	if (strcmp(t->text, want) != 0)
+		diag("got:\n%s", t->text);
+}
+
+/* Readability from the mode alone only where the owner's bits decide it (issue 19: the
+ * scan asks the kernel only otherwise). */
+static void test_owner_reads(void)
+{
+	struct stat st;
+	memset(&st, 0, sizeof st);
+	st.st_mode = S_IFREG | 0400;
+	st.st_uid = 1000;
+	ok(tree_owner_reads(&st, 1000) == 1, "owner with the owner's read bit: readable");
+	ok(tree_owner_reads(&st, 1001) == 0, "another user: the kernel is asked");
+	st.st_mode = S_IFREG | 0044;
+	ok(tree_owner_reads(&st, 1000) == 0,
+	   "owner without the owner's read bit (group and other have it): the kernel is asked");
+	st.st_mode = S_IFREG | 0644;
+	st.st_uid = 0;
+	ok(tree_owner_reads(&st, 1000) == 0, "other bits alone (an ACL may deny): the kernel is asked");
+	ok(tree_fs_local(0xEF53) && tree_fs_local(0x01021994) && tree_fs_local(0x58465342),
+	   "ext4, tmpfs, xfs: the mode decides");
+	ok(!tree_fs_local(0x6969) && !tree_fs_local(0x65735546) && !tree_fs_local(0x0BD00BD0) &&
+		   !tree_fs_local(0),
+	   "NFS (root squash), FUSE, Lustre, unknown: the kernel is asked");
+}
+
 int main(void)
 {
 	struct tree_desc t;
@@ -320,10 +414,14 @@ int main(void)
 	test_scan(&t);
 	if (t.nfiles == 7) {
 		test_twin(&t);
+		test_text(&t);
 		test_parse(&t);
 		test_attach(&t);
 	}
 	test_config();
+	test_owner_reads();
+	test_order_across_dirs();
+	test_nth();
 	char why[256] = "";
 	struct tree_desc none;
 	char sub[128];

@@ -180,8 +180,19 @@ static void direct_hints(const struct experiment *x, enum cfg_advice a, char *bu
 		 "STATX_DIOALIGN, else the device's logical block size)");
 }
 
+/* direct: takes no keys; the block is there to say why, to whoever writes one. */
+static const struct cfg_opt direct_no_opts[1];
+static const struct cfg_block direct_block = {
+	.key = "direct", .opts = direct_no_opts, .nopts = 0,
+	.note = "the direct backend takes no options and gives no access hint (advice): O_DIRECT "
+		"reads bypass the page cache, so there is no read-ahead to steer",
+};
+
+static const struct cfg_block *const direct_config[] = {&direct_block, NULL};
+
 const struct backend direct_backend = {
 	.name = "direct",
+	.config = direct_config,
 	.flags = BACKEND_BYPASSES_CACHE,
 	.open = direct_open,
 	.read = direct_read,

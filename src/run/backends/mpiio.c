@@ -28,6 +28,8 @@ static const struct cfg_opt mpiio_opts[] = {
 static const struct cfg_block mpiio_block = {
 	.key = "mpiio", .opts = mpiio_opts, .nopts = sizeof mpiio_opts / sizeof mpiio_opts[0],
 	.size = sizeof(struct mpiio_opts), .defaults = &mpiio_defaults,
+	.note = "MPI-IO passes no access hint (advice) to the kernel; its hints go under "
+		"mpiio_hints",
 };
 
 /* mpiio_hints: {key: value, ...}: any keys (MPI_Info passes them through). */

@@ -22,8 +22,18 @@ static int null_close(struct bfile *f)
 	return 0;
 }
 
+/* null: takes no keys; the block is there to say why, to whoever writes one. */
+static const struct cfg_opt null_no_opts[1];
+static const struct cfg_block null_block = {
+	.key = "null", .opts = null_no_opts, .nopts = 0,
+	.note = "the null backend reads no file: it takes no options, and no advice",
+};
+
+static const struct cfg_block *const null_config[] = {&null_block, NULL};
+
 const struct backend null_backend = {
 	.name = "null",
+	.config = null_config,
 	.flags = 0,
 	.open = null_open,
 	.read = null_read,
