@@ -49,7 +49,8 @@ static int resume_compare(const struct experiment *x, const struct topology *t, 
 			       p->nnodes, t->nranks, t->nnodes);
 	if (p->node_of_rank == NULL)
 		return pf_fail(e, PF_USAGE, "%s: cannot be continued: it has no topology (its run "
-			       "stopped before the first phase); start anew with --force", path);
+			       "stopped before the first phase): nothing to keep; rerun without "
+			       "--resume (with --force to overwrite it)", path);
 	for (int i = 0; i < t->nranks; i++)
 		if (p->node_of_rank[i] != t->map.node_of_rank[i])
 			return pf_fail(e, PF_USAGE, "%s: cannot be continued: rank %d was on node %d, "
@@ -116,4 +117,8 @@ void resume_print(const char *path, const struct results_prior *p)
 	       (unsigned long long)p->nparts, (unsigned long long)kept,
 	       (unsigned long long)p->nphases, (unsigned long long)redo,
 	       (unsigned long long)(p->nphases - kept));
+	if (p->status_lost)
+		fprintf(stderr, "pfsread: %s: its status attribute cannot be read (its run was "
+			"killed as it rewrote it): taken as \"running\", the unreadable one kept "
+			"as status-lost; the phases are kept as counted above\n", path);
 }

@@ -548,6 +548,7 @@ static void run_fill_meta(const struct experiment *x, const struct run_opts *o,
 	m->job_id = run_job_id();
 	m->nranks = t->nranks;
 	m->nnodes = t->nnodes;
+	m->nphases = plan_phase_count(x);
 }
 
 /* Rank 0 reads the file back and prints the table: the report sees what was stored. */

@@ -111,13 +111,18 @@ static int app_read(struct results *r, uint64_t nphases, struct results_prior *p
 	if (!p->present || !p->kept || !p->elapsed_s || !p->dataset)
 		return pf_fail_errno(e, ENOMEM, "%s: reading it", r->path);
 	if (app_str(r->file, "config_yaml", &p->config_yaml) != 0 ||
-	    app_str(r->file, "status", &status) != 0 || app_int(r->file, "nranks", &p->nranks) != 0 ||
+	    app_int(r->file, "nranks", &p->nranks) != 0 ||
 	    app_int(r->file, "nnodes", &p->nnodes) != 0) {
-		free(status);
-		return pf_fail(e, PF_USAGE, "%s: not a pfsread results file (its root attributes "
-			       "config_yaml, status, nranks, nnodes cannot be read)", r->path);
+		return pf_fail(e, PF_USAGE, "%s: cannot be continued (--resume): not a pfsread "
+			       "results file, or one killed before it was (its root attributes "
+			       "config_yaml, status, nranks, nnodes cannot be read); rerun without "
+			       "--resume (with --force to overwrite it)", r->path);
 	}
-	snprintf(p->status, sizeof p->status, "%s", status);
+	/* A run killed while it rewrote status (a resume's "running", a close's last word) can
+	 * leave the attribute pointing at a heap collection never written: the run was killed,
+	 * which is what "running" says; results_append_begin sets the unreadable one aside */
+	p->status_lost = app_str(r->file, "status", &status) != 0;
+	snprintf(p->status, sizeof p->status, "%s", p->status_lost ? "running" : status);
 	free(status);
 	if (app_topology(r->file, p) != 0)
 		return res_fail(r, "/topology/node_of_rank", "reading", e);
@@ -127,10 +132,22 @@ static int app_read(struct results *r, uint64_t nphases, struct results_prior *p
 			p->nparts = info.nlinks;
 		(void)results_h5_close(g);
 	}
-	if ((r->phases = H5Gopen2(r->file, "/phases", H5P_DEFAULT)) < 0)
-		return res_fail(r, "/phases", "H5Gopen2", e);
-	if (H5Literate(r->phases, H5_INDEX_NAME, H5_ITER_INC, NULL, app_phase, p) < 0)
-		return res_fail(r, "/phases", "H5Literate", e);
+	/* A read that fails here fails alike on every rank (they read the same bytes) and
+	 * leaves nothing to write back: the file is refused and closed as it was, not lost. */
+	htri_t has = H5Lexists(r->file, "/phases", H5P_DEFAULT);
+	if (has == 0)
+		return pf_fail(e, PF_USAGE, "%s: cannot be continued (--resume): it holds no "
+			       "phases (its run was killed before its first phase); nothing to "
+			       "keep: rerun without --resume (with --force to overwrite it)", r->path);
+	if (has < 0 || (r->phases = H5Gopen2(r->file, "/phases", H5P_DEFAULT)) < 0 ||
+	    H5Literate(r->phases, H5_INDEX_NAME, H5_ITER_INC, NULL, app_phase, p) < 0) {
+		char detail[512];
+		results_h5_detail(detail, sizeof detail);
+		return pf_fail(e, PF_USAGE, "%s: cannot be continued (--resume): its /phases group "
+			       "cannot be read (%s), so none of its phases can be kept; rerun "
+			       "without --resume (with --force to overwrite it)", r->path,
+			       detail[0] ? detail : "HDF5 gave no reason");
+	}
 	return 0;
 }
 
@@ -154,9 +171,16 @@ int results_open_append(const char *path, MPI_Comm comm, uint64_t nphases, struc
 		/* not opened: no HDF5 state differs between the ranks, a plain failure */
 		r->lost = 0;
 		char why[sizeof e->msg];
-		snprintf(why, sizeof why, "%s", e->msg);
+		/* HDF5's reason only: res_fail's "aborting" does not apply, nothing was opened */
+		const char *at = strstr(e->msg, " failed: ");
+		snprintf(why, sizeof why, "%s", at != NULL ? at + 9 : e->msg);
+		char *cut = strstr(why, "; the file holds");
+		if (cut != NULL)
+			*cut = '\0';
 		pf_err_clear(e);
-		rc = pf_fail(e, PF_USAGE, "%s: cannot be continued (--resume): %s", path, why);
+		rc = pf_fail(e, PF_USAGE, "%s: cannot be continued (--resume): %s; nothing in it "
+			     "can be read, so nothing can be kept: rerun without --resume (with "
+			     "--force to overwrite it)", path, why);
 		goto out;
 	}
 	if ((rc = app_read(r, nphases, p, e)) < 0)
@@ -181,13 +205,19 @@ static int app_set_aside(struct results *r, const struct results_prior *p, struc
 	char name[24], to[64];
 	hid_t keep = -1, gone = -1;
 	htri_t has = H5Lexists(r->file, "/discarded", H5P_DEFAULT);
+	hid_t gcpl = has == 0 ? res_roomy_gcpl(H5P_GROUP_CREATE, 16, 15) : H5P_DEFAULT;
 	gone = has > 0 ? H5Gopen2(r->file, "/discarded", H5P_DEFAULT)
-	     : has == 0 ? H5Gcreate2(r->file, "/discarded", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
-			: -1;
+	     : has == 0 && gcpl >= 0 ? H5Gcreate2(r->file, "/discarded", H5P_DEFAULT, gcpl,
+						   H5P_DEFAULT)
+				     : -1;
+	if (has == 0)
+		(void)results_h5_close(gcpl); /* a property list: nothing in the file */
 	if (gone < 0)
 		return res_fail(r, "/discarded", "opening", e);
-	if ((keep = H5Gcreate2(r->file, "/phases-kept", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) <
-	    0) {
+	gcpl = res_roomy_gcpl(H5P_GROUP_CREATE, p->nphases, RES_PHASE_NAME_LEN);
+	keep = gcpl < 0 ? -1 : H5Gcreate2(r->file, "/phases-kept", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+	(void)results_h5_close(gcpl);
+	if (keep < 0) {
 		(void)results_h5_close(gone);
 		return res_fail(r, "/phases-kept", "H5Gcreate2", e);
 	}
@@ -215,14 +245,39 @@ fail:
 	return res_fail(r, "/phases", "setting the interrupted phases aside, to /discarded", e);
 }
 
+/* The file read-only until now, opened again read-write: the resume goes on. A file opened
+ * read-write is written back at close (its superblock, and cut to its end of allocation after
+ * a kill left more), so a refused one is only ever opened read-only. */
+static int app_reopen(struct results *r, struct pf_err *e)
+{
+	hid_t fapl = -1;
+	int bad = results_h5_close(r->phases) | results_h5_close(r->file);
+	r->phases = r->file = -1;
+	if (bad < 0 || (fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
+	    H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL) < 0 ||
+	    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
+	    (r->file = H5Fopen(r->path, H5F_ACC_RDWR, fapl)) < 0 ||
+	    (r->phases = H5Gopen2(r->file, "/phases", H5P_DEFAULT)) < 0) {
+		(void)results_h5_close(fapl);
+		return res_fail(r, "/", "opening it read-write", e);
+	}
+	return results_h5_close(fapl) < 0 ? res_fail(r, "/", "H5Pclose", e) : 0;
+}
+
 int results_append_begin(struct results *r, const struct results_prior *p,
 			 const struct run_meta *m, struct pf_err *e)
 {
 	int rc = 0, redo = 0;
+	if (app_reopen(r, e) != 0)
+		return -1;
 	for (uint64_t i = 0; i < p->nphases; i++)
 		redo |= p->present[i] && !p->kept[i];
 	if (redo && app_set_aside(r, p, e) != 0)
 		return -1;
+	/* renamed, not overwritten: overwriting a variable-length string frees its old heap
+	 * object, which reads the collection that was never written and fails */
+	if (p->status_lost && H5Arename(r->file, "status", "status-lost") < 0)
+		return res_fail(r, "/", "setting the unreadable status attribute aside", e);
 	if (res_attr_str(r, r->file, "/", "status", "running", e) < 0 ||
 	    res_part_begin(r, m, e) < 0)
 		rc = -1;

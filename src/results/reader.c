@@ -596,17 +596,20 @@ static int rd_part(const struct rd *c, hid_t parts, const char *name, struct run
 	char obj[64];
 	int rc = -1;
 	hid_t g = (snprintf(obj, sizeof obj, "/parts/%s", name), H5Gopen2(parts, name, H5P_DEFAULT));
-	if (g < 0)
-		return rd_fail(c, obj, "cannot open");
-	if (rd_part_str(c, g, obj, "start_time", &pt->start_time) == 0 &&
-	    rd_part_str(c, g, obj, "end_time", &pt->end_time) == 0 &&
-	    rd_part_str(c, g, obj, "job_id", &pt->job_id) == 0 &&
-	    rd_part_str(c, g, obj, "hosts", &pt->hosts) == 0 &&
-	    rd_part_str(c, g, obj, "command_line", &pt->command_line) == 0 &&
-	    rd_part_str(c, g, obj, "status", &pt->status) == 0 &&
-	    (H5Aexists(g, "phases_written") <= 0 ||
-	     rd_attr_num(c, g, obj, "phases_written", RESULTS_U32, &pt->phases_written) == 0))
-		rc = 0;
+	char **s[] = {&pt->start_time, &pt->end_time, &pt->job_id, &pt->hosts, &pt->command_line,
+		      &pt->status};
+	if (g < 0) { /* a run killed as it began it (link written, group not): "unreadable" */
+		for (size_t i = 0; i < 6; i++)
+			if ((*s[i] = strdup(i < 5 ? "" : "unreadable")) == NULL)
+				return pf_fail_errno(c->e, ENOMEM, "%s: %s", c->path, obj);
+		return 0;
+	}
+	static const char *const nm[] = {"start_time", "end_time", "job_id", "hosts",
+					 "command_line", "status"};
+	for (size_t i = 0; i < 6 && (rc = rd_part_str(c, g, obj, nm[i], s[i])) == 0;)
+		i++;
+	if (rc == 0 && H5Aexists(g, "phases_written") > 0)
+		rc = rd_attr_num(c, g, obj, "phases_written", RESULTS_U32, &pt->phases_written);
 	if (results_h5_close(g) < 0 && rc == 0)
 		rc = rd_fail(c, obj, "cannot close");
 	return rc;

@@ -34,6 +34,7 @@ struct run_meta {
 	const char *hosts;         /* this job's nodes, comma-separated, for its /parts entry */
 	int nranks;
 	int nnodes;
+	uint64_t nphases;          /* the config's phases: /phases is sized for them */
 };
 
 #ifdef PFSREAD_WITH_MPI
@@ -63,6 +64,7 @@ int results_write_phase(struct results *r, const struct phase_info *p, const str
 struct results_prior {
 	char *config_yaml;      /* verbatim, malloc'd */
 	char status[32];        /* the root's status: "running" when its run never closed it */
+	int status_lost;        /* it could not be read (a kill as it was rewritten): "running" */
 	int nranks, nnodes;
 	int32_t *node_of_rank;  /* [nranks]; NULL when the file has no topology */
 	uint64_t nphases;       /* the length of the arrays below: the caller's phase count */

@@ -37,6 +37,28 @@ int res_fail(struct results *r, const char *obj, const char *what, struct pf_err
 			    r->path, obj, what, detail[0] ? ": " : "", detail);
 }
 
+/* Group creation properties for a group that will hold up to n links named in up to len
+ * characters: its header is made big enough for all of them at once (compact links, no
+ * dense storage), so that adding a link rewrites the header in place and never allocates
+ * a continuation of it. Why: a SIGKILL in the middle of a flush keeps any subset of its
+ * writes, and the superblock's end of allocation (EOA) may not be among them; a header
+ * that grew was then written pointing at a continuation beyond the recorded EOA ("addr
+ * overflow"), and /phases, with every phase in it, could no longer be opened. A header
+ * rewritten in place is one write: either the old links or the new ones. Past RES_ROOMY_MAX
+ * links a group grows as before (a larger header would be rewritten whole at every flush). */
+#define RES_ROOMY_MAX 4096u
+hid_t res_roomy_gcpl(hid_t cls, uint64_t n, unsigned len)
+{
+	unsigned links = n < 8 ? 8u : n > RES_ROOMY_MAX ? RES_ROOMY_MAX : (unsigned)n;
+	hid_t p = H5Pcreate(cls);
+	if (p >= 0 && (H5Pset_link_phase_change(p, links, links < 6 ? links : 6) < 0 ||
+		       H5Pset_est_link_info(p, links, len) < 0)) {
+		(void)results_h5_close(p);
+		p = -1;
+	}
+	return p;
+}
+
 /* Run an HDF5 (or MPI, with RES_MPI) call; on failure record it against obj and jump to the
  * function's out: label with rc = -1. */
 #define RES_TRY(call, r, obj, what, e)                        \
@@ -360,8 +382,14 @@ int res_part_begin(struct results *r, const struct run_meta *m, struct pf_err *e
 		return res_fail(r, "/parts", "H5Lexists", e);
 	if (has)
 		g = H5Gopen2(r->file, "/parts", H5P_DEFAULT);
-	else
-		g = H5Gcreate2(r->file, "/parts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	else {
+		hid_t gcpl = res_roomy_gcpl(H5P_GROUP_CREATE, 64, 4); /* a part per job */
+		g = gcpl < 0 ? -1 : H5Gcreate2(r->file, "/parts", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+		if (results_h5_close(gcpl) < 0 && g >= 0) {
+			(void)results_h5_close(g);
+			g = -1;
+		}
+	}
 	if (g < 0)
 		return res_fail(r, "/parts", has ? "H5Gopen2" : "H5Gcreate2", e);
 	if (H5Gget_info(g, &info) < 0) {
@@ -434,17 +462,23 @@ out:
 int res_open(struct results *r, int force, int append, struct pf_err *e)
 {
 	int rc = 0;
-	hid_t fapl = -1;
+	hid_t fapl = -1, fcpl = -1;
 	RES_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), r, "/", "H5Pcreate", e);
 	RES_TRY(H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL), r, "/", "H5Pset_fapl_mpio", e);
 	RES_TRY(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST), r, "/",
 		"H5Pset_libver_bounds", e);
-	if (append)
-		RES_TRY(r->file = H5Fopen(r->path, H5F_ACC_RDWR, fapl), r, "/", "H5Fopen", e);
-	else
+	if (append) /* read-only: a file refused must stay as it was (see append.c) */
+		RES_TRY(r->file = H5Fopen(r->path, append > 1 ? H5F_ACC_RDWR : H5F_ACC_RDONLY,
+					  fapl),
+			r, "/", "H5Fopen", e);
+	else {
+		/* the root's links: environment, topology, parts, phases, then a resume's
+		 * discarded and phases-kept (see res_roomy_gcpl) */
+		RES_TRY(fcpl = res_roomy_gcpl(H5P_FILE_CREATE, 8, 12), r, "/", "H5Pcreate", e);
 		RES_TRY(r->file = H5Fcreate(r->path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
-					    H5P_DEFAULT, fapl),
+					    fcpl, fapl),
 			r, "/", "H5Fcreate", e);
+	}
 	RES_TRY(r->dxpl = H5Pcreate(H5P_DATASET_XFER), r, "/", "H5Pcreate", e);
 	RES_TRY(H5Pset_dxpl_mpio(r->dxpl, H5FD_MPIO_COLLECTIVE), r, "/", "H5Pset_dxpl_mpio", e);
 	RES_TRY(r->dcpl = H5Pcreate(H5P_DATASET_CREATE), r, "/", "H5Pcreate", e);
@@ -461,7 +495,7 @@ int res_open(struct results *r, int force, int append, struct pf_err *e)
 						sizeof(struct file_rec), 1),
 		r, "/", "file type", e);
 out:
-	if (results_h5_close(fapl) < 0 && rc == 0)
+	if ((results_h5_close(fapl) | results_h5_close(fcpl)) < 0 && rc == 0)
 		rc = res_fail(r, "/", "H5Pclose", e);
 	return rc;
 }
@@ -488,6 +522,7 @@ int results_create(const char *path, int force, MPI_Comm comm, const struct run_
 		return pf_fail(e, PF_RUNTIME, "%s: cannot silence HDF5's error printing", path);
 	struct results *r = res_new(path, comm, m->nnodes);
 	int rc = 0;
+	hid_t gcpl = -1;
 	*out = NULL;
 	if (r == NULL)
 		return pf_fail_errno(e, ENOMEM, "%s: cannot create", path);
@@ -503,12 +538,17 @@ int results_create(const char *path, int force, MPI_Comm comm, const struct run_
 	    (rc = res_root_attrs(r, m, e)) < 0 || (rc = res_environment(r, m->env, e)) < 0 ||
 	    (rc = res_part_begin(r, m, e)) < 0)
 		goto out;
-	RES_TRY(r->phases = H5Gcreate2(r->file, "/phases", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+	RES_TRY(gcpl = res_roomy_gcpl(H5P_GROUP_CREATE, m->nphases, RES_PHASE_NAME_LEN), r,
+		"/phases", "H5Pcreate", e);
+	RES_TRY(r->phases = H5Gcreate2(r->file, "/phases", H5P_DEFAULT, gcpl, H5P_DEFAULT),
 		r, "/phases", "H5Gcreate2", e);
+	RES_TRY(results_h5_close(gcpl), r, "/phases", "H5Pclose", e);
+	gcpl = -1;
 	RES_TRY(H5Fflush(r->file, H5F_SCOPE_GLOBAL), r, "/", "H5Fflush", e);
 	*out = r;
 	r = NULL;
 out:
+	(void)results_h5_close(gcpl); /* only when already failing */
 	(void)results_close(r, NULL, NULL); /* NULL after success; else already failing */
 	return rc;
 }

@@ -26,9 +26,16 @@ struct results {
 /* A new writer for path on comm (nothing opened yet), or NULL when out of memory. */
 struct results *res_new(const char *path, MPI_Comm comm, int nnodes);
 
-/* Open the file (create it, or with append open it read-write) and the types and property
- * lists every later call uses. */
+/* Open the file (create it; with append 1 open it read-only, 2 read-write) and the types and
+ * property lists every later call uses. */
 int res_open(struct results *r, int force, int append, struct pf_err *e);
+
+/* The length of a phase's name in /phases ("0042"; longer past 9999 phases, see writer.c). */
+#define RES_PHASE_NAME_LEN 4
+
+/* Group (or, with H5P_FILE_CREATE, root group) creation properties that keep n links named in
+ * len characters in a header allocated whole at creation (see writer.c). -1 on failure. */
+hid_t res_roomy_gcpl(hid_t cls, uint64_t n, unsigned len);
 
 /* The one failure path after the file is open: see writer.c. Returns -1. */
 int res_fail(struct results *r, const char *obj, const char *what, struct pf_err *e);
