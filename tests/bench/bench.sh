@@ -29,7 +29,8 @@
 #   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
 #      of the same size, same block size, same file system; neither side fsyncs; each
 #      repetition in the order A B B A (A: pfsread or fio, alternating), so that each tool
-#      writes once first and once second of a pair, and the ratio pairs like places
+#      writes once first and once second of a pair, and the ratio pairs like places; before
+#      each writer, as root, the prime file read and the caches dropped (before_write)
 #   2. for each repetition:
 #      a. the ceilings: memory copy (numpy copies 1 GiB through one reused 4 MiB buffer, best
 #         of 5) and the device (fio, one O_DIRECT sequential read of the largest class's first
@@ -105,7 +106,8 @@ if ! [[ "$REPS" =~ ^[1-9][0-9]*$ ]]; then
 	echo "bench.sh: REPS=$REPS: a number of repetitions, at least 1" >&2
 	exit 2
 fi
-PATHS=(posix direct mmap uring)
+# BENCH_PATHS: some of the read paths only (e.g. BENCH_PATHS=mmap)
+read -r -a PATHS <<<"${BENCH_PATHS:-posix direct mmap uring}"
 CACHES=(warm cold)
 MAX_BLOCK=4194304 # 4 MiB: generate's write size; reads use min(this, file size), both sides
 QUEUE_DEPTH=16    # pfsread uring.queue_depth = fio --iodepth
@@ -135,6 +137,7 @@ DIR=$(cd "$DIR" && pwd)
 DATA=$DIR/data           # pfsread's root: DATA/CLASS/d000000/f0000000000 ...
 NAMES=$DIR/fio-names     # NAMES/CLASS/0 ... : hard links to the same files, for fio's --filename
 FIOW=$DIR/fio-write      # fio's generation files, removed after each class
+PRIME=$DIR/prime         # read before each writer's cache drop (before_write)
 WORK=$DIR/work           # configs, results, logs, raw.tsv
 RAW=$WORK/raw.tsv
 CMDLOG=$WORK/commands.log
@@ -182,6 +185,34 @@ drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	cat "${PROGRAMS[@]}" >/dev/null
+}
+
+# before_write BYTES: what every writer (generate, fio, mdtest) gets right before it starts, as
+# root: BYTES of the prime file read into the page cache, then the caches dropped. Why: on a
+# virtual machine that hands freed memory back to its host (free page reporting), page-cache
+# writes run at ~6 GB/s into memory freed a moment ago and ~1.5 GB/s into memory freed a
+# second earlier (a fault on the host per page). In the rounds before this, a writer that had
+# just removed its own cached files (then a sync, then the drop) always landed on the slow
+# side, one whose drop freed the previous writer's files on the fast one. Now every writer's
+# drop frees the same amount, just before it starts.
+before_write() {
+	[ "$IS_ROOT" -eq 1 ] || return 0
+	echo "head -c $1 $PRIME > /dev/null; sync; echo 3 > /proc/sys/vm/drop_caches" >>"$CMDLOG"
+	head -c "$1" "$PRIME" >/dev/null
+	drop_caches
+}
+
+# make_prime: the prime file (before_write), as large as the most any writer writes.
+make_prime() {
+	local i t most=$((MD_FILES * MD_BYTES))
+	[ "$IS_ROOT" -eq 1 ] || return 0
+	for i in "${!CLASS_NAMES[@]}"; do
+		t=$((CLASS_SIZES[i] * CLASS_COUNTS[i]))
+		[ "$t" -gt "$most" ] && most=$t
+	done
+	echo "head -c $most /dev/zero > $PRIME" >>"$CMDLOG"
+	head -c "$most" /dev/zero >"$PRIME"
+	sync
 }
 
 # programs_of FILE...: each program and the shared libraries it loads, one a line.
@@ -236,7 +267,8 @@ fio_pin() {
 	fi
 }
 
-# check_space: the data sets, plus fio's copy of the largest during generation, plus 5%.
+# check_space: the data sets, plus fio's copy of the largest during generation and the prime
+# file (before_write), plus 5%.
 check_space() {
 	local need=0 biggest=0 i t avail
 	[ "$ONLY" = md ] || [ "$ONLY" = progress ] && return 0
@@ -245,7 +277,7 @@ check_space() {
 		need=$((need + t))
 		[ "$t" -gt "$biggest" ] && biggest=$t
 	done
-	need=$(((need + biggest) * 105 / 100))
+	need=$(((need + 2 * biggest) * 105 / 100)) # fio's copy and the prime file (before_write)
 	avail=$(df -P -B1 "$DIR" | awk 'NR == 2 { print $4 }')
 	[ "$avail" -ge "$need" ] ||
 		die "$DIR has $((avail >> 20)) MiB free, the benchmark needs $((need >> 20)) MiB"
@@ -301,6 +333,7 @@ sweep:
 repetitions: 1
 cache: $pcache
 uring: {queue_depth: $QUEUE_DEPTH, max_inflight: $((QUEUE_DEPTH * block))}
+mmap: {advice: sequential}
 YAML
 }
 
@@ -317,7 +350,7 @@ pfsread_generate() {
 		run_logged "$WORK/logs/clean-$name.log" pfsread_mpi clean "$cfg"
 	fi
 	sync
-	[ "$IS_ROOT" -eq 1 ] && drop_caches
+	before_write $((CLASS_SIZES[$1] * CLASS_COUNTS[$1]))
 	run_logged "$log" pfsread_mpi generate "$cfg"
 	sync # the written-back data must not land in the next measurement
 	rate=$(generate_figures "$log" "$name" | awk '{ printf "%.1f\n", $4 / 1e6 }')
@@ -473,7 +506,7 @@ fio_generate() {
 	rm -rf "$FIOW"
 	mkdir -p "$FIOW"
 	sync
-	[ "$IS_ROOT" -eq 1 ] && drop_caches
+	before_write $((CLASS_SIZES[i] * CLASS_COUNTS[i]))
 	fio_write_args "$i"
 	out=$(fio_run "write-$name-$2" $((CLASS_SIZES[i] * CLASS_COUNTS[i])) write "${FIO_ARGS[@]}")
 	sync
@@ -743,7 +776,7 @@ md_pfsread_generate() {
 		run_logged "$WORK/logs/clean-md.log" pfsread_mpi clean "$cfg"
 	fi
 	sync
-	[ "$IS_ROOT" -eq 1 ] && drop_caches
+	before_write $((MD_FILES * MD_BYTES))
 	run_logged "$log" pfsread_mpi generate "$cfg"
 	sync
 	run_logged "$WORK/logs/clean-md.log" pfsread_mpi clean "$cfg"
@@ -757,7 +790,7 @@ md_mdtest_create() {
 	local log=$WORK/logs/mdtest-create-$1.log
 	rm -rf "$MDTREE"
 	sync
-	[ "$IS_ROOT" -eq 1 ] && drop_caches
+	before_write $((MD_FILES * MD_BYTES))
 	mdtest_tree_args
 	peer_run "$log" peer_mpi "$MDTEST" -C "${MDT_ARGS[@]}" -w "$MD_BYTES" >/dev/null
 	sync
@@ -1048,6 +1081,9 @@ print_commands() {
 	echo "  fio write: fio ${FIO_ARGS[*]} --output=JSON"
 	echo "    (--end_fsync=0: generate does not fsync either; both sides: sync; drop before, sync after)"
 	echo "  pfsread read: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $PFSREAD run CONFIG -o H5 --force"
+	echo "    (mmap: {advice: sequential}: MADV_SEQUENTIAL over each mapping, as fio's mmap engine"
+	echo "     (fadvise_hint, on by default) and IOR's MMAP back-end give; pfsread's own default is"
+	echo "     none, for FUSE's sake)"
 	echo "    (MB/s: /phases/0000 bandwidth_MBps = bytes / (last reader's end - first's start))"
 	for path in "${PATHS[@]}"; do
 		fio_read_args 0 "$path"
@@ -1101,17 +1137,21 @@ print_commands() {
 		echo "  order: pfsread first and fio first alternate over repetitions and rows"
 	fi
 	echo "  generation: each repetition runs A B B A (pfsread and fio, or mdtest; A alternates), so"
-	echo "    that each tool writes once first and once second of a pair (a VM's page-cache writes"
-	echo "    run fast or slow by what the memory held just before)"
+	echo "    that each tool writes once first and once second of a pair; before each writer, as"
+	echo "    root, as many bytes as it writes are read from DIR/prime and the caches dropped, so"
+	echo "    that every writer starts on memory freed a moment ago (a VM's page-cache writes run"
+	echo "    fast or slow by what the memory held just before: before_write)"
 	echo
 }
 
 # generation CLASS_INDEX: REPS rounds of generate and fio write, each round in the order A B B A
-# (which tool is A alternates by round and class). Page-cache writes on a virtual machine run
-# fast or slow by what the memory held just before (the freed pages of a write a moment ago, or
-# pages the guest handed back to its host): measured in alternating pairs, the first writer of a
-# pair was the slow one in 7 of 9 pairs. In A B B A each tool writes once in each place of a
-# pair, and the table's ratio pairs like places (gen_ratio).
+# (which tool is A alternates by round and class), each writer after before_write. Page-cache
+# writes on a virtual machine run fast or slow by what the memory held just before (the freed
+# pages of a write a moment ago, or pages the guest handed back to its host): measured in
+# alternating pairs, the first writer of a pair was the slow one in 7 of 9 pairs; in A B B A
+# without before_write, the second B (which had just removed its own cached files) in 6 of 6.
+# In A B B A each tool writes once in each place of a pair, and the table's ratio pairs like
+# places (gen_ratio).
 generation() {
 	local i=$1 name=${CLASS_NAMES[$1]} rep first second pos tool v
 	for rep in $(seq 1 "$REPS"); do
@@ -1426,7 +1466,7 @@ PY
 # remove_data: what generate and the fio side made; DIR/work stays.
 remove_data() {
 	local i name
-	rm -rf "$NAMES" "$FIOW" "$IORN" "$MDN"
+	rm -rf "$NAMES" "$FIOW" "$IORN" "$MDN" "$PRIME"
 	if [ -e "$WORK/md-pf-tree/md/.pfsread-manifest" ]; then
 		pfsread_mpi clean "$WORK/config-md-cold.yaml" >/dev/null 2>&1 ||
 			echo "bench.sh: could not remove $WORK/md-pf-tree; remove it by hand" >&2
@@ -1484,6 +1524,7 @@ main() {
 		progress_row
 		return 0
 	fi
+	[ "$ONLY" = progress ] || make_prime
 	if [ "$ONLY" != md ]; then
 		for i in "${!CLASS_NAMES[@]}"; do
 			echo "Class ${CLASS_NAMES[i]}: generation"
