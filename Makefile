@@ -91,7 +91,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfsread.a tests/unit/tap.h
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libpfsread.a $(LIBS)
 
-check-build: $(BUILD)/pfsread $(UNIT_BINS)
+check-build: $(BUILD)/pfsread $(UNIT_BINS) $(BUILD)/scale_bench
 
 # Debian packages the build, the demo and the suite need. deps installs the missing ones
 # as root, or names them and stops when not root. Skipped where there is no dpkg.

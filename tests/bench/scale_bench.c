@@ -51,7 +51,9 @@ static double bench_write(const char *dir, uint64_t nfiles, int rank, int nranks
 	char path[512];
 	struct results *r = NULL;
 	struct pf_err e = {0};
-	struct run_meta m = {"bench", "", "", "scale_bench", "", "", "", NULL, nranks, 1};
+	struct run_meta m = {.pfsread_version = "bench", .config_yaml = "", .config_path = "",
+			     .command_line = "scale_bench", .start_time = "", .mpi_version = "",
+			     .job_id = "", .hosts = "", .nranks = nranks, .nnodes = 1, .nphases = 1};
 	struct phase_info p;
 	struct rank_rec me;
 	uint64_t first = 0, count = 0;
