@@ -344,7 +344,7 @@ pfsread_mpi() { "$MPIRUN" "${MPI_FLAGS[@]}" -np 1 "$PFSREAD" "$@"; }
 # leaves out MPI's start-up.
 pfsread_generate() {
 	local name=${CLASS_NAMES[$1]} cfg log rate
-	cfg=$(config_path "$name" posix warm)
+	cfg=$(config_path "$name" "${PATHS[0]}" warm)
 	log=$WORK/logs/generate-$name.log
 	if [ -e "$DATA/$name/.pfsread-manifest" ]; then
 		run_logged "$WORK/logs/clean-$name.log" pfsread_mpi clean "$cfg"
@@ -1076,7 +1076,7 @@ print_commands() {
 	echo
 	echo "Commands, shown for class $name (the others differ only in names and sizes):"
 	echo "  pfsread config ($(config_path "$name" PATH CACHE)):"
-	sed 's/^/    | /' "$(config_path "$name" posix warm)"
+	sed 's/^/    | /' "$(config_path "$name" "${PATHS[0]}" warm)"
 	echo "    (backend: PATH; cache: none for warm, drop for cold: pfsread itself syncs and drops"
 	echo "     the page cache before its timed phase)"
 	echo "  generate: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $PFSREAD generate CONFIG"
@@ -1487,7 +1487,7 @@ remove_data() {
 	for i in "${!CLASS_NAMES[@]}"; do
 		name=${CLASS_NAMES[i]}
 		if [ -e "$DATA/$name/.pfsread-manifest" ]; then
-			pfsread_mpi clean "$(config_path "$name" posix warm)" >/dev/null 2>&1 ||
+			pfsread_mpi clean "$(config_path "$name" "${PATHS[0]}" warm)" >/dev/null 2>&1 ||
 				echo "bench.sh: could not remove $DATA/$name; remove it by hand" >&2
 		fi
 	done
