@@ -125,24 +125,8 @@ while [ "$i" -lt 1200 ] && [ "$(find "$root/hashed" -type f ! -name '.*' 2>/dev/
 	sleep 0.05
 	i=$((i + 1))
 done
-# The background job is a subshell, then timeout, then mpirun, then the ranks: every one of
-# them is listed before any is killed (a rank whose mpirun died first would go on writing,
-# orphaned, beside the generate that resumes), then waited for until gone (5 s at most).
-tree_of() {
-	echo "$1"
-	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do tree_of "$c"; done
-}
-procs=$(tree_of "$pid")
-# shellcheck disable=SC2086
-kill -9 $procs 2>/dev/null
-wait "$pid" 2>/dev/null
-for p in $procs; do
-	i=0
-	while kill -0 "$p" 2>/dev/null && [ "$i" -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-done
+# the background job: a subshell, timeout, mpirun, the ranks, every one of them
+kill_tree "$pid"
 made=$(find "$root/hashed" -type f ! -name '.*' ! -name '*.part' | wc -l)
 grep -q "complete 0" "$root/hashed/.pfsread-manifest"
 ok $? "the killed generate left an incomplete manifest ($made of 400 files made)"

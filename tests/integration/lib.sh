@@ -119,6 +119,27 @@ mpi() {
 	timeout 300 $MPIRUN $MPI_FLAGS -np "$np" "$@"
 }
 
+# kill_tree PID: SIGKILL to PID and every process below it, all listed before any is killed
+# (a rank whose mpirun died first would go on, orphaned, writing beside what the test runs
+# next, as a batch system's kill never leaves it), then waited for until gone (5 s at most).
+kill_tree() {
+	kt_procs=$(kt_list "$1")
+	# shellcheck disable=SC2086
+	kill -9 $kt_procs 2>/dev/null
+	wait "$1" 2>/dev/null
+	for kt_p in $kt_procs; do
+		kt_i=0
+		while kill -0 "$kt_p" 2>/dev/null && [ "$kt_i" -lt 100 ]; do
+			sleep 0.05
+			kt_i=$((kt_i + 1))
+		done
+	done
+}
+kt_list() {
+	echo "$1"
+	for kt_c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kt_list "$kt_c"; done
+}
+
 # need_openmpi: skip the whole test unless the launcher is Open MPI's (fake nodes, MCA flags).
 need_openmpi() {
 	[ "$MPI_KIND" = openmpi ] || skip_all "needs Open MPI's mpirun ($MPIRUN is $MPI_KIND)"

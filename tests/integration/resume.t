@@ -137,8 +137,7 @@ while ! grep -q '^\[1/8\]' "$SCRATCH/bg.out" 2>/dev/null && [ "$i" -lt 3000 ]; d
 	i=$((i + 1))
 done
 rand_sleep
-kill -KILL "$pid"
-wait "$pid"
+kill_tree "$pid" # mpirun and its ranks, as a batch system kills a job
 watchdog_end
 expect_status 0 "after SIGKILL: resumed to the end" mpi 2 $slow "$PFSREAD" run "$cfg" --resume "$SCRATCH/k.h5"
 contains "its run ended without closing it" "it says the file was left running"
