@@ -42,9 +42,7 @@ while [ "$i" -lt 100 ] && [ "$(find "$root2" -name 'f*' 2>/dev/null | wc -l)" -l
 	sleep 0.05
 	i=$((i + 1))
 done
-kill -9 $pid 2>/dev/null
-pkill -9 -f "pfsread generate $cfg2" 2>/dev/null
-wait $pid 2>/dev/null
+kill_tree "$pid"
 made=$(find "$root2" -name 'f*' ! -name '*.part' | wc -l)
 grep -q "complete 0" "$root2/many/.pfsread-manifest"
 ok $? "the interrupted data set's manifest does not claim it complete ($made of 400 files made)"
