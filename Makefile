@@ -185,7 +185,8 @@ slurm-check: deps-test
 
 # The whole suite: unit tests and integration tests on the normal build, then the unit
 # tests and an end-to-end run again under ASan+UBSan, and the MPICH leg (mpich.t). One prove
-# run, one closing line.
+# run, one closing line; a failing check's line and every test's comments (its diagnostics)
+# are shown, so a CI log says what failed.
 check: deps-test
 	$(MAKE) check-build
 	$(MAKE) check-build SANITIZE=1
@@ -193,7 +194,7 @@ check: deps-test
 	PFSREAD=$(CURDIR)/build/pfsread PFSREAD_SAN=$(CURDIR)/build-san/pfsread \
 	  FUZZ_CHECK_SECONDS=$${FUZZ_CHECK_SECONDS:-10} \
 	  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  prove --exec '' --timer $(UNIT_SRCS:tests/unit/%.c=build/tests/%) \
+	  prove --exec '' --timer --failures --comments $(UNIT_SRCS:tests/unit/%.c=build/tests/%) \
 	    $(UNIT_SRCS:tests/unit/%.c=build-san/tests/%) tests/integration/*.t $(BOX_TESTS)
 
 # The MPICH leg: pfsread built against Debian's MPICH and its parallel HDF5 (mpich,
