@@ -283,8 +283,8 @@ static uint64_t tree_fnv(const char *s, size_t n)
 }
 
 /* The text being built: one growing buffer, NUL-terminated. Formatted by hand rather than
- * with snprintf per piece, since a tree of 10^6 files makes 10^6 lines (issue 19: the text
- * and its string table of fragments took a fifth of the scan's time). */
+ * with snprintf per piece, since a tree of 10^6 files makes 10^6 lines (with snprintf the
+ * text and its string table of fragments took a fifth of the scan's time). */
 struct tree_text {
 	char *buf;
 	size_t len, cap;

@@ -2,8 +2,8 @@
  * read-only without following links, each entry is stat'ed once, files are never opened.
  * Each directory's entries are sorted by name before its files are kept and its
  * subdirectories walked, so that the files come out in sorted path order and the sort of the
- * whole list (tree_settle) finds nothing left to do (issue 19: the sort of every full path
- * was a tenth of the scan's time; per directory the names are short and few). */
+ * whole list (tree_settle) finds nothing left to do (a sort of every full path costs a tenth
+ * of the scan's time; per directory the names are short and few). */
 #include "dataset/tree.h"
 #include "dataset/tree_build.h"
 
@@ -45,7 +45,7 @@ int tree_owner_reads(const struct stat *st, uid_t euid)
 	 * is what faccessat would say on a local file system; only a security module or a
 	 * server deciding otherwise differs, and then the read fails at run time (exit 1)
 	 * rather than at the scan. Anything else is asked of the kernel: a second system call
-	 * per file, which halved the scan's rate against mdtest's stat phase (issue 19). */
+	 * per file, which halves the scan's rate against mdtest's stat phase. */
 	return st->st_uid == euid && (st->st_mode & S_IRUSR) != 0;
 }
 
@@ -172,7 +172,7 @@ static void *tree_stat_slice(void *arg)
 /* Stat every entry of d (in the directory at fd) into out[] (and ask the kernel whether a file
  * is readable where its mode does not settle it), in threads for a large directory:
  * a stat is a path lookup, on a network file system a round trip, and one after the other they
- * leave the other cores and the servers idle (issue 19: the scan against mdtest's stat phase).
+ * leave the other cores and the servers idle.
  * A thread that cannot be started leaves its slice to this one. */
 static int tree_stat_all(const struct tree_scan_ctx *c, int fd, const struct tree_dirents *d,
 			 struct tree_st *out)

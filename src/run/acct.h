@@ -1,8 +1,8 @@
 /* acct: a rank's time accounting from its file records, comparable across read paths. A
  * synchronous backend opens, reads and closes one file after another, so summing each file's
  * steps gives the rank's wall time in each; a pipelined one (uring) has many files in each
- * step at once, and sums would count the same second several times (the issue: read_s 12.97 s
- * for three ranks that together spent 4.3 s). Here every instant a rank spends inside some
+ * step at once, and sums would count the same second several times (three ranks that together
+ * spent 4.3 s would show read_s 12.97 s). Here every instant a rank spends inside some
  * file's open, read or close counts once, in one step: read if any file is being read then,
  * else open if any is being opened, else close. The parts add up to the rank's busy wall time;
  * what the per-file sums exceed it by is the overlap. Pure: no clock, no MPI. */

@@ -46,7 +46,7 @@
 # then the cost of the progress lines: PR_FILES files of 1 KiB on a capped tmpfs (as root; else
 #   in DIR), a phase of PR_RANKS ranks read with --progress 1 and with --progress 0, in rounds that
 #   alternate which goes first, PR_ROUNDS rounds: the medians and the minima of the phase's time,
-#   and their differences (the bar: under 0.5% of the phase; on a busy machine the noise
+#   and their differences (the bar: under 0.5% of the phase; on a busy machine the noise
 #   exceeds it, and the minima, the runs least disturbed, say more than the medians)
 # then the tables: medians over repetitions, ratio pfsread/peer, fraction of the best ceiling.
 # Every measurement is also in DIR/work/raw.tsv; every command run is in DIR/work/commands.log.

@@ -221,7 +221,7 @@ print("report s: wall time of 'pfsread report FILE > /dev/null' (/usr/bin/time -
       "of the rounds;\nms/phase and us/row: that time over the phases and over all file rows; "
       "peak RSS: the most of any round.\nphases-N: N phases of 100 file rows, 2 nodes x 2 ranks; "
       "rows-N: 36 phases (4 data sets x readers 1/2/4\nx 3 repetitions) of N file rows, 100 "
-      "nodes x 4 ranks. Targets (issue 19): < 1 ms per phase, linear;\n36 x 10^6 rows in "
+      "nodes x 4 ranks. Targets: < 1 ms per phase, linear;\n36 x 10^6 rows in "
       "under 60 s within 4 GB.")
 PY
 }

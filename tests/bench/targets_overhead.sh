@@ -1,5 +1,5 @@
 #!/bin/sh
-# targets_overhead: what the storage target lookups (issue 16) add to the wall time of a whole
+# targets_overhead: what the storage target lookups add to the wall time of a whole
 # run of 10^4 small files, against a pfsread built without them (BASE), interleaved rounds,
 # median of ROUNDS. On an ext4 of its own (a loop image on a capped tmpfs: the lookups take
 # the block-device path), 2 ranks, one phase (every file looked up once: the worst case; later

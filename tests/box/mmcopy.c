@@ -1,5 +1,5 @@
 /* mmcopy: copy files through the page cache the way a read path does, timing each step: an
- * experiment for tests/box/mmapgap.sh (issue 21), not part of pfsread. usage: mmcopy MODE CHUNK
+ * experiment for tests/box/mmapgap.sh, not part of pfsread. usage: mmcopy MODE CHUNK
  * FILE...; MODE mmap (copy CHUNK bytes at a time out of a mapping of the whole file), populate
  * (the same with MAP_POPULATE) or read (a pread loop). Prints MB/s and the seconds in open+map,
  * copy, unmap and close. */

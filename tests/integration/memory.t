@@ -1,5 +1,5 @@
 #!/bin/sh
-# memory: what a run costs in memory per rank (issue 19). A 1 GiB transfer over 4 KiB files
+# memory: what a run costs in memory per rank. A 1 GiB transfer over 4 KiB files
 # needs a 4 KiB read, not a 1 GiB buffer: the read buffer (and io_uring's pool) is sized by
 # min(transfer size, largest file of the data set). Each rank's peak resident memory
 # (getrusage, after the phase) is recorded in the results file (ranks.peak_rss, schema 3) and

@@ -42,7 +42,7 @@ write_cfg() { # DATASET-LINES...
 empty() { test -z "$(ls -A "$mnt")"; }
 free_kib() { df -k --output=avail "$mnt" | tail -n 1 | tr -d ' '; }
 
-# 1. the issue's case: 10^12 files. Refused at load, nothing is created (it once made 16
+# 1. 10^12 files. Refused at load, nothing is created (it once made 16
 #    million directories up front and filled a 252 GB disk).
 write_cfg "{name: huge, file_size: 1B, file_count: 1000000000000}"
 expect_status 2 "10^12 files: refused at load" mpi 2 "$PFSREAD" generate "$cfg"

@@ -220,7 +220,7 @@ static void test_by_hand(void)
 	ok(inorder_start(&q, 0) == 0 && inorder_start(&q, 1) == 0, "start 0 then 1");
 	ok(inorder_issue(&q, 0, 2) == 0 && inorder_issue(&q, 0, 0) == 0 &&
 		   inorder_issue(&q, 1, 3) == 0 && inorder_issue(&q, 1, 1) == 0,
-	   "issue 2, 0 to stream 0 and 3, 1 to stream 1");
+	   "blocks 2, 0 issued to stream 0 and 3, 1 to stream 1");
 	ok(inorder_finish(&q, 1) == 0 && inorder_complete(&q, 1) == 0 &&
 		   inorder_complete(&q, 3) == 0 && inorder_complete(&q, 0) == 0,
 	   "stream 1 finished and complete, stream 0's second block complete");

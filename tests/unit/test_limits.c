@@ -71,7 +71,7 @@ static void test_sizes(void)
 		"1}\n", "3:26:", "datasets[0].file_size", "negative size");
 	refused("file_size zero", ROOT "datasets:\n  - {name: a, file_size: 0, file_count: 1}\n",
 		"3:26:", "datasets[0].file_size", "greater than zero");
-	refused("file_count 10^12 (the 252 GB disk of the issue)", ROOT "datasets:\n  - {name: a, "
+	refused("file_count 10^12 (more inodes than a 252 GB disk holds)", ROOT "datasets:\n  - {name: a, "
 		"file_size: 1B, file_count: 1000000000000}\n", "3:42:", "datasets[0].file_count",
 		"from 1 to 1000000000");
 	refused("total_size / file_size > 10^9 files", ROOT "datasets:\n  - {name: a, file_size: 1B, "

@@ -311,8 +311,8 @@ static void remove_tree(void)
 }
 
 /* Names around '/' in byte order ('-' and '.' sort before it, '0' after): the files come in
- * the order of their full paths, a directory's files between its neighbours' (issue 19: the
- * walk sorts each directory's names, a directory's as if it ended in '/'). */
+ * the order of their full paths, a directory's files between its neighbours' (the walk
+ * sorts each directory's names, a directory's as if it ended in '/'). */
 static void test_order_across_dirs(void)
 {
 	static const char *const want[] = {"a-b", "a.c", "a.d/x", "a/-", "a/z", "a0", "b/c/d"};
@@ -362,7 +362,7 @@ static void test_nth(void)
 	ok(same, "tree_nth picks what a sort puts at k (alike and spread values)");
 }
 
-/* The description's text, byte for byte (issue 19 formats it by hand, not with printf): the
+/* The description's text, byte for byte (it is formatted by hand, not with printf): the
  * header, directories and files sorted, a newline in a name as %0A, sizes in decimal. */
 static void test_text(const struct tree_desc *t)
 {
@@ -380,8 +380,8 @@ static void test_text(const struct tree_desc *t)
 		diag("got:\n%s", t->text);
 }
 
-/* Readability from the mode alone only where the owner's bits decide it (issue 19: the
- * scan asks the kernel only otherwise). */
+/* Readability from the mode alone only where the owner's bits decide it (the scan asks the
+ * kernel only otherwise). */
 static void test_owner_reads(void)
 {
 	struct stat st;
