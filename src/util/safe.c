@@ -43,8 +43,7 @@ struct safe_unit safe_next(const char *s)
 	return u;
 }
 
-/* The rendering of the unit at s into buf (at least 17 bytes, no NUL); its length. */
-static size_t safe_unit_text(const char *s, struct safe_unit u, unsigned flags, char *buf)
+size_t safe_unit_text(const char *s, struct safe_unit u, unsigned flags, char *buf)
 {
 	static const char hex[] = "0123456789abcdef";
 	if (u.cls == SAFE_KEEP && !(flags & SAFE_EXACT && *s == '\\')) {
@@ -63,7 +62,7 @@ static size_t safe_unit_text(const char *s, struct safe_unit u, unsigned flags, 
 char *safe_text(char *out, size_t len, const char *s, unsigned flags)
 {
 	size_t at = 0;
-	char buf[16];
+	char buf[SAFE_UNIT_MAX];
 	if (len == 0)
 		return out;
 	for (; s != NULL && *s;) {
@@ -82,7 +81,7 @@ char *safe_text(char *out, size_t len, const char *s, unsigned flags)
 size_t safe_len(const char *s, unsigned flags)
 {
 	size_t total = 0;
-	char buf[16];
+	char buf[SAFE_UNIT_MAX];
 	for (; s != NULL && *s;) {
 		struct safe_unit u = safe_next(s);
 		total += safe_unit_text(s, u, flags, buf);
@@ -93,7 +92,7 @@ size_t safe_len(const char *s, unsigned flags)
 
 void safe_fput(FILE *out, const char *s, unsigned flags)
 {
-	char buf[16];
+	char buf[SAFE_UNIT_MAX];
 	for (; s != NULL && *s;) {
 		struct safe_unit u = safe_next(s);
 		fwrite(buf, 1, safe_unit_text(s, u, flags, buf), out);

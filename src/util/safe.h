@@ -32,6 +32,12 @@ struct safe_unit safe_next(const char *s);
  * original bytes back (CSV); without it a backslash stays (a message, a table). */
 #define SAFE_EXACT 1u
 
+/* The rendering of the unit u at s into buf (SAFE_UNIT_MAX bytes, no NUL): the unit as it
+ * is when kept, else \\xNN for each of its bytes. Returns its length. The one place the rule's
+ * text form is made: safe_text, safe_len, safe_fput and the report's writers all call it. */
+#define SAFE_UNIT_MAX 16
+size_t safe_unit_text(const char *s, struct safe_unit u, unsigned flags, char *buf);
+
 /* s (NULL is "") with every byte of a unit that is not kept written \xNN (lowercase hex),
  * into out of len bytes, NUL-terminated, cut short at a unit's end when it does not fit
  * (len 0: nothing written). Returns out. safe_text(out, n, safe_text(...)) changes nothing
