@@ -122,7 +122,7 @@ static void tbl_text(FILE *out, const struct tbl *t, size_t *w, size_t width)
 
 /* s with the units util/safe does not keep as \\xNN, and each character of specials after a
  * backslash (markdown), or each of & < > " as its entity (html: specials NULL). */
-static void rp_escaped(FILE *out, const char *s, const char *specials)
+static void rp_escaped(FILE *out, const char *s, const char *specials, unsigned flags)
 {
 	static const char html[] = "&<>\"", *const ent[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
 	while (s != NULL && *s) {
@@ -130,7 +130,7 @@ static void rp_escaped(FILE *out, const char *s, const char *specials)
 		const char *hit = u.len == 1 ? strchr(specials ? specials : html, *s) : NULL;
 		char buf[SAFE_UNIT_MAX];
 		if (u.cls != SAFE_KEEP)
-			fwrite(buf, 1, safe_unit_text(s, u, 0, buf), out);
+			fwrite(buf, 1, safe_unit_text(s, u, flags, buf), out);
 		else if (hit != NULL && specials == NULL)
 			fputs(ent[hit - html], out);
 		else {
@@ -147,7 +147,7 @@ static void rp_escaped(FILE *out, const char *s, const char *specials)
  * of the renderer's. What util/safe does not keep (controls, bytes not UTF-8) is \\xNN. */
 void rp_md_text(FILE *out, const char *s)
 {
-	rp_escaped(out, s, "\\|`<>");
+	rp_escaped(out, s, "\\|`<>", 0);
 }
 
 /* Text for a terminal: what util/safe does not keep (escape sequences, carriage returns,
@@ -219,7 +219,12 @@ int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_err *e)
 
 void rp_html_text(FILE *out, const char *s)
 {
-	rp_escaped(out, s, NULL);
+	rp_escaped(out, s, NULL, 0);
+}
+
+void rp_html_lines(FILE *out, const char *s)
+{
+	rp_escaped(out, s, NULL, SAFE_LINES);
 }
 
 /* s, already safe (util/safe), on lines of at most width columns, broken at spaces (a longer

@@ -46,7 +46,8 @@ struct safe_unit safe_next(const char *s)
 size_t safe_unit_text(const char *s, struct safe_unit u, unsigned flags, char *buf)
 {
 	static const char hex[] = "0123456789abcdef";
-	if (u.cls == SAFE_KEEP && !(flags & SAFE_EXACT && *s == '\\')) {
+	int line = flags & SAFE_LINES && (*s == '\n' || *s == '\t');
+	if ((u.cls == SAFE_KEEP || line) && !(flags & SAFE_EXACT && *s == '\\')) {
 		memcpy(buf, s, u.len);
 		return u.len;
 	}

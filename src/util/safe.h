@@ -31,6 +31,9 @@ struct safe_unit safe_next(const char *s);
 /* With SAFE_EXACT a backslash is written \x5c as well, so that undoing every \xNN gives the
  * original bytes back (CSV); without it a backslash stays (a message, a table). */
 #define SAFE_EXACT 1u
+/* With SAFE_LINES newline and tab are kept: text of many lines shown as such (the config in
+ * the HTML page's <pre>), never a value on one line of a table or a message. */
+#define SAFE_LINES 2u
 
 /* The rendering of the unit u at s into buf (SAFE_UNIT_MAX bytes, no NUL): the unit as it
  * is when kept, else \\xNN for each of its bytes. Returns its length. The one place the rule's

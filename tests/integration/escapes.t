@@ -71,6 +71,10 @@ for svg in "$SCRATCH"/plots/*.svg; do
 	clean "  nor the chart $(basename "$svg")" "$svg" /dev/null
 done
 
+"$PFSREAD" report "$SCRATCH/r.h5" --html "$SCRATCH/plain.html" 2>/dev/null
+grep -q '^root: .*/data$' "$SCRATCH/plain.html"
+ok $? "the page's config keeps its lines (newline is not \\x0a in its <pre>)"
+
 check "csv --per-file and --per-rank: undoing each \\xNN gives the host name's and the target's bytes back" \
 	"$PYTHON" - "$SCRATCH/out.5" "$SCRATCH/out.6" "$HOST" <<'PY'
 import csv, re, sys

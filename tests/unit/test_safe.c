@@ -69,6 +69,8 @@ static void rendering(void)
 	ok(is("C:\\d", 0, "C:\\d"), "a backslash stays in a message");
 	ok(is("C:\\d\x1b", SAFE_EXACT, "C:\\x5cd\\x1b"), "SAFE_EXACT writes it \\x5c");
 	ok(is(NULL, 0, ""), "NULL is empty");
+	ok(is("a: 1\n\tb\x1b\r", SAFE_LINES, "a: 1\n\tb\\x1b\\x0d"),
+	   "SAFE_LINES keeps newline and tab, nothing else");
 	char once[64], twice[64];
 	safe_text(once, sizeof once, "\x1b[1m\xc2\x9b\x9b\\x", 0);
 	safe_text(twice, sizeof twice, once, 0);
