@@ -120,7 +120,7 @@ static void tbl_text(FILE *out, const struct tbl *t, size_t *w, size_t width)
 	}
 }
 
-/* s with the units util/safe does not keep as \\xNN, and each character of specials after a
+/* s with the units util/safe does not keep as \xNN, and each character of specials after a
  * backslash (markdown), or each of & < > " as its entity (html: specials NULL). */
 static void rp_escaped(FILE *out, const char *s, const char *specials, unsigned flags)
 {
@@ -144,14 +144,14 @@ static void rp_escaped(FILE *out, const char *s, const char *specials, unsigned 
 
 /* Strings from a results file in markdown: a table cell must not end at a | of the text nor
  * a line at its newline, and the text must not open a code span, an HTML tag or an escape
- * of the renderer's. What util/safe does not keep (controls, bytes not UTF-8) is \\xNN. */
+ * of the renderer's. What util/safe does not keep (controls, bytes not UTF-8) is \xNN. */
 void rp_md_text(FILE *out, const char *s)
 {
 	rp_escaped(out, s, "\\|`<>", 0);
 }
 
 /* Text for a terminal: what util/safe does not keep (escape sequences, carriage returns,
- * newlines inside a value, C1, bytes not UTF-8) is \\xNN. */
+ * newlines inside a value, C1, bytes not UTF-8) is \xNN. */
 void rp_plain_text(FILE *out, const char *s)
 {
 	safe_fput(out, s, 0);
@@ -337,8 +337,8 @@ char *rp_node_ranks(const struct run_data *run, int node, char *buf, size_t len)
 	return buf;
 }
 
-/* A JSON string: what util/safe does not keep is escaped, controls (C1 too) as \\u00XX and a
- * byte that is not UTF-8 as \\ufffd (JSON holds Unicode only); the rest as it is. */
+/* A JSON string: what util/safe does not keep is escaped, controls (C1 too) as \u00XX and a
+ * byte that is not UTF-8 as \ufffd (JSON holds Unicode only); the rest as it is. */
 void rp_json_str(FILE *out, const char *s)
 {
 	if (s == NULL) {
@@ -349,7 +349,7 @@ void rp_json_str(FILE *out, const char *s)
 	while (*s) {
 		struct safe_unit u = safe_next(s);
 		if (u.cls == SAFE_BAD)
-			fputs("\\ufffd", out);
+			fputs("\ufffd", out);
 		else if (u.cp == '"' || u.cp == '\\')
 			fprintf(out, "\\%c", *s);
 		else if (u.cp == '\n')

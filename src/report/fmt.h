@@ -35,7 +35,7 @@ void rp_para(FILE *out, enum report_format f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Strings from outside (a results file, the system) in each format; what util/safe does not
- * keep (controls, C1, bytes that are not UTF-8) is \\xNN in all but JSON (\\u00XX, \\ufffd). */
+ * keep (controls, C1, bytes that are not UTF-8) is \xNN in all but JSON (\u00XX, \ufffd). */
 void rp_html_text(FILE *out, const char *s); /* & < > " as entities */
 void rp_html_lines(FILE *out, const char *s); /* the same, newlines and tabs kept (<pre>) */
 void rp_md_text(FILE *out, const char *s);   /* \\ | ` < > after a backslash */

@@ -17,7 +17,7 @@ extern char **environ;
  * config's path, ...), which may be someone else's: gnuplot runs `cmd` in backquotes and
  * expands @macros everywhere on a line except inside single-quoted strings, and a newline
  * ends a command. So every string goes out single-quoted (a quote doubled), what util/safe
- * does not keep (controls, C1, bytes not UTF-8: the chart is SVG, XML) is \\xNN, and a path
+ * does not keep (controls, C1, bytes not UTF-8: the chart is SVG, XML) is \xNN, and a path
  * that holds a control character is refused rather than altered. */
 
 int rp_gp_has_control(const char *s)

@@ -36,7 +36,7 @@ struct safe_unit safe_next(const char *s);
 #define SAFE_LINES 2u
 
 /* The rendering of the unit u at s into buf (SAFE_UNIT_MAX bytes, no NUL): the unit as it
- * is when kept, else \\xNN for each of its bytes. Returns its length. The one place the rule's
+ * is when kept, else \xNN for each of its bytes. Returns its length. The one place the rule's
  * text form is made: safe_text, safe_len, safe_fput and the report's writers all call it. */
 #define SAFE_UNIT_MAX 16
 size_t safe_unit_text(const char *s, struct safe_unit u, unsigned flags, char *buf);
