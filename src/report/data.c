@@ -16,8 +16,8 @@
  * (controls, C1, bytes that are not UTF-8) and the backslash are written \xNN (SAFE_EXACT),
  * so a cell is one line, nothing in it drives a terminal, and undoing each \xNN gives the
  * bytes back (docs/report.md). A spreadsheet runs a cell that starts with = + - @ as a
- * formula (a tab or carriage return before one is \x09, \x0d now): such a cell gets a
- * leading ' (shown as text, the way spreadsheets mark text). Numbers never come here
+ * formula (a tab or carriage return, \x09 and \x0d here, cannot come first): such a cell
+ * gets a leading ' (shown as text, the way spreadsheets mark text). Numbers never come here
  * (csv_num), so a negative figure stays a number. */
 void rp_csv_field(FILE *out, const char *s)
 {
