@@ -58,7 +58,7 @@ for r in body:
         elif v != "":
             float(v)
 seen = sorted(r[1][:4] for r in body)
-# a leading tab is \x09 (util/safe), so the cell no longer starts with it
+# a leading tab is written \x09 (util/safe): the cell does not start with it
 assert "\\x09" in seen and "\x27=HY" in seen and "\x27@SU" in seen, seen
 ' "$SCRATCH/out.csv"
 
