@@ -349,7 +349,7 @@ void rp_json_str(FILE *out, const char *s)
 	while (*s) {
 		struct safe_unit u = safe_next(s);
 		if (u.cls == SAFE_BAD)
-			fputs("\ufffd", out);
+			fputs("\\ufffd", out);
 		else if (u.cp == '"' || u.cp == '\\')
 			fprintf(out, "\\%c", *s);
 		else if (u.cp == '\n')
