@@ -10,7 +10,8 @@
 # gives the characters (C1 as \u009b, bytes not UTF-8 as U+FFFD).
 . "$(dirname "$0")/lib.sh"
 
-"$PYTHON" -c 'import h5py, numpy' 2>/dev/null || skip_all "python3 with h5py and numpy is not installed"
+"$PYTHON" -c 'import h5py, numpy' 2>/dev/null ||
+	skip_all "python3 with h5py and numpy is not installed"
 
 # clean FILE...: no ESC, BEL or 0x9B byte, valid UTF-8 without a C1 character
 cat >"$SCRATCH/clean.py" <<'PY'
@@ -75,7 +76,7 @@ done
 grep -q '^root: .*/data$' "$SCRATCH/plain.html"
 ok $? "the page's config keeps its lines (newline is not \\x0a in its <pre>)"
 
-check "csv --per-file and --per-rank: undoing each \\xNN gives the host name's and the target's bytes back" \
+check "csv --per-file, --per-rank: undoing each \\xNN gives the host's and target's bytes back" \
 	"$PYTHON" - "$SCRATCH/out.5" "$SCRATCH/out.6" "$HOST" <<'PY'
 import csv, re, sys
 def undo(s):
