@@ -64,9 +64,8 @@ static int finish_mpi(int rank, int nranks, struct pf_err *e)
 	if (MPI_Bcast(&first, sizeof first, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
 	    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
 		worst = PF_RUNTIME;
-	if (e->status != PF_OK && (rank == 0 || strcmp(first.msg, e->msg) != 0)) {
+	if (e->status != PF_OK && (rank == 0 || strcmp(first.msg, e->msg) != 0))
 		main_print_err(nranks > 1 && rank != 0 ? who : NULL, e);
-	}
 	MPI_Finalize();
 	return worst;
 }

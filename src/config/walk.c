@@ -12,7 +12,7 @@
 #include "util/safe.h"
 #include "util/suggest.h"
 
-/* Keys and values quoted from the file may hold control characters ("\\n", an escape
+/* Keys and values quoted from the file may hold control characters ("\n", an escape
  * sequence, C1): util/safe's \xNN for each keeps a message on one line and off the
  * terminal's controls. */
 static int cfg_vfail(struct pf_err *e, const char *source, struct cfg_pos pos, const char *key,

@@ -253,8 +253,7 @@ static void phase_name_bad(const struct phase_run_ctx *c, const struct phase_out
 		return;
 	fprintf(stderr, "pfsread: rank %d (%s): phase %u: %llu bad file%s:\n", c->t->rank,
 		safe_text(safe, sizeof safe, c->t->hostnames[c->t->node], 0), c->s->index,
-		(unsigned long long)bad,
-		bad == 1 ? "" : "s");
+		(unsigned long long)bad, bad == 1 ? "" : "s");
 	for (uint64_t i = 0; i < o->me.files && shown < PHASE_BAD_SHOWN; i++) {
 		const struct file_rec *r = &o->files[i];
 		if (r->error == 0)
