@@ -13,6 +13,7 @@
 #include "config/config.h" /* CFG_STARTUP_TIMEOUT_S: the watchdog before MPI_Init */
 #include "run/target.h"
 #include "util/err.h"
+#include "util/safe.h"
 #include "util/stop.h"
 
 /* ---- the commands under MPI: start it, dispatch, agree on the outcome -------------------- */
@@ -34,6 +35,19 @@ static void rank_label(int rank, char *buf, size_t len)
 	snprintf(buf, len, "rank %d (%s)", rank, host);
 }
 
+/* "pfsread: [who: ]message": the message may quote a config, a results file or the system
+ * (paths, host names), so it goes out by util/safe's rule, as who (a host name) does. */
+static void main_print_err(const char *who, const struct pf_err *e)
+{
+	fputs("pfsread: ", stderr);
+	if (who != NULL) {
+		safe_fput(stderr, who, 0);
+		fputs(": ", stderr);
+	}
+	safe_fput(stderr, e->msg, 0);
+	fputc('\n', stderr);
+}
+
 /* Every rank prints its own failure unless it is the one rank 0 prints; all agree on the
  * exit status (the worst). */
 static int finish_mpi(int rank, int nranks, struct pf_err *e)
@@ -41,7 +55,7 @@ static int finish_mpi(int rank, int nranks, struct pf_err *e)
 	char who[300];
 	rank_label(rank, who, sizeof who);
 	if (e->status == PF_HUNG) {
-		fprintf(stderr, "pfsread: %s: %s\n", who, e->msg);
+		main_print_err(who, e);
 		MPI_Abort(MPI_COMM_WORLD, PF_RUNTIME);
 		return PF_RUNTIME;
 	}
@@ -50,12 +64,8 @@ static int finish_mpi(int rank, int nranks, struct pf_err *e)
 	if (MPI_Bcast(&first, sizeof first, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
 	    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
 		worst = PF_RUNTIME;
-	if (e->status != PF_OK && (rank == 0 || strcmp(first.msg, e->msg) != 0)) {
-		if (nranks > 1 && rank != 0)
-			fprintf(stderr, "pfsread: %s: %s\n", who, e->msg);
-		else
-			fprintf(stderr, "pfsread: %s\n", e->msg);
-	}
+	if (e->status != PF_OK && (rank == 0 || strcmp(first.msg, e->msg) != 0))
+		main_print_err(nranks > 1 && rank != 0 ? who : NULL, e);
 	MPI_Finalize();
 	return worst;
 }
@@ -194,6 +204,6 @@ int main(int argc, char **argv)
 	if (rc > 0)
 		return rc; /* main_mpi's agreed exit status; it printed its failure */
 	if (e.status != PF_OK && !quiet)
-		fprintf(stderr, "pfsread: %s\n", e.msg);
+		main_print_err(NULL, &e);
 	return e.status;
 }

@@ -29,6 +29,7 @@
 #include "run/backend.h"
 #include "run/topology.h"
 #include "util/units.h"
+#include "util/safe.h"
 
 #define CAL_CHUNK (4u << 20)  /* bytes per read or write call */
 #define CAL_MEM_PASSES 5
@@ -413,7 +414,7 @@ static int cal_write(const struct experiment *x, const struct cal_opts *o,
 		     const struct cal_mine *all, const struct topology *t, const char *cmdline,
 		     const char *path, const char *iso, struct pf_err *e)
 {
-	char src[CAL_NOTE + 64];
+	char src[CAL_NOTE + 64], host[SAFE_ROOM(RECORD_HOST_MAX)], note[SAFE_ROOM(CAL_NOTE)];
 	struct calib_data c = {0}, back;
 	snprintf(src, sizeof src, "%s (node 0; one file per node)", all[0].note);
 	c.config_path = (char *)x->source;
@@ -435,8 +436,9 @@ static int cal_write(const struct experiment *x, const struct cal_opts *o,
 	calib_free(&back);
 	for (int n = 0; n < t->nnodes && rc == 0; n++)
 		if (!isfinite(all[n].disk_MBps))
-			printf("calibrate: node %d (%s): disk not measured: %s\n", n, t->hostnames[n],
-			       all[n].note);
+			printf("calibrate: node %d (%s): disk not measured: %s\n", n,
+			       safe_text(host, sizeof host, t->hostnames[n], 0),
+			       safe_text(note, sizeof note, all[n].note, 0));
 	return rc;
 }
 

@@ -19,6 +19,7 @@
 #include "dataset/tree.h"
 #include "run/plan.h"
 #include "util/stop.h"
+#include "util/safe.h"
 
 /* SIGTERM or SIGINT in clean: it stops at the next name, with the manifest still there (it
  * goes last), so that clean run again finishes the job. 0 while no signal came. */
@@ -30,6 +31,16 @@ static int clean_stop(struct pf_err *e)
 		       "run clean again to finish", stop_signal());
 }
 
+/* "pfsread: clean: A[SEP B]WHAT" on stderr, the paths by util/safe's rule. */
+static void clean_say(const char *a, const char *sep, const char *b, const char *what)
+{
+	fputs("pfsread: clean: ", stderr);
+	safe_fput(stderr, a, 0);
+	fputs(sep, stderr);
+	safe_fput(stderr, b, 0);
+	fputs(what, stderr);
+}
+
 /* Remove one name inside an already opened directory: unlinkat never follows a symbolic
  * link, so nothing outside the data set can be reached. */
 static int clean_unlink(int dirfd, const char *name, int flags, const char *where, struct pf_err *e)
@@ -39,13 +50,11 @@ static int clean_unlink(int dirfd, const char *name, int flags, const char *wher
 	const char *sep = where != NULL ? "/" : ""; /* where NULL: name is a whole path */
 	where = where != NULL ? where : "";
 	if (flags == AT_REMOVEDIR && (errno == ENOTEMPTY || errno == EEXIST)) {
-		fprintf(stderr, "pfsread: clean: %s%s%s holds files pfsread did not make; kept\n",
-			where, sep, name);
+		clean_say(where, sep, name, " holds files pfsread did not make; kept\n");
 		return 0;
 	}
 	if (flags == AT_REMOVEDIR && errno == ENOTDIR) {
-		fprintf(stderr, "pfsread: clean: %s%s%s is not a directory pfsread made; kept\n",
-			where, sep, name);
+		clean_say(where, sep, name, " is not a directory pfsread made; kept\n");
 		return 0;
 	}
 	return pf_fail_errno(e, errno, "clean: cannot remove %s%s%s", where, sep, name);
@@ -60,8 +69,7 @@ static int clean_subdir(const struct manifest *m, int dsfd, const char *dsdir, u
 	snprintf(sub, sizeof sub, "d%06" PRIu64, dir);
 	int fd = openat(dsfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
-		fprintf(stderr, "pfsread: clean: %s/%s is a symbolic link or not a directory; "
-			"not followed\n", dsdir, sub);
+		clean_say(dsdir, "/", sub, " is a symbolic link or not a directory; not followed\n");
 		return 0;
 	}
 	if (fd < 0)
@@ -106,8 +114,8 @@ static int clean_descend(int fd, const char *part, const char *dsdir, const char
 {
 	int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
-		fprintf(stderr, "pfsread: clean: %s/%s: a level is a symbolic link or not a "
-			"directory; not followed\n", dsdir, shown);
+		clean_say(dsdir, "/", shown, ": a level is a symbolic link or not a directory; "
+			  "not followed\n");
 	close(fd);
 	return next;
 }
@@ -232,8 +240,7 @@ static int clean_hashed_dirs(const struct manifest *m, int fd, const char *where
 		if (rc != 0 || unlinkat(fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
 			continue;
 		if (errno == ENOTEMPTY || errno == EEXIST)
-			fprintf(stderr, "pfsread: clean: %s holds files pfsread did not make; kept\n",
-				sub);
+			clean_say(sub, "", "", " holds files pfsread did not make; kept\n");
 		else
 			rc = pf_fail_errno(e, errno, "clean: cannot remove %s", sub);
 	}
@@ -442,7 +449,7 @@ static int clean_account(const struct gen_ctx *g, const struct manifest *have, i
 static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 {
 	struct clean_survey before = {0, 0, 0};
-	char dsdir[GEN_PATH];
+	char dsdir[GEN_PATH], shown[SAFE_ROOM(GEN_PATH)];
 	struct manifest have;
 	int rc = 0, verdict = GEN_MAKE;
 	memset(&have, 0, sizeof have);
@@ -476,7 +483,8 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 		return -1;
 	if (verdict == GEN_SKIP) {
 		if (g->rank == 0)
-			printf("clean %s: %s does not exist, nothing to remove\n", g->d->name, dsdir);
+			printf("clean %s: %s does not exist, nothing to remove\n", g->d->name,
+			       safe_text(shown, sizeof shown, dsdir, 0));
 		return 0;
 	}
 	int dsfd = open(dsdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -512,7 +520,8 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 			rc = clean_unlink(AT_FDCWD, dsdir, AT_REMOVEDIR, NULL, e);
 		if (rc == 0 && have.layout == CFG_LAYOUT_IN_PLACE)
 			printf("clean %s: in place: removed pfsread's description and manifest in %s; "
-			       "the tree itself is untouched\n", g->d->name, dsdir);
+			       "the tree itself is untouched\n", g->d->name,
+			       safe_text(shown, sizeof shown, dsdir, 0));
 	}
 	close(dsfd);
 	return gen_share_verdict(rc, &verdict, e);

@@ -29,6 +29,7 @@
 #include "util/stop.h"
 #include "dataset/tree.h"
 #include "util/units.h"
+#include "util/safe.h"
 
 #define GEN_GUARD_BYTES_MAX (1ULL << 30) /* at most this written by a rank between guards */
 #define GEN_GUARD_FILES_MAX 4096
@@ -47,7 +48,7 @@ static double gen_now(void)
  * mark the manifest incomplete unless it already records this very data set as complete. */
 static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
 {
-	char dir[GEN_PATH];
+	char dir[GEN_PATH], shown[SAFE_ROOM(CFG_PATH_MAX)];
 	struct manifest want, have;
 	int state;
 	if (gen_classify(g->x, g->d, &state, &have, e) != 0)
@@ -62,8 +63,8 @@ static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
 		return 0; /* files are still checked one by one: one may have gone since */
 	if (state == GEN_REDESCRIBE)
 		printf("generate %s: %s changed since it was described (%" PRIu64 " files then, %" PRIu64
-		       " now): described again\n", g->d->name, g->d->from_tree, have.nfiles,
-		       want.nfiles);
+		       " now): described again\n", g->d->name,
+		       safe_text(shown, sizeof shown, g->d->from_tree, 0), have.nfiles, want.nfiles);
 	if (state == GEN_RESUME)
 		want.digests = have.digests; /* lists of the same files stay valid */
 	/* from_tree: the description beside the manifest, never in the tree */
@@ -430,7 +431,7 @@ static int gen_close_digests(struct gen_ctx *g, int rc, struct pf_err *e)
  * byte is written in the tree. */
 static int gen_in_place(const struct gen_ctx *g, struct pf_err *e)
 {
-	char dir[GEN_PATH];
+	char dir[GEN_PATH], src[SAFE_ROOM(CFG_PATH_MAX)], shown[SAFE_ROOM(GEN_PATH)];
 	struct manifest m;
 	int rc = 0, verdict = 0;
 	if (g->rank == 0) {
@@ -442,7 +443,8 @@ static int gen_in_place(const struct gen_ctx *g, struct pf_err *e)
 		if (rc == 0)
 			printf("generate %s: in place: %" PRIu64 " files (%" PRIu64 " B) of %s listed "
 			       "in %s/%s; nothing written in the tree\n", g->d->name, g->d->nfiles,
-			       g->d->total_size, g->d->tree->source, dir, TREE_FILE);
+			       g->d->total_size, safe_text(src, sizeof src, g->d->tree->source, 0),
+			       safe_text(shown, sizeof shown, dir, 0), TREE_FILE);
 	}
 	return gen_share_verdict(rc, &verdict, e);
 }

@@ -19,6 +19,7 @@
 #include "run/plan.h"
 #include "util/space.h"
 #include "util/units.h"
+#include "util/safe.h"
 
 static int parse_count(const char *text, const char *what, int *out, struct pf_err *e)
 {
@@ -138,8 +139,10 @@ static int plan_checks(const struct experiment *x, const struct topo_map *t, str
 	if (run_check_experiment(x, t, 0, e) != 0)
 		return -1;
 	if (plan_root_unseen(x)) {
+		char root[SAFE_ROOM(CFG_PATH_MAX)];
 		printf("check: %s and its parent are not here (not mounted on this machine?): the "
-		       "data sets and the room to generate them are not checked\n", x->root);
+		       "data sets and the room to generate them are not checked\n",
+		       safe_text(root, sizeof root, x->root, 0));
 		return 0;
 	}
 	for (size_t i = 0; i < x->ndatasets; i++) {
@@ -249,10 +252,10 @@ int plan_show(const struct plan_args *a, struct pf_err *e)
 	}
 	if (rc == 0) {
 		uint64_t n = plan_phase_count(&x), total = 0;
-		char vol[32];
+		char vol[32], root[SAFE_ROOM(CFG_PATH_MAX)];
 		printf("experiment %s: %llu phase%s on %d rank%s over %d node%s, data sets under %s\n",
 		       x.name, (unsigned long long)n, n == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s",
-		       nodes, nodes == 1 ? "" : "s", x.root);
+		       nodes, nodes == 1 ? "" : "s", safe_text(root, sizeof root, x.root, 0));
 		for (size_t i = 0; i < x.ndatasets; i++)
 			plan_print_dataset(&x, &x.datasets[i]);
 		if (x.cache == CFG_CACHE_SHIFT) {

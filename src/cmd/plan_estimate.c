@@ -14,6 +14,7 @@
 #include "results/results.h"
 #include "run/budget.h"
 #include "util/units.h"
+#include "util/safe.h"
 
 #define PE_NOTE 512
 
@@ -187,7 +188,7 @@ static int pe_from_results(const struct experiment *x, const struct plan_est_opt
 		*unknown += est[i] < 0;
 		*total += est[i] > 0 ? est[i] : 0;
 	}
-	char per[32], files[64];
+	char per[32], files[64], shown[SAFE_ROOM(CFG_PATH_MAX)];
 	if (o->pilot_files > 0)
 		snprintf(files, sizeof files, "%llu files per phase",
 			 (unsigned long long)o->pilot_files);
@@ -199,7 +200,8 @@ static int pe_from_results(const struct experiment *x, const struct plan_est_opt
 		       files);
 	printf("estimate: from %zu complete phases of %s: each phase as the slowest timed one of "
 	       "its data set (else of the nearest mean file size), scaled by bytes, plus %s per "
-	       "phase beyond the reads\n", n, from, units_format_duration(over, per, sizeof per));
+	       "phase beyond the reads\n", n, safe_text(shown, sizeof shown, from, 0),
+	       units_format_duration(over, per, sizeof per));
 	free(done);
 	results_free(&r);
 	return 0;
@@ -257,7 +259,7 @@ static int pe_from_hardware(const struct experiment *x, const struct topo_map *t
 			    uint64_t *unknown, struct pf_err *e)
 {
 	struct ceil_hw hw;
-	char note[PE_NOTE];
+	char note[PE_NOTE], shown[SAFE_ROOM(PE_NOTE)];
 	if (pe_hardware(x, calibration, &hw, note, e) != 0)
 		return -1;
 	uint64_t count = plan_phase_count(x);
@@ -277,7 +279,8 @@ static int pe_from_hardware(const struct experiment *x, const struct topo_map *t
 		*total += est[i] > 0 ? est[i] : 0;
 	}
 	printf("estimate: from %s: each phase read from storage at its ceiling (first limit: %s), "
-	       "so the least it could take; per-file costs are not in these figures\n", note,
+	       "so the least it could take; per-file costs are not in these figures\n",
+	       safe_text(shown, sizeof shown, note, 0),
 	       limit != NULL ? limit : "none known");
 	return 0;
 }

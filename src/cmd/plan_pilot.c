@@ -17,6 +17,7 @@
 #include "dataset/fromtree.h"
 #include "run/backend.h"
 #include "run/topology.h"
+#include "util/safe.h"
 
 #define PILOT_PATH (CFG_PATH_MAX + 64)
 
@@ -63,7 +64,7 @@ int plan_pilot_command(int argc, char **argv, const char *command_line, struct p
 {
 	struct plan_args a;
 	struct experiment x;
-	char path[PILOT_PATH] = "";
+	char path[PILOT_PATH] = "", shown[SAFE_ROOM(PILOT_PATH)];
 	int rank = 0;
 	if (plan_parse(argc, argv, &a, e) != 0)
 		return -1;
@@ -99,6 +100,6 @@ int plan_pilot_command(int argc, char **argv, const char *command_line, struct p
 	if (a.pilot_output == NULL && unlink(path) != 0 && errno != ENOENT && rc == 0)
 		rc = pf_fail_errno(e, errno, "plan --pilot: cannot remove %s", path);
 	else if (a.pilot_output != NULL && access(path, F_OK) == 0)
-		printf("pilot results kept: %s\n", path);
+		printf("pilot results kept: %s\n", safe_text(shown, sizeof shown, path, 0));
 	return rc;
 }

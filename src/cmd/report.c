@@ -12,6 +12,7 @@
 #include "run/backend.h"
 #include "run/envinfo.h"
 #include "report/report.h"
+#include "util/safe.h"
 
 #define RC_MAX_FILES 256
 #define RC_NOTE_MAX 1024
@@ -336,10 +337,16 @@ int report_command(int argc, char **argv, struct pf_err *e)
 	a.o.calib = s.have_calib ? &s.calib : NULL;
 	rc = report_write_opts(stdout, s.runs, s.nruns, &a.o, e);
 	/* where the files went, on stderr: stdout may be a CSV or JSON being saved */
-	if (rc == 0 && a.o.plot_dir != NULL)
-		fprintf(stderr, "pfsread: charts written to %s/ (PNG, SVG)\n", a.o.plot_dir);
-	if (rc == 0 && a.o.html_path != NULL)
-		fprintf(stderr, "pfsread: HTML page written to %s\n", a.o.html_path);
+	if (rc == 0 && a.o.plot_dir != NULL) {
+		fputs("pfsread: charts written to ", stderr);
+		safe_fput(stderr, a.o.plot_dir, 0);
+		fputs("/ (PNG, SVG)\n", stderr);
+	}
+	if (rc == 0 && a.o.html_path != NULL) {
+		fputs("pfsread: HTML page written to ", stderr);
+		safe_fput(stderr, a.o.html_path, 0);
+		fputc('\n', stderr);
+	}
 out:
 	rc_free(&s);
 	return rc;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "run/plan.h"
+#include "util/safe.h"
 
 /* The length of the line at s (without its newline). */
 static size_t resume_line_len(const char *s)
@@ -111,8 +112,11 @@ void resume_print(const char *path, const struct results_prior *p)
 		kept += p->kept[i];
 		redo += p->present[i] && !p->kept[i];
 	}
+	char shown[SAFE_ROOM(CFG_PATH_MAX + 64)], status[SAFE_ROOM(sizeof p->status)];
+	safe_text(shown, sizeof shown, path, 0);
 	printf("resuming %s (status %s%s, %llu parts so far): %llu of %llu phases kept, %llu "
-	       "interrupted to redo, %llu to run\n", path, p->status,
+	       "interrupted to redo, %llu to run\n", shown,
+	       safe_text(status, sizeof status, p->status, 0),
 	       strcmp(p->status, "running") == 0 ? ": its run ended without closing it" : "",
 	       (unsigned long long)p->nparts, (unsigned long long)kept,
 	       (unsigned long long)p->nphases, (unsigned long long)redo,
@@ -120,5 +124,5 @@ void resume_print(const char *path, const struct results_prior *p)
 	if (p->status_lost)
 		fprintf(stderr, "pfsread: %s: its status attribute cannot be read (its run was "
 			"killed as it rewrote it): taken as \"running\", the unreadable one kept "
-			"as status-lost; the phases are kept as counted above\n", path);
+			"as status-lost; the phases are kept as counted above\n", shown);
 }

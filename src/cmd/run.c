@@ -27,6 +27,7 @@
 #include "util/space.h"
 #include "util/stop.h"
 #include "run/topology.h"
+#include "util/safe.h"
 
 #define RUN_PATH (CFG_PATH_MAX + 64)
 #define RUN_CLOCK_RESYNC_S 60.0 /* see run_resync_clocks */
@@ -555,12 +556,13 @@ static void run_fill_meta(const struct experiment *x, const struct run_opts *o,
 static int run_print_summary(const char *path, struct pf_err *e)
 {
 	struct run_data data;
+	char shown[SAFE_ROOM(RUN_PATH)];
 	memset(&data, 0, sizeof data);
 	int rc = report_read(path, &data, e);
 	if (rc == 0) {
 		printf("\n");
 		rc = report_write_summary(stdout, &data, e);
-		printf("results: %s\n", path);
+		printf("results: %s\n", safe_text(shown, sizeof shown, path, 0));
 	}
 	results_free(&data);
 	return rc;
@@ -577,7 +579,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	struct run_limits limits = {.t0 = MPI_Wtime(), /* the time budget counts from here */
 				    .stopped_at = UINT64_MAX,
 				    .progress = {.comm = MPI_COMM_NULL, .req = MPI_REQUEST_NULL}};
-	char *hosts = NULL;
+	char *hosts = NULL, shown[SAFE_ROOM(RUN_PATH)];
 	struct run_prov prov = {NULL, NULL, NULL};
 	memset(&prior, 0, sizeof prior);
 	int rc = topology_discover(&t, e);
@@ -613,7 +615,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		unsigned long long nph = (unsigned long long)plan_phase_count(x);
 		printf("pfsread %s: %s, %d rank%s on %d node%s, %llu phase%s -> %s\n",
 		       PFSREAD_VERSION, x->name, t.nranks, t.nranks == 1 ? "" : "s", t.nnodes,
-		       t.nnodes == 1 ? "" : "s", nph, nph == 1 ? "" : "s", path);
+		       t.nnodes == 1 ? "" : "s", nph, nph == 1 ? "" : "s",
+		       safe_text(shown, sizeof shown, path, 0));
 		plan_shift_describe(x, t.nnodes, shift, sizeof shift);
 		if (x->cache == CFG_CACHE_SHIFT)
 			printf("%s\n", shift);
@@ -673,9 +676,9 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	}
 	if (r != NULL && t.rank == 0 && stop_signal() != 0) {
 		printf("results: %s (interrupted: 'pfsread report %s' shows what was measured)\n",
-		       path, path); /* no table: the user asked to stop now */
+		       safe_text(shown, sizeof shown, path, 0), shown); /* no table: asked to stop */
 	} else if (r != NULL && t.rank == 0 && o->no_table) {
-		printf("results: %s\n", path);
+		printf("results: %s\n", safe_text(shown, sizeof shown, path, 0));
 	} else if (r != NULL && t.rank == 0) {
 		struct pf_err perr = {0};
 		if (run_print_summary(path, &perr) != 0) {

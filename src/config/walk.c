@@ -9,28 +9,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/safe.h"
 #include "util/suggest.h"
 
 /* Keys and values quoted from the file may hold control characters ("\n", an escape
- * sequence): '?' for each keeps a message on one line and off the terminal's controls. */
-static void cfg_printable(char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
+ * sequence, C1): util/safe's \xNN for each keeps a message on one line and off the
+ * terminal's controls. */
 static int cfg_vfail(struct pf_err *e, const char *source, struct cfg_pos pos, const char *key,
 		     const char *fmt, va_list ap)
 {
-	char what[1536], k[CFG_KEY_MAX];
-	if (vsnprintf(what, sizeof what, fmt, ap) < 0)
-		what[0] = '\0';
-	cfg_printable(what);
+	char raw[1536], what[1536], k[CFG_KEY_MAX];
+	if (vsnprintf(raw, sizeof raw, fmt, ap) < 0)
+		raw[0] = '\0';
+	safe_text(what, sizeof what, raw, 0);
 	if (key == NULL || key[0] == '\0')
 		return pf_fail(e, PF_USAGE, "%s:%d:%d: %s", source, pos.line, pos.col, what);
-	snprintf(k, sizeof k, "%s", key);
-	cfg_printable(k);
+	safe_text(k, sizeof k, key, 0);
 	return pf_fail(e, PF_USAGE, "%s:%d:%d: key '%s': %s", source, pos.line, pos.col, k, what);
 }
 

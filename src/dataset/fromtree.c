@@ -15,6 +15,7 @@
 #include "dataset/dataset.h"
 #include "util/stop.h"
 #include "dataset/tree.h"
+#include "util/safe.h"
 
 #define FT_PATH (CFG_PATH_MAX + 64)
 
@@ -263,16 +264,18 @@ int fromtree_write(const char *dir, const struct cfg_dataset *d, struct pf_err *
 void fromtree_print(FILE *out, const struct experiment *x, const struct cfg_dataset *d)
 {
 	const struct tree_desc *t = d->tree;
+	char src[SAFE_ROOM(CFG_PATH_MAX)], root[SAFE_ROOM(CFG_PATH_MAX)];
 	if (t == NULL)
 		return;
+	safe_text(root, sizeof root, x->root, 0);
 	fprintf(out, "  from_tree %s: %" PRIu64 " files in %" PRIu64 " directories, %" PRIu64
 		" levels deep; skipped %" PRIu64 " symbolic links (not followed) and %" PRIu64
-		" special files\n", t->source, t->nfiles, t->ndirs, t->depth, t->symlinks,
-		t->specials);
+		" special files\n", safe_text(src, sizeof src, t->source, 0), t->nfiles, t->ndirs,
+		t->depth, t->symlinks, t->specials);
 	if (d->in_place)
 		fprintf(out, "  read in place (nothing written in the tree); its file list goes to "
-			"%s/%s/%s\n", x->root, d->name, TREE_FILE);
+			"%s/%s/%s\n", root, d->name, TREE_FILE);
 	else
 		fprintf(out, "  twin generated under %s/%s: the same sizes, the same directories "
-			"(dNNNNNN), the same files per directory (fNNNNNNNNNN)\n", x->root, d->name);
+			"(dNNNNNN), the same files per directory (fNNNNNNNNNN)\n", root, d->name);
 }

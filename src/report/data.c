@@ -8,29 +8,33 @@
 
 #include "report/analyze.h"
 #include "report/internal.h"
+#include "util/safe.h"
 
 /* ---- csv ---- */
 
-/* A string cell. A results file may be someone else's, and a spreadsheet runs a cell that
- * starts with = + - @ (or a tab or carriage return before one) as a formula: such a cell gets
- * a leading ' (shown as text, the way spreadsheets mark text). Numbers never come here
+/* A string cell. A results file may be someone else's: what util/safe does not keep
+ * (controls, C1, bytes that are not UTF-8) and the backslash are written \xNN (SAFE_EXACT),
+ * so a cell is one line, nothing in it drives a terminal, and undoing each \xNN gives the
+ * bytes back (docs/report.md). A spreadsheet runs a cell that starts with = + - @ as a
+ * formula (a tab or carriage return, \x09 and \x0d here, cannot come first): such a cell
+ * gets a leading ' (shown as text, the way spreadsheets mark text). Numbers never come here
  * (csv_num), so a negative figure stays a number. */
 void rp_csv_field(FILE *out, const char *s)
 {
-	int formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
-	if (!formula && strpbrk(s, ",\"\r\n") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	if (formula)
-		fputc('\'', out);
-	for (; *s; s++) {
+	int formula = s[0] != '\0' && strchr("=+-@", s[0]) != NULL;
+	int quote = formula || strpbrk(s, ",\"") != NULL;
+	if (quote)
+		fputs(formula ? "\"'" : "\"", out);
+	while (*s) {
+		struct safe_unit u = safe_next(s);
+		char buf[SAFE_UNIT_MAX];
 		if (*s == '"')
 			fputc('"', out);
-		fputc(*s, out);
+		fwrite(buf, 1, safe_unit_text(s, u, SAFE_EXACT, buf), out);
+		s += u.len;
 	}
-	fputc('"', out);
+	if (quote)
+		fputc('"', out);
 }
 
 /* ",value" with the given decimals; an empty field when it is not finite. */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/safe.h"
+
 /* ---- tables ---- */
 
 void tbl_add(struct tbl *t, const char *fmt, ...)
@@ -75,7 +77,7 @@ static void tbl_text_part(FILE *out, const struct tbl *t, const size_t *w, size_
 			if (c >= nl && (c < from || c >= to))
 				continue;
 			int last = c + 1 == to || (c + 1 == nl && to <= nl);
-			size_t len = strlen(t->cell[i + c]), pad = w[c] > len ? w[c] - len : 0;
+			size_t len = safe_len(t->cell[i + c], 0), pad = w[c] > len ? w[c] - len : 0;
 			for (size_t k = 0; tbl_right(t, c) && k < pad; k++)
 				fputc(' ', out);
 			rp_plain_text(out, t->cell[i + c]);
@@ -96,7 +98,7 @@ static void tbl_text_part(FILE *out, const struct tbl *t, const size_t *w, size_
 static void tbl_text(FILE *out, const struct tbl *t, size_t *w, size_t width)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		size_t len = strlen(t->cell[i]);
+		size_t len = safe_len(t->cell[i], 0);
 		if (len > w[i % t->ncols])
 			w[i % t->ncols] = len;
 	}
@@ -118,24 +120,41 @@ static void tbl_text(FILE *out, const struct tbl *t, size_t *w, size_t width)
 	}
 }
 
-/* Strings from a results file in markdown: a table cell must not end at a | of the text nor
- * a line at its newline, and the text must not open a code span, an HTML tag or an escape
- * of the renderer's. Control characters become spaces. */
-void rp_md_text(FILE *out, const char *s)
+/* s with the units util/safe does not keep as \xNN, and each character of specials after a
+ * backslash (markdown), or each of & < > " as its entity (html: specials NULL). */
+static void rp_escaped(FILE *out, const char *s, const char *specials, unsigned flags)
 {
-	for (; s != NULL && *s; s++) {
-		if (strchr("\\|`<>", *s) != NULL)
-			fputc('\\', out);
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+	static const char html[] = "&<>\"", *const ent[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
+	while (s != NULL && *s) {
+		struct safe_unit u = safe_next(s);
+		const char *hit = u.len == 1 ? strchr(specials ? specials : html, *s) : NULL;
+		char buf[SAFE_UNIT_MAX];
+		if (u.cls != SAFE_KEEP)
+			fwrite(buf, 1, safe_unit_text(s, u, flags, buf), out);
+		else if (hit != NULL && specials == NULL)
+			fputs(ent[hit - html], out);
+		else {
+			if (hit != NULL)
+				fputc('\\', out);
+			fwrite(s, 1, u.len, out);
+		}
+		s += u.len;
 	}
 }
 
-/* Text for a terminal: control characters (escape sequences, carriage returns, newlines
- * inside a value) become spaces. */
+/* Strings from a results file in markdown: a table cell must not end at a | of the text nor
+ * a line at its newline, and the text must not open a code span, an HTML tag or an escape
+ * of the renderer's. What util/safe does not keep (controls, bytes not UTF-8) is \xNN. */
+void rp_md_text(FILE *out, const char *s)
+{
+	rp_escaped(out, s, "\\|`<>", 0);
+}
+
+/* Text for a terminal: what util/safe does not keep (escape sequences, carriage returns,
+ * newlines inside a value, C1, bytes not UTF-8) is \xNN. */
 void rp_plain_text(FILE *out, const char *s)
 {
-	for (; s != NULL && *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+	safe_fput(out, s, 0);
 }
 
 static void tbl_markdown_row(FILE *out, const struct tbl *t, char *const *row)
@@ -200,22 +219,16 @@ int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_err *e)
 
 void rp_html_text(FILE *out, const char *s)
 {
-	for (; s != NULL && *s; s++) {
-		if (*s == '&')
-			fputs("&amp;", out);
-		else if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '"')
-			fputs("&quot;", out);
-		else
-			fputc(*s, out);
-	}
+	rp_escaped(out, s, NULL, 0);
 }
 
-/* s as plain text on lines of at most width columns, broken at spaces (a longer word stands
- * alone), the lines after the first indented by two. */
+void rp_html_lines(FILE *out, const char *s)
+{
+	rp_escaped(out, s, NULL, SAFE_LINES);
+}
+
+/* s, already safe (util/safe), on lines of at most width columns, broken at spaces (a longer
+ * word stands alone), the lines after the first indented by two. */
 static void rp_wrapped_text(FILE *out, const char *s, size_t width)
 {
 	size_t col = 0;
@@ -227,8 +240,7 @@ static void rp_wrapped_text(FILE *out, const char *s, size_t width)
 			s += sp;
 			sp = 0;
 		}
-		for (size_t k = 0; k < sp + w; k++)
-			fputc((unsigned char)s[k] < 0x20 || s[k] == 0x7f ? ' ' : s[k], out);
+		fwrite(s, 1, sp + w, out);
 		col += sp + w;
 		s += sp + w;
 	}
@@ -250,7 +262,11 @@ static void rp_vprose(FILE *out, enum report_format f, const char *open, const c
 		rp_md_text(out, s);
 		fputc('\n', out);
 	} else if (f == REPORT_TEXT) {
-		rp_wrapped_text(out, s, REPORT_TEXT_WIDTH);
+		size_t n = safe_len(s, 0) + 1;
+		char *safe = malloc(n);
+		if (safe != NULL)
+			rp_wrapped_text(out, safe_text(safe, n, s, 0), REPORT_TEXT_WIDTH);
+		free(safe); /* NULL: the text is lost, not the report */
 	} else {
 		rp_plain_text(out, s);
 		fputc('\n', out);
@@ -321,30 +337,8 @@ char *rp_node_ranks(const struct run_data *run, int node, char *buf, size_t len)
 	return buf;
 }
 
-/* Bytes of the valid UTF-8 sequence at p, or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n = 0;
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0)
-		n = 2;
-	else if ((p[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if ((p[0] & 0xf8) == 0xf0)
-		n = 4;
-	if (n == 0 || p[0] == 0xc0 || p[0] == 0xc1 || p[0] > 0xf4)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong 3-byte, UTF-16 surrogate, overlong 4-byte, beyond U+10FFFF */
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return n;
-}
-
+/* A JSON string: what util/safe does not keep is escaped, controls (C1 too) as \u00XX and a
+ * byte that is not UTF-8 as \ufffd (JSON holds Unicode only); the rest as it is. */
 void rp_json_str(FILE *out, const char *s)
 {
 	if (s == NULL) {
@@ -352,23 +346,21 @@ void rp_json_str(FILE *out, const char *s)
 		return;
 	}
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_len(p);
-		if (n == 0)
+	while (*s) {
+		struct safe_unit u = safe_next(s);
+		if (u.cls == SAFE_BAD)
 			fputs("\\ufffd", out);
-		else if (n > 1)
-			fwrite(p, 1, n, out);
-		else if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
+		else if (u.cp == '"' || u.cp == '\\')
+			fprintf(out, "\\%c", *s);
+		else if (u.cp == '\n')
 			fputs("\\n", out);
-		else if (*p == '\t')
+		else if (u.cp == '\t')
 			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
+		else if (u.cls == SAFE_CONTROL)
+			fprintf(out, "\\u%04x", (unsigned)u.cp);
 		else
-			fputc(*p, out);
-		p += n ? n : 1;
+			fwrite(s, 1, u.len, out);
+		s += u.len;
 	}
 	fputc('"', out);
 }

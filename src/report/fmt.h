@@ -34,9 +34,12 @@ void rp_heading(FILE *out, enum report_format f, int level, const char *fmt, ...
 void rp_para(FILE *out, enum report_format f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-void rp_html_text(FILE *out, const char *s); /* & < > " escaped */
-void rp_md_text(FILE *out, const char *s);   /* \\ | ` < > escaped, control characters spaces */
-void rp_plain_text(FILE *out, const char *s); /* control characters as spaces */
+/* Strings from outside (a results file, the system) in each format; what util/safe does not
+ * keep (controls, C1, bytes that are not UTF-8) is \xNN in all but JSON (\u00XX, \ufffd). */
+void rp_html_text(FILE *out, const char *s); /* & < > " as entities */
+void rp_html_lines(FILE *out, const char *s); /* the same, newlines and tabs kept (<pre>) */
+void rp_md_text(FILE *out, const char *s);   /* \\ | ` < > after a backslash */
+void rp_plain_text(FILE *out, const char *s); /* for a terminal */
 void rp_json_str(FILE *out, const char *s);  /* a JSON string (NULL prints null) */
 void rp_json_num(FILE *out, double v);       /* NaN and infinities print null */
 const char *rp_or_dash(const char *s);

@@ -9,14 +9,16 @@
 #include <unistd.h>
 
 #include "report/internal.h"
+#include "util/safe.h"
 
 extern char **environ;
 
 /* Everything the script says comes from the results file (data set names, host names, the
  * config's path, ...), which may be someone else's: gnuplot runs `cmd` in backquotes and
  * expands @macros everywhere on a line except inside single-quoted strings, and a newline
- * ends a command. So every string goes out single-quoted (a quote doubled), control
- * characters become spaces, and a path that holds one is refused rather than altered. */
+ * ends a command. So every string goes out single-quoted (a quote doubled), what util/safe
+ * does not keep (controls, C1, bytes not UTF-8: the chart is SVG, XML) is \xNN, and a path
+ * that holds a control character is refused rather than altered. */
 
 int rp_gp_has_control(const char *s)
 {
@@ -30,10 +32,13 @@ int rp_gp_has_control(const char *s)
 void rp_gp_text(FILE *gp, const char *s)
 {
 	fputc('\'', gp);
-	for (; *s; s++) {
+	while (*s) {
+		struct safe_unit u = safe_next(s);
+		char buf[SAFE_UNIT_MAX];
 		if (*s == '\'')
 			fputc('\'', gp);
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, gp);
+		fwrite(buf, 1, safe_unit_text(s, u, 0, buf), gp);
+		s += u.len;
 	}
 	fputc('\'', gp);
 }

@@ -127,7 +127,7 @@ static void html_env(FILE *out, const struct run_data *run)
 		fputs(")</td></tr>\n", out);
 	}
 	fputs("</table>\n<h3>config</h3>\n<pre>", out);
-	rp_html_text(out, rp_or_dash(run->config_yaml));
+	rp_html_lines(out, rp_or_dash(run->config_yaml));
 	fputs("</pre>\n", out);
 }
 

@@ -14,6 +14,7 @@
 #include "util/stats.h"
 #include "util/units.h"
 #include "report/internal.h"
+#include "util/safe.h"
 
 const char *const rp_chart_names[RP_NCHARTS] = {"bandwidth", "timeline", "latency", "nodes"};
 const char *const rp_chart_titles[RP_NCHARTS] = {
@@ -41,12 +42,19 @@ static int plot_path(const struct plot *p, const char *what, const char *ext, ch
 	return n < 0 || (size_t)n >= len || rp_gp_has_control(buf) ? -1 : 0;
 }
 
-/* A label safe in a data file column: quotes and blanks replaced. */
+/* A label safe in a data file column: quotes, backslashes and what util/safe does not keep
+ * (controls, C1, bytes not UTF-8) each replaced by _. */
 static void dat_label(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 || *s == 0x7f ? '_' : *s, f);
+	while (*s) {
+		struct safe_unit u = safe_next(s);
+		if (u.cls != SAFE_KEEP || *s == '"' || *s == '\\')
+			fputc('_', f);
+		else
+			fwrite(s, 1, u.len, f);
+		s += u.len;
+	}
 	fputc('"', f);
 }
 

@@ -19,6 +19,7 @@
 #include "dataset/dataset.h"
 #include "run/plan.h"
 #include "util/stop.h"
+#include "util/safe.h"
 
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
 #define PHASE_SKEW_FLOOR_S 0.1     /* see phase_clock_bound */
@@ -244,15 +245,15 @@ static int phase_check_bytes(const struct phase_spec *s, const struct phase_work
 static void phase_name_bad(const struct phase_run_ctx *c, const struct phase_output *o,
 			   int earlier)
 {
-	char path[PHASE_PATH];
+	char path[PHASE_PATH], safe[SAFE_ROOM(PHASE_PATH)];
 	uint64_t bad = 0, shown = 0;
 	for (uint64_t i = 0; i < o->me.files; i++)
 		bad += o->files[i].error != 0;
 	if (bad == 0 || (bad == 1 && !earlier))
 		return;
 	fprintf(stderr, "pfsread: rank %d (%s): phase %u: %llu bad file%s:\n", c->t->rank,
-		c->t->hostnames[c->t->node], c->s->index, (unsigned long long)bad,
-		bad == 1 ? "" : "s");
+		safe_text(safe, sizeof safe, c->t->hostnames[c->t->node], 0), c->s->index,
+		(unsigned long long)bad, bad == 1 ? "" : "s");
 	for (uint64_t i = 0; i < o->me.files && shown < PHASE_BAD_SHOWN; i++) {
 		const struct file_rec *r = &o->files[i];
 		if (r->error == 0)
@@ -260,10 +261,12 @@ static void phase_name_bad(const struct phase_run_ctx *c, const struct phase_out
 		phase_share_name(c, i, path, sizeof path);
 		if (r->error == RECORD_SHORT)
 			fprintf(stderr, "pfsread: rank %d:   %s: short: %llu of %llu bytes\n",
-				c->t->rank, path, (unsigned long long)r->bytes,
+				c->t->rank, safe_text(safe, sizeof safe, path, 0),
+				(unsigned long long)r->bytes,
 				(unsigned long long)c->w->sh.length[i]);
 		else
-			fprintf(stderr, "pfsread: rank %d:   %s: %s\n", c->t->rank, path,
+			fprintf(stderr, "pfsread: rank %d:   %s: %s\n", c->t->rank,
+				safe_text(safe, sizeof safe, path, 0),
 				r->error == EILSEQ ? "content differs (verify or digest)"
 				: r->error == RECORD_ABANDONED ? "not finished: its reads were "
 								 "cancelled at another file's failure"
