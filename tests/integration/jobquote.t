@@ -47,7 +47,8 @@ done >"$STANDIN_DIR/sbatch.$n.env"
 echo "$n"
 EOF
 # qsub: arguments, then the variables -v gives the job (no -V here): the list split at every
-# comma, NAME=VALUE as given, a NAME alone with its value in qsub's environment.
+# comma, NAME=VALUE as given, a NAME alone with its value in qsub's environment (refused, as
+# OpenPBS's qsub does, when it is not there).
 cat >"$SD/bin/qsub" <<'EOF'
 #!/bin/bash
 n=$(($(cat "$STANDIN_DIR/qsub.n" 2>/dev/null || echo 300) + 1))
@@ -60,7 +61,13 @@ while [ $# -gt 0 ]; do
 		for x in "${items[@]}"; do
 			case "$x" in
 			*=*) printf '%s\0' "$x" ;;
-			*) [ -n "${!x+set}" ] && printf '%s=%s\0' "$x" "${!x}" ;;
+			*)
+				if [ -z "${!x+set}" ]; then
+					echo "qsub: cannot send environment with the job" >&2
+					exit 1
+				fi
+				printf '%s=%s\0' "$x" "${!x}"
+				;;
 			esac
 		done >>"$STANDIN_DIR/qsub.$n.env"
 		shift
@@ -134,7 +141,9 @@ EOF
 : >"$cfgdir/t*1.yaml"
 jobdir="$SCRATCH/job scripts,PFSREAD_CHAIN=9"
 mkdir -p "$jobdir"
-cp jobscripts/slurm/pfsread.sbatch jobscripts/pbs/pfsread.pbs "$jobdir/"
+cp jobscripts/slurm/pfsread.sbatch "$jobdir/"
+# the PBS script with a site setting, not exported, that qsub -v must still find
+sed 's/^# module load openmpi hdf5$/PFSREAD_SRUN_MPI=pmix/' jobscripts/pbs/pfsread.pbs >"$jobdir/pfsread.pbs"
 res="$SCRATCH/res dir,PFSREAD_CHAIN=99"
 mkdir -p "$res"
 export PATH="$SD/bin:$PATH" PFSREAD STANDIN_COMMAND="$jobdir/pfsread.sbatch"
@@ -237,12 +246,13 @@ row "the follow-on: after this job" "$SD/qsub.301" -W "depend=afterany:300[1].pb
 row "with its resources" "$SD/qsub.301" -l select=1:ncpus=2:mpiprocs=2 -l walltime=00:10:00
 row "qsub -v names the variables (their values in qsub's environment); PFSREAD_JOB_SCRIPT" \
 	"$SD/qsub.301" \
-	-v "PFSREAD,PFSREAD_CHAIN,PFSREAD_CHAIN_RESULTS,PFSREAD_CONFIG,PFSREAD_GENERATE,PFSREAD_JOB_SCRIPT,PFSREAD_LAUNCH_FLAGS,PFSREAD_TIME_BUDGET" \
+	-v "PFSREAD,PFSREAD_CHAIN,PFSREAD_CHAIN_RESULTS,PFSREAD_CONFIG,PFSREAD_GENERATE,PFSREAD_JOB_SCRIPT,PFSREAD_LAUNCH_FLAGS,PFSREAD_SRUN_MPI,PFSREAD_TIME_BUDGET" \
 	"$jobdir/pfsread.pbs"
 row "its PFSREAD_CONFIG intact" "$SD/qsub.301.env" "PFSREAD_CONFIG=$cfg"
 row "its PFSREAD_CHAIN_RESULTS intact" "$SD/qsub.301.env" "PFSREAD_CHAIN_RESULTS=$pbsdir/q-300[1].pbs.h5"
 row "its PFSREAD: the job's binary" "$SD/qsub.301.env" "PFSREAD=$PFSREAD"
 row "its PFSREAD_CHAIN one less" "$SD/qsub.301.env" "PFSREAD_CHAIN=1"
+row "and the site setting that was not exported" "$SD/qsub.301.env" "PFSREAD_SRUN_MPI=pmix"
 check "the PBS follow-on, started with what qsub was given, runs" \
 	pjob "301[1].pbs" "$SD/qsub.301.env" "$jobdir/pfsread.pbs"
 OUT=$(cat "$SCRATCH/job.301[1].pbs.out")
