@@ -57,7 +57,7 @@ done
 [ -r "$config" ] || die "$config: no such file"
 config=$(abspath "$config")
 
-bin=${PFSREAD:-$(command -v pfsread || echo "$here/../../build/pfsread")}
+bin=${PFSREAD:-$(command -v pfsread || printf '%s\n' "$here/../../build/pfsread")}
 [ -x "$bin" ] || die "$bin is not an executable pfsread: set PFSREAD"
 bin=$(abspath "$bin")
 

@@ -146,6 +146,8 @@ cp jobscripts/slurm/pfsread.sbatch "$jobdir/"
 sed 's/^# module load openmpi hdf5$/PFSREAD_SRUN_MPI=pmix/' jobscripts/pbs/pfsread.pbs >"$jobdir/pfsread.pbs"
 res="$SCRATCH/res dir,PFSREAD_CHAIN=99"
 mkdir -p "$res"
+# the real launcher for lib.sh's mpi, before the stand-ins come first on PATH
+MPIRUN=$(command -v "$MPIRUN")
 export PATH="$SD/bin:$PATH" PFSREAD STANDIN_COMMAND="$jobdir/pfsread.sbatch"
 
 # ---- Slurm: --chain ----
@@ -285,6 +287,24 @@ row "and writes scaling.txt into the directory" "$SD/sbatch.203" "--output=$SCRA
 expect_status 2 "a results directory with a backslash: refused (sbatch --output would take no pattern)" \
 	jobscripts/slurm/pfsread-sweep.sh --nodes 1 --results-dir "$SCRATCH/a\\b" --no-wait "$cfg"
 contains "backslash" "the message says why"
+
+# The scripts of a tree whose path holds a backslash, its build/pfsread found without PFSREAD
+# (sh's echo would take "\t" in the path for a tab).
+tree="$SCRATCH/tree\tx"
+mkdir -p "$tree/build"
+cp -r jobscripts "$tree/"
+ln -s "$PFSREAD" "$tree/build/pfsread"
+rm -f "$SD/sbatch.n"
+expect_status 0 "the sweep of a tree at a path with a backslash, without PFSREAD" \
+	env -u PFSREAD "$tree/jobscripts/slurm/pfsread-sweep.sh" --nodes 1 \
+	--results-dir "$SCRATCH/sweep2" --no-wait "$cfg"
+row "its jobs get that tree's build/pfsread" "$SD/sbatch.201.env" \
+	"PFSREAD=$tree/jobscripts/slurm/../../build/pfsread"
+check "generate the config's data set" mpi 2 "$PFSREAD" generate "$cfg"
+check "a run of it" mpi 2 "$PFSREAD" run "$cfg" -o "$res/r.h5"
+expect_status 0 "pfsread-scaling.sh of that tree, without PFSREAD, on a file in the odd directory" \
+	env -u PFSREAD "$tree/jobscripts/pfsread-scaling.sh" "$res/r.h5"
+contains "scaling: aggregate bandwidth" "it reports"
 
 # ---- pfsread-local.sh: a launcher whose path holds a space ----
 
