@@ -18,7 +18,7 @@ if [ $# -eq 0 ]; then
 fi
 bin=${PFSREAD:-}
 if [ -z "$bin" ]; then
-	bin=$(command -v pfsread || echo "$(dirname "$0")/../build/pfsread")
+	bin=$(command -v pfsread || printf '%s\n' "$(dirname "$0")/../build/pfsread")
 fi
 
 # Keep the files that exist, in the order given.

@@ -6,8 +6,8 @@
 #   allowed). Works from any directory, in the source tree or installed (make install):
 #   the data and results land under the current directory (the config's relative paths).
 # Environment: PFSREAD (the binary; default: the tree's build/pfsread, else the installed
-# PREFIX/bin/pfsread, else pfsread on PATH), MPIRUN (default mpirun), MPI_FLAGS (the
-# launcher's flags; default: what Open MPI needs here, none for others).
+# PREFIX/bin/pfsread, else pfsread on PATH), MPIRUN (the launcher, one command; default
+# mpirun), MPI_FLAGS (the launcher's flags; default: what Open MPI needs here, none for others).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 config=${1:-$here/../../configs/local.yaml}
@@ -23,16 +23,18 @@ else
 fi
 mpirun=${MPIRUN:-mpirun}
 # Open MPI as root needs --allow-run-as-root, and more ranks than cores --oversubscribe;
-# other launchers (MPICH's mpirun.mpich, mpiexec) get no extra flags. MPI_FLAGS overrides.
+# other launchers (MPICH's mpirun.mpich, mpiexec) get no extra flags. MPI_FLAGS overrides:
+# its flags are split at blanks, never glob-expanded (set -f).
 flags=""
-case $($mpirun --version 2>&1) in
+case $("$mpirun" --version 2>&1) in
 *"Open MPI"* | *OpenRTE*)
 	flags="--oversubscribe"
 	[ "$(id -u)" -eq 0 ] && flags="$flags --allow-run-as-root"
 	;;
 esac
 flags=${MPI_FLAGS:-$flags}
+set -f
 # shellcheck disable=SC2086
-$mpirun $flags -np "$ranks" "$bin" generate "$config"
+"$mpirun" $flags -np "$ranks" "$bin" generate "$config"
 # shellcheck disable=SC2086
-$mpirun $flags -np "$ranks" "$bin" run "$config"
+"$mpirun" $flags -np "$ranks" "$bin" run "$config"

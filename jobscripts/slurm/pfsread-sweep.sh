@@ -25,10 +25,11 @@ die() {
 	echo "pfsread-sweep: $*" >&2
 	exit 2
 }
+# printf, not echo: sh's echo may take a backslash in a path for an escape.
 abspath() {
 	case "$1" in
-	/*) echo "$1" ;;
-	*) echo "$PWD/$1" ;;
+	/*) printf '%s\n' "$1" ;;
+	*) printf '%s\n' "$PWD/$1" ;;
 	esac
 }
 
@@ -56,7 +57,7 @@ done
 [ -r "$config" ] || die "$config: no such file"
 config=$(abspath "$config")
 
-bin=${PFSREAD:-$(command -v pfsread || echo "$here/../../build/pfsread")}
+bin=${PFSREAD:-$(command -v pfsread || printf '%s\n' "$here/../../build/pfsread")}
 [ -x "$bin" ] || die "$bin is not an executable pfsread: set PFSREAD"
 bin=$(abspath "$bin")
 
@@ -82,6 +83,12 @@ for n in $node_list; do
 done
 [ -n "$dir" ] || dir="sweep-$name-$(date -u +%Y%m%dT%H%M%SZ)"
 dir=$(abspath "$dir")
+# sbatch --output takes a pattern: % (as in %j) is doubled to stay itself; a backslash would
+# turn every pattern off, and the script finds each job's log by its id.
+case "$dir" in
+*\\*) die "the results directory has a backslash, which sbatch --output cannot take: $dir" ;;
+esac
+out_dir=$(printf '%s\n' "$dir" | sed 's/%/%%/g')
 mkdir -p "$dir"
 
 # Largest node count first, each job after the one before.
@@ -89,24 +96,26 @@ mkdir -p "$dir"
 order=$(printf '%s\n' $node_list | sort -rn -u)
 export PFSREAD="$bin" PFSREAD_RESULTS_DIR="$dir"
 prev=""
-files=""
 ids=""
 for n in $order; do
 	id=$(sbatch --parsable ${prev:+--dependency=afterany:$prev} --nodes="$n" \
 		--ntasks-per-node="$per_node" --job-name="pfsread-$name-${n}n" \
-		--output="$dir/$name-%j.out" "$@" "$here/pfsread.sbatch" "$config") ||
+		--output="$out_dir/$name-%j.out" "$@" "$here/pfsread.sbatch" "$config") ||
 		die "sbatch failed for $n nodes"
 	id=${id%%;*}
+	case "$id" in '' | *[!0-9_]*) die "sbatch gave '$id' for $n nodes, not a job id" ;; esac
 	echo "pfsread-sweep: $n node(s) x $per_node ranks: job $id"
-	files="$files $dir/$name-$id.h5"
 	ids="$ids:$id"
 	prev=$id
 done
 
-# The summary: a one-task job after all of them, whatever became of them.
-# shellcheck disable=SC2086
+# The summary: a one-task job after all of them, whatever became of them, on their results
+# files, one argument each (the directory may hold spaces or glob characters).
 set -- --dependency="afterany$ids" --nodes=1 --ntasks=1 --job-name="pfsread-$name-scaling" \
-	--output="$dir/scaling.txt" "$@" "$here/../pfsread-scaling.sh" $files
+	--output="$out_dir/scaling.txt" "$@" "$here/../pfsread-scaling.sh"
+for id in $(echo "$ids" | tr ':' ' '); do
+	set -- "$@" "$dir/$name-$id.h5"
+done
 if [ "$wait" -eq 0 ]; then
 	id=$(sbatch --parsable "$@") || die "sbatch failed for the summary job"
 	echo "pfsread-sweep: summary: job ${id%%;*}, writes $dir/scaling.txt"

@@ -27,9 +27,12 @@ check "an uninterrupted run" mpi 2 env LD_PRELOAD="$SCRATCH/slow.so" PFSREAD_SLO
 mkdir -p "$SCRATCH/bin" "$SCRATCH/res"
 cat >"$SCRATCH/bin/sbatch" <<EOF2
 #!/bin/sh
-# the follow-on: its options, one per line, then a new job id
+# the follow-on: its options, one per line, and the chain's variables in sbatch's environment
+# (--export=ALL passes them on), then a new job id
 n=\$(cat "$SCRATCH/next" 2>/dev/null || echo 200); n=\$((n + 1)); echo \$n >"$SCRATCH/next"
 printf '%s\n' "\$@" >"$SCRATCH/sbatch.\$n"
+printf 'env: %s\n' "PFSREAD_CONFIG=\$PFSREAD_CONFIG" "PFSREAD_CHAIN=\$PFSREAD_CHAIN" \
+	"PFSREAD_CHAIN_RESULTS=\$PFSREAD_CHAIN_RESULTS" >>"$SCRATCH/sbatch.\$n"
 echo \$n
 EOF2
 cat >"$SCRATCH/bin/scontrol" <<EOF2
@@ -55,11 +58,12 @@ contains "chain: follow-on job 201 submitted (9 more at most)" "it submitted its
 OUT=$(cat "$SCRATCH/sbatch.201")
 contains "--dependency=afterany:100" "after it, however it ends"
 contains "--ntasks-per-node=2" "with the job's shape (not the script's #SBATCH lines), which --resume needs"
-contains "PFSREAD_CHAIN_RESULTS=$SCRATCH/res/chained-100.h5" "continuing the same file"
+contains "env: PFSREAD_CHAIN_RESULTS=$SCRATCH/res/chained-100.h5" "continuing the same file"
+contains "--export=ALL" "its variables passed on in sbatch's environment"
 jobs=1
 id=201
 while [ -f "$SCRATCH/sbatch.$id" ] && [ "$jobs" -lt 10 ]; do
-	vars=$(sed -n 's/^--export=ALL,//p' "$SCRATCH/sbatch.$id" | tr ',' ' ')
+	vars=$(sed -n 's/^env: //p' "$SCRATCH/sbatch.$id")
 	# shellcheck disable=SC2086
 	job "$id" $vars
 	st=$?
@@ -84,7 +88,7 @@ n=$(grep -c '^status ' "$SCRATCH/job.$id.out")
 ok $((n == 1 ? 0 : 1)) "its log holds the report once, not run's table and then the report (got $n)"
 next=$((id + 1))
 if [ -f "$SCRATCH/sbatch.$next" ]; then
-	vars=$(sed -n 's/^--export=ALL,//p' "$SCRATCH/sbatch.$next" | tr ',' ' ')
+	vars=$(sed -n 's/^env: //p' "$SCRATCH/sbatch.$next")
 	# shellcheck disable=SC2086
 	job "$next" $vars
 	st=$?
@@ -100,7 +104,7 @@ fi
 # walltime, place, queue), not the script's #PBS lines, which --resume would refuse
 cat >"$SCRATCH/bin/qsub" <<EOF2
 #!/bin/sh
-printf '%s\n' "\$@" >"$SCRATCH/qsub.args"
+printf '%s\n' "\$@" "env: PFSREAD_CHAIN_RESULTS=\$PFSREAD_CHAIN_RESULTS" >"$SCRATCH/qsub.args"
 echo 301.pbs
 EOF2
 cat >"$SCRATCH/bin/qstat" <<'EOF2'
@@ -132,5 +136,7 @@ contains "-l select=1:ncpus=2:mpiprocs=2" "PBS: with the job's select, not the s
 contains "-l walltime=00:10:00" "PBS: and its walltime"
 contains "-l place=scatter" "PBS: its placement"
 contains "-q workq" "PBS: its queue"
-contains "PFSREAD_CHAIN_RESULTS=$SCRATCH/res-pbs/chained-300.pbs.h5" "PBS: continuing the same file"
+contains "env: PFSREAD_CHAIN_RESULTS=$SCRATCH/res-pbs/chained-300.pbs.h5" "PBS: continuing the same file"
+contains "-v PFSREAD,PFSREAD_CHAIN,PFSREAD_CHAIN_RESULTS,PFSREAD_CONFIG," \
+	"PBS: qsub -v names the job's PFSREAD_* variables (values from qsub's environment)"
 done_testing

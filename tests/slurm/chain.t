@@ -4,14 +4,19 @@
 # 1-minute time limit (sbatch --time=1 ... pfsread.sbatch CONFIG --chain 10), completes through
 # chained jobs, each stopped by its budget (or killed at its limit) and continued by its
 # follow-on; the final results file holds every phase exactly once, identical in phase set and
-# attributes to an uninterrupted run's, with a part per job that ran phases. Leaves no job
+# attributes to an uninterrupted run's, with a part per job that ran phases; the script, the
+# config and the results sit at paths with a space, a comma and an '='. Leaves no job
 # and no daemon behind. About 6 minutes: `make slurm-check`, not `make check`.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/../integration/slurm_lib.sh"
 export PFSREAD
-SBATCH_SCRIPT=$TOP/jobscripts/slurm/pfsread.sbatch
+# The script, the config and the results at paths with a space, a comma and an '=' (what a
+# list split at commas would take for another variable): the chain carries them whole.
+SBATCH_SCRIPT="$SCRATCH/job scripts,x/pfsread.sbatch"
+mkdir -p "$SCRATCH/job scripts,x" "$SCRATCH/cfg dir,PFSREAD_CHAIN=1"
+cp "$TOP/jobscripts/slurm/pfsread.sbatch" "$SBATCH_SCRIPT"
 
-cfg="$SCRATCH/t.yaml"
+cfg="$SCRATCH/cfg dir,PFSREAD_CHAIN=1/t.yaml"
 cat >"$cfg" <<EOF2
 name: chained
 root: $SCRATCH/data
@@ -27,7 +32,7 @@ check "an uninterrupted run (not slowed: the phases' set and attributes do not h
 	mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/full.h5" --progress 0
 check "build the slow-call shim" cc -shared -fPIC -O2 -o "$SCRATCH/slow.so" tests/integration/slow.c -ldl
 
-R="$SCRATCH/res"
+R="$SCRATCH/res dir,PFSREAD_CHAIN=1"
 mkdir -p "$R"
 flags="--oversubscribe -x LD_PRELOAD=$SCRATCH/slow.so -x PFSREAD_SLOW=pread:15"
 FIRST=$(cd "$R" && env PFSREAD_LAUNCH_FLAGS="$flags" PFSREAD_GENERATE=never timeout 30 \
