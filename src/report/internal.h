@@ -73,8 +73,10 @@ extern const char *const rp_chart_titles[];
 #define RP_NCHARTS 4
 /* (data.c) one CSV field: quoted when it must be, a leading formula character defused */
 void rp_csv_field(FILE *out, const char *s);
-/* (csv_records.c) every phase's per-file or per-rank records of every run, one CSV table */
-void rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns);
+/* (csv_records.c) every phase's per-file or per-rank records of every run, one CSV table; the
+ * per-file rows of a phase not kept in memory are streamed from its results file again.
+ * rp_csv_files returns 0, or -1 with e set when that read fails. */
+int rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns, struct pf_err *e);
 void rp_csv_ranks(FILE *out, const struct rp_run *runs, size_t nruns);
 int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e);
 /* 1 when run r had data for chart i (so its files exist after rp_plot). */

@@ -401,67 +401,190 @@ static int rd_slab(const struct rd *c, hid_t d, hid_t fspace, hsize_t at, size_t
 	return rc;
 }
 
-/* pd's file rows through c->rows->take: whole (and kept) when few, else chunk by chunk. */
-static int rd_files_streamed(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
+/* The most file rows phase pd can have by its own attributes: each of its nfiles files read by
+ * one reader, or by every active reader (at most the run's ranks) with pattern shared. */
+static uint64_t rd_rows_allowed(const struct rd *c, const struct phase_data *pd)
+{
+	uint64_t readers = 1;
+	if (strcmp(pd->info.sweep.pattern, "shared") == 0 && pd->info.active_readers > 1)
+		readers = (uint64_t)(pd->info.active_readers < c->run->nranks
+					     ? pd->info.active_readers
+					     : c->run->nranks);
+	return pd->info.nfiles > UINT64_MAX / readers ? UINT64_MAX : pd->info.nfiles * readers;
+}
+
+/* Every field of the schema's table fields[0..n) that the file's schema version has is a member
+ * of the records of d (fields NULL: d holds no records): a member renamed or missing would
+ * read as 0 without a word. */
+static int rd_members(const struct rd *c, hid_t d, const char *where,
+		      const struct results_field *fields, size_t n)
+{
+	int rc = 0;
+	if (fields == NULL)
+		return 0;
+	hid_t t = H5Dget_type(d);
+	if (t < 0 || H5Tget_class(t) != H5T_COMPOUND) {
+		(void)results_h5_close(t); /* already failing */
+		return rd_fail(c, where, "not a table of records (compound type)");
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (fields[i].since <= c->run->schema_version &&
+		    H5Tget_member_index(t, fields[i].name) < 0)
+			rc = pf_fail(c->e, PF_RUNTIME,
+				     "%s: %s: its records have no field '%s' (schema version %d "
+				     "has it): renamed or missing, it cannot be read",
+				     c->path, where, fields[i].name, c->run->schema_version);
+	if (results_h5_close(t) < 0 && rc == 0)
+		rc = rd_fail(c, where, "cannot close its type");
+	return rc;
+}
+
+/* The rows a contiguous dataset d of *n declared rows holds in the file: an unallocated or
+ * cut dataset reads as fill values, rows nobody wrote, and a tiny file could declare billions
+ * of them. Other layouts (chunked, compact) are read as they are. */
+static int rd_stored(const struct rd *c, hid_t d, const char *where, uint64_t n)
+{
+	int rc = 0;
+	hid_t pl = H5Dget_create_plist(d), t = H5Dget_type(d);
+	H5D_layout_t layout = pl < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(pl);
+	size_t size = t < 0 ? 0 : H5Tget_size(t);
+	if (layout == H5D_LAYOUT_ERROR || size == 0) {
+		rc = rd_fail(c, where, "cannot read its layout");
+	} else if (layout == H5D_CONTIGUOUS && n > 0) {
+		uint64_t stored = (uint64_t)H5Dget_storage_size(d) / size;
+		if (stored < n)
+			rc = pf_fail(c->e, PF_RUNTIME,
+				     "%s: %s: declares %llu rows but the file stores %llu of them: "
+				     "refused, not read", c->path, where, (unsigned long long)n,
+				     (unsigned long long)stored);
+	}
+	if ((results_h5_close(t) | results_h5_close(pl)) < 0 && rc == 0)
+		rc = rd_fail(c, where, "cannot close its layout");
+	return rc;
+}
+
+/* Open obj/name, a table of records by the schema's fields (NULL: not records): 1-D, every
+ * field of the file's schema present, and stored; its row count into *n. Returns the dataset, or -1 (e set). */
+static hid_t rd_table(const struct rd *c, hid_t g, const char *obj, const char *name,
+		      const struct results_field *fields, size_t nfields, uint64_t *n)
 {
 	char where[96];
 	hsize_t dims[1] = {0};
+	hid_t s = -1, d = H5Dopen2(g, name, H5P_DEFAULT);
 	int rc = -1;
-	hid_t s = -1, d = H5Dopen2(g, "files", H5P_DEFAULT);
-	snprintf(where, sizeof where, "%s/files", obj);
+	snprintf(where, sizeof where, "%s/%s", obj, name);
 	if (d < 0 || (s = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(s) != 1 ||
-	    H5Sget_simple_extent_dims(s, dims, NULL) != 1 || dims[0] >= SIZE_MAX / 64) {
+	    H5Sget_simple_extent_dims(s, dims, NULL) != 1 || dims[0] >= SIZE_MAX / 256)
 		rd_fail(c, where, "missing or not a 1-D dataset");
-		goto out;
+	else if (rd_members(c, d, where, fields, nfields) == 0 && rd_stored(c, d, where, dims[0]) == 0)
+		rc = 0;
+	*n = dims[0];
+	if (results_h5_close(s) < 0 && rc == 0)
+		rc = rd_fail(c, where, "cannot close its space");
+	if (rc < 0) {
+		(void)results_h5_close(d); /* already failing */
+		return -1;
 	}
-	pd->nfiles = (size_t)dims[0];
+	return d;
+}
+
+/* pd's file rows through c->rows->take: whole (and kept) when few, else chunk by chunk. d is
+ * the files table (rd_table), s its space. */
+static int rd_files_streamed(const struct rd *c, hid_t g, hid_t d, hid_t s, const char *obj,
+			     struct phase_data *pd)
+{
+	char where[96];
+	snprintf(where, sizeof where, "%s/files", obj);
 	if (pd->nfiles <= c->rows->keep) {
 		size_t n = 0;
-		rc = rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), pd->nfiles,
-			     (void **)&pd->files, &n);
-		if (rc == 0)
-			rc = c->rows->take(c->rows->ctx, pd, pd->files, pd->nfiles, c->e);
-		goto out;
+		if (rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), pd->nfiles,
+			    (void **)&pd->files, &n) < 0)
+			return -1;
+		return c->rows->take(c->rows->ctx, pd, pd->files, pd->nfiles, c->e);
 	}
 	for (size_t at = 0; at < pd->nfiles; at += RD_CHUNK) {
 		size_t n = pd->nfiles - at < RD_CHUNK ? pd->nfiles - at : RD_CHUNK;
-		if (rd_slab(c, d, s, at, n, c->chunk) < 0) {
-			rd_fail(c, where, "cannot read");
-			goto out;
-		}
+		if (rd_slab(c, d, s, at, n, c->chunk) < 0)
+			return rd_fail(c, where, "cannot read");
 		if (c->rows->take(c->rows->ctx, pd, c->chunk, n, c->e) < 0)
-			goto out;
+			return -1;
 	}
-	rc = 0;
+	return 0;
+}
+
+/* /phases/NNNN/files: no more rows than the phase's attributes allow (a file of a few KB
+ * could declare 2^27 of them), then read whole or streamed through c->rows. */
+static int rd_files(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
+{
+	char where[96];
+	uint64_t n = 0;
+	int rc = -1;
+	hid_t s = -1, d;
+	snprintf(where, sizeof where, "%s/files", obj);
+	if ((d = rd_table(c, g, obj, "files", results_file_fields, results_nfile_fields, &n)) < 0)
+		return -1;
+	if (n > rd_rows_allowed(c, pd)) {
+		pf_fail(c->e, PF_RUNTIME,
+			"%s: %s: %llu rows, more than the phase's attributes allow (nfiles %llu, "
+			"pattern %s, active_readers %d): refused, not read", c->path, where,
+			(unsigned long long)n, (unsigned long long)pd->info.nfiles,
+			pd->info.sweep.pattern, (int)pd->info.active_readers);
+		goto out;
+	}
+	pd->nfiles = (size_t)n;
+	if ((s = H5Dget_space(d)) < 0) {
+		rd_fail(c, where, "cannot get its space");
+		goto out;
+	}
+	if (c->rows != NULL)
+		rc = rd_files_streamed(c, g, d, s, obj, pd);
+	else
+		rc = rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), pd->nfiles,
+			     (void **)&pd->files, &pd->nfiles);
 out:
 	if ((results_h5_close(s) | results_h5_close(d)) < 0 && rc == 0)
 		rc = rd_fail(c, where, "cannot close");
 	return rc;
 }
 
-/* /phases/NNNN/targets (schema 5), each name cut to RECORD_TARGET_MAX - 1 bytes. */
-static int rd_targets(const struct rd *c, hid_t g, const char *obj, struct target_table *tg)
+/* /phases/NNNN/targets (schema 5), each name cut to RECORD_TARGET_MAX - 1 bytes: entry 0 and
+ * at most one entry per file row the phase may have. */
+static int rd_targets(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
 {
+	struct target_table *tg = &pd->targets;
+	uint64_t rows = 0;
 	size_t n = 0;
 	/* none before schema 5, nor in a phase cut short before its table was written */
 	if (c->run->schema_version < 5 || H5Lexists(g, "targets", H5P_DEFAULT) <= 0)
 		return 0;
+	hid_t d = rd_table(c, g, obj, "targets", NULL, 0, &rows);
+	if (d < 0 || results_h5_close(d) < 0)
+		return d < 0 ? -1 : rd_fail(c, obj, "targets: cannot close");
+	uint64_t most = rd_rows_allowed(c, pd);
+	if (rows > 1 && rows - 1 > most)
+		return pf_fail(c->e, PF_RUNTIME,
+			       "%s: %s/targets: %llu entries, more than the phase's attributes allow "
+			       "file rows (nfiles %llu): refused, not read", c->path, obj,
+			       (unsigned long long)rows, (unsigned long long)pd->info.nfiles);
 	hid_t t = results_fixed_str_type(RECORD_TARGET_MAX);
-	int rc = t < 0 ? -1 : rd_rows(c, g, obj, "targets", t, RECORD_TARGET_MAX, SIZE_MAX,
-				      (void **)&tg->name, &n);
+	if (t < 0)
+		return rd_fail(c, obj, "cannot build the target type");
+	int rc = rd_rows(c, g, obj, "targets", t, RECORD_TARGET_MAX, (size_t)rows,
+			 (void **)&tg->name, &n);
 	(void)results_h5_close(t);
 	tg->n = n <= UINT32_MAX ? (uint32_t)n : 0;
 	for (size_t i = 0; i < tg->n; i++)
 		tg->name[i][RECORD_TARGET_MAX - 1] = '\0';
-	return t < 0 ? rd_fail(c, obj, "cannot build the target type") : rc;
+	return rc;
 }
 
 static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct phase_data *pd)
 {
 	char obj[64];
+	uint64_t nranks = 0;
 	int rc = -1;
 	snprintf(obj, sizeof obj, "/phases/%s", name);
-	hid_t g = H5Gopen2(phases, name, H5P_DEFAULT);
+	hid_t d = -1, g = H5Gopen2(phases, name, H5P_DEFAULT);
 	if (g < 0)
 		return rd_fail(c, obj, "cannot open");
 	for (size_t i = 0; i < results_nphase_attrs; i++) {
@@ -470,17 +593,17 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 		if (rd_phase_attr(c, g, obj, &f, &pd->info) < 0)
 			goto out;
 	}
-	if (rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
+	if ((d = rd_table(c, g, obj, "ranks", results_rank_fields, results_nrank_fields,
+			  &nranks)) < 0 ||
+	    rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
 		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0)
 		goto out;
-	if ((c->rows != NULL ? rd_files_streamed(c, g, obj, pd) < 0
-			     : rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec),
-				       SIZE_MAX, (void **)&pd->files, &pd->nfiles) < 0) ||
-	    rd_targets(c, g, obj, &pd->targets) < 0)
+	/* the targets first: whoever takes the streamed rows names their targets */
+	if (rd_targets(c, g, obj, pd) < 0 || rd_files(c, g, obj, pd) < 0)
 		goto out;
 	rc = 0;
 out:
-	if (results_h5_close(g) < 0 && rc == 0)
+	if ((results_h5_close(d) | results_h5_close(g)) < 0 && rc == 0)
 		rc = rd_fail(c, obj, "cannot close");
 	return rc;
 }
