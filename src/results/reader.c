@@ -463,10 +463,13 @@ static int rd_stored(const struct rd *c, hid_t d, const char *where, uint64_t n)
 	return rc;
 }
 
-/* Open obj/name, a table of records by the schema's fields (NULL: not records): 1-D, every
- * field of the file's schema present, and stored; its row count into *n. Returns the dataset, or -1 (e set). */
+/* Open obj/name, a table of records by the schema's fields (NULL: not records): 1-D, no more
+ * than most rows (what refuses it is named by why), every field of the file's schema present,
+ * and stored; its row count into *n. Returns the dataset, or -1 (e set). */
+
 static hid_t rd_table(const struct rd *c, hid_t g, const char *obj, const char *name,
-		      const struct results_field *fields, size_t nfields, uint64_t *n)
+		      const struct results_field *fields, size_t nfields, uint64_t most,
+		      const char *why, uint64_t *n)
 {
 	char where[96];
 	hsize_t dims[1] = {0};
@@ -476,6 +479,9 @@ static hid_t rd_table(const struct rd *c, hid_t g, const char *obj, const char *
 	if (d < 0 || (s = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(s) != 1 ||
 	    H5Sget_simple_extent_dims(s, dims, NULL) != 1 || dims[0] >= SIZE_MAX / 256)
 		rd_fail(c, where, "missing or not a 1-D dataset");
+	else if (dims[0] > most)
+		pf_fail(c->e, PF_RUNTIME, "%s: %s: %llu rows, more than %s: refused, not read",
+			c->path, where, (unsigned long long)dims[0], why);
 	else if (rd_members(c, d, where, fields, nfields) == 0 && rd_stored(c, d, where, dims[0]) == 0)
 		rc = 0;
 	*n = dims[0];
@@ -516,21 +522,17 @@ static int rd_files_streamed(const struct rd *c, hid_t g, hid_t d, hid_t s, cons
  * could declare 2^27 of them), then read whole or streamed through c->rows. */
 static int rd_files(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
 {
-	char where[96];
+	char where[96], why[160];
 	uint64_t n = 0;
 	int rc = -1;
 	hid_t s = -1, d;
 	snprintf(where, sizeof where, "%s/files", obj);
-	if ((d = rd_table(c, g, obj, "files", results_file_fields, results_nfile_fields, &n)) < 0)
+	snprintf(why, sizeof why, "the phase's attributes allow (nfiles %llu, pattern %s, "
+		 "active_readers %d)", (unsigned long long)pd->info.nfiles, pd->info.sweep.pattern,
+		 (int)pd->info.active_readers);
+	if ((d = rd_table(c, g, obj, "files", results_file_fields, results_nfile_fields,
+			  rd_rows_allowed(c, pd), why, &n)) < 0)
 		return -1;
-	if (n > rd_rows_allowed(c, pd)) {
-		pf_fail(c->e, PF_RUNTIME,
-			"%s: %s: %llu rows, more than the phase's attributes allow (nfiles %llu, "
-			"pattern %s, active_readers %d): refused, not read", c->path, where,
-			(unsigned long long)n, (unsigned long long)pd->info.nfiles,
-			pd->info.sweep.pattern, (int)pd->info.active_readers);
-		goto out;
-	}
 	pd->nfiles = (size_t)n;
 	if ((s = H5Dget_space(d)) < 0) {
 		rd_fail(c, where, "cannot get its space");
@@ -557,15 +559,14 @@ static int rd_targets(const struct rd *c, hid_t g, const char *obj, struct phase
 	/* none before schema 5, nor in a phase cut short before its table was written */
 	if (c->run->schema_version < 5 || H5Lexists(g, "targets", H5P_DEFAULT) <= 0)
 		return 0;
-	hid_t d = rd_table(c, g, obj, "targets", NULL, 0, &rows);
+	char why[96];
+	uint64_t most = rd_rows_allowed(c, pd);
+	snprintf(why, sizeof why, "entry 0 and one per file row the phase may have (nfiles %llu)",
+		 (unsigned long long)pd->info.nfiles);
+	hid_t d = rd_table(c, g, obj, "targets", NULL, 0, most < UINT64_MAX ? most + 1 : most, why,
+			   &rows);
 	if (d < 0 || results_h5_close(d) < 0)
 		return d < 0 ? -1 : rd_fail(c, obj, "targets: cannot close");
-	uint64_t most = rd_rows_allowed(c, pd);
-	if (rows > 1 && rows - 1 > most)
-		return pf_fail(c->e, PF_RUNTIME,
-			       "%s: %s/targets: %llu entries, more than the phase's attributes allow "
-			       "file rows (nfiles %llu): refused, not read", c->path, obj,
-			       (unsigned long long)rows, (unsigned long long)pd->info.nfiles);
 	hid_t t = results_fixed_str_type(RECORD_TARGET_MAX);
 	if (t < 0)
 		return rd_fail(c, obj, "cannot build the target type");
@@ -594,7 +595,7 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 			goto out;
 	}
 	if ((d = rd_table(c, g, obj, "ranks", results_rank_fields, results_nrank_fields,
-			  &nranks)) < 0 ||
+			  (uint64_t)c->run->nranks, "the run's ranks (nranks)", &nranks)) < 0 ||
 	    rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
 		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0)
 		goto out;
@@ -731,8 +732,11 @@ static int rd_part(const struct rd *c, hid_t parts, const char *name, struct run
 					 "command_line", "status"};
 	for (size_t i = 0; i < 6 && (rc = rd_part_str(c, g, obj, nm[i], s[i])) == 0;)
 		i++;
-	if (rc == 0 && H5Aexists(g, "phases_written") > 0)
+	pt->phases_count = RESULTS_PART_UNKNOWN; /* until rd_parts_kept, when it has no count */
+	if (rc == 0 && H5Aexists(g, "phases_written") > 0) {
 		rc = rd_attr_num(c, g, obj, "phases_written", RESULTS_U32, &pt->phases_written);
+		pt->phases_count = RESULTS_PART_WRITTEN;
+	}
 	if (results_h5_close(g) < 0 && rc == 0)
 		rc = rd_fail(c, obj, "cannot close");
 	return rc;
@@ -766,6 +770,29 @@ out:
 	return rc;
 }
 
+/* A part whose run was killed wrote no count: when it is the only one, its phases are those in
+ * the file that the other parts did not count (a phase redone by a later part is counted by
+ * that part). */
+static void rd_parts_kept(struct run_data *run)
+{
+	uint64_t counted = 0;
+	size_t uncounted = 0;
+	for (size_t i = 0; i < run->nparts; i++) {
+		if (run->parts[i].phases_count == RESULTS_PART_WRITTEN)
+			counted += run->parts[i].phases_written;
+		else
+			uncounted++;
+	}
+	for (size_t i = 0; uncounted == 1 && i < run->nparts; i++) {
+		struct run_part *pt = &run->parts[i];
+		if (pt->phases_count == RESULTS_PART_WRITTEN)
+			continue;
+		uint64_t left = run->nphases > counted ? run->nphases - counted : 0;
+		pt->phases_written = left < UINT32_MAX ? (uint32_t)left : UINT32_MAX;
+		pt->phases_count = RESULTS_PART_KEPT;
+	}
+}
+
 static int rd_all(struct rd *c, hid_t file)
 {
 	c->rank_mem = results_compound(results_rank_fields, results_nrank_fields,
@@ -782,6 +809,7 @@ static int rd_all(struct rd *c, hid_t file)
 	    rd_topology(c, file) < 0 || rd_parts(c, file) < 0 ||
 	    rd_phases(c, file) < 0)
 		return -1;
+	rd_parts_kept(c->run);
 	return 0;
 }
 

@@ -188,8 +188,16 @@ struct phase_data {
  * several. Strings are "" when the part's run was killed before it wrote them. */
 struct run_part {
 	char *start_time, *end_time, *job_id, *hosts, *command_line, *status;
-	uint32_t phases_written;
+	uint32_t phases_written; /* by phases_count */
+	int phases_count;        /* RESULTS_PART_* */
 };
+/* Its run counted the phases it wrote (phases_written, at its end). */
+#define RESULTS_PART_WRITTEN 0
+/* Its run was killed before it counted them, and it is the only such part: phases_written is
+ * the phases the file holds that no other part counted, the ones it left. */
+#define RESULTS_PART_KEPT 1
+/* Killed before counting, as another part was: how many are its own is not known. */
+#define RESULTS_PART_UNKNOWN 2
 
 struct run_data {
 	char *path;

@@ -1,0 +1,92 @@
+#!/bin/sh
+# report_robust: results files and tools that once made `pfsread report` crash, hang, eat
+# memory or contradict itself (report_robust_h5.py writes the files with h5py):
+#  - a phase of 40 files whose files table declares 2^27 rows and stores none: refused at once
+#    by the phase's attributes (nfiles), naming the file and the dataset, in bounded memory
+#    (ulimit -v); with nfiles lying too, refused because the rows are not stored
+#  - a ranks table whose field 'bytes' is renamed: an error naming file, dataset and field,
+#    not bytes read as 0
+#  - a phase whose every time is NaN: said to be INVALID, and no verdict on where the bytes
+#    came from ("storage, in every cell" of none)
+#  - a part of a resumed run that was killed: the phases it left, not "0 phases"
+#  - a gnuplot that never returns (a stand-in on PATH that sleeps): killed after
+#    PFSREAD_GNUPLOT_TIMEOUT seconds by its PID, exit 1 with a message, no chart left behind
+. "$(dirname "$0")/lib.sh"
+
+"$PYTHON" -c 'import h5py, numpy' 2>/dev/null || skip_all "python3 with h5py and numpy is not installed"
+check "the files are written" "$PYTHON" "$TOP/tests/integration/report_robust_h5.py" "$SCRATCH"
+
+# ---- a tiny file that declares 2^27 file rows ----
+# bounded COMMAND...: the command in 512 MiB of address space (the rows the file declares would
+# take 8 GiB as records, 1 GiB as times); a sanitized build reserves terabytes for its shadow
+# memory, so it runs without the cap (the messages still tell the refusal from running out)
+if ldd "$PFSREAD" 2>/dev/null | grep -q libasan; then
+	bounded() { timeout 60 "$@"; }
+else
+	bounded() { sh -c 'ulimit -v 524288 && exec timeout 60 "$@"' sh "$@"; }
+fi
+size=$(stat -c %s "$SCRATCH/bomb.h5")
+expect_status 1 "a $size-byte file declaring 2^27 rows for 40 files: refused in 512 MiB" \
+	bounded "$PFSREAD" report "$SCRATCH/bomb.h5"
+contains "bomb.h5: /phases/0000/files: 134217728 rows, more than the phase's attributes allow (nfiles 40" \
+	"the message names the file, the dataset and the attribute"
+expect_status 1 "the same with its nfiles saying 2^27 too: refused in 512 MiB" \
+	bounded "$PFSREAD" report "$SCRATCH/bomb_lie.h5"
+contains "bomb_lie.h5: /phases/0000/files: declares 134217728 rows but the file stores 0 of them" \
+	"the message says the rows are not stored"
+expect_status 1 "and with --format csv --per-file" \
+	bounded "$PFSREAD" report "$SCRATCH/bomb.h5" --format csv --per-file
+contains "bomb.h5: /phases/0000/files: 134217728 rows" "naming the dataset"
+
+# ---- a renamed field ----
+expect_status 1 "a ranks table with 'bytes' renamed is an error" "$PFSREAD" report "$SCRATCH/renamed.h5"
+contains "renamed.h5: /phases/0001/ranks: its records have no field 'bytes'" \
+	"naming the file, the dataset and the field"
+
+# ---- only NaN times ----
+expect_status 0 "a phase whose every time is NaN: reported" "$PFSREAD" report "$SCRATCH/nan.h5"
+contains "1 phase is INVALID (phase 0000 first: elapsed time not a number)" "it says the phase is INVALID and why"
+case "$OUT" in
+*"every cell"* | *"where the bytes came from ("*) ok 1 "no verdict on where the bytes came from" ;;
+*) ok 0 "no verdict on where the bytes came from" ;;
+esac
+
+# ---- a killed part ----
+expect_status 0 "a file with a killed part" "$PFSREAD" report "$SCRATCH/killed.h5"
+contains "job 101 on n1,n2, 2 phases, partial" "the part that ended: its own count"
+contains "to (killed), job 102 on n1,n2, 3 phases kept, running" "the killed part: the 3 phases it left"
+
+# ---- a gnuplot that never returns ----
+mkdir -p "$SCRATCH/bin"
+cat >"$SCRATCH/bin/gnuplot" <<'SH'
+#!/bin/sh
+# a stand-in: begins every chart the script names, then waits for ever
+echo $$ >"$GP_PIDFILE"
+grep -o "set output '[^']*'" "$1" | sed "s/^set output '//; s/'\$//" | while read -r f; do
+	printf 'partial' >"$f"
+done
+exec sleep 120
+SH
+chmod +x "$SCRATCH/bin/gnuplot"
+PLOTS="$SCRATCH/plots"
+export GP_PIDFILE="$SCRATCH/gnuplot.pid"
+check "a results file to chart" "$PYTHON" "$TOP/tests/integration/report_h5.py" "$SCRATCH"
+expect_status 1 "report --plot with a gnuplot that never returns: exit 1 after the timeout" \
+	env PATH="$SCRATCH/bin:$PATH" PFSREAD_GNUPLOT_TIMEOUT=1 timeout 60 "$PFSREAD" report \
+	"$SCRATCH/a.h5" --plot "$PLOTS"
+contains "gnuplot did not finish" "the message says gnuplot did not finish"
+contains "within 1 s (PFSREAD_GNUPLOT_TIMEOUT): killed it (pid" "and that it was killed, by PID"
+pid=$(cat "$GP_PIDFILE" 2>/dev/null)
+[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null
+ok $? "the stand-in gnuplot (pid ${pid:-?}) is gone"
+[ -n "$pid" ] && kill "$pid" 2>/dev/null # never left running, whatever the outcome
+left=$(find "$PLOTS" \( -name '*.png' -o -name '*.svg' -o -name '*.pdf' \) 2>/dev/null)
+[ -z "$left" ]
+ok $? "no chart is left behind${left:+: $left}"
+expect_status 2 "a PFSREAD_GNUPLOT_TIMEOUT that is no number is a usage error" \
+	env PATH="$SCRATCH/bin:$PATH" PFSREAD_GNUPLOT_TIMEOUT=soon timeout 60 "$PFSREAD" report \
+	"$SCRATCH/a.h5" --plot "$PLOTS"
+contains "PFSREAD_GNUPLOT_TIMEOUT must be a whole number" "and says so"
+pid=$(cat "$GP_PIDFILE" 2>/dev/null)
+[ -n "$pid" ] && kill "$pid" 2>/dev/null # the stand-in, had it been started again
+done_testing
