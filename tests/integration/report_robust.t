@@ -1,6 +1,8 @@
 #!/bin/sh
 # report_robust: results files and tools that once made `pfsread report` crash, hang, eat
 # memory or contradict itself (report_robust_h5.py writes the files with h5py):
+#  - a phase of more than 20,000 file rows (REPORT_KEEP_ROWS, streamed when read) in the
+#    per-file CSV: every row as h5py reads it, with its storage target
 #  - a phase of 40 files whose files table declares 2^27 rows and stores none: refused at once
 #    by the phase's attributes (nfiles), naming the file and the dataset, in bounded memory
 #    (ulimit -v); with nfiles lying too, refused because the rows are not stored
@@ -15,6 +17,34 @@
 
 "$PYTHON" -c 'import h5py, numpy' 2>/dev/null || skip_all "python3 with h5py and numpy is not installed"
 check "the files are written" "$PYTHON" "$TOP/tests/integration/report_robust_h5.py" "$SCRATCH"
+
+# ---- the per-file CSV of phases of more rows than the report keeps ----
+MANY="$SCRATCH/many.h5"
+check "a results file of 2 phases x 20,001 file rows, each on a storage target" sh -c \
+	'"$1" "$2/tests/bench/results_gen.py" "$3" --phases 2 --files 20001 --nodes 2 \
+	--ranks-per-node 2 >/dev/null && "$1" "$2/tests/integration/report_robust_h5.py" --targets "$3"' \
+	sh "$PYTHON" "$TOP" "$MANY"
+"$PFSREAD" report "$MANY" --format csv --per-file >"$SCRATCH/many.csv" 2>"$SCRATCH/many.err"
+ok $? "report --format csv --per-file of it: exit 0"
+check "every row of both phases, in order, as h5py reads them, with its target" "$PYTHON" -c '
+import csv, sys, h5py, numpy as np
+rows = list(csv.DictReader(open(sys.argv[2])))
+with h5py.File(sys.argv[1], "r") as f:
+    at = 0
+    for name in sorted(f["phases"]):
+        g = f["phases"][name]
+        files, tg = g["files"][...], [t.decode() for t in g["targets"][...]]
+        mine = rows[at:at + len(files)]
+        at += len(files)
+        assert len(mine) == len(files), (name, len(mine), len(files))
+        assert all(int(r["phase"]) == int(name) for r in mine), name
+        assert [int(r["file"]) for r in mine] == [int(x) for x in files["file"]], name
+        assert [int(r["rank"]) for r in mine] == [int(x) for x in files["rank"]], name
+        assert [r["target"] for r in mine] == [tg[t] for t in files["target"]], name
+        got = np.array([float(r["close_end_s"]) for r in mine])
+        assert np.allclose(got, files["close_end"], rtol=1e-8), name
+    assert at == len(rows), (at, len(rows))
+' "$MANY" "$SCRATCH/many.csv"
 
 # ---- a tiny file that declares 2^27 file rows ----
 # bounded COMMAND...: the command in 512 MiB of address space (the rows the file declares would

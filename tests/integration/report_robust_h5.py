@@ -4,7 +4,10 @@ contradict itself, written with h5py alone in pfsread's schema (report_h5's writ
 report_robust.t.
 
 usage: report_robust_h5.py DIR
-writes into DIR:
+       report_robust_h5.py --targets FILE
+The second form makes a results file of tests/bench/results_gen.py (schema 3) one of schema 5:
+each file row on one of two storage targets in turn (rows 0, 2, 4, ... on "srv0:/b0").
+The first writes into DIR:
   bomb.h5      a phase of 40 files whose files table declares 2^27 rows and stores none
   bomb_lie.h5  the same, its nfiles attribute saying 2^27 too: the rows are still not stored
   renamed.h5   the ranks table of phase 1 with its field 'bytes' renamed 'bytez'
@@ -99,7 +102,34 @@ def killed(path):
             cut.attrs[k] = v
 
 
+def targets(path):
+    with h5py.File(path, "r+") as f:
+        f.attrs["schema_version"] = np.int32(5)
+        for g in f["phases"].values():
+            g.attrs["advice"] = "none"
+            g.attrs["hints"] = ""
+            ranks = g["ranks"][...]
+            dt = np.dtype(ranks.dtype.descr + [("overlap_s", "<f8")])
+            wider = np.zeros(len(ranks), dtype=dt)
+            for k in ranks.dtype.names:
+                wider[k] = ranks[k]
+            del g["ranks"]
+            g["ranks"] = wider
+            files = g["files"][...]
+            dt = np.dtype(files.dtype.descr + [("target", "<u4")])
+            wider = np.zeros(len(files), dtype=dt)
+            for k in files.dtype.names:
+                wider[k] = files[k]
+            wider["target"] = 1 + np.arange(len(files)) % 2
+            del g["files"]
+            g["files"] = wider
+            g["targets"] = np.array([b"not looked up", b"srv0:/b0", b"srv1:/b1"], dtype="S128")
+
+
 def main():
+    if sys.argv[1] == "--targets":
+        targets(sys.argv[2])
+        return
     out = sys.argv[1]
     bomb(os.path.join(out, "bomb.h5"), False)
     bomb(os.path.join(out, "bomb_lie.h5"), True)
