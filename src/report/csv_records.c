@@ -78,7 +78,7 @@ static int rec_take(void *ctx, struct phase_data *pd, const struct file_rec *row
 	return 0;
 }
 
-/* 1 when every phase of run kept its file rows in memory (none streamed by unkept). */
+/* 1 when every phase of run kept its file rows in memory (none streamed by and let go). */
 static int rec_all_kept(const struct run_data *run)
 {
 	for (size_t p = 0; p < run->nphases; p++)
