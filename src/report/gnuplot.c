@@ -1,11 +1,14 @@
 /* gnuplot: what every chart shares: strings written safely into a gnuplot script, and the
- * script run by gnuplot with its complaints kept in a log. */
+ * script run by gnuplot with its complaints kept in a log, for a bounded time. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report/internal.h"
@@ -57,12 +60,65 @@ static void gp_log_line(const char *log, char *buf, size_t len)
 	fclose(f); /* read only: nothing to lose */
 }
 
+/* The seconds gnuplot may take: PFSREAD_GNUPLOT_TIMEOUT when set (a whole number from 1),
+ * else RP_GP_TIMEOUT_S. 0, or -1 with e set when the variable holds anything else. */
+static int gp_timeout(long *secs, struct pf_err *e)
+{
+	const char *v = getenv("PFSREAD_GNUPLOT_TIMEOUT");
+	char *end = NULL;
+	*secs = RP_GP_TIMEOUT_S;
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || n < 1 || n > 86400 * 7)
+		return pf_fail(e, PF_USAGE, "report: PFSREAD_GNUPLOT_TIMEOUT must be a whole number "
+			       "of seconds from 1 to 604800, not '%s'", v);
+	*secs = n;
+	return 0;
+}
+
+static double gp_now(void)
+{
+	struct timespec t;
+	if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
+		return 0; /* CLOCK_MONOTONIC is always there on Linux: never taken */
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Wait for pid at most secs seconds: 0 when it ended (*status filled), 1 when it did not and
+ * was killed (SIGKILL to its PID) and reaped, -errno when waiting failed. */
+static int gp_wait(pid_t pid, long secs, int *status)
+{
+	const struct timespec tick = {0, 20 * 1000 * 1000};
+	double deadline = gp_now() + (double)secs;
+	for (;;) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (gp_now() >= deadline)
+			break;
+		(void)nanosleep(&tick, NULL); /* woken early by a signal: the loop looks again */
+	}
+	if (kill(pid, SIGKILL) != 0 && errno != ESRCH)
+		return -errno;
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 1;
+}
+
 int rp_gp_run(const char *script, const char *log, struct pf_err *e)
 {
 	posix_spawn_file_actions_t fa;
 	char *argv[] = {"gnuplot", (char *)script, NULL}, line[512];
 	pid_t pid;
+	long secs;
 	int status = 0, rc;
+	if (gp_timeout(&secs, e) != 0)
+		return -1;
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		return pf_fail(e, PF_RUNTIME, "report: cannot start gnuplot: out of memory");
 	rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
@@ -76,9 +132,13 @@ int rp_gp_run(const char *script, const char *log, struct pf_err *e)
 			       "(Debian: apt-get install gnuplot-nox) to draw charts");
 	if (rc != 0)
 		return pf_fail_errno(e, rc, "report: cannot start gnuplot");
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return pf_fail_errno(e, errno, "report: waiting for gnuplot");
+	rc = gp_wait(pid, secs, &status);
+	if (rc < 0)
+		return pf_fail_errno(e, -rc, "report: waiting for gnuplot (pid %d)", (int)pid);
+	if (rc == 1)
+		return pf_fail(e, PF_RUNTIME, "report: gnuplot did not finish %s within %ld s "
+			       "(PFSREAD_GNUPLOT_TIMEOUT): killed it (pid %d); the charts it was "
+			       "drawing are removed (log: %s)", script, secs, (int)pid, log);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	gp_log_line(log, line, sizeof line);
@@ -88,3 +148,7 @@ int rp_gp_run(const char *script, const char *log, struct pf_err *e)
 		       line[0] ? ": " : "", line, log);
 }
 
+int rp_gp_remove(const char *path)
+{
+	return unlink(path) == 0 || errno == ENOENT ? 0 : -errno;
+}

@@ -73,8 +73,10 @@ extern const char *const rp_chart_titles[];
 #define RP_NCHARTS 4
 /* (data.c) one CSV field: quoted when it must be, a leading formula character defused */
 void rp_csv_field(FILE *out, const char *s);
-/* (csv_records.c) every phase's per-file or per-rank records of every run, one CSV table */
-void rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns);
+/* (csv_records.c) every phase's per-file or per-rank records of every run, one CSV table; the
+ * per-file rows of a phase not kept in memory are streamed from its results file again.
+ * rp_csv_files returns 0, or -1 with e set when that read fails. */
+int rp_csv_files(FILE *out, const struct rp_run *runs, size_t nruns, struct pf_err *e);
 void rp_csv_ranks(FILE *out, const struct rp_run *runs, size_t nruns);
 int rp_plot(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e);
 /* 1 when run r had data for chart i (so its files exist after rp_plot). */
@@ -82,7 +84,14 @@ int rp_chart_has_data(const struct rp_run *r, int i);
 /* (gnuplot.c) for every chart: a gnuplot single-quoted string; run a script, its complaints
  * into log; 1 when a path holds a control character (refused, never altered). */
 void rp_gp_text(FILE *gp, const char *s);
+/* gnuplot runs script for at most PFSREAD_GNUPLOT_TIMEOUT seconds (environment), else
+ * RP_GP_TIMEOUT_S: a gnuplot that never returns (a hung font server or display, a stand-in
+ * that waits) is killed by its PID and the report fails with a message. On any failure the
+ * caller removes the charts the script names (rp_gp_remove), so none is left half-written. */
+#define RP_GP_TIMEOUT_S 600
 int rp_gp_run(const char *script, const char *log, struct pf_err *e);
+/* unlink path; 0 also when it is not there, else -errno */
+int rp_gp_remove(const char *path);
 int rp_gp_has_control(const char *s);
 /* (plot_overlay.c) With two or more runs: one chart per backend, bandwidth vs readers per node,
  * a line per run and data set with its 95% interval, in DIR/overlay-K.{png,svg,pdf}, K from 0

@@ -516,6 +516,18 @@ static int plot_check(const struct plot *p, struct pf_err *e)
 	return 0;
 }
 
+/* The charts gnuplot was to draw, after it failed or was killed: none left half-written (the
+ * script, its data and the log stay, to look into). */
+static void plot_remove(const struct plot *p)
+{
+	static const char *const ext[] = {"png", "svg"};
+	char path[4096];
+	for (int i = 0; i < RP_NCHARTS; i++)
+		for (int x = 0; x < 2 && rp_chart_has_data(p->r, i); x++)
+			if (plot_path(p, rp_chart_names[i], ext[x], path, sizeof path) == 0)
+				(void)rp_gp_remove(path); /* already failing: the first error is said */
+}
+
 static int (*const plot_fns[RP_NCHARTS])(struct plot *, struct pf_err *) = {
 	plot_bandwidth, plot_timeline, plot_latency, plot_nodes};
 
@@ -548,8 +560,10 @@ static int plot_run(const char *dir, struct rp_run *r, struct pf_err *e)
 		return -1;
 	if (r->ncells == 0)
 		return 0;
-	if (rp_gp_run(script, log, e) != 0 || plot_check(&p, e) != 0)
+	if (rp_gp_run(script, log, e) != 0 || plot_check(&p, e) != 0) {
+		plot_remove(&p);
 		return -1;
+	}
 	return 0;
 }
 

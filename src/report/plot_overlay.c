@@ -193,6 +193,18 @@ static int ov_chart(FILE *gp, const char *dir, int k, const struct rp_run *runs,
 	return 0;
 }
 
+/* The nb charts gnuplot was to draw, after it failed or was killed: none left half-written. */
+static void ov_remove(const char *dir, size_t nb)
+{
+	static const char *const ext[] = {"png", "svg", "pdf"};
+	char path[OV_PATH];
+	for (size_t k = 0; k < nb; k++)
+		for (size_t x = 0; x < 3; x++)
+			if (snprintf(path, sizeof path, "%s/overlay-%zu.%s", dir, k, ext[x]) <
+			    (int)sizeof path)
+				(void)rp_gp_remove(path); /* already failing: the first error is said */
+}
+
 int rp_plot_overlay(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e)
 {
 	const char *backends[RP_OVERLAY_MAX];
@@ -218,8 +230,8 @@ int rp_plot_overlay(const char *dir, struct rp_run *runs, size_t nruns, struct p
 	int bad = ferror(gp);
 	if ((fclose(gp) != 0 || bad) && rc == 0)
 		rc = pf_fail_errno(e, errno ? errno : EIO, "report: cannot write %s", script);
-	if (rc == 0)
-		rc = rp_gp_run(script, log, e);
+	if (rc == 0 && (rc = rp_gp_run(script, log, e)) != 0)
+		ov_remove(dir, nb);
 	for (size_t k = 0; k < nb && rc == 0; k++) {
 		struct stat st;
 		char png[OV_PATH];

@@ -107,10 +107,8 @@ static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct repor
 	int rc = 0;
 	if (f == REPORT_JSON)
 		return rp_json(out, r, n, o->calib, e);
-	if (f == REPORT_CSV && o->records == REPORT_RECORDS_FILES) {
-		rp_csv_files(out, r, n);
-		return 0;
-	}
+	if (f == REPORT_CSV && o->records == REPORT_RECORDS_FILES)
+		return rp_csv_files(out, r, n, e);
 	if (f == REPORT_CSV && o->records == REPORT_RECORDS_RANKS) {
 		rp_csv_ranks(out, r, n);
 		return 0;

@@ -37,7 +37,11 @@ static void rp_text_parts(FILE *out, const struct run_data *run)
 		rp_plain_text(out, rp_or_dash(p->job_id));
 		fputs(" on ", out);
 		rp_plain_text(out, rp_or_dash(p->hosts));
-		fprintf(out, ", %u phases, ", (unsigned)p->phases_written);
+		if (p->phases_count == RESULTS_PART_UNKNOWN)
+			fputs(", phases not counted (killed), ", out);
+		else
+			fprintf(out, ", %u phases%s, ", (unsigned)p->phases_written,
+				p->phases_count == RESULTS_PART_KEPT ? " kept" : "");
 		rp_plain_text(out, rp_or_dash(p->status));
 		fputc('\n', out);
 	}
@@ -215,8 +219,8 @@ static void provenance_notes(FILE *out, const struct rp_run *r, enum report_form
 {
 	struct phase_provenance p;
 	size_t storage = 0;
-	if (r->run->nphases == 0)
-		return;
+	if (r->run->nphases == 0 || r->ncells == 0)
+		return; /* no phase counts: no verdict, not even "every cell" of none */
 	analyze_provenance(&r->run->phases[0], &p);
 	for (long i = 0; i < r->ncells; i++)
 		storage += strcmp(r->cells[i].from, "storage") == 0;
@@ -279,11 +283,41 @@ static void phase_doubts(FILE *out, const struct run_data *run, enum report_form
 			"phases table)", more);
 }
 
+/* Why no phase counts in the statistics: how many phases are INVALID (complete, with figures
+ * that cannot be true: the first one named with why) and how many did not complete. */
+static void no_cells_note(FILE *out, const struct run_data *run, enum report_format f)
+{
+	size_t invalid = 0, unfinished = 0;
+	const struct phase_info *first = NULL;
+	if (run->nphases == 0) {
+		rp_para(out, f, "no phases: the run wrote none");
+		return;
+	}
+	for (size_t i = 0; i < run->nphases; i++) {
+		const struct phase_info *p = &run->phases[i].info;
+		if (strcmp(p->status, "complete") != 0) {
+			unfinished++;
+		} else if (report_phase_invalid(p) != NULL) {
+			first = first ? first : p;
+			invalid++;
+		}
+	}
+	if (invalid == 0) {
+		rp_para(out, f, "no completed phases: %zu phase%s, none complete (failed, timed out "
+			"or interrupted)", unfinished, unfinished == 1 ? "" : "s");
+		return;
+	}
+	rp_para(out, f, "no phase counts in the statistics: %zu phase%s INVALID (phase %04u first: "
+		"%s) and %zu not complete; no bandwidth, and no verdict on where the bytes came from",
+		invalid, invalid == 1 ? " is" : "s are", (unsigned)first->index,
+		report_phase_invalid(first), unfinished);
+}
+
 int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
 	int rc = 0;
 	if (r->ncells == 0)
-		rp_para(out, f, "no completed phases");
+		no_cells_note(out, r->run, f);
 	for (long i = 0; i < r->ncells && rc == 0; i++)
 		if (first_of(r->cells, i, same_combo))
 			rc = summary_table(out, r->cells, r->ncells, &r->cells[i], f, e);

@@ -3,7 +3,7 @@
  * Nothing in the file is trusted: sizes, types and strings are checked as they are read. */
 #include <hdf5.h>
 
-#include "results/results.h"
+#include "results/reader_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,27 +19,7 @@
 
 /* ---- the reader ---- */
 
-struct rd {
-	const char *path;
-	struct pf_err *e;
-	struct run_data *run;
-	hid_t rank_mem, file_mem; /* compound memory types of the records */
-	hid_t xfer;               /* every H5Dread's transfer list: the buffers below */
-	void *tconv, *bkg;        /* HDF5's type-conversion and background buffers, ours */
-	const struct results_rows *rows; /* NULL: every phase's rows read whole */
-	struct file_rec *chunk;   /* RD_CHUNK rows, when streaming */
-};
-
 #define RD_CHUNK ((size_t)1 << 15) /* file rows per read when streaming: 2 MiB */
-
-/* The one failure path of the reader once the file opened as HDF5. */
-static int rd_fail(const struct rd *c, const char *obj, const char *what)
-{
-	char detail[512];
-	results_h5_detail(detail, sizeof detail);
-	return pf_fail(c->e, PF_RUNTIME, "%s: truncated or damaged: %s: %s%s%s", c->path, obj, what,
-		       detail[0] ? ": " : "", detail);
-}
 
 /* HDF5 allocates and clears its conversion and background buffers (1 MiB each by default) on
  * every H5Dread that converts, as ours do (packed little-endian rows into padded structs):
@@ -70,93 +50,6 @@ static int rd_open(const struct rd *c, hid_t *file)
 	if (*file < 0)
 		return rd_fail(c, "/", "HDF5 cannot open it");
 	return 0;
-}
-
-/* Open attribute name of loc and check it holds one value. */
-static hid_t rd_attr_open(const struct rd *c, hid_t loc, const char *obj, const char *name)
-{
-	char what[192];
-	snprintf(what, sizeof what, "attribute %s", name);
-	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	if (a < 0)
-		return rd_fail(c, obj, what);
-	hid_t s = H5Aget_space(a);
-	hssize_t n = s < 0 ? -1 : H5Sget_simple_extent_npoints(s);
-	if (results_h5_close(s) < 0)
-		n = -1;
-	if (n != 1) {
-		(void)results_h5_close(a); /* already failing */
-		snprintf(what, sizeof what, "attribute %s is not a single value", name);
-		return rd_fail(c, obj, what);
-	}
-	return a;
-}
-
-/* Control characters but newline and tab become '?': a damaged or hostile file must not
- * drive the terminal the report is printed on. */
-static void rd_printable(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 ? *s != '\n' && *s != '\t' : *s == 0x7f)
-			*s = '?';
-}
-
-/* A string attribute, fixed or variable length, into *out (malloc'ed, set only on success). */
-static int rd_attr_str(const struct rd *c, hid_t loc, const char *obj, const char *name,
-		       char **out)
-{
-	int rc = -1;
-	char *vl = NULL, *s = NULL, what[192];
-	hid_t t = -1, a = rd_attr_open(c, loc, obj, name);
-	if (a < 0)
-		return -1;
-	snprintf(what, sizeof what, "attribute %s", name);
-	t = H5Aget_type(a);
-	htri_t var = t < 0 || H5Tget_class(t) != H5T_STRING ? -1 : H5Tis_variable_str(t);
-	size_t size = var == 0 ? H5Tget_size(t) : 0;
-	if (var < 0 || (var == 0 && size == 0)) {
-		snprintf(what, sizeof what, "attribute %s is not a string", name);
-		rd_fail(c, obj, what);
-		goto out;
-	}
-	if (var == 0 && (s = calloc(size + 1, 1)) == NULL) {
-		pf_fail_errno(c->e, ENOMEM, "%s: reading %s %s", c->path, obj, what);
-		goto out;
-	}
-	if (H5Aread(a, t, var ? (void *)&vl : (void *)s) < 0) {
-		rd_fail(c, obj, what);
-		goto out;
-	}
-	if (var && (s = strdup(vl ? vl : "")) == NULL) {
-		pf_fail_errno(c->e, ENOMEM, "%s: reading %s %s", c->path, obj, what);
-		goto out;
-	}
-	rd_printable(s);
-	rc = 0;
-out:
-	if (((vl != NULL && H5free_memory(vl) < 0) | results_h5_close(t) | results_h5_close(a)) &&
-	    rc == 0)
-		rc = rd_fail(c, obj, what);
-	if (rc == 0)
-		*out = s;
-	else
-		free(s);
-	return rc;
-}
-
-/* A numeric attribute into dst, converted by HDF5 to the native type of kind. */
-static int rd_attr_num(const struct rd *c, hid_t loc, const char *obj, const char *name,
-		       enum results_kind kind, void *dst)
-{
-	char what[192];
-	hid_t a = rd_attr_open(c, loc, obj, name);
-	if (a < 0)
-		return -1;
-	snprintf(what, sizeof what, "attribute %s", name);
-	int rc = H5Aread(a, results_h5_type(kind, 0), dst) < 0 ? rd_fail(c, obj, what) : 0;
-	if (results_h5_close(a) < 0 && rc == 0)
-		rc = rd_fail(c, obj, what);
-	return rc;
 }
 
 static int rd_version(const struct rd *c, hid_t file)
@@ -401,67 +294,101 @@ static int rd_slab(const struct rd *c, hid_t d, hid_t fspace, hsize_t at, size_t
 	return rc;
 }
 
-/* pd's file rows through c->rows->take: whole (and kept) when few, else chunk by chunk. */
-static int rd_files_streamed(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
+/* pd's file rows through c->rows->take: whole (and kept) when few, else chunk by chunk. d is
+ * the files table (results_table_open), s its space. */
+static int rd_files_streamed(const struct rd *c, hid_t g, hid_t d, hid_t s, const char *obj,
+			     struct phase_data *pd)
 {
 	char where[96];
-	hsize_t dims[1] = {0};
-	int rc = -1;
-	hid_t s = -1, d = H5Dopen2(g, "files", H5P_DEFAULT);
 	snprintf(where, sizeof where, "%s/files", obj);
-	if (d < 0 || (s = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(s) != 1 ||
-	    H5Sget_simple_extent_dims(s, dims, NULL) != 1 || dims[0] >= SIZE_MAX / 64) {
-		rd_fail(c, where, "missing or not a 1-D dataset");
-		goto out;
-	}
-	pd->nfiles = (size_t)dims[0];
 	if (pd->nfiles <= c->rows->keep) {
 		size_t n = 0;
-		rc = rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), pd->nfiles,
-			     (void **)&pd->files, &n);
-		if (rc == 0)
-			rc = c->rows->take(c->rows->ctx, pd, pd->files, pd->nfiles, c->e);
-		goto out;
+		if (rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), pd->nfiles,
+			    (void **)&pd->files, &n) < 0)
+			return -1;
+		return c->rows->take(c->rows->ctx, pd, pd->files, pd->nfiles, c->e);
 	}
 	for (size_t at = 0; at < pd->nfiles; at += RD_CHUNK) {
 		size_t n = pd->nfiles - at < RD_CHUNK ? pd->nfiles - at : RD_CHUNK;
-		if (rd_slab(c, d, s, at, n, c->chunk) < 0) {
-			rd_fail(c, where, "cannot read");
-			goto out;
-		}
+		if (rd_slab(c, d, s, at, n, c->chunk) < 0)
+			return rd_fail(c, where, "cannot read");
 		if (c->rows->take(c->rows->ctx, pd, c->chunk, n, c->e) < 0)
-			goto out;
+			return -1;
 	}
-	rc = 0;
+	return 0;
+}
+
+/* /phases/NNNN/files: no more rows than the phase's attributes allow (a file of a few KB
+ * could declare 2^27 of them), then read whole or streamed through c->rows. */
+static int rd_files(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
+{
+	char where[96], why[160];
+	uint64_t n = 0;
+	int rc = -1;
+	hid_t s = -1, d;
+	snprintf(where, sizeof where, "%s/files", obj);
+	snprintf(why, sizeof why, "the phase's attributes allow (nfiles %llu, pattern %s, "
+		 "active_readers %d)", (unsigned long long)pd->info.nfiles, pd->info.sweep.pattern,
+		 (int)pd->info.active_readers);
+	struct results_table tb = {c->path, obj, "files", results_file_fields,
+				   results_nfile_fields, c->run->schema_version,
+				   results_rows_allowed(&pd->info, c->run->nranks), why};
+	if ((d = results_table_open(g, &tb, &n, c->e)) < 0)
+		return -1;
+	pd->nfiles = (size_t)n;
+	if ((s = H5Dget_space(d)) < 0) {
+		rd_fail(c, where, "cannot get its space");
+		goto out;
+	}
+	if (c->rows != NULL)
+		rc = rd_files_streamed(c, g, d, s, obj, pd);
+	else
+		rc = rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec), pd->nfiles,
+			     (void **)&pd->files, &pd->nfiles);
 out:
 	if ((results_h5_close(s) | results_h5_close(d)) < 0 && rc == 0)
 		rc = rd_fail(c, where, "cannot close");
 	return rc;
 }
 
-/* /phases/NNNN/targets (schema 5), each name cut to RECORD_TARGET_MAX - 1 bytes. */
-static int rd_targets(const struct rd *c, hid_t g, const char *obj, struct target_table *tg)
+/* /phases/NNNN/targets (schema 5), each name cut to RECORD_TARGET_MAX - 1 bytes: entry 0 and
+ * at most one entry per file row the phase may have. */
+static int rd_targets(const struct rd *c, hid_t g, const char *obj, struct phase_data *pd)
 {
+	struct target_table *tg = &pd->targets;
+	uint64_t rows = 0;
 	size_t n = 0;
 	/* none before schema 5, nor in a phase cut short before its table was written */
 	if (c->run->schema_version < 5 || H5Lexists(g, "targets", H5P_DEFAULT) <= 0)
 		return 0;
+	char why[96];
+	uint64_t most = results_rows_allowed(&pd->info, c->run->nranks);
+	snprintf(why, sizeof why, "entry 0 and one per file row the phase may have (nfiles %llu)",
+		 (unsigned long long)pd->info.nfiles);
+	struct results_table tb = {c->path, obj, "targets", NULL, 0, c->run->schema_version,
+				   most < UINT64_MAX ? most + 1 : most, why};
+	hid_t d = results_table_open(g, &tb, &rows, c->e);
+	if (d < 0 || results_h5_close(d) < 0)
+		return d < 0 ? -1 : rd_fail(c, obj, "targets: cannot close");
 	hid_t t = results_fixed_str_type(RECORD_TARGET_MAX);
-	int rc = t < 0 ? -1 : rd_rows(c, g, obj, "targets", t, RECORD_TARGET_MAX, SIZE_MAX,
-				      (void **)&tg->name, &n);
+	if (t < 0)
+		return rd_fail(c, obj, "cannot build the target type");
+	int rc = rd_rows(c, g, obj, "targets", t, RECORD_TARGET_MAX, (size_t)rows,
+			 (void **)&tg->name, &n);
 	(void)results_h5_close(t);
 	tg->n = n <= UINT32_MAX ? (uint32_t)n : 0;
 	for (size_t i = 0; i < tg->n; i++)
 		tg->name[i][RECORD_TARGET_MAX - 1] = '\0';
-	return t < 0 ? rd_fail(c, obj, "cannot build the target type") : rc;
+	return rc;
 }
 
 static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct phase_data *pd)
 {
 	char obj[64];
+	uint64_t nranks = 0;
 	int rc = -1;
 	snprintf(obj, sizeof obj, "/phases/%s", name);
-	hid_t g = H5Gopen2(phases, name, H5P_DEFAULT);
+	hid_t d = -1, g = H5Gopen2(phases, name, H5P_DEFAULT);
 	if (g < 0)
 		return rd_fail(c, obj, "cannot open");
 	for (size_t i = 0; i < results_nphase_attrs; i++) {
@@ -470,86 +397,21 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 		if (rd_phase_attr(c, g, obj, &f, &pd->info) < 0)
 			goto out;
 	}
-	if (rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
+	struct results_table tb = {c->path, obj, "ranks", results_rank_fields,
+				   results_nrank_fields, c->run->schema_version,
+				   (uint64_t)c->run->nranks, "the run's ranks (nranks)"};
+	if ((d = results_table_open(g, &tb, &nranks, c->e)) < 0 ||
+	    rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
 		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0)
 		goto out;
-	if ((c->rows != NULL ? rd_files_streamed(c, g, obj, pd) < 0
-			     : rd_rows(c, g, obj, "files", c->file_mem, sizeof(struct file_rec),
-				       SIZE_MAX, (void **)&pd->files, &pd->nfiles) < 0) ||
-	    rd_targets(c, g, obj, &pd->targets) < 0)
+	/* the targets first: whoever takes the streamed rows names their targets */
+	if (rd_targets(c, g, obj, pd) < 0 || rd_files(c, g, obj, pd) < 0)
 		goto out;
 	rc = 0;
 out:
-	if (results_h5_close(g) < 0 && rc == 0)
+	if ((results_h5_close(d) | results_h5_close(g)) < 0 && rc == 0)
 		rc = rd_fail(c, obj, "cannot close");
 	return rc;
-}
-
-struct rd_name {
-	unsigned long index;
-	char name[32];
-};
-
-static int rd_name_cmp(const void *a, const void *b)
-{
-	const struct rd_name *x = a, *y = b;
-	return (x->index > y->index) - (x->index < y->index);
-}
-
-struct rd_names {
-	const struct rd *c;
-	struct rd_name *names;
-	size_t n, room;
-	int failed; /* a member was refused (the message is in c->e) */
-};
-
-/* One member of /phases: its name, checked to be a number. */
-static herr_t rd_phase_name(hid_t g, const char *name, const H5L_info_t *info, void *data)
-{
-	struct rd_names *l = data;
-	char *end = NULL;
-	(void)g;
-	(void)info;
-	l->failed = 1;
-	if (l->n == l->room)
-		return rd_fail(l->c, "/phases", "more members than it listed");
-	struct rd_name *nm = &l->names[l->n];
-	if (name[0] == '\0' || strlen(name) >= sizeof nm->name || name[0] == '-')
-		return rd_fail(l->c, "/phases", "a member's name is not a phase number");
-	strcpy(nm->name, name);
-	nm->index = strtoul(nm->name, &end, 10);
-	if (*end != '\0')
-		return rd_fail(l->c, "/phases", "a member's name is not a phase number");
-	l->n++;
-	l->failed = 0;
-	return 0;
-}
-
-/* The names of /phases's members, checked to be numbers, in numeric order. One pass over the
- * links (H5Lget_name_by_idx by name order rebuilds and sorts the group's whole link table on
- * every call: quadratic in phases). */
-static int rd_phase_names(const struct rd *c, hid_t g, struct rd_name **names, size_t *n)
-{
-	H5G_info_t gi;
-	hsize_t idx = 0;
-	if (H5Gget_info(g, &gi) < 0)
-		return rd_fail(c, "/phases", "cannot list");
-	struct rd_names l = {c, NULL, 0, (size_t)gi.nlinks, 0};
-	*n = 0;
-	*names = NULL;
-	if (l.room == 0)
-		return 0;
-	if ((l.names = calloc(l.room, sizeof *l.names)) == NULL)
-		return pf_fail_errno(c->e, ENOMEM, "%s: listing /phases", c->path);
-	*names = l.names; /* the caller frees it, also on failure */
-	herr_t rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, rd_phase_name, &l);
-	if (rc < 0)
-		return l.failed ? -1 : rd_fail(c, "/phases", "cannot list");
-	if (l.n != l.room)
-		return rd_fail(c, "/phases", "fewer members than it listed");
-	*n = l.n;
-	qsort(l.names, l.n, sizeof *l.names, rd_name_cmp);
-	return 0;
 }
 
 static int rd_phases(const struct rd *c, hid_t file)
@@ -580,69 +442,6 @@ out:
 	return rc;
 }
 
-/* A string attribute of a part, or "" when its run ended before writing it. */
-static int rd_part_str(const struct rd *c, hid_t g, const char *obj, const char *name, char **out)
-{
-	htri_t has = H5Aexists(g, name);
-	if (has < 0)
-		return rd_fail(c, obj, "cannot list its attributes");
-	if (has)
-		return rd_attr_str(c, g, obj, name, out);
-	return (*out = strdup("")) ? 0 : pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, obj);
-}
-
-static int rd_part(const struct rd *c, hid_t parts, const char *name, struct run_part *pt)
-{
-	char obj[64];
-	int rc = -1;
-	hid_t g = (snprintf(obj, sizeof obj, "/parts/%s", name), H5Gopen2(parts, name, H5P_DEFAULT));
-	char **s[] = {&pt->start_time, &pt->end_time, &pt->job_id, &pt->hosts, &pt->command_line,
-		      &pt->status};
-	if (g < 0) { /* a run killed as it began it (link written, group not): "unreadable" */
-		for (size_t i = 0; i < 6; i++)
-			if ((*s[i] = strdup(i < 5 ? "" : "unreadable")) == NULL)
-				return pf_fail_errno(c->e, ENOMEM, "%s: %s", c->path, obj);
-		return 0;
-	}
-	static const char *const nm[] = {"start_time", "end_time", "job_id", "hosts",
-					 "command_line", "status"};
-	for (size_t i = 0; i < 6 && (rc = rd_part_str(c, g, obj, nm[i], s[i])) == 0;)
-		i++;
-	if (rc == 0 && H5Aexists(g, "phases_written") > 0)
-		rc = rd_attr_num(c, g, obj, "phases_written", RESULTS_U32, &pt->phases_written);
-	if (results_h5_close(g) < 0 && rc == 0)
-		rc = rd_fail(c, obj, "cannot close");
-	return rc;
-}
-
-/* /parts, when the file has it (written since run --resume exists). */
-static int rd_parts(const struct rd *c, hid_t file)
-{
-	struct rd_name *names = NULL;
-	size_t n = 0;
-	int rc = -1;
-	htri_t has = H5Lexists(file, "/parts", H5P_DEFAULT);
-	hid_t g = has > 0 ? H5Gopen2(file, "/parts", H5P_DEFAULT) : -1;
-	if (g < 0)
-		return has == 0 ? 0 : rd_fail(c, "/parts", "cannot open");
-	if (rd_phase_names(c, g, &names, &n) < 0)
-		goto out;
-	if (n && (c->run->parts = calloc(n, sizeof *c->run->parts)) == NULL) {
-		pf_fail_errno(c->e, ENOMEM, "%s: reading /parts", c->path);
-		goto out;
-	}
-	c->run->nparts = n;
-	for (size_t i = 0; i < n; i++)
-		if (rd_part(c, g, names[i].name, &c->run->parts[i]) < 0)
-			goto out;
-	rc = 0;
-out:
-	free(names);
-	if (results_h5_close(g) < 0 && rc == 0)
-		rc = rd_fail(c, "/parts", "cannot close");
-	return rc;
-}
-
 static int rd_all(struct rd *c, hid_t file)
 {
 	c->rank_mem = results_compound(results_rank_fields, results_nrank_fields,
@@ -659,6 +458,7 @@ static int rd_all(struct rd *c, hid_t file)
 	    rd_topology(c, file) < 0 || rd_parts(c, file) < 0 ||
 	    rd_phases(c, file) < 0)
 		return -1;
+	rd_parts_kept(c->run);
 	return 0;
 }
 

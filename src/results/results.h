@@ -146,7 +146,29 @@ int results_h5_close(hid_t id);
 
 /* The innermost message of HDF5's current error stack ("" when none), for failure messages. */
 void results_h5_detail(char *buf, size_t len);
+
+/* (checks.c) A table of a phase as the reader is to trust it: obj/name of the results file
+ * path, records with the schema's fields[0..nfields) (NULL: not records) as of schema_version,
+ * at most `most` rows, why being what sets that bound, in words. */
+struct results_table {
+	const char *path, *obj, *name;
+	const struct results_field *fields;
+	size_t nfields;
+	int schema_version;
+	uint64_t most;
+	const char *why;
+};
+
+/* Open table t under g: 1-D, no more than t->most rows, every field of its schema version a
+ * member of its records, and every row it declares stored when it is contiguous (a dataset
+ * never written reads as fill values). Its row count into *n. The dataset (caller closes it),
+ * or -1 with a message naming the file, the dataset and what is wrong. */
+hid_t results_table_open(hid_t g, const struct results_table *t, uint64_t *n, struct pf_err *e);
 #endif
+
+/* (checks.c) The most file rows phase p can have by its own attributes: each of its nfiles
+ * files read by one reader, or with pattern shared by every active reader (at most nranks). */
+uint64_t results_rows_allowed(const struct phase_info *p, int nranks);
 
 /* The longest files (open to close) a phase's digest keeps. */
 #define RESULTS_SLOWEST 8
@@ -188,8 +210,16 @@ struct phase_data {
  * several. Strings are "" when the part's run was killed before it wrote them. */
 struct run_part {
 	char *start_time, *end_time, *job_id, *hosts, *command_line, *status;
-	uint32_t phases_written;
+	uint32_t phases_written; /* by phases_count */
+	int phases_count;        /* RESULTS_PART_* */
 };
+/* Its run counted the phases it wrote (phases_written, at its end). */
+#define RESULTS_PART_WRITTEN 0
+/* Its run was killed before it counted them, and it is the only such part: phases_written is
+ * the phases the file holds that no other part counted, the ones it left. */
+#define RESULTS_PART_KEPT 1
+/* Killed before counting, as another part was: how many are its own is not known. */
+#define RESULTS_PART_UNKNOWN 2
 
 struct run_data {
 	char *path;

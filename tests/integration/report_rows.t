@@ -4,7 +4,8 @@
 # rows, 77 MB as records in memory), a few of them made slow, one with no close time and one
 # closed before it opened: the report's peak memory stays far below what the rows would take
 # held whole, and what it derives from the rows (each phase's stonewall bytes, the slowest files
-# against their phase's median) is what an independent reader (h5py) computes from them.
+# against their phase's median) is what an independent reader (h5py) computes from them. The
+# per-file CSV of it (every row) stays as far below.
 . "$(dirname "$0")/lib.sh"
 
 "$PYTHON" -c 'import h5py, numpy' 2>/dev/null || skip_all "python3 with h5py and numpy is not installed"
@@ -86,6 +87,21 @@ for g, e in zip(got, expect_slow[:5]):
     assert g[0] == e[0] and g[1] == e[1], (got, expect_slow[:6])
     assert abs(g[2] - e[2]) <= 1e-9 * e[2] and abs(g[3] - e[3]) <= 1e-9 * e[3], (g, e)
 ' "$H" "$SCRATCH/out.json"
+
+# the per-file CSV writes every row, and holds no more of them than the report does: the rows
+# of a phase it did not keep are read again and written chunk by chunk
+/usr/bin/time -f %M -o "$SCRATCH/time.txt" "$PFSREAD" report --format csv --per-file "$H" \
+	2>"$SCRATCH/err.txt" | wc -l >"$SCRATCH/lines.txt"
+csv_kb=$(tail -n 1 "$SCRATCH/time.txt")
+lines=$(cat "$SCRATCH/lines.txt")
+[ "$lines" -eq $((8 * ROWS + 1)) ]
+ok $? "report --format csv --per-file of the large file: a header and $((8 * ROWS)) rows ($lines lines)"
+if ldd "$PFSREAD" 2>/dev/null | grep -q libasan; then
+	ok 0 "# skip: $PFSREAD is built with AddressSanitizer"
+else
+	[ -n "$base" ] && [ -n "$csv_kb" ] && [ "$csv_kb" -lt $((base + rows_kb / 2)) ] 2>/dev/null
+	ok $? "its peak RSS (${csv_kb:-?} KiB) is below the small file's ($base KiB) plus half the rows' $rows_kb KiB"
+fi
 
 expect_status 0 "the text report of the large file" "$PFSREAD" report "$H"
 contains "slowest files (2x slower" "names the slowest files"

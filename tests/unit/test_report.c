@@ -306,6 +306,30 @@ static void test_summary_and_line(const struct run_data *run)
 		fclose(line);
 }
 
+/* A run whose only phase does not count: the summary says why, with no verdict on where the
+ * bytes came from (of no cell). */
+static void test_nothing_counts(const struct run_data *full)
+{
+	struct run_data run = *full;
+	struct phase_data one = full->phases[12]; /* failed, bandwidth NaN */
+	run.phases = &one;
+	run.nphases = 1;
+	char *s = render(&run, 1, REPORT_TEXT);
+	ok(s != NULL && strstr(s, "no completed phases: 1 phase, none complete") != NULL &&
+		   strstr(s, "every cell") == NULL,
+	   "a failed phase alone: none complete, no provenance verdict");
+	free(s);
+	snprintf(one.info.status, sizeof one.info.status, "complete");
+	one.info.elapsed_s = NAN;
+	s = render(&run, 1, REPORT_TEXT);
+	ok(s != NULL &&
+		   strstr(s, "1 phase is INVALID (phase 0012 first: elapsed time not a number)") !=
+			   NULL &&
+		   strstr(s, "every cell") == NULL && strstr(s, "where the bytes came from (") == NULL,
+	   "a complete phase whose times are NaN: INVALID, no provenance verdict");
+	free(s);
+}
+
 int main(void)
 {
 	char path[] = "we\"ird,run.h5";
@@ -322,5 +346,6 @@ int main(void)
 	test_json(&run);
 	test_text(&run);
 	test_summary_and_line(&run);
+	test_nothing_counts(&run);
 	return tap_done();
 }

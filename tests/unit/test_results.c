@@ -338,6 +338,24 @@ static void cleanup(const char *dir)
 	rmdir(dir);
 }
 
+/* The file rows a phase's attributes allow: nfiles, times its active readers (at most the
+ * run's ranks) when they share each file. */
+static void test_rows_allowed(void)
+{
+	struct phase_info p;
+	memset(&p, 0, sizeof p);
+	p.nfiles = 40;
+	p.active_readers = 4;
+	snprintf(p.sweep.pattern, sizeof p.sweep.pattern, "per-reader");
+	ok(results_rows_allowed(&p, 4) == 40, "per-reader: one row per file");
+	snprintf(p.sweep.pattern, sizeof p.sweep.pattern, "shared");
+	ok(results_rows_allowed(&p, 4) == 160, "shared: one per file and active reader");
+	p.active_readers = 1000;
+	ok(results_rows_allowed(&p, 8) == 320, "shared: active readers at most the run's ranks");
+	p.nfiles = UINT64_MAX / 2;
+	ok(results_rows_allowed(&p, 8) == UINT64_MAX, "no overflow");
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/pfsread-test-results-XXXXXX", path[512];
@@ -363,6 +381,7 @@ int main(int argc, char **argv)
 	test_fixed_strings(path);
 	test_bad_files(dir, path);
 	test_create_refuses(path);
+	test_rows_allowed();
 	cleanup(dir);
 	MPI_Finalize();
 	return tap_done();
