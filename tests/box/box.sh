@@ -369,11 +369,11 @@ EOF
 		record_ns "box-$n"
 	done
 	# until the chunk servers have registered the file system has no space and writes fail
-	for i in $(seq 100); do
+	for i in $(seq 101); do
 		[ "$(on n1 df -P "$B/fs" | awk 'NR == 2 { print $4 }')" -gt 0 ] 2>/dev/null && break
+		[ "$i" -le 100 ] || { mfs_why "the chunk servers (no space after 20 s)"; return 1; }
 		sleep 0.2
 	done
-	[ "$i" -lt 100 ] || { mfs_why "the chunk servers (no space after 20 s)"; return 1; }
 	# one copy of each chunk (one server), no trash: the tools talk to the master through a mount
 	ton n1 mfssetgoal -r 1 "$B/fs" >/dev/null && ton n1 mfssettrashtime -r 0 "$B/fs" >/dev/null
 }
