@@ -36,7 +36,6 @@ case "$BOX_WHY" in
 esac
 [ "$(grep -c '^box: cannot start: ' "$SCRATCH/box-up.err")" -eq 1 ]
 ok $? "... said once"
-BOX_OWNED=0
 [ -z "$(box_left)" ]
 ok $? "the failed up left nothing behind"
 
