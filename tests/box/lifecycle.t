@@ -27,8 +27,12 @@ ok $? "the usage errors left nothing behind"
 check "build the /dev/null-refusing shim" cc -shared -fPIC -O2 -o "$SCRATCH/nodevnull.so" \
 	tests/box/nodevnull.c -ldl
 export BOX_MFS_PRELOAD="$SCRATCH/nodevnull.so"
-box_up --nodes 1 --link-mbit "$BOX_LINK" --fs moosefs
-ok $((!$?)) "up fails when mfsmaster cannot start"
+if box_up --nodes 1 --link-mbit "$BOX_LINK" --fs moosefs; then
+	ok 1 "up fails when mfsmaster cannot start"
+	"$BOX" down >/dev/null 2>&1
+else
+	ok 0 "up fails when mfsmaster cannot start"
+fi
 unset BOX_MFS_PRELOAD
 case "$BOX_WHY" in
 *"mfs.log: bgsaver.c:"*"failed assertion 'dup(f)==STDIN_FILENO'"*) ok 0 "the cause in one line: $BOX_WHY" ;;
