@@ -295,6 +295,31 @@ gluster_leftovers() {
 
 # ---- MooseFS ----
 
+# mfs_daemon PROG ARGS...: a MooseFS daemon started in box-srv, with the box's own /dev/null.
+# The daemons drop to WORKING_USER, and mfsmaster's background saver (a child forked after
+# that) puts /dev/null on its fds 0-2 by open("/dev/null", O_RDWR) as that user, asserting
+# on the result: where the machine's /dev/null is not the 0666 character device 1:3 (a
+# regular file left where a tool had removed it, a nodev mount), the saver dies on
+# "bgsaver.c:1095 - failed assertion 'dup(f)==STDIN_FILENO'" and the master with it. Each
+# daemon runs in a private mount namespace of its own whose /dev/null is the device node the
+# box made on its tmpfs, whatever the machine's is. BOX_MFS_PRELOAD (tests only) is put in
+# the daemon's LD_PRELOAD, to make it fail on purpose.
+mfs_daemon() {
+	on srv unshare --mount --propagation private sh -c 'mount --bind "$0" /dev/null && exec "$@"' \
+		"$B/srv/mfs/null" env ${BOX_MFS_PRELOAD:+LD_PRELOAD="$BOX_MFS_PRELOAD"} \
+		timeout "${T:-60}" "$@" </dev/null >>"$B/log/mfs.log" 2>&1
+}
+
+# mfs_why WHAT: WHY, one line: WHAT failed, and the first failed assertion of a MooseFS
+# daemon in its log (a master that has asserted leaves only "can't connect" to its
+# clients), else the log's last line
+mfs_why() {
+	local line
+	line=$(grep -m 1 'failed assertion' "$B/log/mfs.log" 2>/dev/null)
+	[ -n "$line" ] || line=$(tail -n 1 "$B/log/mfs.log" 2>/dev/null)
+	WHY="moosefs: $1 failed (mfs.log: ${line:-empty})"
+}
+
 mfs_up() {
 	local i n e="$B/srv/mfs/etc"
 	mkdir -p "$e" "$B/srv/mfs/master" "$B/img" "$B/log"
@@ -329,19 +354,24 @@ EOF
 		chown -R mfs:mfs "$B/srv/chunks$i" "$B/srv/mfs/cs$i"
 	done
 	chown -R mfs:mfs "$B/srv/mfs/master"
-	ton srv mfsmaster -c "$e/mfsmaster.cfg" start >>"$B/log/mfs.log" 2>&1 || return 1
+	t mknod -m 0666 "$B/srv/mfs/null" c 1 3 || { WHY="cannot make $B/srv/mfs/null"; return 1; }
+	mfs_daemon mfsmaster -c "$e/mfsmaster.cfg" start || { mfs_why mfsmaster; return 1; }
 	for i in $(seq "$(state bricks)"); do
-		ton srv mfschunkserver -c "$e/mfschunkserver$i.cfg" start >>"$B/log/mfs.log" 2>&1 || return 1
+		mfs_daemon mfschunkserver -c "$e/mfschunkserver$i.cfg" start || {
+			mfs_why mfschunkserver
+			return 1
+		}
 	done
 	record_ns box-srv
 	for n in $(nodes); do
 		ton "$n" mfsmount "$B/fs" -H "$SRV_IP" ${MFS_MOUNT_OPTS:+-o "$MFS_MOUNT_OPTS"} \
-			>>"$B/log/mfs.log" 2>&1 || return 1
+			</dev/null >>"$B/log/mfs.log" 2>&1 || { mfs_why "mfsmount on $n"; return 1; }
 		record_ns "box-$n"
 	done
 	# until the chunk servers have registered the file system has no space and writes fail
-	for i in $(seq 100); do
+	for i in $(seq 101); do
 		[ "$(on n1 df -P "$B/fs" | awk 'NR == 2 { print $4 }')" -gt 0 ] 2>/dev/null && break
+		[ "$i" -le 100 ] || { mfs_why "the chunk servers (no space after 20 s)"; return 1; }
 		sleep 0.2
 	done
 	# one copy of each chunk (one server), no trash: the tools talk to the master through a mount
@@ -578,7 +608,10 @@ cmd_up() {
 	cmd_summary
 }
 
+# up_failed: the cause first, on one line of its own ("box: cannot start: ..."; tests take
+# it from there), then the logs' tails
 up_failed() {
+	say "cannot start: ${WHY:-see the logs in $B/log}"
 	say "up failed: tearing down (logs were in $B/log)"
 	[ -d "$B/log" ] && tail -n 5 "$B"/log/*.log 2>/dev/null | sed 's/^/box:   /' >&2
 	cmd_down >/dev/null 2>&1

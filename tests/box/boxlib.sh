@@ -29,7 +29,8 @@ box_require() {
 	fi
 }
 
-# box_up ARGS...: a box for this test, torn down on exit, failure and signal (INT, TERM, HUP)
+# box_up ARGS...: a box for this test, torn down on exit, failure and signal (INT, TERM, HUP);
+# when it cannot start, BOX_WHY says why in one line
 box_up() {
 	BOX_OWNED=1
 	trap 'box_cleanup' EXIT
@@ -40,7 +41,13 @@ box_up() {
 	BOX_SUMMARY=$(timeout 300 "$BOX" up "$@" 2>"$SCRATCH/box-up.err")
 	st=$?
 	echo "# $BOX_SUMMARY ($(elapsed "$T0") s wall)"
-	[ "$st" -eq 0 ] || sed 's/^/#   /' "$SCRATCH/box-up.err"
+	# BOX_WHY: why the box could not start, one line (box.sh's "cannot start: ...")
+	BOX_WHY=""
+	if [ "$st" -ne 0 ]; then
+		sed 's/^/#   /' "$SCRATCH/box-up.err"
+		BOX_WHY=$(sed -n 's/^box: cannot start: //p' "$SCRATCH/box-up.err" | head -n 1)
+		[ -n "$BOX_WHY" ] || BOX_WHY=$(tail -n 1 "$SCRATCH/box-up.err")
+	fi
 	return "$st"
 }
 

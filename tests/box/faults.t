@@ -42,7 +42,7 @@ box_require
 
 # ---- A. GlusterFS: the client gives up before the limit ----
 if ! box_up --nodes 2 --link-mbit "$BOX_LINK" --fs glusterfs; then
-	ok 1 "a box of 2 nodes on GlusterFS comes up"
+	ok 1 "a box of 2 nodes on GlusterFS comes up: $BOX_WHY"
 	done_testing
 fi
 ok 0 "a box of 2 nodes on GlusterFS comes up"
@@ -77,7 +77,7 @@ box_down_clean "gl: the box tears down to nothing after the fault"
 
 # ---- B. MooseFS: the client hangs on, pfsread's limit must end the run ----
 if ! box_up --nodes 2 --link-mbit "$BOX_LINK" --fs moosefs; then
-	ok 1 "a box of 2 nodes on MooseFS comes up"
+	ok 1 "a box of 2 nodes on MooseFS comes up: $BOX_WHY"
 	done_testing
 fi
 ok 0 "a box of 2 nodes on MooseFS comes up"

@@ -2,7 +2,8 @@
 # lifecycle: box.sh's interface and its promises. Usage errors; a MooseFS box with a slow node
 # and a capped server link: host names, no route out, names resolving inside only, the file
 # system at the same path on every node and nowhere else, ranks in their node's namespaces,
-# pfsread on one node at the server's cap; `up` refuses while a box is up; `down` leaves nothing
+# pfsread on one node at the server's cap; a file system that cannot start named in one line
+# (its daemon's log); `up` refuses while a box is up; `down` leaves nothing
 # and is idempotent; a test killed mid-run (SIGTERM, and SIGKILL followed by `down`) leaves
 # nothing either.
 . "$(dirname "$0")/boxlib.sh"
@@ -21,9 +22,30 @@ expect_status 0 "down without a box is fine" "$BOX" down
 [ -z "$(box_left)" ]
 ok $? "the usage errors left nothing behind"
 
+# ---- a file system that cannot start: the box says why in one line, and leaves nothing ----
+# (nodevnull.c refuses /dev/null to every process but root's, so mfsmaster's saver asserts)
+check "build the /dev/null-refusing shim" cc -shared -fPIC -O2 -o "$SCRATCH/nodevnull.so" \
+	tests/box/nodevnull.c -ldl
+export BOX_MFS_PRELOAD="$SCRATCH/nodevnull.so"
+if box_up --nodes 1 --link-mbit "$BOX_LINK" --fs moosefs; then
+	ok 1 "up fails when mfsmaster cannot start"
+	"$BOX" down >/dev/null 2>&1
+else
+	ok 0 "up fails when mfsmaster cannot start"
+fi
+unset BOX_MFS_PRELOAD
+case "$BOX_WHY" in
+*"mfs.log: bgsaver.c:"*"failed assertion 'dup(f)==STDIN_FILENO'"*) ok 0 "the cause in one line: $BOX_WHY" ;;
+*) ok 1 "the cause in one line, from the daemon's log: got '$BOX_WHY'" ;;
+esac
+[ "$(grep -c '^box: cannot start: ' "$SCRATCH/box-up.err")" -eq 1 ]
+ok $? "... said once"
+[ -z "$(box_left)" ]
+ok $? "the failed up left nothing behind"
+
 # ---- a MooseFS box: n2 slow, the server's link capped ----
 if ! box_up --nodes 2 --link-mbit "$BOX_LINK" --slow n2=100 --server-mbit 300 --fs moosefs; then
-	ok 1 "a MooseFS box of 2 nodes comes up"
+	ok 1 "a MooseFS box of 2 nodes comes up: $BOX_WHY"
 	done_testing
 fi
 ok 0 "a MooseFS box of 2 nodes comes up"

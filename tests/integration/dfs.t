@@ -32,18 +32,40 @@ mkdir -p "$SCRATCH/localdisk"
 study local "$SCRATCH/localdisk"
 study glusterfs /box/fs/pfsread
 study moosefs /box/fs/pfsread
+# skip DESC...: each check that cannot run, skipped with the reason
+skip() {
+	why=$1
+	shift
+	for d in "$@"; do ok 0 "$d # SKIP $why"; done
+}
+# a file system that cannot start fails once, with the cause box.sh names (BOX_WHY); the
+# checks that need it are skipped for that reason, the other file systems go on
+RAN=""
 for fs in local glusterfs moosefs; do
 	case "$fs" in
 	glusterfs) box_up --nodes 1 --link-mbit 10000 --fs glusterfs --bricks 2 ;;
 	moosefs) box_up --nodes 1 --link-mbit 10000 --fs moosefs ;;
 	esac
-	ok $? "$fs: ready"
+	if [ $? -ne 0 ]; then
+		ok 1 "$fs: ready: $BOX_WHY"
+		skip "$fs did not start" "$fs: generate" "$fs: run" "$fs: every file read once, bytes right" \
+			"$fs: the box tears down to nothing"
+		continue
+	fi
+	ok 0 "$fs: ready"
 	check "$fs: generate" on_fs "$fs" "$PFSREAD" generate "$SCRATCH/$fs.yaml"
 	check "$fs: run" on_fs "$fs" "$PFSREAD" run "$SCRATCH/$fs.yaml"
 	check "$fs: every file read once, bytes right" "$PYTHON" "$CHECK_H5" "$SCRATCH/$fs.h5" \
-		'{"phases": 4, "status": "complete"}'
+		'{"phases": 4, "status": "complete"}' && RAN="$RAN $fs"
 	[ "$fs" = local ] || box_down_clean "$fs: the box tears down to nothing"
 done
+if [ "$RAN" != " local glusterfs moosefs" ]; then
+	skip "needs all three runs, these completed:${RAN:- none}" \
+		"the file system types recorded are right" "where the bytes came from" \
+		"one comparison report of the three" "the report names GlusterFS" "the report names MooseFS" \
+		"the comparison as csv" "csv: cells of all three runs"
+	done_testing
+fi
 check "the file system types recorded are right" "$PYTHON" -c '
 import h5py, sys
 want = {"local": ("ext", "xfs", "btrfs", "tmpfs", "overlay"), "glusterfs": ("glusterfs",), "moosefs": ("mfs", "moosefs")}

@@ -3,7 +3,7 @@
 # rate, the ETAs), also from a rank that does not read in the phase (it takes part in the
 # sums from the closing barrier's wait); none with --progress 0; generate and verify show
 # theirs the same way. Every read is made 10 ms slow (slow.c) so that a phase
-# lasts long enough for several lines on any machine.
+# lasts long enough for several lines on any machine; the uring phase's file hints likewise.
 . "$(dirname "$0")/lib.sh"
 
 cfg="$SCRATCH/t.yaml"
@@ -37,9 +37,10 @@ case "$OUT" in
 esac
 expect_status 0 "verify with progress lines" mpi 2 $slow "$PFSREAD" verify "$gcfg" --progress 0.1
 contains "progress: verify many:" "verify shows its progress"
-# the uring pipeline reads a whole share in one call: its lines come from its batches
-# (a line with bytes needs the phase to outlast a tick and a test, ~0.1 s: 16 x 8 MiB read
-# 4 KiB at a time, one request in flight, takes 0.2-0.3 s on tmpfs here)
+# the uring pipeline reads a whole share in one call: its lines come from its batches. A
+# line with bytes needs the phase to outlast a tick and a test (~0.1 s), which no machine's
+# speed promises: each file's hint (posix_fadvise, the pipeline's one libc call per file) is
+# made 50 ms slow (slow.c), so the 16 files take at least 0.8 s, bytes arriving in between
 U="$SCRATCH/u"
 ucfg="$SCRATCH/u.yaml"
 printf 'root: %s\ndatasets: [{name: u, file_size: 8MiB, file_count: 16}]\nsweep: {transfer_size: [4KiB], readers_per_node: [1], backend: [uring]}\nuring: {queue_depth: 1}\ncache: none\n' "$U/data" >"$ucfg"
@@ -47,7 +48,8 @@ if mpi 1 "$PFSREAD" plan "$ucfg" 2>&1 | grep -q "unknown backend 'uring'"; then
 	ok 0 "# SKIP this build has no liburing"
 elif capped_mount "$U" 200m 1000; then
 	check "generate the uring run's data set" mpi 2 "$PFSREAD" generate "$ucfg" --progress 0
-	expect_status 0 "a uring run with a line every 0.01 s" mpi 2 "$PFSREAD" run "$ucfg" -o "$U/u.h5" --progress 0.01
+	expect_status 0 "a uring run with a line every 0.01 s" mpi 2 env LD_PRELOAD="$SCRATCH/slow.so" \
+		PFSREAD_SLOW=fadvise:50 "$PFSREAD" run "$ucfg" -o "$U/u.h5" --progress 0.01
 	OUT=$(printf '%s\n' "$OUT" | grep '^progress: phase 1/1 u x 1 r/node: ' | grep -v ': 0 B of' | head -n 1)
 	case "$OUT" in
 	*" MB of 134.2 MB ("*) ok 0 "the uring pipeline's phase has a line with its bytes" ;;

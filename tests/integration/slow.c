@@ -6,7 +6,8 @@
  * test's cue that the stage has begun). A sleep cut short by a signal is not resumed.
  * PFSREAD_KILL_AT=pwrite:N kills the process (SIGKILL, at once) at its Nth pwrite, before
  * it writes: a run killed in the middle of writing its results file, at the same point every
- * time (resume.t). */
+ * time (resume.t). "fadvise:N" slows posix_fadvise, the one libc call the io_uring pipeline
+ * makes per file (its hint), so that a uring phase outlasts a progress tick (progress.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -56,6 +57,7 @@ typedef int (*mkdir_fn)(const char *, mode_t);
 typedef int (*unlinkat_fn)(int, const char *, int);
 typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
 typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
+typedef int (*fadvise_fn)(int, off_t, off_t, int);
 
 #define REAL(name, type) type real = (type)dlsym(RTLD_NEXT, name)
 
@@ -108,4 +110,18 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 	kill_at_pwrite();
 	slow("pwrite", NULL);
 	return real(fd, buf, len, off);
+}
+
+int posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+	REAL("posix_fadvise", fadvise_fn);
+	slow("fadvise", NULL);
+	return real(fd, off, len, advice);
+}
+
+int posix_fadvise64(int fd, off_t off, off_t len, int advice)
+{
+	REAL("posix_fadvise64", fadvise_fn);
+	slow("fadvise", NULL);
+	return real(fd, off, len, advice);
 }
