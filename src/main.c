@@ -41,7 +41,8 @@ static int finish_mpi(int rank, int nranks, struct pf_err *e)
 	char who[300];
 	rank_label(rank, who, sizeof who);
 	if (e->status == PF_HUNG) {
-		fprintf(stderr, "pfsread: %s: %s\n", who, e->msg);
+		if (e->msg[0] != '\0') /* empty: a rank lost its peers and the reporter said it */
+			fprintf(stderr, "pfsread: %s: %s\n", who, e->msg);
 		MPI_Abort(MPI_COMM_WORLD, PF_RUNTIME);
 		return PF_RUNTIME;
 	}

@@ -300,14 +300,59 @@ static void run_watchdog(const struct experiment *x, const char *what)
 }
 
 
+/* After a collective step was given up (guard.h: a rank stopped or stuck, named in e): the
+ * reporter records the phase out (NULL: between phases, the run only) as timed out through a
+ * handle of its own, the other ranks drop theirs, and it tells them when that is done, so
+ * that none ends the job before. The reporter's message says where the file stands; the
+ * others, once told, say nothing (e's message emptied): one line for the whole loss. */
+static void run_lost(const struct experiment *x, const struct topology *t, struct guard *g,
+		     struct results **r, const struct phase_output *out, struct pf_err *e)
+{
+	size_t used = strlen(e->msg);
+	if (!g->reporter) {
+		results_drop(*r);
+		*r = NULL;
+		/* the reporter may still be waiting at a step of its own, then writing */
+		if (guard_settle(g, t, 2 * guard_wait_s(x->phase_timeout) + RUN_WRITE_WAIT_MIN))
+			e->msg[0] = '\0';
+		return;
+	}
+	struct phase_info info;
+	struct pf_err werr = {0};
+	char why[sizeof e->msg];
+	snprintf(why, sizeof why, "%s", e->msg);
+	if (out != NULL) {
+		info = out->info;
+		snprintf(info.status, sizeof info.status, "timeout");
+		snprintf(info.flags, sizeof info.flags, "lost");
+	}
+	int rc = *r == NULL ? 0
+		 : results_record_lost(*r, out != NULL ? &info : NULL,
+				       out != NULL ? &out->me : NULL, out != NULL ? out->files : NULL,
+				       out != NULL ? out->nfiles : 0, t->map.node_of_rank, "timeout",
+				       why, &werr);
+	if (*r != NULL && used < sizeof e->msg)
+		snprintf(e->msg + used, sizeof e->msg - used, rc == 0
+			 ? "; the results file is closed, status timeout%s"
+			 : "; the results file could not be closed: %s",
+			 rc == 0 ? (out != NULL ? ", the phase marked timeout" : "") : werr.msg);
+	*r = NULL;
+	(void)guard_settle(g, t, 0);
+}
+
 /* Clocks drift apart (tens of ppm without NTP: tens of milliseconds an hour), so a long study
  * measures the offsets again, between phases, once RUN_CLOCK_RESYNC_S have passed. Rank 0
  * decides, so that all ranks enter the collective together. */
-static int run_resync_clocks(struct topology *t, struct pf_err *e)
+static int run_resync_clocks(const struct experiment *x, struct topology *t, struct guard *g,
+			     struct pf_err *e)
 {
+	MPI_Request q;
 	int again = t->rank == 0 && topology_clock() - t->synced_at > RUN_CLOCK_RESYNC_S;
-	if (MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
+	if (MPI_Ibcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD, &q) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Ibcast failed");
+	if (guard_wait(g, t, MPI_COMM_WORLD, &q, 1, guard_wait_s(x->phase_timeout),
+		       "the clock synchronisation", e) != 0)
+		return -1;
 	return again ? topology_sync_clocks(t, e) : 0;
 }
 
@@ -325,6 +370,7 @@ struct run_limits {
 	double wall_done;                  /* the time they took (the study's ETA) */
 	int pilot;                         /* plan --pilot: a sample of each phase */
 	uint64_t pilot_files;
+	struct guard guard;                /* the deadline of every collective step of a phase */
 };
 
 /* Before phase i: its progress label and what the study has left after it. */
@@ -384,8 +430,12 @@ static int run_may_start(const struct experiment *x, const struct topology *t,
 			       L->budget_s, budget_margin(L->budget_s));
 		}
 	}
-	if (MPI_Allreduce(&why, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
-		return pf_fail(e, PF_RUNTIME, "run: MPI_Allreduce failed");
+	MPI_Request q;
+	if (MPI_Iallreduce(&why, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "run: MPI_Iallreduce failed");
+	if (guard_wait(&L->guard, t, MPI_COMM_WORLD, &q, 1, guard_wait_s(x->phase_timeout),
+		       "agreeing to start the phase", e) != 0)
+		return -1;
 	if (agreed == 0)
 		return 1;
 	L->stopped_at = i;
@@ -397,7 +447,7 @@ static int run_may_start(const struct experiment *x, const struct topology *t,
  * the run goes on: the other phases are unaffected. A time limit or a signal ends the run
  * after the phase in progress is written. *status gets the run's status for the file. */
 static int run_phases(const struct experiment *x, struct topology *t, const struct run_prov *prov,
-		      struct results *r, struct run_limits *L, const char **status,
+		      struct results **rp, struct run_limits *L, const char **status,
 		      struct pf_err *e)
 {
 	void *buf = NULL;
@@ -428,6 +478,7 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		return -1;
 	}
 	int rc = iobuf_alloc(alloc, &buf), failed = 0;
+	struct results *r = *rp;
 	if (rc != 0) {
 		free(atime_mode);
 		free(largest);
@@ -447,7 +498,13 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		struct pf_err werr = {0};
 		if (L->prior != NULL && L->prior->kept[i])
 			continue; /* measured by an earlier part of the run */
+		snprintf(L->guard.where, sizeof L->guard.where, "phase %llu", (unsigned long long)i);
 		int go = run_may_start(x, t, L, i, e);
+		if (L->guard.lost) {
+			run_lost(x, t, &L->guard, rp, NULL, e);
+			rc = -1;
+			break;
+		}
 		if (go <= 0) {
 			rc = go;
 			if (go == 0)
@@ -459,12 +516,26 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		s.progress = &L->progress;
 		s.pilot = L->pilot;
 		s.pilot_files = L->pilot_files;
+		s.guard = &L->guard;
 		run_progress_begin(x, L, &s, i, n);
-		if (run_resync_clocks(t, e) != 0) {
+		if (run_resync_clocks(x, t, &L->guard, e) != 0) {
+			if (L->guard.lost)
+				run_lost(x, t, &L->guard, rp, NULL, e);
 			rc = -1;
 			break;
 		}
 		rc = phase_run(&s, t, buf, buflen, &out, e);
+		/* every rank here before the results write (progress_end's sum too) */
+		if (!L->guard.lost && e->status != PF_HUNG)
+			(void)guard_barrier(&L->guard, t, MPI_COMM_WORLD,
+					    guard_wait_s(x->phase_timeout),
+					    "before writing the phase to the results file", e);
+		if (L->guard.lost) {
+			run_lost(x, t, &L->guard, rp, &out, e);
+			phase_output_free(&out);
+			rc = -1;
+			break;
+		}
 		if (e->status == PF_HUNG) {
 			phase_output_free(&out);
 			break; /* nothing collective can be done any more */
@@ -642,9 +713,17 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (rc == 0 && progress_init(&limits.progress, o->progress_s) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "run: cannot set up the progress lines (MPI_Comm_dup)");
 	if (rc == 0)
-		rc = run_phases(x, &t, &prov, r, &limits, &status, e);
+		rc = run_phases(x, &t, &prov, &r, &limits, &status, e);
 	if (e->status == PF_HUNG)
 		goto out; /* main aborts: a collective close would wait for the stuck rank */
+	if (r != NULL && guard_barrier(&limits.guard, &t, MPI_COMM_WORLD,
+				       guard_wait_s(x->phase_timeout),
+				       "before closing the results file", e) != 0 &&
+	    limits.guard.lost) {
+		limits.guard.where[0] = '\0';
+		run_lost(x, &t, &limits.guard, &r, NULL, e);
+		goto out;
+	}
 	if (r != NULL) {
 		struct pf_err cerr = {0};
 		run_watchdog(x, "closing the results file");

@@ -319,9 +319,12 @@ out:
 	return rc;
 }
 
-int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
-			const struct file_rec *files, uint64_t nfiles,
-			const struct target_table *targets, struct pf_err *e)
+/* A phase's group: ranks_n rows of /ranks from this rank at ranks_at (its own row, or every
+ * row when it writes alone), its files after the other ranks'. */
+static int res_write_phase(struct results *r, const struct phase_info *p,
+			   const struct rank_rec *ranks_rows, uint64_t ranks_at, uint64_t ranks_n,
+			   const struct file_rec *files, uint64_t nfiles,
+			   const struct target_table *targets, struct pf_err *e)
 {
 	char name[16], obj[32];
 	int rc = 0;
@@ -335,8 +338,8 @@ int results_write_phase(struct results *r, const struct phase_info *p, const str
 	    res_room(r, obj, total * H5Tget_size(r->file_disk) + nr * H5Tget_size(r->rank_disk),
 		     e) < 0)
 		return -1;
-	uint64_t me = (uint64_t)r->rank;
-	struct res_rows ranks = {"ranks", r->rank_disk, r->rank_mem, nr, me, 1, mine};
+	struct res_rows ranks = {"ranks", r->rank_disk, r->rank_mem, nr, ranks_at, ranks_n,
+				 ranks_rows};
 	struct res_rows rows = {"files", r->file_disk, r->file_mem, total, offset, nfiles, files};
 	RES_TRY(g = H5Gcreate2(r->phases, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), r, obj,
 		"H5Gcreate2", e);
@@ -353,6 +356,13 @@ out:
 	if (results_h5_close(g) < 0 && rc == 0)
 		rc = res_fail(r, obj, "H5Gclose", e);
 	return rc;
+}
+
+int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
+			const struct file_rec *files, uint64_t nfiles,
+			const struct target_table *targets, struct pf_err *e)
+{
+	return res_write_phase(r, p, mine, (uint64_t)r->rank, 1, files, nfiles, targets, e);
 }
 
 /* ---- parts: one per run that wrote the file ---- */
@@ -577,5 +587,85 @@ int results_close(struct results *r, const char *status, struct pf_err *e)
 		rc = res_fail(r, "/", "closing", e);
 	free(r->path);
 	free(r);
+	return rc;
+}
+
+/* ---- a run that lost a rank ---- */
+
+void results_drop(struct results *r)
+{
+	if (r == NULL)
+		return;
+	free(r->path);
+	free(r);
+}
+
+/* The last group of /parts (this run's), opened in s, or -1. */
+static hid_t res_last_part(struct results *s)
+{
+	H5G_info_t info;
+	char name[24];
+	hid_t g = H5Gopen2(s->file, "/parts", H5P_DEFAULT), part = -1;
+	if (g < 0)
+		return -1;
+	if (H5Gget_info(g, &info) >= 0 && info.nlinks > 0) {
+		snprintf(name, sizeof name, "%04llu", (unsigned long long)info.nlinks - 1);
+		part = H5Gopen2(g, name, H5P_DEFAULT);
+	}
+	(void)results_h5_close(g); /* read only: nothing to lose */
+	return part;
+}
+
+/* The phase as the reporter knows it: its own row, the other ranks' rows zero but for their
+ * rank and node. */
+static int res_lost_phase(struct results *s, const struct phase_info *p,
+			  const struct rank_rec *mine, const struct file_rec *files, uint64_t nfiles,
+			  const int *node_of_rank, struct pf_err *e)
+{
+	struct rank_rec *rows = calloc((size_t)s->nranks, sizeof *rows);
+	int rc;
+	if (rows == NULL)
+		return pf_fail(e, PF_RUNTIME, "%s: out of memory", s->path);
+	for (int i = 0; i < s->nranks; i++) {
+		rows[i].rank = i;
+		rows[i].node = node_of_rank[i];
+	}
+	if (mine->rank >= 0 && mine->rank < s->nranks)
+		rows[mine->rank] = *mine;
+	rc = res_write_phase(s, p, rows, 0, (uint64_t)s->nranks, files, nfiles, NULL, e);
+	free(rows);
+	return rc;
+}
+
+int results_record_lost(struct results *r, const struct phase_info *p,
+			const struct rank_rec *mine, const struct file_rec *files, uint64_t nfiles,
+			const int *node_of_rank, const char *status, const char *why,
+			struct pf_err *e)
+{
+	struct results *s = res_new(r->path, MPI_COMM_SELF, r->nnodes);
+	int rc = 0;
+	if (s == NULL) {
+		pf_fail(e, PF_RUNTIME, "%s: out of memory", r->path);
+		results_drop(r);
+		return -1;
+	}
+	s->rank = 0;
+	s->nranks = r->nranks;
+	s->part_phases = r->part_phases;
+	results_drop(r); /* its HDF5 objects are never closed: that would wait for the lost rank */
+	if ((rc = res_open(s, 0, 2, e)) < 0)
+		goto out;
+	RES_TRY(s->phases = H5Gopen2(s->file, "/phases", H5P_DEFAULT), s, "/phases", "H5Gopen2", e);
+	if (p != NULL && (rc = res_lost_phase(s, p, mine, files, nfiles, node_of_rank, e)) < 0)
+		goto out;
+	s->part = res_last_part(s); /* a file without parts gets its root status only */
+	rc = res_attr_str(s, s->file, "/", "error", why, e);
+out:
+	if (s->lost) { /* a failed write: close nothing more, as results_close would not */
+		results_drop(s);
+		return -1;
+	}
+	if (results_close(s, rc == 0 ? status : NULL, rc == 0 ? e : NULL) < 0 && rc == 0)
+		rc = -1;
 	return rc;
 }

@@ -6,11 +6,15 @@
  * test's cue that the stage has begun). A sleep cut short by a signal is not resumed.
  * PFSREAD_KILL_AT=pwrite:N kills the process (SIGKILL, at once) at its Nth pwrite, before
  * it writes: a run killed in the middle of writing its results file, at the same point every
- * time (resume.t). */
+ * time (resume.t). PFSREAD_STOP_AT=pread:N stops the process (SIGSTOP, as a user's kill -STOP
+ * or a frozen node) at its Nth pread of a file under PFSREAD_STOP_UNDER, before it reads, in
+ * the rank PFSREAD_STOP_RANK (OMPI_COMM_WORLD_RANK or PMI_RANK) only; its pid is appended
+ * to PFSREAD_STOP_LOG first, so that the test can find, wake or kill it (watchdog.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,6 +55,45 @@ static void kill_at_pwrite(void)
 		raise(SIGKILL);
 }
 
+/* This process's rank under the launcher, or NULL outside one. */
+static const char *stop_rank(void)
+{
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+	return r != NULL ? r : getenv("PMI_RANK");
+}
+
+/* PFSREAD_STOP_AT=pread:N: the Nth pread of a file under PFSREAD_STOP_UNDER stops here. */
+static void stop_at_pread(int fd)
+{
+	static long calls;
+	const char *at = getenv("PFSREAD_STOP_AT"), *under = getenv("PFSREAD_STOP_UNDER");
+	const char *want = getenv("PFSREAD_STOP_RANK"), *rank = stop_rank(), *log;
+	char link[64], path[4096];
+	if (at == NULL || strncmp(at, "pread:", 6) != 0 || want == NULL || rank == NULL ||
+	    strcmp(want, rank) != 0)
+		return;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	if (n < 0)
+		return;
+	path[n] = '\0';
+	if (under != NULL && strncmp(path, under, strlen(under)) != 0)
+		return;
+	if (++calls != strtol(at + 6, NULL, 10))
+		return;
+	if ((log = getenv("PFSREAD_STOP_LOG")) != NULL) {
+		int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		char line[32];
+		int len = snprintf(line, sizeof line, "%d\n", (int)getpid());
+		if (lfd >= 0) {
+			if (write(lfd, line, (size_t)len) < 0)
+				len = 0; /* the test then finds no pid and fails: nothing else to do */
+			close(lfd);
+		}
+	}
+	raise(SIGSTOP);
+}
+
 typedef int (*stat_fn)(const char *, struct stat *);
 typedef int (*mkdir_fn)(const char *, mode_t);
 typedef int (*unlinkat_fn)(int, const char *, int);
@@ -83,6 +126,7 @@ int unlinkat(int dirfd, const char *name, int flags)
 ssize_t pread(int fd, void *buf, size_t len, off_t off)
 {
 	REAL("pread", pread_fn);
+	stop_at_pread(fd);
 	slow("pread", NULL);
 	return real(fd, buf, len, off);
 }
@@ -90,6 +134,7 @@ ssize_t pread(int fd, void *buf, size_t len, off_t off)
 ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 {
 	REAL("pread64", pread_fn);
+	stop_at_pread(fd);
 	slow("pread", NULL);
 	return real(fd, buf, len, off);
 }
