@@ -329,8 +329,9 @@ static void run_lost(const struct experiment *x, const struct topology *t, struc
 	int rc = *r == NULL ? 0
 		 : results_record_lost(*r, out != NULL ? &info : NULL,
 				       out != NULL ? &out->me : NULL, out != NULL ? out->files : NULL,
-				       out != NULL ? out->nfiles : 0, t->map.node_of_rank, "timeout",
-				       why, &werr);
+				       out != NULL ? out->nfiles : 0,
+				       out != NULL ? &out->targets : NULL, t->map.node_of_rank,
+				       "timeout", why, &werr);
 	if (*r != NULL && used < sizeof e->msg)
 		snprintf(e->msg + used, sizeof e->msg - used, rc == 0
 			 ? "; the results file is closed, status timeout%s"
@@ -716,11 +717,11 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		rc = run_phases(x, &t, &prov, &r, &limits, &status, e);
 	if (e->status == PF_HUNG)
 		goto out; /* main aborts: a collective close would wait for the stuck rank */
+	limits.guard.where[0] = '\0'; /* the phases are over */
 	if (r != NULL && guard_barrier(&limits.guard, &t, MPI_COMM_WORLD,
 				       guard_wait_s(x->phase_timeout),
 				       "before closing the results file", e) != 0 &&
 	    limits.guard.lost) {
-		limits.guard.where[0] = '\0';
 		run_lost(x, &t, &limits.guard, &r, NULL, e);
 		goto out;
 	}

@@ -93,14 +93,14 @@ void results_prior_free(struct results_prior *p);
 
 /* After a rank was lost (stopped or stuck: no collective call can complete), the reporter
  * alone (rank 0, or rank 1 when rank 0 is the lost one): write the phase p as this rank knows
- * it (its own row mine and its files; every other rank's row zero but for rank and node; p
- * NULL: no phase), the root and this run's part status, and the root attribute error (why),
+ * it (its own row mine and its files, whose target fields index targets, NULL: none looked
+ * up; every other rank's row zero but for rank and node; p NULL: no phase), the root and this run's part status, and the root attribute error (why),
  * through a handle of this process alone, and close it. r is released without a call to
  * HDF5 (its close would wait for the lost rank) and freed. 0 or -1 with e set. */
 int results_record_lost(struct results *r, const struct phase_info *p,
 			const struct rank_rec *mine, const struct file_rec *files, uint64_t nfiles,
-			const int *node_of_rank, const char *status, const char *why,
-			struct pf_err *e);
+			const struct target_table *targets, const int *node_of_rank,
+			const char *status, const char *why, struct pf_err *e);
 
 /* The ranks that do not record the loss: release r without a call to HDF5. */
 void results_drop(struct results *r);

@@ -620,7 +620,8 @@ static hid_t res_last_part(struct results *s)
  * rank and node. */
 static int res_lost_phase(struct results *s, const struct phase_info *p,
 			  const struct rank_rec *mine, const struct file_rec *files, uint64_t nfiles,
-			  const int *node_of_rank, struct pf_err *e)
+			  const struct target_table *targets, const int *node_of_rank,
+			  struct pf_err *e)
 {
 	struct rank_rec *rows = calloc((size_t)s->nranks, sizeof *rows);
 	int rc;
@@ -632,15 +633,15 @@ static int res_lost_phase(struct results *s, const struct phase_info *p,
 	}
 	if (mine->rank >= 0 && mine->rank < s->nranks)
 		rows[mine->rank] = *mine;
-	rc = res_write_phase(s, p, rows, 0, (uint64_t)s->nranks, files, nfiles, NULL, e);
+	rc = res_write_phase(s, p, rows, 0, (uint64_t)s->nranks, files, nfiles, targets, e);
 	free(rows);
 	return rc;
 }
 
 int results_record_lost(struct results *r, const struct phase_info *p,
 			const struct rank_rec *mine, const struct file_rec *files, uint64_t nfiles,
-			const int *node_of_rank, const char *status, const char *why,
-			struct pf_err *e)
+			const struct target_table *targets, const int *node_of_rank,
+			const char *status, const char *why, struct pf_err *e)
 {
 	struct results *s = res_new(r->path, MPI_COMM_SELF, r->nnodes);
 	int rc = 0;
@@ -656,7 +657,8 @@ int results_record_lost(struct results *r, const struct phase_info *p,
 	if ((rc = res_open(s, 0, 2, e)) < 0)
 		goto out;
 	RES_TRY(s->phases = H5Gopen2(s->file, "/phases", H5P_DEFAULT), s, "/phases", "H5Gopen2", e);
-	if (p != NULL && (rc = res_lost_phase(s, p, mine, files, nfiles, node_of_rank, e)) < 0)
+	if (p != NULL && (rc = res_lost_phase(s, p, mine, files, nfiles, targets, node_of_rank,
+					    e)) < 0)
 		goto out;
 	s->part = res_last_part(s); /* a file without parts gets its root status only */
 	rc = res_attr_str(s, s->file, "/", "error", why, e);

@@ -564,6 +564,7 @@ static void phase_lost_output(const struct topology *t, double opened, struct ph
 		o->files[i].open_end -= opened;
 		o->files[i].read_end -= opened;
 		o->files[i].close_end -= opened;
+		o->files[i].target = 0; /* "not looked up": the table was never merged */
 	}
 	if (o->nfiles > 0) {
 		o->me.start -= opened;
@@ -572,6 +573,9 @@ static void phase_lost_output(const struct topology *t, double opened, struct ph
 	o->me.clock_offset_s = t->rank_offset_s[t->rank];
 	o->me.clock_error_s = t->rank_error_s[t->rank];
 	o->info.clock_bound_s = phase_clock_bound(t);
+	o->info.resident_fraction = o->me.resident_fraction;
+	snprintf(o->info.cache_state, sizeof o->info.cache_state, "%s",
+		 cache_state_name(cache_state_of(o->info.resident_fraction)));
 	o->info.bytes = o->me.bytes;
 	o->info.elapsed_s = o->me.end > o->me.start ? o->me.end - o->me.start : 0;
 	o->info.bandwidth_MBps = 0; /* the missing ranks' bytes are unknown */

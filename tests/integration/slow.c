@@ -7,9 +7,10 @@
  * PFSREAD_KILL_AT=pwrite:N kills the process (SIGKILL, at once) at its Nth pwrite, before
  * it writes: a run killed in the middle of writing its results file, at the same point every
  * time (resume.t). PFSREAD_STOP_AT=pread:N stops the process (SIGSTOP, as a user's kill -STOP
- * or a frozen node) at its Nth pread of a file under PFSREAD_STOP_UNDER, before it reads, in
- * the rank PFSREAD_STOP_RANK (OMPI_COMM_WORLD_RANK or PMI_RANK) only; its pid is appended
- * to PFSREAD_STOP_LOG first, so that the test can find, wake or kill it (watchdog.t). */
+ * or a frozen node) at its Nth pread of a file under PFSREAD_STOP_UNDER, before it reads;
+ * PFSREAD_STOP_AT=MPI_Ibarrier:N at its Nth MPI_Ibarrier, before it enters it; in the rank
+ * PFSREAD_STOP_RANK (OMPI_COMM_WORLD_RANK or PMI_RANK) only. Its pid is appended to
+ * PFSREAD_STOP_LOG first, so that the test can find, wake or kill it (lost_rank.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -62,26 +63,11 @@ static const char *stop_rank(void)
 	return r != NULL ? r : getenv("PMI_RANK");
 }
 
-/* PFSREAD_STOP_AT=pread:N: the Nth pread of a file under PFSREAD_STOP_UNDER stops here. */
-static void stop_at_pread(int fd)
+/* Appends this process's pid to PFSREAD_STOP_LOG and stops it. */
+static void stop_here(void)
 {
-	static long calls;
-	const char *at = getenv("PFSREAD_STOP_AT"), *under = getenv("PFSREAD_STOP_UNDER");
-	const char *want = getenv("PFSREAD_STOP_RANK"), *rank = stop_rank(), *log;
-	char link[64], path[4096];
-	if (at == NULL || strncmp(at, "pread:", 6) != 0 || want == NULL || rank == NULL ||
-	    strcmp(want, rank) != 0)
-		return;
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, path, sizeof path - 1);
-	if (n < 0)
-		return;
-	path[n] = '\0';
-	if (under != NULL && strncmp(path, under, strlen(under)) != 0)
-		return;
-	if (++calls != strtol(at + 6, NULL, 10))
-		return;
-	if ((log = getenv("PFSREAD_STOP_LOG")) != NULL) {
+	const char *log = getenv("PFSREAD_STOP_LOG");
+	if (log != NULL) {
 		int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		char line[32];
 		int len = snprintf(line, sizeof line, "%d\n", (int)getpid());
@@ -92,6 +78,31 @@ static void stop_at_pread(int fd)
 		}
 	}
 	raise(SIGSTOP);
+}
+
+/* PFSREAD_STOP_AT=NAME:N: the Nth call of NAME (for pread, of a file under
+ * PFSREAD_STOP_UNDER: fd >= 0) stops here, in the rank PFSREAD_STOP_RANK. */
+static void stop_at(const char *name, int fd)
+{
+	static long calls;
+	const char *at = getenv("PFSREAD_STOP_AT"), *under = getenv("PFSREAD_STOP_UNDER");
+	const char *want = getenv("PFSREAD_STOP_RANK"), *rank = stop_rank();
+	size_t n = strlen(name);
+	char link[64], path[4096];
+	if (at == NULL || strncmp(at, name, n) != 0 || at[n] != ':' || want == NULL ||
+	    rank == NULL || strcmp(want, rank) != 0)
+		return;
+	if (fd >= 0 && under != NULL) {
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t len = readlink(link, path, sizeof path - 1);
+		if (len < 0)
+			return;
+		path[len] = '\0';
+		if (strncmp(path, under, strlen(under)) != 0)
+			return;
+	}
+	if (++calls == strtol(at + n + 1, NULL, 10))
+		stop_here();
 }
 
 typedef int (*stat_fn)(const char *, struct stat *);
@@ -126,7 +137,7 @@ int unlinkat(int dirfd, const char *name, int flags)
 ssize_t pread(int fd, void *buf, size_t len, off_t off)
 {
 	REAL("pread", pread_fn);
-	stop_at_pread(fd);
+	stop_at("pread", fd);
 	slow("pread", NULL);
 	return real(fd, buf, len, off);
 }
@@ -134,7 +145,7 @@ ssize_t pread(int fd, void *buf, size_t len, off_t off)
 ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 {
 	REAL("pread64", pread_fn);
-	stop_at_pread(fd);
+	stop_at("pread", fd);
 	slow("pread", NULL);
 	return real(fd, buf, len, off);
 }
@@ -153,4 +164,14 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 	kill_at_pwrite();
 	slow("pwrite", NULL);
 	return real(fd, buf, len, off);
+}
+
+/* MPI_Ibarrier, to stop a rank just before a given collective step of the run (Open MPI's
+ * MPI_Comm and MPI_Request are pointers: passed on untouched). */
+typedef int (*ibarrier_fn)(void *, void *);
+int MPI_Ibarrier(void *comm, void *req)
+{
+	REAL("MPI_Ibarrier", ibarrier_fn);
+	stop_at("MPI_Ibarrier", -1);
+	return real(comm, req);
 }
