@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "cmd/plan.h"
 #include "config/config.h" /* CFG_STARTUP_TIMEOUT_S: the watchdog before MPI_Init */
+#include "results/results.h"
 #include "run/target.h"
 #include "util/err.h"
 #include "util/stop.h"
@@ -183,6 +184,9 @@ int main(int argc, char **argv)
 	/* a rank's storage target helper (run/target.c), not a command: no MPI, no output */
 	if (strcmp(argv[1], TARGET_HELPER_ARG) == 0)
 		return target_helper_main(argc - 2, argv + 2);
+	/* the watchdog's helper that closes a results file a stuck write left open (stop.h) */
+	if (strcmp(argv[1], RESULTS_MARK_ARG) == 0)
+		return results_mark_main(argc - 2, argv + 2);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		cli_print_usage(stdout);
 		return PF_OK;

@@ -292,11 +292,48 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
  * signal interrupts. Without a time limit there is no deadline (a stalled file system may
  * come back). A watchdog that cannot be armed is only a lost safeguard: not an error. */
 #define RUN_WRITE_WAIT_MIN 10.0
+#define RUN_WORDS_WAIT_S 15.0 /* the other ranks' watchdogs wait longer: see run_watchdog */
 
-static void run_watchdog(const struct experiment *x, const char *what)
+/* What rank 0's watchdog runs before it ends the process (stop_watchdog_last_words): this
+ * program again, which closes the results file serially with status timeout. */
+struct run_words {
+	char path[RUN_PATH];
+	char phases[16];  /* the phases this run wrote */
+	char stage[160];  /* "phase 3: writing the phase to the results file" */
+	char why[320];
+	char *argv[7];
+};
+
+/* Count the watchdog from now for the collective results step what. Rank 0's closes the file
+ * first (run_words); the other ranks' wait RUN_WORDS_WAIT_S longer, so that the launcher does
+ * not end rank 0 before (a rank that ends ends the job). */
+static void run_watchdog(const struct experiment *x, const struct topology *t,
+			 struct run_words *w, const char *where, uint32_t written, const char *what)
 {
-	if (x->phase_timeout > 0)
-		(void)stop_watchdog_step(fmax(2 * x->phase_timeout, RUN_WRITE_WAIT_MIN), what);
+	double wait = fmax(2 * x->phase_timeout, RUN_WRITE_WAIT_MIN);
+	if (x->phase_timeout <= 0)
+		return;
+	snprintf(w->stage, sizeof w->stage, "%s%s%s", where, where[0] ? ": " : "", what);
+	if (t->rank == 0) {
+		snprintf(w->phases, sizeof w->phases, "%u", (unsigned)written);
+		snprintf(w->why, sizeof w->why, "%s: stuck for %g s (some rank did not finish it)",
+			 w->stage, wait);
+		char *argv[] = {"/proc/self/exe", RESULTS_MARK_ARG, w->path, "timeout", w->phases,
+				w->why, NULL};
+		memcpy(w->argv, argv, sizeof argv);
+		stop_watchdog_last_words(w->argv);
+	} else {
+		wait += RUN_WORDS_WAIT_S;
+	}
+	(void)stop_watchdog_step(wait, w->stage);
+}
+
+/* The step is over: no watchdog, no last words. 0 or -1 (errno set). */
+static int run_watchdog_end(void)
+{
+	int rc = stop_watchdog_step(0, NULL);
+	stop_watchdog_last_words(NULL);
+	return rc;
 }
 
 
@@ -372,6 +409,8 @@ struct run_limits {
 	int pilot;                         /* plan --pilot: a sample of each phase */
 	uint64_t pilot_files;
 	struct guard guard;                /* the deadline of every collective step of a phase */
+	struct run_words words;            /* rank 0's watchdog's, at a results write or close */
+	uint32_t written;                  /* phases this run wrote */
 };
 
 /* Before phase i: its progress label and what the study has left after it. */
@@ -546,11 +585,14 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 			rc = pf_fail(e, PF_RUNTIME, "run: the progress sums failed (MPI)");
 			break;
 		}
-		run_watchdog(x, "writing a phase to the results file");
+		run_watchdog(x, t, &L->words, L->guard.where, L->written,
+			     "writing a phase to the results file");
 		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles,
 					      &out.targets, &werr);
-		if (stop_watchdog_step(0, NULL) != 0 && wrc == 0)
+		if (run_watchdog_end() != 0 && wrc == 0)
 			wrc = pf_fail_errno(&werr, errno, "run: cannot stop the watchdog");
+		if (wrc == 0)
+			L->written++;
 		if (wrc != 0) {
 			if (werr.status == PF_HUNG)
 				pf_fail_lost(e, "%s", werr.msg);
@@ -674,6 +716,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (rc != 0)
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
+	snprintf(limits.words.path, sizeof limits.words.path, "%s", path);
 	meta.env = env;
 	if ((hosts = resume_hosts(&t)) == NULL) {
 		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
@@ -727,9 +770,9 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	}
 	if (r != NULL) {
 		struct pf_err cerr = {0};
-		run_watchdog(x, "closing the results file");
+		run_watchdog(x, &t, &limits.words, "", limits.written, "closing the results file");
 		int crc = results_close(r, status, &cerr);
-		(void)stop_watchdog_step(0, NULL); /* the close is over either way */
+		(void)run_watchdog_end(); /* the close is over either way */
 		if (crc != 0) {
 			if (cerr.status == PF_HUNG)
 				pf_fail_lost(e, "%s", cerr.msg);

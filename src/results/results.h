@@ -102,6 +102,18 @@ int results_record_lost(struct results *r, const struct phase_info *p,
 			const struct target_table *targets, const int *node_of_rank,
 			const char *status, const char *why, struct pf_err *e);
 
+/* A process of its own, without MPI (the watchdog's helper, when a collective results write
+ * or close is stuck): open path serially and set the root's and the last part's status, the
+ * part's end time and phases written, and the root attribute error (why). The file holds
+ * what its last flush wrote. 0 or -1 with e set. */
+int results_mark_alone(const char *path, const char *status, uint32_t phases, const char *why,
+		       struct pf_err *e);
+
+/* main hands `pfsread RESULTS_MARK_ARG FILE STATUS PHASES WHY` here (argv from FILE on):
+ * results_mark_alone; exit status 0, 1 when it failed (said on stderr), 2 on bad arguments. */
+#define RESULTS_MARK_ARG "--pfsread-results-mark"
+int results_mark_main(int argc, char **argv);
+
 /* The ranks that do not record the loss: release r without a call to HDF5. */
 void results_drop(struct results *r);
 

@@ -4,11 +4,13 @@
 #include "util/stop.h"
 
 #include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +25,35 @@ static _Atomic(const char *) watchdog_stage = "starting";
 static _Atomic int watchdog_rank = -1;
 static _Atomic(double) watchdog_limit;
 static _Atomic int watchdog_step; /* armed by stop_watchdog_step, not for start-up */
+static char watchdog_host[256];   /* set once, before any timer can fire */
+static _Atomic(char *const *) watchdog_words; /* see stop_watchdog_last_words */
+
+#define STOP_WORDS_WAIT_S 10 /* the last words' helper gets this long, then SIGKILL */
+
+extern char **environ;
+
+/* The helper of stop_watchdog_last_words, waited for at most STOP_WORDS_WAIT_S: "" when it
+ * said it is done (exit 0), else why not. */
+static const char *stop_last_words(char *const *argv)
+{
+	const struct timespec nap = {0, 50000000}; /* 50 ms */
+	pid_t pid;
+	int status = 0;
+	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return "; the results file could not be closed (its helper did not start)";
+	for (int i = 0; i < STOP_WORDS_WAIT_S * 20; i++) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+		if (got == pid)
+			return WIFEXITED(status) && WEXITSTATUS(status) == 0
+				       ? "" : "; the results file could not be closed (its helper failed)";
+		if (got < 0)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, &status, 0);
+	return "; the results file could not be closed (its helper hung)";
+}
 static struct timespec watchdog_start;
 
 static void stop_on_signal(int sig)
@@ -123,14 +154,20 @@ int stop_check(struct pf_err *e, const char *what)
  * collective: this process ends, and the launcher ends the rest. */
 static void stop_watchdog_fire(union sigval unused)
 {
-	char msg[512], who[32] = "";
+	char msg[1024], who[300] = "";
 	int rank = atomic_load(&watchdog_rank);
+	char *const *words = atomic_load(&watchdog_words);
+	const char *after = "";
 	(void)unused;
 	if (rank >= 0)
-		snprintf(who, sizeof who, "rank %d: ", rank);
+		snprintf(who, sizeof who, "rank %d (%s): ", rank, watchdog_host);
+	if (words != NULL && atomic_load(&watchdog_step))
+		after = stop_last_words(words);
 	int n = atomic_load(&watchdog_step)
-			? snprintf(msg, sizeof msg, "pfsread: %s%s: stuck for %g s; giving up\n", who,
-				   atomic_load(&watchdog_stage), atomic_load(&watchdog_limit))
+			? snprintf(msg, sizeof msg, "pfsread: %s%s: stuck for %g s; giving up%s\n",
+				   who, atomic_load(&watchdog_stage), atomic_load(&watchdog_limit),
+				   words != NULL && !after[0]
+					   ? "; the results file is closed, status timeout" : after)
 			: snprintf(msg, sizeof msg,
 				   "pfsread: %sstart-up did not finish within %g s (startup_timeout); "
 				   "it was at: %s; giving up\n",
@@ -182,7 +219,14 @@ void stop_watchdog_stage(const char *stage)
 
 void stop_watchdog_rank(int rank)
 {
+	if (gethostname(watchdog_host, sizeof watchdog_host - 1) != 0)
+		snprintf(watchdog_host, sizeof watchdog_host, "unknown host");
 	atomic_store(&watchdog_rank, rank);
+}
+
+void stop_watchdog_last_words(char *const *argv)
+{
+	atomic_store(&watchdog_words, argv);
 }
 
 int stop_watchdog_step(double seconds, const char *what)

@@ -49,17 +49,19 @@ alive() {
 	done
 }
 
-# lost NP RANK AT FILE: a run of NP ranks whose rank RANK stops at AT (slow.c's
+# lost NP RANK AT FILE [ARGS...]: a run of NP ranks whose rank RANK stops at AT (slow.c's
 # PFSREAD_STOP_AT), bounded by timeout; $status, $took, $OUT; $stopped is the stopped rank's
 # PID, $procs every process of the run seen while it ran.
 lost() {
+	np=$1 who=$2 at=$3 file=$4
+	shift 4
 	rm -f "$SCRATCH/stop.log"
 	t0=$(now)
 	# shellcheck disable=SC2086
-	timeout $((bound + 20)) $MPIRUN $MPI_FLAGS -np "$1" -x LD_PRELOAD="$SCRATCH/slow.so" \
-		-x PFSREAD_STOP_AT="$3" -x PFSREAD_STOP_RANK="$2" -x PFSREAD_STOP_UNDER="$mnt/r" \
+	timeout $((bound + 20)) $MPIRUN $MPI_FLAGS -np "$np" -x LD_PRELOAD="$SCRATCH/slow.so" \
+		-x PFSREAD_STOP_AT="$at" -x PFSREAD_STOP_RANK="$who" -x PFSREAD_STOP_UNDER="$mnt/r" \
 		-x PFSREAD_STOP_LOG="$SCRATCH/stop.log" \
-		"$PFSREAD" run "$SCRATCH/lost.yaml" -o "$4" >"$SCRATCH/out" 2>&1 &
+		"$PFSREAD" run "$SCRATCH/lost.yaml" -o "$file" "$@" >"$SCRATCH/out" 2>&1 &
 	bg=$!
 	i=0
 	while [ ! -s "$SCRATCH/stop.log" ] && kill -0 "$bg" 2>/dev/null && [ "$i" -lt 1200 ]; do
@@ -114,20 +116,45 @@ if sys.argv[3] == "1":
 lost 2 1 pread:10 "$SCRATCH/reads.h5"
 verdict "stopped while reading" 1 "phase 0: the closing barrier" "$SCRATCH/reads.h5" 1
 
-# 2. between the reads and the results write: rank 1 stops before the 4th guarded step
+# 2. past the closing barrier, at the agreement on the phase's outcome: rank 1 stops before
+#    its 2nd MPI_Iallreduce (the 1st agrees to start the phase; no progress lines, whose sums
+#    are such calls too)
+lost 2 1 MPI_Iallreduce:2 "$SCRATCH/agree.h5" --progress 0
+verdict "stopped at the agreement on the outcome" 1 \
+	"phase 0: agreeing on the phase's outcome" "$SCRATCH/agree.h5" 1
+
+# 3. between the reads and the results write: rank 1 stops before the 4th guarded step
 lost 2 1 MPI_Ibarrier:4 "$SCRATCH/write.h5"
 verdict "stopped before the results write" 1 \
 	"phase 0: before writing the phase to the results file" "$SCRATCH/write.h5" 1
 
-# 3. rank 0 itself, 4 ranks: rank 1 names it and records the phase
+# 4. rank 0 itself, 4 ranks: rank 1 names it and records the phase
 lost 4 0 pread:5 "$SCRATCH/zero.h5"
 verdict "rank 0 stopped while reading (4 ranks)" 0 "phase 0: the closing barrier" \
 	"$SCRATCH/zero.h5" 1
 
-# 4. after the phase is written, before the file is closed, 4 ranks: the phase stays as it
+# 5. after the phase is written, before the file is closed, 4 ranks: the phase stays as it
 #    was measured, the file is closed timeout
 lost 4 2 MPI_Ibarrier:5 "$SCRATCH/close.h5"
 verdict "stopped before the close (4 ranks)" 2 "before closing the results file" \
 	"$SCRATCH/close.h5" 0
+
+# 6. inside the results write, where no deadline reaches (a parallel HDF5 call): rank 1 stops
+#    at the writer's first collective call of the phase; rank 0's watchdog (twice the limit)
+#    closes the file through a helper of its own, status timeout, and ends the run
+lost 2 1 MPI_Exscan:1 "$SCRATCH/inside.h5"
+test -n "$stopped"
+ok $? "stopped inside the results write: rank 1 was stopped (pid ${stopped:-none})"
+ok $((status == 1 ? 0 : 1)) "stopped inside the results write: exit status 1 (got $status)"
+awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t < b) }'
+ok $? "stopped inside the results write: the run ended $took s after it started (bound $bound s)"
+contains "rank 0 ($host): phase 0: writing a phase to the results file: stuck for 20 s; giving up; the results file is closed, status timeout" \
+	"stopped inside the results write: the message names the rank, host and step, and the file's state"
+check "stopped inside the results write: the file is closed, status timeout, without the phase (h5py)" \
+	"$PYTHON" "$CHECK_H5" "$SCRATCH/inside.h5" '{"status": "timeout", "phases": 0}'
+# shellcheck disable=SC2086
+left=$(alive $procs $stopped)
+test -z "$left"
+ok $? "stopped inside the results write: no process of the run is left (${left:-none})"
 
 done_testing

@@ -8,7 +8,8 @@
  * it writes: a run killed in the middle of writing its results file, at the same point every
  * time (resume.t). PFSREAD_STOP_AT=pread:N stops the process (SIGSTOP, as a user's kill -STOP
  * or a frozen node) at its Nth pread of a file under PFSREAD_STOP_UNDER, before it reads;
- * PFSREAD_STOP_AT=MPI_Ibarrier:N at its Nth MPI_Ibarrier, before it enters it; in the rank
+ * PFSREAD_STOP_AT=MPI_Ibarrier:N (or MPI_Iallreduce:N, MPI_Exscan:N) at its Nth such call, before it
+ * (MPI_Ibarrier+:N: just after it, the rank inside the barrier); in the rank
  * PFSREAD_STOP_RANK (OMPI_COMM_WORLD_RANK or PMI_RANK) only. Its pid is appended to
  * PFSREAD_STOP_LOG first, so that the test can find, wake or kill it (lost_rank.t). */
 #define _GNU_SOURCE
@@ -81,16 +82,21 @@ static void stop_here(void)
 }
 
 /* PFSREAD_STOP_AT=NAME:N: the Nth call of NAME (for pread, of a file under
- * PFSREAD_STOP_UNDER: fd >= 0) stops here, in the rank PFSREAD_STOP_RANK. */
-static void stop_at(const char *name, int fd)
+ * PFSREAD_STOP_UNDER: fd >= 0) stops here, in the rank PFSREAD_STOP_RANK, before the call
+ * (after 0) or, with NAME+:N, after it (after 1; the caller asks twice). */
+static void stop_at(const char *name, int fd, int after)
 {
 	static long calls;
 	const char *at = getenv("PFSREAD_STOP_AT"), *under = getenv("PFSREAD_STOP_UNDER");
 	const char *want = getenv("PFSREAD_STOP_RANK"), *rank = stop_rank();
 	size_t n = strlen(name);
 	char link[64], path[4096];
-	if (at == NULL || strncmp(at, name, n) != 0 || at[n] != ':' || want == NULL ||
-	    rank == NULL || strcmp(want, rank) != 0)
+	if (at == NULL || strncmp(at, name, n) != 0 || want == NULL || rank == NULL ||
+	    strcmp(want, rank) != 0)
+		return;
+	if (at[n] == '+')
+		n++;
+	if (at[n] != ':' || (at[n - 1] == '+') != after)
 		return;
 	if (fd >= 0 && under != NULL) {
 		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
@@ -137,7 +143,7 @@ int unlinkat(int dirfd, const char *name, int flags)
 ssize_t pread(int fd, void *buf, size_t len, off_t off)
 {
 	REAL("pread", pread_fn);
-	stop_at("pread", fd);
+	stop_at("pread", fd, 0);
 	slow("pread", NULL);
 	return real(fd, buf, len, off);
 }
@@ -145,7 +151,7 @@ ssize_t pread(int fd, void *buf, size_t len, off_t off)
 ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 {
 	REAL("pread64", pread_fn);
-	stop_at("pread", fd);
+	stop_at("pread", fd, 0);
 	slow("pread", NULL);
 	return real(fd, buf, len, off);
 }
@@ -172,6 +178,27 @@ typedef int (*ibarrier_fn)(void *, void *);
 int MPI_Ibarrier(void *comm, void *req)
 {
 	REAL("MPI_Ibarrier", ibarrier_fn);
-	stop_at("MPI_Ibarrier", -1);
-	return real(comm, req);
+	stop_at("MPI_Ibarrier", -1, 0);
+	int rc = real(comm, req);
+	stop_at("MPI_Ibarrier", -1, 1);
+	return rc;
+}
+
+/* MPI_Iallreduce likewise (a rank stopped at the agreement on a phase's outcome). */
+typedef int (*iallreduce_fn)(const void *, void *, int, void *, void *, void *, void *);
+int MPI_Iallreduce(const void *in, void *out, int n, void *type, void *op, void *comm, void *req)
+{
+	REAL("MPI_Iallreduce", iallreduce_fn);
+	stop_at("MPI_Iallreduce", -1, 0);
+	return real(in, out, n, type, op, comm, req);
+}
+
+/* MPI_Exscan likewise: the results writer's first collective call of each phase it writes (a
+ * rank stopped inside the results write). */
+typedef int (*exscan_fn)(const void *, void *, int, void *, void *, void *);
+int MPI_Exscan(const void *in, void *out, int n, void *type, void *op, void *comm)
+{
+	REAL("MPI_Exscan", exscan_fn);
+	stop_at("MPI_Exscan", -1, 0);
+	return real(in, out, n, type, op, comm);
 }
