@@ -445,8 +445,7 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	/* every rank of the node, failed or not: the node's drop must be over before its ranks
 	 * probe the cache */
 	if (guard_barrier(s->guard, t, t->node_comm, guard_wait_s(2 * s->x->phase_timeout),
-			  "the node's barrier before the cache probe", e) != 0 &&
-	    (rc == 0 || phase_lost(s)))
+			  "the node's barrier before the cache probe", e) != 0)
 		rc = -1;
 	if (phase_lost(s))
 		return -1;
@@ -462,10 +461,7 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	return rc;
 }
 
-struct phase_tick {
-	const struct phase_spec *s;
-	const struct phase_run_ctx *c;
-};
+struct phase_tick { const struct phase_spec *s; const struct phase_run_ctx *c; };
 
 /* While a rank waits at the closing barrier it keeps taking part in the progress sums. */
 static void phase_tick(void *arg)
