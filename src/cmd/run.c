@@ -519,6 +519,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
 	snprintf(limits.words.path, sizeof limits.words.path, "%s", path);
+	(void)run_peers(&t, &limits); /* the watchdog's names: never a reason to fail */
 	meta.env = env;
 	if ((hosts = resume_hosts(&t)) == NULL) {
 		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
@@ -609,6 +610,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		}
 	}
 out:
+	run_peers_free(&limits);
 	free(limits.done);
 	if (e->status != PF_HUNG)
 		progress_free(&limits.progress);

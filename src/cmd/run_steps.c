@@ -6,7 +6,9 @@
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/stop.h"
 
@@ -174,4 +176,34 @@ int run_may_start(const struct experiment *x, const struct topology *t, struct r
 	L->stopped_at = i;
 	L->reason = agreed;
 	return 0;
+}
+
+int run_peers(const struct topology *t, struct run_limits *L)
+{
+	int me = (int)getpid(), rc = 0;
+	int *pid = calloc((size_t)t->nranks, sizeof *pid);
+	L->peer_rank = calloc((size_t)t->nranks, sizeof *L->peer_rank);
+	L->peer_pid = calloc((size_t)t->nranks, sizeof *L->peer_pid);
+	L->npeers = 0;
+	if (pid == NULL || L->peer_rank == NULL || L->peer_pid == NULL ||
+	    MPI_Allgather(&me, 1, MPI_INT, pid, 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS)
+		rc = -1;
+	for (int r = 0; rc == 0 && r < t->nranks; r++)
+		if (r != t->rank && t->map.node_of_rank[r] == t->node) {
+			L->peer_rank[L->npeers] = r;
+			L->peer_pid[L->npeers++] = pid[r];
+		}
+	free(pid);
+	if (rc == 0)
+		stop_watchdog_peers(L->peer_rank, L->peer_pid, L->npeers);
+	return rc;
+}
+
+void run_peers_free(struct run_limits *L)
+{
+	stop_watchdog_peers(NULL, NULL, 0);
+	free(L->peer_rank);
+	free(L->peer_pid);
+	L->peer_rank = L->peer_pid = NULL;
+	L->npeers = 0;
 }

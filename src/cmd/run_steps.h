@@ -47,7 +47,15 @@ struct run_limits {
 	struct guard guard;                /* the deadline of every collective step of a phase */
 	struct run_words words;            /* rank 0's watchdog's, at a results write or close */
 	uint32_t written;                  /* phases this run wrote */
+	int *peer_rank, *peer_pid, npeers; /* the other ranks of this node (run_peers) */
 };
+
+/* Collective: every rank's pid, and this node's other ranks handed to the watchdog, which
+ * names those stopped (stop_watchdog_peers). Only a lost safeguard when it fails: -1. */
+int run_peers(const struct topology *t, struct run_limits *L);
+
+/* Take them back from the watchdog and free them. */
+void run_peers_free(struct run_limits *L);
 
 /* Count the watchdog from now for the collective results step what (see run_steps.c). */
 void run_watchdog(const struct experiment *x, const struct topology *t, struct run_words *w,

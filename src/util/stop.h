@@ -61,4 +61,9 @@ int stop_watchdog_step(double seconds, const char *what);
  * NULL, which clears it. */
 void stop_watchdog_last_words(char *const *argv);
 
+/* The other ranks of this node, rank[i] running as pid[i]: a step's watchdog names those
+ * that are stopped (SIGSTOP: state T in /proc) as the likely cause. The arrays must live
+ * until the call with n 0. */
+void stop_watchdog_peers(const int *rank, const int *pid, int n);
+
 #endif

@@ -141,15 +141,16 @@ verdict "stopped before the close (4 ranks)" 2 "before closing the results file"
 
 # 6. inside the results write, where no deadline reaches (a parallel HDF5 call): rank 1 stops
 #    at the writer's first collective call of the phase; rank 0's watchdog (twice the limit)
-#    closes the file through a helper of its own, status timeout, and ends the run
+#    names the ranks of its node that are stopped, closes the file through a helper of its
+#    own, status timeout, and ends the run
 lost 2 1 MPI_Exscan:1 "$SCRATCH/inside.h5"
 test -n "$stopped"
 ok $? "stopped inside the results write: rank 1 was stopped (pid ${stopped:-none})"
 ok $((status == 1 ? 0 : 1)) "stopped inside the results write: exit status 1 (got $status)"
 awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t < b) }'
 ok $? "stopped inside the results write: the run ended $took s after it started (bound $bound s)"
-contains "rank 0 ($host): phase 0: writing a phase to the results file: stuck for 20 s; giving up; the results file is closed, status timeout" \
-	"stopped inside the results write: the message names the rank, host and step, and the file's state"
+contains "rank 0 ($host): phase 0: writing a phase to the results file: stuck for 20 s; rank 1 ($host) is stopped; giving up; the results file is closed, status timeout" \
+	"stopped inside the results write: the message names the stopped rank, its host, the step and the file's state"
 check "stopped inside the results write: the file is closed, status timeout, without the phase (h5py)" \
 	"$PYTHON" "$CHECK_H5" "$SCRATCH/inside.h5" '{"status": "timeout", "phases": 0}'
 # shellcheck disable=SC2086
