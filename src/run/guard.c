@@ -14,7 +14,10 @@
 
 double guard_wait_s(double phase_timeout)
 {
-	return phase_timeout > 0 ? phase_timeout + GUARD_GRACE_S : 0;
+	double grace = phase_timeout * GUARD_GRACE_SHARE;
+	if (phase_timeout <= 0)
+		return 0;
+	return phase_timeout + (grace > GUARD_GRACE_S ? grace : GUARD_GRACE_S);
 }
 
 /* The arrivals of one step: comm's rank 0 receives one from every other rank and sends its

@@ -12,7 +12,11 @@
 #include "run/topology.h"
 #include "util/err.h"
 
-#define GUARD_GRACE_S 5.0 /* beyond the limit: a rank woken by its timer finishes a read */
+/* Beyond the limit, the grace: a rank woken by its timer finishes the read in flight (a large
+ * transfer from a slow file system may take seconds): GUARD_GRACE_S, or GUARD_GRACE_SHARE of
+ * the limit when that is longer. */
+#define GUARD_GRACE_S 5.0
+#define GUARD_GRACE_SHARE 0.1
 #define GUARD_WHO_MAX 1024
 
 /* What a run knows after a step was given up: which step, who did not come, and whether
@@ -30,8 +34,8 @@ struct guard {
 	void *tick_arg;
 };
 
-/* The wait of a step after which the phase's readers should all have come: the limit and
- * GUARD_GRACE_S, or 0 (no deadline) when the experiment has no phase_timeout. */
+/* The wait of a step after which the phase's readers should all have come: the limit and the
+ * grace, or 0 (no deadline) when the experiment has no phase_timeout. */
 double guard_wait_s(double phase_timeout);
 
 /* Wait for the n nonblocking collective requests reqs, started on comm by every rank of comm

@@ -472,8 +472,8 @@ static void phase_tick(void *arg)
 
 /* The closing barrier, waited for with naps: ranks that are done (or never read) leave the
  * cores to the readers still at work, which matters when ranks outnumber cores. With a time
- * limit every rank should be here GUARD_GRACE_S after the limit counted from the opening
- * barrier (the reading ones were woken by their timer at the limit): past that a rank is
+ * limit every rank should be here the grace (guard_wait_s) after the limit counted from the
+ * opening barrier (the reading ones were woken by their timer at the limit): past that a rank is
  * stuck where no signal reaches it, or stopped, and is named (guard.h). */
 static int phase_close_barrier(const struct phase_spec *s, const struct topology *t,
 			       const struct phase_run_ctx *c, double opened, struct pf_err *e)
