@@ -68,17 +68,23 @@ void run_lost(const struct experiment *x, const struct topology *t, struct guard
 		return;
 	}
 	struct phase_info info;
+	struct rank_rec me;
 	struct pf_err werr = {0};
 	char why[sizeof e->msg];
 	snprintf(why, sizeof why, "%s", e->msg);
 	if (out != NULL) {
 		info = out->info;
+		me = out->me;
 		snprintf(info.status, sizeof info.status, "timeout");
 		snprintf(info.flags, sizeof info.flags, "lost");
+		/* the other ranks' rows are not known (zero): nor is the spread of the opening
+		 * barrier's exits, written 0 as theirs */
+		info.start_skew_s = 0;
+		me.barrier_s = 0;
 	}
 	int rc = *r == NULL ? 0
 		 : results_record_lost(*r, out != NULL ? &info : NULL,
-				       out != NULL ? &out->me : NULL, out != NULL ? out->files : NULL,
+				       out != NULL ? &me : NULL, out != NULL ? out->files : NULL,
 				       out != NULL ? out->nfiles : 0,
 				       out != NULL ? &out->targets : NULL, t->map.node_of_rank,
 				       "timeout", why, &werr);
