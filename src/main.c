@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "cmd/plan.h"
 #include "config/config.h" /* CFG_STARTUP_TIMEOUT_S: the watchdog before MPI_Init */
+#include "results/results.h"
 #include "run/target.h"
 #include "util/err.h"
 #include "util/safe.h"
@@ -55,7 +56,8 @@ static int finish_mpi(int rank, int nranks, struct pf_err *e)
 	char who[300];
 	rank_label(rank, who, sizeof who);
 	if (e->status == PF_HUNG) {
-		main_print_err(who, e);
+		if (e->msg[0] != '\0') /* empty: a rank lost its peers and the reporter said it */
+			main_print_err(who, e);
 		MPI_Abort(MPI_COMM_WORLD, PF_RUNTIME);
 		return PF_RUNTIME;
 	}
@@ -180,9 +182,17 @@ static int quiet_rank(void)
 	return 0;
 }
 
+/* Every message is one line; with stderr unbuffered, a line printed in parts (a prefix, a
+ * path by util/safe's rule, one character at a time) leaves in many writes, and the lines of
+ * ranks printing at once arrive mixed through the launcher. Line-buffered with room for the
+ * longest message, each line is one write. */
+static char main_stderr_buf[4 * sizeof(((struct pf_err *)0)->msg) + 1024];
+
 int main(int argc, char **argv)
 {
 	struct pf_err e = {0};
+	if (setvbuf(stderr, main_stderr_buf, _IOLBF, sizeof main_stderr_buf) != 0)
+		return PF_RUNTIME;
 	int quiet = quiet_rank();
 	if (argc < 2) {
 		if (!quiet)
@@ -192,6 +202,9 @@ int main(int argc, char **argv)
 	/* a rank's storage target helper (run/target.c), not a command: no MPI, no output */
 	if (strcmp(argv[1], TARGET_HELPER_ARG) == 0)
 		return target_helper_main(argc - 2, argv + 2);
+	/* the watchdog's helper that closes a results file a stuck write left open (stop.h) */
+	if (strcmp(argv[1], RESULTS_MARK_ARG) == 0)
+		return results_mark_main(argc - 2, argv + 2);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		cli_print_usage(stdout);
 		return PF_OK;

@@ -15,6 +15,7 @@
 
 #include "cmd/resume.h"
 #include "cmd/run_check.h"
+#include "cmd/run_steps.h"
 #include "run/backend.h"
 #include "run/budget.h"
 #include "run/progress.h"
@@ -29,8 +30,6 @@
 #include "run/topology.h"
 #include "util/safe.h"
 
-#define RUN_PATH (CFG_PATH_MAX + 64)
-#define RUN_CLOCK_RESYNC_S 60.0 /* see run_resync_clocks */
 
 int run_expand_results_path(const char *pattern, const char *name, const char *jobid,
 			    const char *time, char *buf, size_t len)
@@ -287,118 +286,11 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
 	fflush(stdout);
 }
 
-/* With a time limit, a results write stuck for twice the limit (at least RUN_WRITE_WAIT_MIN
- * seconds) ends the process: after a write failed on one rank without an error (Open MPI's
- * OMPIO drops it), parallel HDF5 can leave the ranks in different collective calls, which no
- * signal interrupts. Without a time limit there is no deadline (a stalled file system may
- * come back). A watchdog that cannot be armed is only a lost safeguard: not an error. */
-#define RUN_WRITE_WAIT_MIN 10.0
-
-static void run_watchdog(const struct experiment *x, const char *what)
-{
-	if (x->phase_timeout > 0)
-		(void)stop_watchdog_step(fmax(2 * x->phase_timeout, RUN_WRITE_WAIT_MIN), what);
-}
-
-
-/* Clocks drift apart (tens of ppm without NTP: tens of milliseconds an hour), so a long study
- * measures the offsets again, between phases, once RUN_CLOCK_RESYNC_S have passed. Rank 0
- * decides, so that all ranks enter the collective together. */
-static int run_resync_clocks(struct topology *t, struct pf_err *e)
-{
-	int again = t->rank == 0 && topology_clock() - t->synced_at > RUN_CLOCK_RESYNC_S;
-	if (MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
-	return again ? topology_sync_clocks(t, e) : 0;
-}
-
-/* What decides whether the next phase starts: the phases a resumed file keeps, the time
- * budget (rank 0 decides from its estimate) and SIGUSR1 (any rank that got it). */
-struct run_limits {
-	const struct results_prior *prior; /* the file continued, or NULL */
-	double budget_s, t0;               /* --time-budget (0: none); rank 0's MPI_Wtime at start */
-	struct budget_phase *done;         /* [phases] timed, rank 0: the estimates' base */
-	size_t ndone;
-	uint64_t stopped_at;               /* the first phase not started, or UINT64_MAX */
-	int reason;                        /* 1 budget, 2 SIGUSR1 */
-	struct progress progress;          /* the lines during a phase */
-	uint64_t bytes_done;               /* rank 0: read by this run's phases so far, and */
-	double wall_done;                  /* the time they took (the study's ETA) */
-	int pilot;                         /* plan --pilot: a sample of each phase */
-	uint64_t pilot_files;
-};
-
-/* Before phase i: its progress label and what the study has left after it. */
-static void run_progress_begin(const struct experiment *x, struct run_limits *L,
-			       const struct phase_spec *s, uint64_t i, uint64_t n)
-{
-	char label[sizeof L->progress.label + 160];
-	uint64_t after = 0;
-	for (uint64_t k = i + 1; k < n; k++) {
-		struct plan_point p;
-		if (L->prior != NULL && L->prior->kept[k])
-			continue;
-		plan_phase_at(x, k, &p);
-		after += x->datasets[p.dataset].total_size;
-	}
-	snprintf(label, sizeof label, "phase %llu/%llu %s x %d r/node",
-		 (unsigned long long)i + 1, (unsigned long long)n, s->ds->name, s->readers_per_node);
-	L->progress.after_bytes = after;
-	L->progress.study_rate = L->wall_done > 0 ? (double)L->bytes_done / L->wall_done : 0;
-	progress_begin(&L->progress, label, s->ds->total_size, s->ds->nfiles);
-}
-
-/* Rank 0: the phases a resumed file keeps are the first base of the estimates. Their
- * elapsed_s leaves out the phase's setup and write: a little optimistic at first. */
-static void run_limits_seed(const struct experiment *x, struct run_limits *L)
-{
-	for (uint64_t i = 0; L->prior != NULL && i < L->prior->nphases; i++) {
-		struct plan_point p;
-		if (!L->prior->kept[i])
-			continue;
-		plan_phase_at(x, i, &p);
-		L->done[L->ndone++] = (struct budget_phase){p.dataset, x->datasets[p.dataset].total_size,
-							    x->datasets[p.dataset].nfiles,
-							    L->prior->elapsed_s[i]};
-	}
-}
-
-/* Collective, between phases: 1 when phase i may start, 0 when the run stops before it (the
- * budget says it cannot end in time, or SIGUSR1 came), -1 on an MPI failure. */
-static int run_may_start(const struct experiment *x, const struct topology *t,
-			 struct run_limits *L, uint64_t i, struct pf_err *e)
-{
-	int why = stop_wrap_up() ? 2 : 0, agreed = 0;
-	if (t->rank == 0 && L->budget_s > 0 && why == 0) {
-		struct plan_point p;
-		plan_phase_at(x, i, &p);
-		const struct cfg_dataset *d = &x->datasets[p.dataset];
-		double used = MPI_Wtime() - L->t0;
-		double est = budget_estimate(L->done, L->ndone, p.dataset, d->total_size, d->nfiles);
-		if (!budget_allows(L->budget_s, used, est)) {
-			why = 1;
-			char need[48] = "no time measured yet";
-			if (est >= 0)
-				snprintf(need, sizeof need, "needs about %.1f s", est);
-			printf("time budget: phase %llu %s, %.1f s are left of %.0f s (margin %.1f "
-			       "s): not started\n", (unsigned long long)i, need, L->budget_s - used,
-			       L->budget_s, budget_margin(L->budget_s));
-		}
-	}
-	if (MPI_Allreduce(&why, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
-		return pf_fail(e, PF_RUNTIME, "run: MPI_Allreduce failed");
-	if (agreed == 0)
-		return 1;
-	L->stopped_at = i;
-	L->reason = agreed;
-	return 0;
-}
-
 /* The phases, in plan order. A failed phase (an I/O error, a short file) is kept, marked, and
  * the run goes on: the other phases are unaffected. A time limit or a signal ends the run
  * after the phase in progress is written. *status gets the run's status for the file. */
 static int run_phases(const struct experiment *x, struct topology *t, const struct run_prov *prov,
-		      struct results *r, struct run_limits *L, const char **status,
+		      struct results **rp, struct run_limits *L, const char **status,
 		      struct pf_err *e)
 {
 	void *buf = NULL;
@@ -429,6 +321,7 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		return -1;
 	}
 	int rc = iobuf_alloc(alloc, &buf), failed = 0;
+	struct results *r = *rp;
 	if (rc != 0) {
 		free(atime_mode);
 		free(largest);
@@ -448,7 +341,13 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		struct pf_err werr = {0};
 		if (L->prior != NULL && L->prior->kept[i])
 			continue; /* measured by an earlier part of the run */
+		snprintf(L->guard.where, sizeof L->guard.where, "phase %llu", (unsigned long long)i);
 		int go = run_may_start(x, t, L, i, e);
+		if (L->guard.lost) {
+			run_lost(x, t, &L->guard, rp, NULL, e);
+			rc = -1;
+			break;
+		}
 		if (go <= 0) {
 			rc = go;
 			if (go == 0)
@@ -460,12 +359,26 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 		s.progress = &L->progress;
 		s.pilot = L->pilot;
 		s.pilot_files = L->pilot_files;
+		s.guard = &L->guard;
 		run_progress_begin(x, L, &s, i, n);
-		if (run_resync_clocks(t, e) != 0) {
+		if (run_resync_clocks(x, t, &L->guard, e) != 0) {
+			if (L->guard.lost)
+				run_lost(x, t, &L->guard, rp, NULL, e);
 			rc = -1;
 			break;
 		}
 		rc = phase_run(&s, t, buf, buflen, &out, e);
+		/* every rank here before the results write (progress_end's sum too) */
+		if (!L->guard.lost && e->status != PF_HUNG)
+			(void)guard_barrier(&L->guard, t, MPI_COMM_WORLD,
+					    guard_wait_s(x->phase_timeout),
+					    "before writing the phase to the results file", e);
+		if (L->guard.lost) {
+			run_lost(x, t, &L->guard, rp, &out, e);
+			phase_output_free(&out);
+			rc = -1;
+			break;
+		}
 		if (e->status == PF_HUNG) {
 			phase_output_free(&out);
 			break; /* nothing collective can be done any more */
@@ -475,11 +388,14 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 			rc = pf_fail(e, PF_RUNTIME, "run: the progress sums failed (MPI)");
 			break;
 		}
-		run_watchdog(x, "writing a phase to the results file");
+		run_watchdog(x, t, &L->words, L->guard.where, L->written,
+			     "writing a phase to the results file");
 		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles,
 					      &out.targets, &werr);
-		if (stop_watchdog_step(0, NULL) != 0 && wrc == 0)
+		if (run_watchdog_end() != 0 && wrc == 0)
 			wrc = pf_fail_errno(&werr, errno, "run: cannot stop the watchdog");
+		if (wrc == 0)
+			L->written++;
 		if (wrc != 0) {
 			if (werr.status == PF_HUNG)
 				pf_fail_lost(e, "%s", werr.msg);
@@ -604,6 +520,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (rc != 0)
 		goto out;
 	run_fill_meta(x, o, &t, start, mpi_version, &meta);
+	snprintf(limits.words.path, sizeof limits.words.path, "%s", path);
+	(void)run_peers(&t, &limits); /* the watchdog's names: never a reason to fail */
 	meta.env = env;
 	if ((hosts = resume_hosts(&t)) == NULL) {
 		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
@@ -645,14 +563,22 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	if (rc == 0 && progress_init(&limits.progress, o->progress_s) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "run: cannot set up the progress lines (MPI_Comm_dup)");
 	if (rc == 0)
-		rc = run_phases(x, &t, &prov, r, &limits, &status, e);
+		rc = run_phases(x, &t, &prov, &r, &limits, &status, e);
 	if (e->status == PF_HUNG)
 		goto out; /* main aborts: a collective close would wait for the stuck rank */
+	limits.guard.where[0] = '\0'; /* the phases are over */
+	if (r != NULL && guard_barrier(&limits.guard, &t, MPI_COMM_WORLD,
+				       guard_wait_s(x->phase_timeout),
+				       "before closing the results file", e) != 0 &&
+	    limits.guard.lost) {
+		run_lost(x, &t, &limits.guard, &r, NULL, e);
+		goto out;
+	}
 	if (r != NULL) {
 		struct pf_err cerr = {0};
-		run_watchdog(x, "closing the results file");
+		run_watchdog(x, &t, &limits.words, "", limits.written, "closing the results file");
 		int crc = results_close(r, status, &cerr);
-		(void)stop_watchdog_step(0, NULL); /* the close is over either way */
+		(void)run_watchdog_end(); /* the close is over either way */
 		if (crc != 0) {
 			if (cerr.status == PF_HUNG)
 				pf_fail_lost(e, "%s", cerr.msg);
@@ -687,6 +613,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 		}
 	}
 out:
+	run_peers_free(&limits);
 	free(limits.done);
 	if (e->status != PF_HUNG)
 		progress_free(&limits.progress);

@@ -91,6 +91,32 @@ int results_append_begin(struct results *r, const struct results_prior *p,
 /* Release what results_open_append read. p may be zeroed. */
 void results_prior_free(struct results_prior *p);
 
+/* After a rank was lost (stopped or stuck: no collective call can complete), the reporter
+ * alone (rank 0, or rank 1 when rank 0 is the lost one): write the phase p as this rank knows
+ * it (its own row mine and its files, whose target fields index targets, NULL: none looked
+ * up; every other rank's row zero but for rank and node; p NULL: no phase), the root and this run's part status, and the root attribute error (why),
+ * through a handle of this process alone, and close it. r is released without a call to
+ * HDF5 (its close would wait for the lost rank) and freed. 0 or -1 with e set. */
+int results_record_lost(struct results *r, const struct phase_info *p,
+			const struct rank_rec *mine, const struct file_rec *files, uint64_t nfiles,
+			const struct target_table *targets, const int *node_of_rank,
+			const char *status, const char *why, struct pf_err *e);
+
+/* A process of its own, without MPI (the watchdog's helper, when a collective results write
+ * or close is stuck): open path serially and set the root's and the last part's status, the
+ * part's end time and phases written, and the root attribute error (why). The file holds
+ * what its last flush wrote. 0 or -1 with e set. */
+int results_mark_alone(const char *path, const char *status, uint32_t phases, const char *why,
+		       struct pf_err *e);
+
+/* main hands `pfsread RESULTS_MARK_ARG FILE STATUS PHASES WHY` here (argv from FILE on):
+ * results_mark_alone; exit status 0, 1 when it failed (said on stderr), 2 on bad arguments. */
+#define RESULTS_MARK_ARG "--pfsread-results-mark"
+int results_mark_main(int argc, char **argv);
+
+/* The ranks that do not record the loss: release r without a call to HDF5. */
+void results_drop(struct results *r);
+
 /* Collective. Sets the root attribute status ("complete", "failed", "interrupted") and closes.
  * r may be NULL. */
 int results_close(struct results *r, const char *status, struct pf_err *e);

@@ -319,9 +319,10 @@ out:
 	return rc;
 }
 
-int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
-			const struct file_rec *files, uint64_t nfiles,
-			const struct target_table *targets, struct pf_err *e)
+int res_write_phase(struct results *r, const struct phase_info *p,
+		    const struct rank_rec *ranks_rows, uint64_t ranks_at, uint64_t ranks_n,
+		    const struct file_rec *files, uint64_t nfiles,
+		    const struct target_table *targets, struct pf_err *e)
 {
 	char name[16], obj[32];
 	int rc = 0;
@@ -335,8 +336,8 @@ int results_write_phase(struct results *r, const struct phase_info *p, const str
 	    res_room(r, obj, total * H5Tget_size(r->file_disk) + nr * H5Tget_size(r->rank_disk),
 		     e) < 0)
 		return -1;
-	uint64_t me = (uint64_t)r->rank;
-	struct res_rows ranks = {"ranks", r->rank_disk, r->rank_mem, nr, me, 1, mine};
+	struct res_rows ranks = {"ranks", r->rank_disk, r->rank_mem, nr, ranks_at, ranks_n,
+				 ranks_rows};
 	struct res_rows rows = {"files", r->file_disk, r->file_mem, total, offset, nfiles, files};
 	RES_TRY(g = H5Gcreate2(r->phases, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), r, obj,
 		"H5Gcreate2", e);
@@ -353,6 +354,13 @@ out:
 	if (results_h5_close(g) < 0 && rc == 0)
 		rc = res_fail(r, obj, "H5Gclose", e);
 	return rc;
+}
+
+int results_write_phase(struct results *r, const struct phase_info *p, const struct rank_rec *mine,
+			const struct file_rec *files, uint64_t nfiles,
+			const struct target_table *targets, struct pf_err *e)
+{
+	return res_write_phase(r, p, mine, (uint64_t)r->rank, 1, files, nfiles, targets, e);
 }
 
 /* ---- parts: one per run that wrote the file ---- */

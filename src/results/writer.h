@@ -37,6 +37,13 @@ int res_open(struct results *r, int force, int append, struct pf_err *e);
  * len characters in a header allocated whole at creation (see writer.c). -1 on failure. */
 hid_t res_roomy_gcpl(hid_t cls, uint64_t n, unsigned len);
 
+/* A phase's group: ranks_n rows of /ranks from this rank at ranks_at (its own row, or every
+ * row when it writes alone), its files after the other ranks'. Collective on r's comm. */
+int res_write_phase(struct results *r, const struct phase_info *p,
+		    const struct rank_rec *ranks_rows, uint64_t ranks_at, uint64_t ranks_n,
+		    const struct file_rec *files, uint64_t nfiles,
+		    const struct target_table *targets, struct pf_err *e);
+
 /* The one failure path after the file is open: see writer.c. Returns -1. */
 int res_fail(struct results *r, const char *obj, const char *what, struct pf_err *e);
 

@@ -23,7 +23,6 @@
 
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
 #define PHASE_SKEW_FLOOR_S 0.1     /* see phase_clock_bound */
-#define PHASE_TAG_ARRIVED 17       /* see phase_close_barrier */
 
 #define PHASE_MPI(call)                                                                 \
 	do {                                                                            \
@@ -38,6 +37,12 @@
 static const char *const phase_status_names[] = {"complete", "failed", "timeout", "interrupted"};
 
 static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t);
+
+/* 1 once a step of the run was given up (guard.h): no collective call can complete. */
+static int phase_lost(const struct phase_spec *s)
+{
+	return s->guard != NULL && s->guard->lost;
+}
 
 static void phase_fill_info(const struct phase_spec *s, const struct topology *t,
 			    struct phase_info *p)
@@ -336,14 +341,22 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 	double base, latest, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
 	double resident[2] = {o->me.resident_fraction * (double)o->me.bytes, (double)o->me.bytes};
 	uint64_t bytes = 0;
-	PHASE_MPI(MPI_Allreduce(&opened, &base, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
-	PHASE_MPI(MPI_Allreduce(&opened, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
-	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-	PHASE_MPI(MPI_Allreduce(&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
-	PHASE_MPI(MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-	PHASE_MPI(MPI_Allreduce(&noatime, &all_noatime, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-	PHASE_MPI(MPI_Allreduce(MPI_IN_PLACE, resident, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	MPI_Request q[8];
+	PHASE_MPI(MPI_Iallreduce(&opened, &base, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD, &q[0]));
+	PHASE_MPI(MPI_Iallreduce(&opened, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &q[1]));
+	PHASE_MPI(MPI_Iallreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD,
+				 &q[2]));
+	PHASE_MPI(MPI_Iallreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &q[3]));
+	PHASE_MPI(MPI_Iallreduce(&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD,
+				 &q[4]));
+	PHASE_MPI(MPI_Iallreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q[5]));
+	PHASE_MPI(MPI_Iallreduce(&noatime, &all_noatime, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD,
+				 &q[6]));
+	PHASE_MPI(MPI_Iallreduce(MPI_IN_PLACE, resident, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+				 &q[7]));
+	if (guard_wait(s->guard, t, MPI_COMM_WORLD, q, 8, guard_wait_s(s->x->phase_timeout),
+		       "agreeing on the phase's outcome", e) != 0)
+		return -1;
 	for (uint64_t i = 0; i < o->nfiles; i++) {
 		o->files[i].open_start -= base;
 		o->files[i].open_end -= base;
@@ -370,9 +383,13 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 	phase_flags(&o->info);
 	if (s->pilot) { /* the sample's files (a shared file counts once), and the mark */
 		uint64_t mine = o->nfiles, all = 0;
-		PHASE_MPI(MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T,
-					s->pattern == CFG_PATTERN_SHARED ? MPI_MAX : MPI_SUM,
-					MPI_COMM_WORLD));
+		PHASE_MPI(MPI_Iallreduce(&mine, &all, 1, MPI_UINT64_T,
+					 s->pattern == CFG_PATTERN_SHARED ? MPI_MAX : MPI_SUM,
+					 MPI_COMM_WORLD, &q[0]));
+		if (guard_wait(s->guard, t, MPI_COMM_WORLD, q, 1,
+			       guard_wait_s(s->x->phase_timeout), "counting the pilot's files",
+			       e) != 0)
+			return -1;
 		o->info.nfiles = all;
 		size_t used = strlen(o->info.flags);
 		snprintf(o->info.flags + used, sizeof o->info.flags - used, "%spilot",
@@ -430,8 +447,11 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 		rc = phase_prepare_cache(s, t, w, e);
 	/* every rank of the node, failed or not: the node's drop must be over before its ranks
 	 * probe the cache */
-	if (MPI_Barrier(t->node_comm) != MPI_SUCCESS && rc == 0)
-		rc = pf_fail(e, PF_RUNTIME, "phase %u: MPI_Barrier on the node failed", s->index);
+	if (guard_barrier(s->guard, t, t->node_comm, guard_wait_s(2 * s->x->phase_timeout),
+			  "the node's barrier before the cache probe", e) != 0)
+		rc = -1;
+	if (phase_lost(s))
+		return -1;
 	if (rc == 0)
 		rc = phase_residency(s, w, &o->me.resident_fraction, e);
 	/* a backend's phase state: always, but a pipeline's only where it reads the share */
@@ -444,66 +464,37 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 	return rc;
 }
 
-/* " 5 (n2), 6 (n2)": the ranks whose arrival rank 0 has not heard of, into buf. */
-static void phase_missing_ranks(const struct topology *t, MPI_Request *arrived, char *buf,
-				size_t len)
+struct phase_tick { const struct phase_spec *s; const struct phase_run_ctx *c; };
+
+/* While a rank waits at the closing barrier it keeps taking part in the progress sums. */
+static void phase_tick(void *arg)
 {
-	size_t used = 0;
-	buf[0] = '\0';
-	for (int r = 1; r < t->nranks && used + 1 < len; r++) {
-		int flag = 1;
-		if (MPI_Test(&arrived[r - 1], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag)
-			continue;
-		int w = snprintf(buf + used, len - used, "%s%d (%s)", used ? ", " : " ", r,
-				 t->hostnames[t->map.node_of_rank[r]]);
-		used += w > 0 ? (size_t)w : 0;
-	}
+	const struct phase_tick *k = arg;
+	progress_tick(k->s->progress, k->c->done_bytes, k->c->files_done);
 }
 
 /* The closing barrier, waited for with naps: ranks that are done (or never read) leave the
  * cores to the readers still at work, which matters when ranks outnumber cores. With a time
- * limit they wait at most twice the limit (the stuck ones were woken by their timer at the
- * limit and should have come): past that a rank is stuck where no signal reaches it, and the
- * run must be aborted. Every rank tells rank 0 it has arrived (an empty message), so that
- * rank 0 can name the ranks and hosts that never came. */
+ * limit every rank should be here the grace (guard_wait_s) after the limit counted from the
+ * opening barrier (the reading ones were woken by their timer at the limit): past that a rank is
+ * stuck where no signal reaches it, or stopped, and is named (guard.h). */
 static int phase_close_barrier(const struct phase_spec *s, const struct topology *t,
-			       const struct phase_run_ctx *c, struct pf_err *e)
+			       const struct phase_run_ctx *c, double opened, struct pf_err *e)
 {
-	static char none;
-	int rc = 0, done = 0, n = t->rank == 0 ? t->nranks - 1 : 1;
-	MPI_Request req, *arrived = calloc(n > 0 ? (size_t)n : 1, sizeof *arrived);
-	double limit = s->x->phase_timeout, deadline = MPI_Wtime() + 2 * limit + 5;
-	const struct timespec nap = {0, 200000}; /* 0.2 ms */
-	char who[1024] = "";
-	if (arrived == NULL)
-		return pf_fail(e, PF_RUNTIME, "phase %u: out of memory", s->index);
-	for (int r = 1; t->rank == 0 && r < t->nranks; r++)
-		PHASE_MPI(MPI_Irecv(&none, 0, MPI_BYTE, r, PHASE_TAG_ARRIVED, MPI_COMM_WORLD,
-				    &arrived[r - 1]));
-	if (t->rank != 0)
-		PHASE_MPI(MPI_Isend(&none, 0, MPI_BYTE, 0, PHASE_TAG_ARRIVED, MPI_COMM_WORLD,
-				    &arrived[0]));
-	PHASE_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
-	while (!done && (limit <= 0 || MPI_Wtime() < deadline)) {
-		PHASE_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-		/* a rank done (or never reading) keeps taking part in the progress sums */
-		progress_tick(s->progress, c->done_bytes, c->files_done);
-		if (!done)
-			nanosleep(&nap, NULL);
+	struct phase_tick k = {s, c};
+	double limit = s->x->phase_timeout, wait = 0;
+	if (limit > 0) {
+		wait = opened + guard_wait_s(limit) - phase_now(c);
+		if (wait < GUARD_GRACE_S)
+			wait = GUARD_GRACE_S;
 	}
-	/* one MPI_Wait each: MPICH's MPI_Waitall declares a status array that gcc then wants
-	 * to see even for MPI_STATUSES_IGNORE */
-	for (int i = 0; done && i < n; i++)
-		PHASE_MPI(MPI_Wait(&arrived[i], MPI_STATUS_IGNORE));
-	if (!done && t->rank == 0)
-		phase_missing_ranks(t, arrived, who, sizeof who);
-	if (!done) /* over an earlier failure too: main must abort, not finalize */
-		rc = pf_fail_lost(e, "phase %u: %s%s %s still stuck %g s after the time limit of "
-				  "%g s (the ranks that said why are above); aborting the run",
-				  s->index, !who[0] ? "some rank" : strchr(who, ',') ? "ranks" : "rank",
-				  who, strchr(who, ',') ? "are" : "is", limit + 5, limit);
-out:
-	free(arrived);
+	if (s->guard != NULL) {
+		s->guard->tick = phase_tick;
+		s->guard->tick_arg = &k;
+	}
+	int rc = guard_barrier(s->guard, t, MPI_COMM_WORLD, wait, "the closing barrier", e);
+	if (s->guard != NULL)
+		s->guard->tick = NULL;
 	return rc;
 }
 
@@ -562,6 +553,35 @@ static uint64_t phase_peak_rss(void)
 	return (uint64_t)u.ru_maxrss * 1024;
 }
 
+/* A phase given up at a step after its reads: what this rank knows of it, for the reporter
+ * to record (times from its own opening barrier exit, its own bytes), marked timeout and
+ * "lost" (some ranks' rows are missing). */
+static void phase_lost_output(const struct topology *t, double opened, struct phase_output *o)
+{
+	for (uint64_t i = 0; i < o->nfiles; i++) {
+		o->files[i].open_start -= opened;
+		o->files[i].open_end -= opened;
+		o->files[i].read_end -= opened;
+		o->files[i].close_end -= opened;
+		o->files[i].target = 0; /* "not looked up": the table was never merged */
+	}
+	if (o->nfiles > 0) {
+		o->me.start -= opened;
+		o->me.end -= opened;
+	}
+	o->me.clock_offset_s = t->rank_offset_s[t->rank];
+	o->me.clock_error_s = t->rank_error_s[t->rank];
+	o->info.clock_bound_s = phase_clock_bound(t);
+	o->info.resident_fraction = o->me.resident_fraction;
+	snprintf(o->info.cache_state, sizeof o->info.cache_state, "%s",
+		 cache_state_name(cache_state_of(o->info.resident_fraction)));
+	o->info.bytes = o->me.bytes;
+	o->info.elapsed_s = o->me.end > o->me.start ? o->me.end - o->me.start : 0;
+	o->info.bandwidth_MBps = 0; /* the missing ranks' bytes are unknown */
+	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[PHASE_TIMEOUT]);
+	snprintf(o->info.flags, sizeof o->info.flags, "lost");
+}
+
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
 	      struct phase_output *o, struct pf_err *e)
 {
@@ -588,7 +608,18 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	struct prov_sample before = {0}, after = {0};
 	if (s->prov != NULL)
 		prov_sample(s->prov, &before); /* outside the timed region, as after is */
-	PHASE_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	if (phase_lost(s)) {
+		rc = -1;
+		goto lost;
+	}
+	/* the preparation may take as long as a phase: twice the limit before a rank is blamed */
+	if (guard_barrier(s->guard, t, MPI_COMM_WORLD, guard_wait_s(2 * s->x->phase_timeout),
+			  "the opening barrier", e) != 0) {
+		rc = -1;
+		if (phase_lost(s))
+			goto lost;
+		goto out;
+	}
 	double opened = phase_now(&c);
 	if (stop_arm(s->x->phase_timeout) != 0 && c.status == PHASE_COMPLETE) {
 		pf_fail_errno(e, errno, "phase %u: cannot start the phase timer", s->index);
@@ -600,11 +631,13 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 		pf_fail_errno(e, errno, "phase %u: cannot stop the phase timer", s->index);
 		c.status = PHASE_FAILED;
 	}
-	if (phase_close_barrier(s, t, &c, e) != 0) {
-		/* PF_HUNG: no collective call can complete any more, and freeing a communicator is
-		 * one: it is left to the abort that follows; everything else is released */
-		w.comm = MPI_COMM_NULL;
+	if (phase_close_barrier(s, t, &c, opened, e) != 0) {
 		rc = -1;
+		if (phase_lost(s)) {
+			phase_sum_rank(o);
+			phase_lost_output(t, opened, o);
+			goto lost;
+		}
 		goto out;
 	}
 
@@ -633,11 +666,25 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 	if (c.status != PHASE_INTERRUPTED)
 		phase_targets(s, &w, o);
 	rc = phase_agree(s, t, opened, c.status, c.noatime, o, e);
+	if (phase_lost(s)) {
+		phase_lost_output(t, opened, o);
+		goto lost;
+	}
 	/* one table for all ranks; a failure leaves every row "not looked up", never the run */
 	if (target_merge(s->targets, o->files, o->nfiles, MPI_COMM_WORLD, &o->targets) != 0 &&
 	    t->rank == 0)
 		fprintf(stderr, "pfsread: phase %u: the storage targets were not gathered (MPI or "
 			"memory); the rows say \"%s\"\n", s->index, RECORD_TARGET_NONE);
+	goto out;
+lost:
+	/* no collective call can complete any more, and freeing a communicator is one: it is
+	 * left to the abort that follows; everything else is released */
+	w.comm = MPI_COMM_NULL;
+	if (o->info.status[0] == '\0') { /* before the reads: nothing was read */
+		snprintf(o->info.status, sizeof o->info.status, "%s",
+			 phase_status_names[PHASE_TIMEOUT]);
+		snprintf(o->info.flags, sizeof o->info.flags, "lost");
+	}
 out:
 	if (w.backend_state != NULL) /* set up before a barrier that failed */
 		s->be->teardown(w.backend_state);

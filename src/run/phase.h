@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "run/backend.h"
+#include "run/guard.h"
 #include "config/config.h"
 #include "util/err.h"
 #include "pfsread/record.h"
@@ -41,6 +42,7 @@ struct phase_spec {
 	uint64_t pilot_files;     /* its files per phase (plan_pilot_limit; 0: its default) */
 	struct target_ctx *targets; /* this rank's storage target lookups, or NULL for none */
 	size_t target_set;        /* the data set's number in it */
+	struct guard *guard;      /* the run's deadline of collective steps, or NULL for none */
 };
 
 /* What one rank holds after a phase. files is malloc'ed; phase_output_free releases it. */

@@ -4,11 +4,13 @@
 #include "util/stop.h"
 
 #include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +25,63 @@ static _Atomic(const char *) watchdog_stage = "starting";
 static _Atomic int watchdog_rank = -1;
 static _Atomic(double) watchdog_limit;
 static _Atomic int watchdog_step; /* armed by stop_watchdog_step, not for start-up */
+static char watchdog_host[256];   /* set once, before any timer can fire */
+static _Atomic(char *const *) watchdog_words; /* see stop_watchdog_last_words */
+static const int *_Atomic watchdog_peer_rank;  /* see stop_watchdog_peers */
+static const int *_Atomic watchdog_peer_pid;
+static _Atomic int watchdog_npeers;
+
+#define STOP_WORDS_WAIT_S 10 /* the last words' helper gets this long, then SIGKILL */
+
+extern char **environ;
+
+/* "; rank 1 (n1) is stopped": the peers of stop_watchdog_peers whose state in /proc is
+ * stopped (SIGSTOP, or stopped by a debugger), into buf. */
+static void stop_stopped_peers(char *buf, size_t len)
+{
+	const int *rank = atomic_load(&watchdog_peer_rank), *pid = atomic_load(&watchdog_peer_pid);
+	int n = atomic_load(&watchdog_npeers);
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; rank != NULL && pid != NULL && i < n && used + 1 < len; i++) {
+		char path[64], stat[512];
+		snprintf(path, sizeof path, "/proc/%d/stat", pid[i]);
+		FILE *f = fopen(path, "re");
+		size_t got = f != NULL ? fread(stat, 1, sizeof stat - 1, f) : 0;
+		if (f != NULL)
+			fclose(f);
+		stat[got] = '\0';
+		const char *end = strrchr(stat, ')'); /* the command name may hold anything */
+		if (end == NULL || (end[2] != 'T' && end[2] != 't'))
+			continue;
+		int k = snprintf(buf + used, len - used, "; rank %d (%s) is stopped", rank[i],
+				 watchdog_host);
+		used += k > 0 ? (size_t)k : 0;
+	}
+}
+
+/* The helper of stop_watchdog_last_words, waited for at most STOP_WORDS_WAIT_S: "" when it
+ * said it is done (exit 0), else why not. */
+static const char *stop_last_words(char *const *argv)
+{
+	const struct timespec nap = {0, 50000000}; /* 50 ms */
+	pid_t pid;
+	int status = 0;
+	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return "; the results file could not be closed (its helper did not start)";
+	for (int i = 0; i < STOP_WORDS_WAIT_S * 20; i++) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+		if (got == pid)
+			return WIFEXITED(status) && WEXITSTATUS(status) == 0
+				       ? "" : "; the results file could not be closed (its helper failed)";
+		if (got < 0)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, &status, 0);
+	return "; the results file could not be closed (its helper hung)";
+}
 static struct timespec watchdog_start;
 
 static void stop_on_signal(int sig)
@@ -123,14 +182,22 @@ int stop_check(struct pf_err *e, const char *what)
  * collective: this process ends, and the launcher ends the rest. */
 static void stop_watchdog_fire(union sigval unused)
 {
-	char msg[512], who[32] = "";
+	char msg[1024], who[300] = "", stopped[256];
 	int rank = atomic_load(&watchdog_rank);
+	char *const *words = atomic_load(&watchdog_words);
+	const char *after = "";
 	(void)unused;
 	if (rank >= 0)
-		snprintf(who, sizeof who, "rank %d: ", rank);
+		snprintf(who, sizeof who, "rank %d (%s): ", rank, watchdog_host);
+	stop_stopped_peers(stopped, sizeof stopped);
+	if (words != NULL && atomic_load(&watchdog_step))
+		after = stop_last_words(words);
 	int n = atomic_load(&watchdog_step)
-			? snprintf(msg, sizeof msg, "pfsread: %s%s: stuck for %g s; giving up\n", who,
-				   atomic_load(&watchdog_stage), atomic_load(&watchdog_limit))
+			? snprintf(msg, sizeof msg, "pfsread: %s%s: stuck for %g s%s; giving up%s\n",
+				   who, atomic_load(&watchdog_stage), atomic_load(&watchdog_limit),
+				   stopped,
+				   words != NULL && !after[0]
+					   ? "; the results file is closed, status timeout" : after)
 			: snprintf(msg, sizeof msg,
 				   "pfsread: %sstart-up did not finish within %g s (startup_timeout); "
 				   "it was at: %s; giving up\n",
@@ -182,7 +249,22 @@ void stop_watchdog_stage(const char *stage)
 
 void stop_watchdog_rank(int rank)
 {
+	if (gethostname(watchdog_host, sizeof watchdog_host - 1) != 0)
+		snprintf(watchdog_host, sizeof watchdog_host, "unknown host");
 	atomic_store(&watchdog_rank, rank);
+}
+
+void stop_watchdog_last_words(char *const *argv)
+{
+	atomic_store(&watchdog_words, argv);
+}
+
+void stop_watchdog_peers(const int *rank, const int *pid, int n)
+{
+	atomic_store(&watchdog_npeers, 0);
+	atomic_store(&watchdog_peer_rank, rank);
+	atomic_store(&watchdog_peer_pid, pid);
+	atomic_store(&watchdog_npeers, n);
 }
 
 int stop_watchdog_step(double seconds, const char *what)

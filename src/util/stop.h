@@ -45,7 +45,8 @@ int stop_watchdog_arm(double seconds);
 /* What start-up is doing now, for the watchdog's message: a string that outlives the run. */
 void stop_watchdog_stage(const char *stage);
 
-/* This process's rank, for the watchdog's message (-1: not known yet). */
+/* This process's rank, for the watchdog's message (-1: not known yet); the host name is
+ * taken then too. */
 void stop_watchdog_rank(int rank);
 
 /* The same watchdog for one step after start-up that no signal can interrupt (a collective
@@ -53,5 +54,16 @@ void stop_watchdog_rank(int rank);
  * seconds counted from now; once they have passed the process prints "pfsread: rank R: WHAT:
  * stuck for N s; giving up" and exits with status 1. 0 disarms it. Returns 0 or -1. */
 int stop_watchdog_step(double seconds, const char *what);
+
+/* Before a step's watchdog ends the process, it runs argv (argv[0] a path; a helper that
+ * closes the results file by a path of its own) and waits for it a few seconds; its message
+ * then says whether the helper did it (exit 0). The strings must live until the call with
+ * NULL, which clears it. */
+void stop_watchdog_last_words(char *const *argv);
+
+/* The other ranks of this node, rank[i] running as pid[i]: a step's watchdog names those
+ * that are stopped (SIGSTOP: state T in /proc) as the likely cause. The arrays must live
+ * until the call with n 0. */
+void stop_watchdog_peers(const int *rank, const int *pid, int n);
 
 #endif

@@ -7,11 +7,18 @@
  * PFSREAD_KILL_AT=pwrite:N kills the process (SIGKILL, at once) at its Nth pwrite, before
  * it writes: a run killed in the middle of writing its results file, at the same point every
  * time (resume.t). "fadvise:N" slows posix_fadvise, the one libc call the io_uring pipeline
- * makes per file (its hint), so that a uring phase outlasts a progress tick (progress.t). */
+ * makes per file (its hint), so that a uring phase outlasts a progress tick (progress.t).
+ * PFSREAD_STOP_AT=pread:N stops the process (SIGSTOP, as a user's kill -STOP
+ * or a frozen node) at its Nth pread of a file under PFSREAD_STOP_UNDER, before it reads;
+ * PFSREAD_STOP_AT=MPI_Ibarrier:N (or MPI_Iallreduce:N, MPI_Exscan:N) at its Nth such call, before it
+ * (MPI_Ibarrier+:N: just after it, the rank inside the barrier); in the rank
+ * PFSREAD_STOP_RANK (OMPI_COMM_WORLD_RANK or PMI_RANK) only. Its pid is appended to
+ * PFSREAD_STOP_LOG first, so that the test can find, wake or kill it (lost_rank.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,6 +59,60 @@ static void kill_at_pwrite(void)
 		raise(SIGKILL);
 }
 
+/* This process's rank under the launcher, or NULL outside one. */
+static const char *stop_rank(void)
+{
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+	return r != NULL ? r : getenv("PMI_RANK");
+}
+
+/* Appends this process's pid to PFSREAD_STOP_LOG and stops it. */
+static void stop_here(void)
+{
+	const char *log = getenv("PFSREAD_STOP_LOG");
+	if (log != NULL) {
+		int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		char line[32];
+		int len = snprintf(line, sizeof line, "%d\n", (int)getpid());
+		if (lfd >= 0) {
+			if (write(lfd, line, (size_t)len) < 0)
+				len = 0; /* the test then finds no pid and fails: nothing else to do */
+			close(lfd);
+		}
+	}
+	raise(SIGSTOP);
+}
+
+/* PFSREAD_STOP_AT=NAME:N: the Nth call of NAME (for pread, of a file under
+ * PFSREAD_STOP_UNDER: fd >= 0) stops here, in the rank PFSREAD_STOP_RANK, before the call
+ * (after 0) or, with NAME+:N, after it (after 1; the caller asks twice). */
+static void stop_at(const char *name, int fd, int after)
+{
+	static long calls;
+	const char *at = getenv("PFSREAD_STOP_AT"), *under = getenv("PFSREAD_STOP_UNDER");
+	const char *want = getenv("PFSREAD_STOP_RANK"), *rank = stop_rank();
+	size_t n = strlen(name);
+	char link[64], path[4096];
+	if (at == NULL || strncmp(at, name, n) != 0 || want == NULL || rank == NULL ||
+	    strcmp(want, rank) != 0)
+		return;
+	if (at[n] == '+')
+		n++;
+	if (at[n] != ':' || (at[n - 1] == '+') != after)
+		return;
+	if (fd >= 0 && under != NULL) {
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t len = readlink(link, path, sizeof path - 1);
+		if (len < 0)
+			return;
+		path[len] = '\0';
+		if (strncmp(path, under, strlen(under)) != 0)
+			return;
+	}
+	if (++calls == strtol(at + n + 1, NULL, 10))
+		stop_here();
+}
+
 typedef int (*stat_fn)(const char *, struct stat *);
 typedef int (*mkdir_fn)(const char *, mode_t);
 typedef int (*unlinkat_fn)(int, const char *, int);
@@ -85,6 +146,7 @@ int unlinkat(int dirfd, const char *name, int flags)
 ssize_t pread(int fd, void *buf, size_t len, off_t off)
 {
 	REAL("pread", pread_fn);
+	stop_at("pread", fd, 0);
 	slow("pread", NULL);
 	return real(fd, buf, len, off);
 }
@@ -92,6 +154,7 @@ ssize_t pread(int fd, void *buf, size_t len, off_t off)
 ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 {
 	REAL("pread64", pread_fn);
+	stop_at("pread", fd, 0);
 	slow("pread", NULL);
 	return real(fd, buf, len, off);
 }
@@ -124,4 +187,35 @@ int posix_fadvise64(int fd, off_t off, off_t len, int advice)
 	REAL("posix_fadvise64", fadvise_fn);
 	slow("fadvise", NULL);
 	return real(fd, off, len, advice);
+}
+
+/* MPI_Ibarrier, to stop a rank just before a given collective step of the run (Open MPI's
+ * MPI_Comm and MPI_Request are pointers: passed on untouched). */
+typedef int (*ibarrier_fn)(void *, void *);
+int MPI_Ibarrier(void *comm, void *req)
+{
+	REAL("MPI_Ibarrier", ibarrier_fn);
+	stop_at("MPI_Ibarrier", -1, 0);
+	int rc = real(comm, req);
+	stop_at("MPI_Ibarrier", -1, 1);
+	return rc;
+}
+
+/* MPI_Iallreduce likewise (a rank stopped at the agreement on a phase's outcome). */
+typedef int (*iallreduce_fn)(const void *, void *, int, void *, void *, void *, void *);
+int MPI_Iallreduce(const void *in, void *out, int n, void *type, void *op, void *comm, void *req)
+{
+	REAL("MPI_Iallreduce", iallreduce_fn);
+	stop_at("MPI_Iallreduce", -1, 0);
+	return real(in, out, n, type, op, comm, req);
+}
+
+/* MPI_Exscan likewise: the results writer's first collective call of each phase it writes (a
+ * rank stopped inside the results write). */
+typedef int (*exscan_fn)(const void *, void *, int, void *, void *, void *);
+int MPI_Exscan(const void *in, void *out, int n, void *type, void *op, void *comm)
+{
+	REAL("MPI_Exscan", exscan_fn);
+	stop_at("MPI_Exscan", -1, 0);
+	return real(in, out, n, type, op, comm);
 }
