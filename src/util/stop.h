@@ -54,4 +54,8 @@ void stop_watchdog_rank(int rank);
  * stuck for N s; giving up" and exits with status 1. 0 disarms it. Returns 0 or -1. */
 int stop_watchdog_step(double seconds, const char *what);
 
+/* fn runs in the watchdog's thread just before it ends the process (util/lock gives up the
+ * locks this process holds); NULL: nothing. fn must not wait for the main thread. */
+void stop_watchdog_on_exit(void (*fn)(void));
+
 #endif

@@ -6,7 +6,9 @@
  * test's cue that the stage has begun). A sleep cut short by a signal is not resumed.
  * PFSREAD_KILL_AT=pwrite:N kills the process (SIGKILL, at once) at its Nth pwrite, before
  * it writes: a run killed in the middle of writing its results file, at the same point every
- * time (resume.t). */
+ * time (resume.t). PFSREAD_HOLD_UNTIL=FILE makes each slowed call wait, instead of its
+ * milliseconds, until FILE exists (or a signal comes): a command held mid-way for as long as
+ * the test needs, then let go (locks.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -38,8 +40,12 @@ static void slow(const char *name, const char *path)
 		if (fd >= 0)
 			close(fd);
 	}
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-	nanosleep(&ts, NULL);
+	const char *until = getenv("PFSREAD_HOLD_UNTIL");
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000}, tick = {0, 20000000};
+	if (until == NULL)
+		nanosleep(&ts, NULL);
+	while (until != NULL && access(until, F_OK) != 0 && nanosleep(&tick, NULL) == 0)
+		;
 }
 
 /* The Nth pwrite of PFSREAD_KILL_AT=pwrite:N is never written: SIGKILL first. */
