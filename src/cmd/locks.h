@@ -14,6 +14,12 @@
 int locks_datasets(const struct experiment *x, const char *cmd, int rank, struct lock_held *h,
 		   struct pf_err *e);
 
+/* Collective. generate, once its checks passed (nothing written yet when they refuse): where
+ * locks_datasets could take no lock for want of the root, the root is made and the lock taken
+ * now, before anything else is written. 0, or -1 with e set on every rank. */
+int locks_generate_root(const struct experiment *x, int rank, struct lock_held *h,
+			struct pf_err *e);
+
 /* Collective. The results file path for command ("run", "run --resume"), one writer: on rank
  * 0, h gets the lock. 0, or -1 with e set on every rank (PF_BUSY: another process writes it). */
 int locks_results(const char *path, const char *command, int rank, struct lock_held *h,

@@ -110,7 +110,7 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 	else if (rc == 0 && stop_watchdog_arm(0) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "cannot stop the start-up watchdog");
 	else if (rc == 0 && strcmp(cmd, "generate") == 0)
-		rc = generate_all(&x, o.progress_s, e);
+		rc = generate_all(&x, o.progress_s, &held, e);
 	else if (rc == 0 && strcmp(cmd, "verify") == 0)
 		rc = verify_all(&x, o.progress_s, e);
 	else if (rc == 0 && strcmp(cmd, "clean") == 0)

@@ -150,4 +150,15 @@ check "another host's run shares the data sets with this one" \
 expect_status 75 "... but refuses clean (75)" "$PFSREAD" clean "$cfg"
 contains "in use by run (pid 4242 on host elsewhere" "... naming it"
 
+# ---- files that vanish under a run for other reasons: one line per phase -------------------
+held pread:1 "$PFSREAD" run "$cfg" -o "$res/g.h5" --no-table
+rm -f "$root"/small/d*/f*
+let_go
+ok "$([ "$status" -eq 1 ] && echo 0 || echo 1)" "a run whose files vanish mid-way fails (exit 1)"
+n=$(printf '%s\n' "$OUT" | grep -c "No such file")
+ok "$([ "$n" -le 2 ] && echo 0 || echo 1)" \
+	"... with one line for the phase's 11 vanished files, and the run's one message ($n lines)"
+contains "phase 1: 11 files: No such file or directory (the first: $root/small/d000000/f0000000000" \
+	"... which counts them and names the first"
+
 done_testing
