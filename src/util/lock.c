@@ -164,9 +164,47 @@ static int lock_read(const char *path, char **text, size_t *len, double *age)
 	return 0;
 }
 
+/* Where /proc says: 1 when pid is a zombie (dead, not reaped: in a container whose first
+ * process reaps nothing, an orphaned rank stays one for good) or started well after start (the
+ * pid was given to another process since); 0 when it is not or /proc cannot say. */
+static int lock_proc_gone(long pid, long long start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+	unsigned long long ticks = 0;
+	char state = '?';
+	/* after the name: state (field 3) ... starttime (field 22) */
+	if (p == NULL || sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+				 "%*s %*s %*s %*s %*s %llu", &state, &ticks) != 2)
+		return 0;
+	if (state == 'Z' || state == 'X')
+		return 1;
+	long hz = sysconf(_SC_CLK_TCK);
+	long long boot = 0;
+	char line[128];
+	if (hz <= 0 || (f = fopen("/proc/stat", "re")) == NULL)
+		return 0;
+	while (boot == 0 && fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "btime %lld", &boot) != 1)
+			boot = 0;
+	fclose(f);
+	/* two minutes of slack: a clock stepped forward since must not make a live holder gone */
+	return boot > 0 && boot + (long long)(ticks / (unsigned long long)hz) > start + 120;
+}
+
 static enum lock_state lock_state_of(const struct lock_info *li, const char *host, double age)
 {
-	int gone = strcmp(li->host, host) == 0 && kill((pid_t)li->pid, 0) != 0 && errno == ESRCH;
+	int gone = 0;
+	if (strcmp(li->host, host) == 0)
+		gone = (kill((pid_t)li->pid, 0) != 0 && errno == ESRCH) ||
+		       lock_proc_gone(li->pid, li->start);
 	return lock_judge(li, host, gone, age, LOCK_STALE_S);
 }
 
@@ -433,12 +471,31 @@ int lock_take_file(const char *file, const char *command, struct lock_held *h,
 	return rc;
 }
 
+/* 1 when the lock at path is still this process's: one taken over meanwhile (this process
+ * was stopped past LOCK_STALE_S, say) is its new holder's and stays. */
+static int lock_still_mine(const char *path)
+{
+	char *text, host[LOCK_HOST_MAX];
+	size_t len;
+	double age;
+	struct lock_info li;
+	int mine = 0;
+	if (lock_read(path, &text, &len, &age) != 0)
+		return 0;
+	lock_hostname(host);
+	mine = lock_parse(text, len, &li) == 0 && li.pid == (long)getpid() &&
+	       strcmp(li.host, host) == 0;
+	free(text);
+	return mine;
+}
+
 void lock_release(struct lock_held *h)
 {
 	if (h == NULL || h->path[0] == '\0')
 		return;
 	lock_unregister(h->path);
-	(void)unlink(h->path); /* taken over meanwhile as stale: nothing of ours is left */
+	if (lock_still_mine(h->path))
+		(void)unlink(h->path);
 	char *slash = strrchr(h->path, '/');
 	size_t dl = strlen("/" LOCK_DIR);
 	if (slash != NULL && (size_t)(slash - h->path) >= dl &&
