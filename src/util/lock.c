@@ -51,13 +51,28 @@ static void *lock_beat(void *unused)
 	return NULL;
 }
 
+/* A data sets' lock directory goes with its last holder (path: a holder's file in it). */
+static void lock_drop_dir(const char *path)
+{
+	char dir[LOCK_PATH_MAX];
+	size_t dl = strlen("/" LOCK_DIR);
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash != NULL && (size_t)(slash - dir) >= dl && memcmp(slash - dl, "/" LOCK_DIR, dl) == 0) {
+		*slash = '\0';
+		(void)rmdir(dir); /* others still there: it stays */
+	}
+}
+
 /* The watchdog's way out: the held locks go with the process. */
 static void lock_drop_all(void)
 {
 	if (pthread_mutex_trylock(&lock_reg.mu) != 0)
 		return; /* the main thread is inside the list: the locks become stale instead */
-	for (int i = 0; i < lock_reg.n; i++)
+	for (int i = 0; i < lock_reg.n; i++) {
 		(void)unlink(lock_reg.path[i]);
+		lock_drop_dir(lock_reg.path[i]);
+	}
 	(void)pthread_mutex_unlock(&lock_reg.mu);
 }
 
@@ -496,12 +511,6 @@ void lock_release(struct lock_held *h)
 	lock_unregister(h->path);
 	if (lock_still_mine(h->path))
 		(void)unlink(h->path);
-	char *slash = strrchr(h->path, '/');
-	size_t dl = strlen("/" LOCK_DIR);
-	if (slash != NULL && (size_t)(slash - h->path) >= dl &&
-	    memcmp(slash - dl, "/" LOCK_DIR, dl) == 0) {
-		*slash = '\0';
-		(void)rmdir(h->path); /* the last holder takes the directory along; others stay */
-	}
+	lock_drop_dir(h->path);
 	h->path[0] = '\0';
 }

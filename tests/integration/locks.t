@@ -149,6 +149,23 @@ check "another host's run shares the data sets with this one" \
 	"$PFSREAD" run "$cfg" -o "$res/f.h5" --no-table
 expect_status 75 "... but refuses clean (75)" "$PFSREAD" clean "$cfg"
 contains "in use by run (pid 4242 on host elsewhere" "... naming it"
+rm -f "$root/.pfsread-locks/run.elsewhere.4242"
+
+# ---- the start-up watchdog ends a held run: its locks go with it ----------------------------
+small_config "$SCRATCH/w.yaml" "$root" "repetitions: 1" "startup_timeout: 2s"
+held pwrite:1 "$PFSREAD" run "$SCRATCH/w.yaml" -o "$res/w.h5" --no-table
+pid=$bg
+ok "$([ -e "$root/.pfsread-locks/run.$host.$pid" ] && [ -e "$res/w.h5.lock" ] && echo 0 || echo 1)" \
+	"a run held as it creates its results file holds the data sets and the file"
+watchdog 240 "$bg"
+wait "$bg"
+status=$?
+watchdog_end
+bg=""
+OUT=$(cat "$SCRATCH/bg.out")
+contains "start-up did not finish within 2 s" "the start-up watchdog ends it"
+ok "$([ ! -e "$root/.pfsread-locks" ] && echo 0 || echo 1)" "... and its lock is gone with it"
+rm -f "$SCRATCH/go"
 
 # ---- files that vanish under a run for other reasons: one line per phase -------------------
 held pread:1 "$PFSREAD" run "$cfg" -o "$res/g.h5" --no-table
