@@ -65,8 +65,9 @@ static int clean_unlink(int dirfd, const char *name, int flags, const char *wher
 static int clean_subdir(const struct manifest *m, int dsfd, const char *dsdir, uint64_t dir,
 			struct pf_err *e)
 {
-	char name[64], sub[32];
+	char name[64], sub[32], where[GEN_PATH + 32];
 	snprintf(sub, sizeof sub, "d%06" PRIu64, dir);
+	snprintf(where, sizeof where, "%.*s/%s", GEN_PATH, dsdir, sub); /* for a message */
 	int fd = openat(dsfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
 		clean_say(dsdir, "/", sub, " is a symbolic link or not a directory; not followed\n");
@@ -80,10 +81,10 @@ static int clean_subdir(const struct manifest *m, int dsfd, const char *dsdir, u
 	int rc = 0;
 	for (uint64_t f = first; f < last && rc == 0; f++) {
 		snprintf(name, sizeof name, "f%010" PRIu64, f);
-		rc = clean_stop(e) != 0 ? -1 : clean_unlink(fd, name, 0, dsdir, e);
+		rc = clean_stop(e) != 0 ? -1 : clean_unlink(fd, name, 0, where, e);
 		snprintf(name, sizeof name, "f%010" PRIu64 ".part", f);
 		if (rc == 0)
-			rc = clean_unlink(fd, name, 0, dsdir, e);
+			rc = clean_unlink(fd, name, 0, where, e);
 	}
 	close(fd);
 	return rc;
@@ -160,7 +161,12 @@ static int clean_hashed_files(const struct manifest *m, int dsfd, const char *ds
 		int dfd = clean_open_hashed_dir(m, dsfd, dsdir, hex);
 		if (dfd < 0)
 			continue; /* gone already, or a link: nothing of ours to remove there */
-		rc = clean_unlink(dfd, hex, 0, dsdir, e);
+		char where[GEN_PATH + 64];
+		int at = snprintf(where, sizeof where, "%.*s", GEN_PATH, dsdir);
+		for (unsigned l = 0; l < m->depth && at > 0 && (size_t)at < sizeof where; l++)
+			at += snprintf(where + at, sizeof where - (size_t)at, "/%.*s", (int)m->width,
+				       hex + l * m->width);
+		rc = clean_unlink(dfd, hex, 0, where, e);
 		close(dfd);
 	}
 	if (lfd >= 0)
@@ -289,10 +295,13 @@ static int clean_tree_files(struct gen_ctx *g, const struct manifest *have, int 
 		int fd = clean_open_parent(dsfd, dsdir, rel, &leaf);
 		if (fd < 0)
 			continue; /* gone already, or a link: nothing of ours there */
+		char where[2 * GEN_PATH + 2]; /* the leaf's directory, for a message */
+		snprintf(where, sizeof where, "%s%s%s", dsdir, leaf != rel ? "/" : "",
+			 leaf != rel ? rel : "");
 		snprintf(part, sizeof part, "%s.part", leaf);
-		rc = clean_unlink(fd, leaf, 0, dsdir, e);
+		rc = clean_unlink(fd, leaf, 0, where, e);
 		if (rc == 0)
-			rc = clean_unlink(fd, part, 0, dsdir, e);
+			rc = clean_unlink(fd, part, 0, where, e);
 		close(fd);
 	}
 	return rc;
@@ -527,41 +536,12 @@ static int clean_dataset(struct gen_ctx *g, struct pf_err *e)
 	return gen_share_verdict(rc, &verdict, e);
 }
 
-/* A root that is a system directory, a home directory or a mount point itself is refused:
- * a typo there must not put anything of value one manifest away from deletion. */
-static int clean_check_root(const struct experiment *x, struct pf_err *e)
-{
-	char real[PATH_MAX], parent[PATH_MAX + 4];
-	static const char *const refused[] = {"/", "/home", "/root", "/tmp", "/var", "/usr",
-					      "/etc", "/mnt", "/scratch", "/lustre"};
-	struct stat st, up;
-	const char *home = getenv("HOME");
-	if (realpath(x->root, real) == NULL)
-		return errno == ENOENT ? 0 : pf_fail_errno(e, errno, "clean: %s", x->root);
-	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
-		if (strcmp(real, refused[i]) == 0)
-			return pf_fail(e, PF_USAGE, "clean: refusing root %s: a system directory", real);
-	if (home != NULL && *home != '\0') {
-		char rhome[PATH_MAX];
-		if (realpath(home, rhome) != NULL && strcmp(rhome, real) == 0)
-			return pf_fail(e, PF_USAGE, "clean: refusing root %s: your home directory", real);
-	}
-	snprintf(parent, sizeof parent, "%s/..", real);
-	if (stat(real, &st) != 0 || stat(parent, &up) != 0)
-		return pf_fail_errno(e, errno, "clean: %s", real);
-	if (st.st_dev != up.st_dev)
-		return pf_fail(e, PF_USAGE,
-			       "clean: refusing root %s: it is a mount point; give a directory inside it",
-			       real);
-	return 0;
-}
-
 int clean_all(const struct experiment *x, struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e);
 	if (rc == 0 && g.rank == 0)
-		rc = clean_check_root(x, e);
+		rc = gen_check_root(x->root, "clean", "", e);
 	int verdict = 0;
 	rc = gen_share_verdict(rc, &verdict, e);
 	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {

@@ -156,7 +156,8 @@ void cli_print_usage(FILE *f)
 	fputs("\n  pfsread COMMAND --help    a command's options and an example\n"
 	      "  pfsread --version         version, git commit and build options\n"
 	      "\nExit status: 0 success, 1 run-time failure, 2 usage or configuration error, 75\n"
-	      "run stopped by --time-budget or SIGUSR1 with phases left (continue: --resume).\n",
+	      "run stopped by --time-budget or SIGUSR1 with phases left (continue: --resume), or\n"
+	      "another pfsread holds a data set or results file this command needs (try again).\n",
 	      f);
 }
 
@@ -268,7 +269,11 @@ void cli_print_man(FILE *f)
 		man_command(f, &commands[i]);
 	fputs(".SH EXIT STATUS\n0 success, 1 a run-time failure (I/O error, short file, "
 	      "verification mismatch), 2 a usage or configuration error, found before any file "
-	      "is touched.\n.SH SEE ALSO\n.BR mpirun (1),\n.BR h5dump (1)\n", f);
+	      "is touched, 75 (EX_TEMPFAIL, try again) a run stopped by \\-\\-time\\-budget or "
+	      "SIGUSR1 with phases left (continue it with \\-\\-resume), or a command refused "
+	      "because another pfsread process, on this node or another, holds the lock of a "
+	      "data set or results file it needs (the message names its host and pid).\n"
+	      ".SH SEE ALSO\n.BR mpirun (1),\n.BR h5dump (1)\n", f);
 }
 
 void cli_print_completion(FILE *f)

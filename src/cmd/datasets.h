@@ -83,4 +83,10 @@ int gen_check_readers(const struct experiment *x, struct pf_err *e);
  * space_check, what is left to make is held against the free space. Collective. */
 int gen_check_all(struct gen_ctx *g, struct pf_err *e);
 
+/* The roots clean refuses (and plan with it): a system directory, the user's home, a mount
+ * point itself; a typo there must not put anything of value one manifest away from deletion.
+ * A root that does not exist passes. 0, or -1 with e set (PF_USAGE: "CMD: refusing root R:
+ * REASON" and why after it). Rank 0 or one process. */
+int gen_check_root(const char *root, const char *cmd, const char *why, struct pf_err *e);
+
 #endif

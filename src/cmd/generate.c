@@ -5,6 +5,7 @@
  * has finished. What it checks before writing anything is generate_check.c. */
 #include "cmd/generate.h"
 #include "cmd/datasets.h"
+#include "cmd/locks.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -377,15 +378,19 @@ static int gen_finish(const struct gen_ctx *g, struct pf_err *e)
 		if (made[1] > 0 && elapsed > 0)
 			printf("; wrote %s at %s", units_format_size(made[1], bytes, sizeof bytes),
 			       units_format_rate((double)made[1] / elapsed, rate, sizeof rate));
-		printf("\n");
 		struct manifest have;
 		manifest_from_config(g->x, g->d, &m);
 		m.complete = 1;
 		rc = dataset_dir(g->x, g->d, dir, sizeof dir) == 0 ? 0 : -1;
-		if (rc == 0 && manifest_read(dir, &have, e) == 0) /* keep the lists made before */
+		int had = rc == 0 && manifest_read(dir, &have, e) == 0;
+		if (had) /* keep the lists made before */
 			m.digests = have.digests;
 		m.digests |= g->kinds;
-		if (rc == 0)
+		/* nothing made and the manifest says so already: nothing to write (a read-only
+		 * mount of a whole data set is fine) */
+		int same = had && made[0] == 0 && have.complete && have.digests == m.digests;
+		printf("%s\n", same ? "; complete" : "");
+		if (rc == 0 && !same)
 			rc = manifest_write(dir, &m, e);
 	}
 	return gen_share_verdict(rc, &verdict, e);
@@ -501,7 +506,8 @@ static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 	return gen_finish(g, e);
 }
 
-int generate_all(const struct experiment *x, double progress_s, struct pf_err *e)
+int generate_all(const struct experiment *x, double progress_s, struct lock_held *held,
+		 struct pf_err *e)
 {
 	struct gen_ctx g;
 	int rc = gen_begin(&g, x, e);
@@ -512,6 +518,8 @@ int generate_all(const struct experiment *x, double progress_s, struct pf_err *e
 		rc = gen_check_readers(x, e);
 	if (rc == 0)
 		rc = gen_check_all(&g, e);
+	if (rc == 0)
+		rc = locks_generate_root(x, g.rank, held, e);
 	for (int k = 1; rc == 0 && k < DIGEST_KINDS; k++)
 		if (digest_open(&g.dg[k], (enum digest_kind)k) != 0)
 			rc = pf_fail(e, PF_RUNTIME, "generate: out of memory");

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,4 +208,35 @@ int gen_check_all(struct gen_ctx *g, struct pf_err *e)
 	free(state);
 	free(whole);
 	return rc;
+}
+
+/* A root that is a system directory, a home directory or a mount point itself is refused:
+ * a typo there must not put anything of value one manifest away from deletion. */
+int gen_check_root(const char *root, const char *cmd, const char *why, struct pf_err *e)
+{
+	char real[PATH_MAX], parent[PATH_MAX + 4];
+	static const char *const refused[] = {"/", "/home", "/root", "/tmp", "/var", "/usr",
+					      "/etc", "/mnt", "/scratch", "/lustre"};
+	struct stat st, up;
+	const char *home = getenv("HOME");
+	if (realpath(root, real) == NULL)
+		return errno == ENOENT ? 0 : pf_fail_errno(e, errno, "%s: %s", cmd, root);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		if (strcmp(real, refused[i]) == 0)
+			return pf_fail(e, PF_USAGE, "%s: refusing root %s: a system directory%s", cmd,
+				       real, why);
+	if (home != NULL && *home != '\0') {
+		char rhome[PATH_MAX];
+		if (realpath(home, rhome) != NULL && strcmp(rhome, real) == 0)
+			return pf_fail(e, PF_USAGE, "%s: refusing root %s: your home directory%s", cmd,
+				       real, why);
+	}
+	snprintf(parent, sizeof parent, "%s/..", real);
+	if (stat(real, &st) != 0 || stat(parent, &up) != 0)
+		return pf_fail_errno(e, errno, "%s: %s", cmd, real);
+	if (st.st_dev != up.st_dev)
+		return pf_fail(e, PF_USAGE,
+			       "%s: refusing root %s: it is a mount point; give a directory inside "
+			       "it%s", cmd, real, why);
+	return 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/generate.h"
+#include "cmd/locks.h"
 #include "cmd/run.h"
 #include "config/config.h"
 #include "dataset/fromtree.h"
@@ -91,6 +92,12 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 	int rc = mpi_load_config(config, rank, &x, e);
 	if (rc == 0 && stop_watchdog_arm(x.startup_timeout) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "cannot set the start-up watchdog");
+	/* before anything is read or written in the data sets, from_tree's descriptions too */
+	struct lock_held held = {""};
+	if (rc == 0)
+		stop_watchdog_stage("taking the data sets' lock (rank 0)");
+	if (rc == 0)
+		rc = locks_datasets(&x, cmd, rank, &held, e);
 	if (rc == 0 && x.ndatasets > 0)
 		stop_watchdog_stage("describing trees (from_tree)");
 	/* from_tree: generate scans (rank 0); the others read what generate described */
@@ -103,11 +110,12 @@ static int config_command(const char *cmd, int argc, char **argv, int rank, cons
 	else if (rc == 0 && stop_watchdog_arm(0) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "cannot stop the start-up watchdog");
 	else if (rc == 0 && strcmp(cmd, "generate") == 0)
-		rc = generate_all(&x, o.progress_s, e);
+		rc = generate_all(&x, o.progress_s, &held, e);
 	else if (rc == 0 && strcmp(cmd, "verify") == 0)
 		rc = verify_all(&x, o.progress_s, e);
 	else if (rc == 0 && strcmp(cmd, "clean") == 0)
 		rc = clean_all(&x, e);
+	lock_release(&held);
 	cfg_free(&x);
 	return rc;
 }

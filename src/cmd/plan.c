@@ -136,7 +136,9 @@ static int plan_checks(const struct experiment *x, const struct topo_map *t, str
 	struct space_need need = {0, 0};
 	struct space_fs fs;
 	int any = 0;
-	if (run_check_experiment(x, t, 0, e) != 0)
+	if (run_check_experiment(x, t, 0, e) != 0 ||
+	    gen_check_root(x->root, "plan", " (clean refuses it: what generate made there could "
+			   "not be removed)", e) != 0)
 		return -1;
 	if (plan_root_unseen(x)) {
 		char root[SAFE_ROOM(CFG_PATH_MAX)];

@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "cmd/run.h"
 #include "config/config.h"
+#include "cmd/locks.h"
 #include "dataset/fromtree.h"
 #include "run/backend.h"
 #include "run/topology.h"
@@ -73,7 +74,10 @@ int plan_pilot_command(int argc, char **argv, const char *command_line, struct p
 	if (backend_check_registry(e) != 0)
 		return -1;
 	memset(&x, 0, sizeof x);
+	struct lock_held held = {""}; /* the pilot reads the data sets as a run does */
 	int rc = mpi_load_config(a.config, rank, &x, e);
+	if (rc == 0)
+		rc = locks_datasets(&x, "run", rank, &held, e);
 	if (rc == 0)
 		rc = fromtree_share(&x, FROMTREE_READ, e);
 	if (rc == 0)
@@ -81,12 +85,14 @@ int plan_pilot_command(int argc, char **argv, const char *command_line, struct p
 	if (rc == 0)
 		rc = pilot_shape(&a, e);
 	if (rc != 0) {
+		lock_release(&held);
 		cfg_free(&x);
 		return -1;
 	}
 	struct run_opts o = {.output = path, .command_line = command_line, .no_table = 1,
 			     .pilot = 1, .pilot_files = a.pilot_files};
 	rc = run_experiment(&x, &o, e); /* only rank 0's path counts: it broadcasts it */
+	lock_release(&held);
 	cfg_free(&x);
 	if (rank != 0)
 		return rc;

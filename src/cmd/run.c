@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/locks.h"
 #include "cmd/resume.h"
 #include "cmd/run_check.h"
 #include "cmd/run_steps.h"
@@ -432,7 +433,6 @@ static int run_phases(const struct experiment *x, struct topology *t, const stru
 	return failed || rc != 0 ? -1 : 0;
 }
 
-
 /* Rank 0's view of the environment, the same on every rank (the attributes are collective). */
 static int run_environment(const struct experiment *x, const struct topology *t,
 			   struct environment *env, struct pf_err *e)
@@ -497,6 +497,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 				    .progress = {.comm = MPI_COMM_NULL, .req = MPI_REQUEST_NULL}};
 	char *hosts = NULL, shown[SAFE_ROOM(RUN_PATH)];
 	struct run_prov prov = {NULL, NULL, NULL};
+	struct lock_held held = {""};
 	memset(&prior, 0, sizeof prior);
 	int rc = topology_discover(&t, e);
 	stop_watchdog_stage("checking the experiment");
@@ -511,6 +512,8 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	stop_watchdog_stage("choosing the results path");
 	if (rc == 0)
 		rc = run_results_path(x, o, &t, path, start, e);
+	if (rc == 0) /* its one writer: this run */
+		rc = locks_results(path, o->resume ? "run --resume" : "run", t.rank, &held, e);
 	stop_watchdog_stage("recording the environment (rank 0)");
 	if (rc == 0)
 		rc = env != NULL ? run_environment(x, &t, env, e) : pf_fail(e, PF_RUNTIME, "out of memory");
@@ -614,6 +617,7 @@ int run_experiment(const struct experiment *x, const struct run_opts *o, struct 
 	}
 out:
 	run_peers_free(&limits);
+	lock_release(&held);
 	free(limits.done);
 	if (e->status != PF_HUNG)
 		progress_free(&limits.progress);

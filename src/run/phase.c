@@ -242,48 +242,6 @@ static int phase_check_bytes(const struct phase_spec *s, const struct phase_work
 	return abandoned ? -1 : rc;
 }
 
-#define PHASE_BAD_SHOWN 50 /* bad files named per rank and phase */
-
-/* After the closing barrier: the message kept for the run names one failure; a rank with
- * several bad files in this phase (or whose earlier failure holds the message) names each,
- * at most PHASE_BAD_SHOWN, on stderr. */
-static void phase_name_bad(const struct phase_run_ctx *c, const struct phase_output *o,
-			   int earlier)
-{
-	char path[PHASE_PATH], safe[SAFE_ROOM(PHASE_PATH)];
-	uint64_t bad = 0, shown = 0;
-	for (uint64_t i = 0; i < o->me.files; i++)
-		bad += o->files[i].error != 0;
-	if (bad == 0 || (bad == 1 && !earlier))
-		return;
-	fprintf(stderr, "pfsread: rank %d (%s): phase %u: %llu bad file%s:\n", c->t->rank,
-		safe_text(safe, sizeof safe, c->t->hostnames[c->t->node], 0), c->s->index,
-		(unsigned long long)bad, bad == 1 ? "" : "s");
-	for (uint64_t i = 0; i < o->me.files && shown < PHASE_BAD_SHOWN; i++) {
-		const struct file_rec *r = &o->files[i];
-		if (r->error == 0)
-			continue;
-		phase_share_name(c, i, path, sizeof path);
-		if (r->error == RECORD_SHORT)
-			fprintf(stderr, "pfsread: rank %d:   %s: short: %llu of %llu bytes\n",
-				c->t->rank, safe_text(safe, sizeof safe, path, 0),
-				(unsigned long long)r->bytes,
-				(unsigned long long)c->w->sh.length[i]);
-		else
-			fprintf(stderr, "pfsread: rank %d:   %s: %s\n", c->t->rank,
-				safe_text(safe, sizeof safe, path, 0),
-				r->error == EILSEQ ? "content differs (verify or digest)"
-				: r->error == RECORD_ABANDONED ? "not finished: its reads were "
-								 "cancelled at another file's failure"
-				: r->error == EINTR ? "not finished: the phase was stopped"
-						    : strerror(r->error));
-		shown++;
-	}
-	if (bad > shown)
-		fprintf(stderr, "pfsread: rank %d:   and %llu more (the files table's error column "
-			"has every one)\n", c->t->rank, (unsigned long long)(bad - shown));
-}
-
 /* After the timed part, still on this rank: bytes, wall time per step (acct: each instant
  * once, overlap apart) and first/last times of its own records. */
 static void phase_sum_rank(struct phase_output *o)

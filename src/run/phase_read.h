@@ -65,6 +65,11 @@ int phase_path(const struct phase_spec *s, const struct phase_work *w, uint64_t 
 /* Item i's path for a message, or "file N" when it cannot be built. */
 void phase_share_name(const struct phase_run_ctx *c, uint64_t i, char *buf, size_t len);
 
+/* After the closing barrier: the message kept for the run names one failure; a rank with
+ * several bad files in this phase (or whose earlier failure holds the message: earlier 1)
+ * names them on stderr (phase_bad.c). */
+void phase_name_bad(const struct phase_run_ctx *c, const struct phase_output *o, int earlier);
+
 /* The phase's clock: the common base, less the time verify has paused it. */
 double phase_now(const struct phase_run_ctx *c);
 

@@ -11,6 +11,8 @@ enum pf_status {
 	PF_USAGE = 2,   /* bad command line or configuration, found before any file is touched */
 	PF_PARTIAL = 75, /* run: stopped by its time budget or SIGUSR1 with phases left; the file
 			  * says "partial" and `run --resume FILE` continues it (EX_TEMPFAIL) */
+	PF_BUSY = 75,   /* another pfsread holds the lock of a data set or results file this
+			 * one needs (util/lock.h): nothing was done; try again when it ends */
 	PF_HUNG = 3     /* a rank is stuck where no signal reaches it, or a collective write
 			 * failed on some ranks only (their states differ): only MPI_Abort is left */
 };

@@ -83,6 +83,7 @@ static const char *stop_last_words(char *const *argv)
 	return "; the results file could not be closed (its helper hung)";
 }
 static struct timespec watchdog_start;
+static void (*_Atomic watchdog_exit_fn)(void);
 
 static void stop_on_signal(int sig)
 {
@@ -204,6 +205,9 @@ static void stop_watchdog_fire(union sigval unused)
 				   who, atomic_load(&watchdog_limit), atomic_load(&watchdog_stage));
 	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
 		n = 0; /* nothing more can be done about stderr */
+	void (*fn)(void) = atomic_load(&watchdog_exit_fn);
+	if (fn != NULL)
+		fn();
 	_exit(1);
 }
 
@@ -276,4 +280,9 @@ int stop_watchdog_step(double seconds, const char *what)
 			return -1;
 	}
 	return stop_watchdog_arm(seconds); /* counted from now: the start was just reset */
+}
+
+void stop_watchdog_on_exit(void (*fn)(void))
+{
+	atomic_store(&watchdog_exit_fn, fn);
 }

@@ -66,4 +66,8 @@ void stop_watchdog_last_words(char *const *argv);
  * until the call with n 0. */
 void stop_watchdog_peers(const int *rank, const int *pid, int n);
 
+/* fn runs in the watchdog's thread just before it ends the process (util/lock gives up the
+ * locks this process holds); NULL: nothing. fn must not wait for the main thread. */
+void stop_watchdog_on_exit(void (*fn)(void));
+
 #endif

@@ -13,7 +13,10 @@
  * PFSREAD_STOP_AT=MPI_Ibarrier:N (or MPI_Iallreduce:N, MPI_Exscan:N) at its Nth such call, before it
  * (MPI_Ibarrier+:N: just after it, the rank inside the barrier); in the rank
  * PFSREAD_STOP_RANK (OMPI_COMM_WORLD_RANK or PMI_RANK) only. Its pid is appended to
- * PFSREAD_STOP_LOG first, so that the test can find, wake or kill it (lost_rank.t). */
+ * PFSREAD_STOP_LOG first, so that the test can find, wake or kill it (lost_rank.t).
+ * PFSREAD_HOLD_UNTIL=FILE makes each slowed call wait, instead of its
+ * milliseconds, until FILE exists (or a signal comes): a command held mid-way for as long as
+ * the test needs, then let go (locks.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -46,8 +49,12 @@ static void slow(const char *name, const char *path)
 		if (fd >= 0)
 			close(fd);
 	}
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-	nanosleep(&ts, NULL);
+	const char *until = getenv("PFSREAD_HOLD_UNTIL");
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000}, tick = {0, 20000000};
+	if (until == NULL)
+		nanosleep(&ts, NULL);
+	while (until != NULL && access(until, F_OK) != 0 && nanosleep(&tick, NULL) == 0)
+		;
 }
 
 /* The Nth pwrite of PFSREAD_KILL_AT=pwrite:N is never written: SIGKILL first. */
