@@ -10,6 +10,7 @@
 
 #include "cmd/generate.h"
 #include "cmd/run.h"
+#include "cmd/run_check.h"
 #include "config/config.h"
 #include "dataset/fromtree.h"
 #include "run/backend.h"
@@ -25,6 +26,10 @@ int mpi_load_config(const char *path, int rank, struct experiment *x, struct pf_
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (rank == 0) {
 		rc = cfg_load(path, blocks, x, e);
+		if (rc == 0) /* what run refuses, every command refuses before it writes */
+			rc = run_check_config(x, e);
+		if (rc != 0)
+			cfg_free(x);
 		len = rc == 0 ? (long long)x->yaml_len : -1;
 	}
 	if (MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)

@@ -237,8 +237,11 @@ int plan_show(const struct plan_args *a, struct pf_err *e)
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (cfg_load(config, blocks, &x, e) != 0)
 		return -1;
+	/* before any line of the table: what run refuses at load, plan refuses */
+	int rc = run_check_config(&x, e);
 	/* one process: scanning the trees here is the exact count, and no storm */
-	int rc = fromtree_scan_all(&x, e);
+	if (rc == 0)
+		rc = fromtree_scan_all(&x, e);
 	if (rc == 0 && plan_even_map(ranks, nodes, &t) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "plan: out of memory");
 	for (size_t i = 0; rc == 0 && i < x.nreaders; i++) {
