@@ -44,7 +44,7 @@ check "generate" mpi 2 "$PFSREAD" generate "$SCRATCH/ok.yaml"
 check "a pilot run" mpi 2 "$PFSREAD" run "$SCRATCH/ok.yaml" -o "$SCRATCH/pilot.h5" --progress 0
 expect_status 0 "plan --from the pilot" "$PFSREAD" plan "$SCRATCH/ok.yaml" --ranks 2 --nodes 1 --from "$SCRATCH/pilot.h5" --walltime 1us
 contains "estimate: " "plan prints the estimate"
-contains "from 1 complete phases of $SCRATCH/pilot.h5" "and what it rests on"
+contains "from 1 complete phase of $SCRATCH/pilot.h5" "and what it rests on"
 contains "warning: the study needs about" "and warns when it exceeds the job's limit"
 contains "one job needs --time=0:01:00 (-l walltime=0:01:00" "with the limit one job needs"
 done_testing
