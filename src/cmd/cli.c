@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/suggest.h"
 
@@ -324,9 +325,32 @@ void cli_print_version(FILE *f)
 	fprintf(f, "compiler: %s %s\nbuild: %s\n", cli_compiler, __VERSION__, PFSREAD_BUILD);
 }
 
+/* Before the command: an option that is not one of pfsread's own (--help, --version). */
+static int cli_unknown_global(const char *name, struct pf_err *e)
+{
+	static const char *const globals[] = {"--help", "-h", "--version", "-V"};
+	struct suggest s;
+	suggest_init(&s, name, strlen(name));
+	const char *best = NULL;
+	for (size_t i = 0; i < sizeof globals / sizeof *globals; i++) {
+		suggest_offer(&s, globals[i]);
+		if (strcasecmp(globals[i], name) == 0) /* -v: -V, not the nearer -h */
+			best = globals[i];
+	}
+	if (best == NULL)
+		best = suggest_best(&s);
+	if (best)
+		return pf_fail(e, PF_USAGE, "unknown option '%s': did you mean '%s'? "
+			       "(pfsread help lists the commands)", name, best);
+	return pf_fail(e, PF_USAGE, "unknown option '%s' (before the command: --help, --version; "
+		       "pfsread help lists the commands)", name);
+}
+
 int cli_unknown_command(const char *name, struct pf_err *e)
 {
 	struct suggest s;
+	if (name[0] == '-' && name[1] != '\0') /* an option, not a command */
+		return cli_unknown_global(name, e);
 	suggest_init(&s, name, strlen(name));
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		suggest_offer(&s, commands[i].name);
