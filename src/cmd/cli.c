@@ -251,6 +251,10 @@ static void man_command(FILE *f, const struct cli_cmd *c)
 	fputs("\n.fi\n", f);
 }
 
+/* Where make install puts the documents under the default PREFIX; make install writes its own
+ * PREFIX into the installed man page instead. */
+#define CLI_DOCDIR "/usr/local/share/doc/pfsread"
+
 void cli_print_man(FILE *f)
 {
 	fprintf(f, ".TH PFSREAD 1 \"\" \"pfsread %s\" \"User Commands\"\n", PFSREAD_VERSION);
@@ -267,9 +271,18 @@ void cli_print_man(FILE *f)
 	      "Options are given as \\-\\-key VALUE or \\-\\-key=VALUE.\n.SH COMMANDS\n", f);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		man_command(f, &commands[i]);
-	fputs(".SH EXIT STATUS\n0 success, 1 a run-time failure (I/O error, short file, "
-	      "verification mismatch), 2 a usage or configuration error, found before any file "
-	      "is touched.\n.SH SEE ALSO\n.BR mpirun (1),\n.BR h5dump (1)\n", f);
+	fputs(".SH EXIT STATUS\n.TP\n.B 0\nsuccess.\n.TP\n.B 1\na run-time failure: an I/O "
+	      "error, a short or missing file, a verification mismatch, a file system about to "
+	      "fill, a rank stuck past its time (the watchdog, or MPI_Abort).\n.TP\n.B 2\na usage "
+	      "or configuration error (the config's file:line:col and key), found before any "
+	      "file is touched.\n.TP\n.B 75\n.B run\nstopped by \\-\\-time\\-budget or SIGUSR1 with "
+	      "phases left: the results file says partial, and\n.B run \\-\\-resume FILE\n"
+	      "continues it (EX_TEMPFAIL).\n.TP\n.B 128 + N\nstopped by signal N promptly, what "
+	      "was written left consistent: 130 for SIGINT, 143 for SIGTERM.\n"
+	      ".SH FILES\n.TP\n.I " CLI_DOCDIR "/config.md\nthe config reference: every key, its "
+	      "default, what is refused (docs/config.md in the source).\n.TP\n.I " CLI_DOCDIR
+	      "/README.md\nwhere to start; the other documents beside it.\n"
+	      ".SH SEE ALSO\n.BR mpirun (1),\n.BR h5dump (1)\n", f);
 }
 
 void cli_print_completion(FILE *f)

@@ -30,6 +30,14 @@ done
 grep -q -- '--format' "$root/share/man/man1/pfsread.1" ||
 	grep -q -- '\\-\\-format' "$root/share/man/man1/pfsread.1"
 ok $? "the man page lists report's options"
+# every exit status the code gives (err.h's classes but PF_HUNG, which aborts with 1; a signal's
+# 128 + N), each as a tagged paragraph of EXIT STATUS
+statuses=$(sed -n 's/^[[:space:]]*PF_[A-Z]* = \([0-9]*\).*/\1/p' "$TOP/src/util/err.h" | grep -vx 3)
+for s in $statuses 130 143; do
+	awk '/^\.SH EXIT STATUS/ { p = 1; next } /^\.SH/ { p = 0 } p' "$root/share/man/man1/pfsread.1" |
+		grep -q -e "^\.B $s\$" -e "[^0-9]$s for SIG"
+	ok $? "the man page's EXIT STATUS gives exit status $s"
+done
 
 # the completion, in bash: commands, options, an option's values
 if command -v bash >/dev/null 2>&1; then
