@@ -279,9 +279,9 @@ void cli_print_man(FILE *f)
 	      "phases left: the results file says partial, and\n.B run \\-\\-resume FILE\n"
 	      "continues it (EX_TEMPFAIL).\n.TP\n.B 128 + N\nstopped by signal N promptly, what "
 	      "was written left consistent: 130 for SIGINT, 143 for SIGTERM.\n"
-	      ".SH FILES\n.TP\n.I " CLI_DOCDIR "/config.md\nthe config reference: every key, its "
+	      ".SH FILES\n.TP\n.I " CLI_DOCDIR "/docs/config.md\nthe config reference: every key, its "
 	      "default, what is refused (docs/config.md in the source).\n.TP\n.I " CLI_DOCDIR
-	      "/README.md\nwhere to start; the other documents beside it.\n"
+	      "/README.md\nwhere to start; the other documents in docs/ beside it.\n"
 	      ".SH SEE ALSO\n.BR mpirun (1),\n.BR h5dump (1)\n", f);
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # install: make install (PREFIX, DESTDIR) puts the binary, the man page, the bash completion,
-# the configs and the job scripts in place; the man page and the completion come from the
+# the configs, the job scripts and the documents in place; the man page and the completion come from the
 # same table as --help and know every command; the installed local job script runs from
 # another directory with the installed binary and config.
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +15,13 @@ for f in bin/pfsread share/man/man1/pfsread.1 share/bash-completion/completions/
 	test -f "$root/$f"
 	ok $? "installed: $f"
 done
+# the documents, with README.md beside docs/ as in the source (their links hold)
+for f in README.md $(cd "$TOP" && ls docs/*.md); do
+	cmp -s "$TOP/$f" "$root/share/doc/pfsread/$f"
+	ok $? "installed: share/doc/pfsread/$f"
+done
+grep -q "^\.I $prefix/share/doc/pfsread/docs/config\.md\$" "$root/share/man/man1/pfsread.1"
+ok $? "the installed man page names the installed config reference"
 
 # the man page: renders, and names every command help lists
 if command -v man >/dev/null 2>&1; then
