@@ -10,6 +10,7 @@
 
 #include "cmd/generate.h"
 #include "cmd/run.h"
+#include "cmd/plan.h"
 #include "cmd/run_check.h"
 #include "config/config.h"
 #include "dataset/fromtree.h"
@@ -26,6 +27,8 @@ int mpi_load_config(const char *path, int rank, struct experiment *x, struct pf_
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (rank == 0) {
 		rc = cfg_load(path, blocks, x, e);
+		if (rc == 0)
+			plan_default_cache(x); /* rank 0 decides for all: broadcast below */
 		if (rc == 0) /* what run refuses, every command refuses before it writes */
 			rc = run_check_config(x, e);
 		if (rc != 0)
@@ -48,6 +51,10 @@ int mpi_load_config(const char *path, int rank, struct experiment *x, struct pf_
 		rc = cfg_parse(path, text, (size_t)len, blocks, x, e);
 	if (rank != 0)
 		free(text);
+	int cache = (int)x->cache; /* a rank whose parse failed still takes part */
+	if (MPI_Bcast(&cache, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS && rc == 0)
+		rc = pf_fail(e, PF_RUNTIME, "MPI_Bcast failed");
+	x->cache = (enum cfg_cache)cache;
 	return rc;
 }
 

@@ -238,6 +238,7 @@ int plan_show(const struct plan_args *a, struct pf_err *e)
 	if (cfg_load(config, blocks, &x, e) != 0)
 		return -1;
 	/* before any line of the table: what run refuses at load, plan refuses */
+	plan_default_cache(&x);
 	int rc = run_check_config(&x, e);
 	/* one process: scanning the trees here is the exact count, and no storm */
 	if (rc == 0)
@@ -268,6 +269,7 @@ int plan_show(const struct plan_args *a, struct pf_err *e)
 			plan_shift_describe(&x, nodes, shift, sizeof shift);
 			printf("%s\n", shift);
 		}
+		plan_print_defaults(&x);
 		printf("%5s  %-12s %10s %9s %7s %8s %15s %-8s %9s %-8s %4s %12s\n", "phase",
 		       "dataset", "file size", "files", "r/node", "readers", "files/reader",
 		       "backend", "transfer", "order", "rep", "bytes");
