@@ -30,7 +30,8 @@ struct experiment;
  * cache: drop without root stays, and is refused). */
 void plan_default_cache(struct experiment *x);
 
-/* The keys x's config left out, with the values in force and what cache's default does. */
+/* The keys x's config left out, with the values in force and what cache's default does;
+ * nothing when it gives them all. */
 void plan_print_defaults(const struct experiment *x);
 
 /* `plan CONFIG --pilot [N]`: collective. Reads the first files of every phase's shares into a

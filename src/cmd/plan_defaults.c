@@ -48,12 +48,37 @@ static void plan_default_sweep(const struct experiment *x)
 		printf("}\n");
 }
 
+static const char *const plan_flags[] = {"verify", "noatime", "sequential_hint", "space_check"};
+
+/* Whether x's config leaves out any key the block shows. */
+static int plan_defaults_any(const struct experiment *x)
+{
+	static const char *const keys[] = {"cache", "repetitions", "phase_timeout",
+					   "startup_timeout", "results"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (!cfg_given(x, keys[i]))
+			return 1;
+	for (size_t i = 0; i < sizeof plan_flags / sizeof *plan_flags; i++)
+		if (!cfg_given(x, plan_flags[i]))
+			return 1;
+	for (int k = 0; k < SWEEP_NKEYS; k++) {
+		char key[48];
+		snprintf(key, sizeof key, "sweep.%s", sweep_fields[k].name);
+		if (sweep_fields[k].list != NULL && sweep_fields[k].dflt != NULL &&
+		    !cfg_given(x, key))
+			return 1;
+	}
+	return 0;
+}
+
 void plan_print_defaults(const struct experiment *x)
 {
-	static const char *const flags[] = {"verify", "noatime", "sequential_hint", "space_check"};
+	const char *const *flags = plan_flags;
 	const int flag_value[] = {x->verify, x->noatime, x->sequential_hint, x->space_check};
 	const char *sep = "  ";
 	char t[32];
+	if (!plan_defaults_any(x))
+		return;
 	printf("defaults in force (keys the config leaves out; docs/config.md lists every "
 	       "default):\n");
 	if (!cfg_given(x, "cache"))
@@ -66,7 +91,7 @@ void plan_print_defaults(const struct experiment *x)
 	if (!cfg_given(x, "startup_timeout"))
 		printf("  startup_timeout: %s\n",
 		       units_format_duration(x->startup_timeout, t, sizeof t));
-	for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+	for (size_t i = 0; i < sizeof plan_flags / sizeof *plan_flags; i++)
 		if (!cfg_given(x, flags[i])) {
 			printf("%s%s: %s", sep, flags[i], flag_value[i] ? "true" : "false");
 			sep = ", ";
