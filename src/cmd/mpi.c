@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cmd/generate.h"
-#include "cmd/run.h"
 #include "cmd/plan.h"
+#include "cmd/run.h"
 #include "cmd/run_check.h"
 #include "config/config.h"
 #include "dataset/fromtree.h"
