@@ -3,7 +3,7 @@
 #   make demo                 install what is missing, build, generate and run configs/local.yaml
 #   make check                install what is missing, build, run the whole suite (prove)
 #   make check-mpich          build with MPICH into build-mpich, run a subset with mpirun.mpich
-#   make install PREFIX=...   install the binary, configs and job scripts
+#   make install PREFIX=...   install the binary, man page, docs, configs and job scripts
 #   make fuzz                 fuzz the config loader and the report's reader (clang, libFuzzer)
 #   make box-check            the truth tests in a cluster in a box (root; see README)
 #   make box-demo             GlusterFS against MooseFS in a cluster in a box, one HTML report
@@ -225,12 +225,19 @@ $(BUILD)/pfsread.1: $(BUILD)/pfsread
 $(BUILD)/pfsread.bash: $(BUILD)/pfsread
 	$(BUILD)/pfsread help --completion >$@.tmp && mv $@.tmp $@
 
+# The documents keep their layout (README.md beside docs/) so that their links between each
+# other still lead somewhere; the man page names them under this PREFIX.
+DOCDIR = $(PREFIX)/share/doc/pfsread
 install: $(BUILD)/pfsread $(BUILD)/pfsread.1 $(BUILD)/pfsread.bash
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pfsread/configs \
 	           $(DESTDIR)$(PREFIX)/share/pfsread/jobscripts $(DESTDIR)$(PREFIX)/share/man/man1 \
-	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(DOCDIR)/docs
 	install -m 755 $(BUILD)/pfsread $(DESTDIR)$(PREFIX)/bin/pfsread
-	install -m 644 $(BUILD)/pfsread.1 $(DESTDIR)$(PREFIX)/share/man/man1/pfsread.1
+	sed 's|/usr/local/share/doc/pfsread|$(DOCDIR)|g' $(BUILD)/pfsread.1 \
+	    >$(DESTDIR)$(PREFIX)/share/man/man1/pfsread.1
+	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/pfsread.1
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 644 docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/docs/
 	install -m 644 $(BUILD)/pfsread.bash \
 	           $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pfsread
 	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/pfsread/configs/

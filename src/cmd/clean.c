@@ -20,6 +20,7 @@
 #include "run/plan.h"
 #include "util/stop.h"
 #include "util/safe.h"
+#include "util/units.h"
 
 /* SIGTERM or SIGINT in clean: it stops at the next name, with the manifest still there (it
  * goes last), so that clean run again finishes the job. 0 while no signal came. */
@@ -440,12 +441,13 @@ static int clean_account(const struct gen_ctx *g, const struct manifest *have, i
 	uint64_t parts = before->parts > after.parts ? before->parts - after.parts : 0;
 	if (have->layout == CFG_LAYOUT_IN_PLACE && after.ours == 0 && after.parts == 0)
 		return 0;
-	printf("clean %s: removed %" PRIu64 " files (the manifest lists %" PRIu64 ")", g->d->name,
-	       removed, have->nfiles);
+	printf("clean %s: removed %" PRIu64 " file%s (the manifest lists %" PRIu64 ")", g->d->name,
+	       removed, units_s(removed), have->nfiles);
 	if (parts > 0)
-		printf(" and %" PRIu64 " partial files", parts);
+		printf(" and %" PRIu64 " partial file%s", parts, units_s(parts));
 	if (after.foreign > 0)
-		printf("; kept %" PRIu64 " files pfsread did not make", after.foreign);
+		printf("; kept %" PRIu64 " file%s pfsread did not make", after.foreign,
+		       units_s(after.foreign));
 	printf("\n");
 	if (after.ours == 0 && after.parts == 0)
 		return 0;

@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/suggest.h"
 
@@ -251,6 +252,10 @@ static void man_command(FILE *f, const struct cli_cmd *c)
 	fputs("\n.fi\n", f);
 }
 
+/* Where make install puts the documents under the default PREFIX; make install writes its own
+ * PREFIX into the installed man page instead. */
+#define CLI_DOCDIR "/usr/local/share/doc/pfsread"
+
 void cli_print_man(FILE *f)
 {
 	fprintf(f, ".TH PFSREAD 1 \"\" \"pfsread %s\" \"User Commands\"\n", PFSREAD_VERSION);
@@ -267,12 +272,20 @@ void cli_print_man(FILE *f)
 	      "Options are given as \\-\\-key VALUE or \\-\\-key=VALUE.\n.SH COMMANDS\n", f);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		man_command(f, &commands[i]);
-	fputs(".SH EXIT STATUS\n0 success, 1 a run-time failure (I/O error, short file, "
-	      "verification mismatch), 2 a usage or configuration error, found before any file "
-	      "is touched, 75 (EX_TEMPFAIL, try again) a run stopped by \\-\\-time\\-budget or "
-	      "SIGUSR1 with phases left (continue it with \\-\\-resume), or a command refused "
-	      "because another pfsread process, on this node or another, holds the lock of a "
-	      "data set or results file it needs (the message names its host and pid).\n"
+	fputs(".SH EXIT STATUS\n.TP\n.B 0\nsuccess.\n.TP\n.B 1\na run-time failure: an I/O "
+	      "error, a short or missing file, a verification mismatch, a file system about to "
+	      "fill, a rank stuck past its time (the watchdog, or MPI_Abort).\n.TP\n.B 2\na usage "
+	      "or configuration error (the config's file:line:col and key), found before any "
+	      "file is touched.\n.TP\n.B 75\n.B run\nstopped by \\-\\-time\\-budget or SIGUSR1 with "
+	      "phases left: the results file says partial, and\n.B run \\-\\-resume FILE\n"
+	      "continues it (EX_TEMPFAIL); or a command refused because another pfsread process, "
+	      "on this node or another, holds the lock of a data set or results file it needs "
+	      "(the message names its host and pid): try again when it has ended.\n.TP\n"
+	      ".B 128 + N\nstopped by signal N promptly, what "
+	      "was written left consistent: 130 for SIGINT, 143 for SIGTERM.\n"
+	      ".SH FILES\n.TP\n.I " CLI_DOCDIR "/docs/config.md\nthe config reference: every key, its "
+	      "default, what is refused (docs/config.md in the source).\n.TP\n.I " CLI_DOCDIR
+	      "/README.md\nwhere to start; the other documents in docs/ beside it.\n"
 	      ".SH SEE ALSO\n.BR mpirun (1),\n.BR h5dump (1)\n", f);
 }
 
@@ -329,9 +342,32 @@ void cli_print_version(FILE *f)
 	fprintf(f, "compiler: %s %s\nbuild: %s\n", cli_compiler, __VERSION__, PFSREAD_BUILD);
 }
 
+/* Before the command: an option that is not one of pfsread's own (--help, --version). */
+static int cli_unknown_global(const char *name, struct pf_err *e)
+{
+	static const char *const globals[] = {"--help", "-h", "--version", "-V"};
+	struct suggest s;
+	suggest_init(&s, name, strlen(name));
+	const char *best = NULL;
+	for (size_t i = 0; i < sizeof globals / sizeof *globals; i++) {
+		suggest_offer(&s, globals[i]);
+		if (strcasecmp(globals[i], name) == 0) /* -v: -V, not the nearer -h */
+			best = globals[i];
+	}
+	if (best == NULL)
+		best = suggest_best(&s);
+	if (best)
+		return pf_fail(e, PF_USAGE, "unknown option '%s': did you mean '%s'? "
+			       "(pfsread help lists the commands)", name, best);
+	return pf_fail(e, PF_USAGE, "unknown option '%s' (before the command: --help, --version; "
+		       "pfsread help lists the commands)", name);
+}
+
 int cli_unknown_command(const char *name, struct pf_err *e)
 {
 	struct suggest s;
+	if (name[0] == '-' && name[1] != '\0') /* an option, not a command */
+		return cli_unknown_global(name, e);
 	suggest_init(&s, name, strlen(name));
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		suggest_offer(&s, commands[i].name);

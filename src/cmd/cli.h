@@ -42,7 +42,8 @@ void cli_print_completion(FILE *f);
 /* "pfsread 0.1.0 (git abc123)" and the build's options: compiler, flags, MPI and HDF5. */
 void cli_print_version(FILE *f);
 
-/* Fails (PF_USAGE) for an unknown command, with the nearest name if it looks like a typo. */
+/* Fails (PF_USAGE) for an unknown command, with the nearest name if it looks like a typo; for
+ * an unknown option in its place, with the nearest of --help, --version. */
 int cli_unknown_command(const char *name, struct pf_err *e);
 
 /* True when argv (the command's arguments) asks for help (-h or --help where an option may

@@ -21,7 +21,9 @@ int mpi_command(const char *cmd, int argc, char **argv, const char *command_line
 struct experiment;
 
 /* Collective: rank 0 reads the config at path once and broadcasts its text; every rank
- * parses the same bytes into x. 0 or -1 with e set (the same on every rank). */
+ * parses the same bytes into x. Rank 0 makes run's config checks (run_check_config) first, so
+ * a config run would refuse is refused by every command before it writes. 0 or -1 with e set
+ * (the same on every rank). */
 int mpi_load_config(const char *path, int rank, struct experiment *x, struct pf_err *e);
 
 /* `pfsread calibrate CONFIG [-o FILE] [--force] [--disk-size SIZE] [--mem-size SIZE]

@@ -10,7 +10,9 @@
 
 #include "cmd/generate.h"
 #include "cmd/locks.h"
+#include "cmd/plan.h"
 #include "cmd/run.h"
+#include "cmd/run_check.h"
 #include "config/config.h"
 #include "dataset/fromtree.h"
 #include "run/backend.h"
@@ -26,6 +28,12 @@ int mpi_load_config(const char *path, int rank, struct experiment *x, struct pf_
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (rank == 0) {
 		rc = cfg_load(path, blocks, x, e);
+		if (rc == 0)
+			plan_default_cache(x); /* rank 0 decides for all: broadcast below */
+		if (rc == 0) /* what run refuses, every command refuses before it writes */
+			rc = run_check_config(x, e);
+		if (rc != 0)
+			cfg_free(x);
 		len = rc == 0 ? (long long)x->yaml_len : -1;
 	}
 	if (MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -44,6 +52,10 @@ int mpi_load_config(const char *path, int rank, struct experiment *x, struct pf_
 		rc = cfg_parse(path, text, (size_t)len, blocks, x, e);
 	if (rank != 0)
 		free(text);
+	int cache = (int)x->cache; /* a rank whose parse failed still takes part */
+	if (MPI_Bcast(&cache, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS && rc == 0)
+		rc = pf_fail(e, PF_RUNTIME, "MPI_Bcast failed");
+	x->cache = (enum cfg_cache)cache;
 	return rc;
 }
 

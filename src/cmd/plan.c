@@ -36,8 +36,8 @@ static void plan_print_dataset_sizes(const struct experiment *x, const struct cf
 {
 	char total[32], fsize[32], sizes[MANIFEST_SIZES_MAX];
 	units_format_size(d->total_size, total, sizeof total);
-	printf("data set %s: %llu files, %s (%llu B)", d->name, (unsigned long long)d->nfiles,
-	       total, (unsigned long long)d->total_size);
+	printf("data set %s: %llu file%s, %s (%llu B)", d->name, (unsigned long long)d->nfiles,
+	       units_s(d->nfiles), total, (unsigned long long)d->total_size);
 	if (d->sizes == CFG_SIZES_FIXED) {
 		printf(", every file %s", units_format_size_binary(d->file_size, fsize, sizeof fsize));
 		if (d->twin_of > 0)
@@ -239,8 +239,12 @@ int plan_show(const struct plan_args *a, struct pf_err *e)
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (cfg_load(config, blocks, &x, e) != 0)
 		return -1;
+	/* before any line of the table: what run refuses at load, plan refuses */
+	plan_default_cache(&x);
+	int rc = run_check_config(&x, e);
 	/* one process: scanning the trees here is the exact count, and no storm */
-	int rc = fromtree_scan_all(&x, e);
+	if (rc == 0)
+		rc = fromtree_scan_all(&x, e);
 	if (rc == 0 && plan_even_map(ranks, nodes, &t) != 0)
 		rc = pf_fail(e, PF_RUNTIME, "plan: out of memory");
 	for (size_t i = 0; rc == 0 && i < x.nreaders; i++) {
@@ -249,8 +253,10 @@ int plan_show(const struct plan_args *a, struct pf_err *e)
 		char key[64];
 		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
 		rc = cfg_fail_at(e, &x, x.readers_pos[i], key,
-				 "%d readers per node, but %d ranks on %d nodes give a node only %d",
-				 x.readers_per_node[i], ranks, nodes, plan_min_node_size(&t));
+				 "%d reader%s per node, but %d rank%s on %d node%s give a node only %d",
+				 x.readers_per_node[i], units_s((unsigned long long)x.readers_per_node[i]),
+				 ranks, units_s((unsigned long long)ranks), nodes,
+				 units_s((unsigned long long)nodes), plan_min_node_size(&t));
 	}
 	if (rc == 0) {
 		uint64_t n = plan_phase_count(&x), total = 0;
@@ -265,6 +271,7 @@ int plan_show(const struct plan_args *a, struct pf_err *e)
 			plan_shift_describe(&x, nodes, shift, sizeof shift);
 			printf("%s\n", shift);
 		}
+		plan_print_defaults(&x);
 		printf("%5s  %-12s %10s %9s %7s %8s %15s %-8s %9s %-8s %4s %12s\n", "phase",
 		       "dataset", "file size", "files", "r/node", "readers", "files/reader",
 		       "backend", "transfer", "order", "rep", "bytes");

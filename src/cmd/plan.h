@@ -23,6 +23,17 @@ int plan_parse(int argc, char **argv, struct plan_args *a, struct pf_err *e);
 /* The dry run: the phases, the checks and the estimate, on this process alone. No MPI. */
 int plan_show(const struct plan_args *a, struct pf_err *e);
 
+struct experiment;
+
+/* The config left cache out: drop where this process may write /proc/sys/vm/drop_caches
+ * (root), else fadvise, which needs no privilege and evicts only the files read (a given
+ * cache: drop without root stays, and is refused). */
+void plan_default_cache(struct experiment *x);
+
+/* The keys x's config left out, with the values in force and what cache's default does;
+ * nothing when it gives them all. */
+void plan_print_defaults(const struct experiment *x);
+
 /* `plan CONFIG --pilot [N]`: collective. Reads the first files of every phase's shares into a
  * results file next to the config's results, then rank 0 prints plan_show estimating from it
  * and removes it (unless --pilot-output). */

@@ -149,8 +149,8 @@ static void pe_print(const struct experiment *x, const double *est, double total
 			printf("estimate phase %llu: %s\n", (unsigned long long)i,
 			       units_format_duration(est[i], t, sizeof t));
 	}
-	printf("estimate: %s in all for %llu phases%s\n", units_format_duration(total, t, sizeof t),
-	       (unsigned long long)n, unknown ? " (some unknown: not counted)" : "");
+	printf("estimate: %s in all for %llu phase%s%s\n",
+	       units_format_duration(total, t, sizeof t), (unsigned long long)n, units_s(n), unknown ? " (some unknown: not counted)" : "");
 	pe_warn(total, walltime);
 }
 
@@ -190,17 +190,17 @@ static int pe_from_results(const struct experiment *x, const struct plan_est_opt
 	}
 	char per[32], files[64], shown[SAFE_ROOM(CFG_PATH_MAX)];
 	if (o->pilot_files > 0)
-		snprintf(files, sizeof files, "%llu files per phase",
-			 (unsigned long long)o->pilot_files);
+		snprintf(files, sizeof files, "%llu file%s per phase",
+			 (unsigned long long)o->pilot_files, units_s(o->pilot_files));
 	else
 		snprintf(files, sizeof files, "2 files per reader, at least 8 per phase");
 	if (o->pilot)
 		printf("estimate: from a pilot of %s (the first of each reader's share, every "
 		       "phase once): assumes the rest of each phase reads as its sample did\n",
 		       files);
-	printf("estimate: from %zu complete phases of %s: each phase as the slowest timed one of "
+	printf("estimate: from %zu complete phase%s of %s: each phase as the slowest timed one of "
 	       "its data set (else of the nearest mean file size), scaled by bytes, plus %s per "
-	       "phase beyond the reads\n", n, safe_text(shown, sizeof shown, from, 0),
+	       "phase beyond the reads\n", n, units_s(n), safe_text(shown, sizeof shown, from, 0),
 	       units_format_duration(over, per, sizeof per));
 	free(done);
 	results_free(&r);

@@ -10,6 +10,7 @@
 
 #include "run/plan.h"
 #include "util/safe.h"
+#include "util/units.h"
 
 /* The length of the line at s (without its newline). */
 static size_t resume_line_len(const char *s)
@@ -45,9 +46,12 @@ static int resume_compare(const struct experiment *x, const struct topology *t, 
 			       "(%s); its phases would not compare with this run's", path, x->source,
 			       diff);
 	if (p->nranks != t->nranks || p->nnodes != t->nnodes)
-		return pf_fail(e, PF_USAGE, "%s: cannot be continued: it was run on %d ranks over %d "
-			       "nodes, this job has %d ranks over %d nodes", path, p->nranks,
-			       p->nnodes, t->nranks, t->nnodes);
+		return pf_fail(e, PF_USAGE, "%s: cannot be continued: it was run on %d rank%s over %d "
+			       "node%s, this job has %d rank%s over %d node%s", path, p->nranks,
+			       units_s((unsigned long long)p->nranks), p->nnodes,
+			       units_s((unsigned long long)p->nnodes), t->nranks,
+			       units_s((unsigned long long)t->nranks), t->nnodes,
+			       units_s((unsigned long long)t->nnodes));
 	if (p->node_of_rank == NULL)
 		return pf_fail(e, PF_USAGE, "%s: cannot be continued: it has no topology (its run "
 			       "stopped before the first phase): nothing to keep; rerun without "

@@ -40,12 +40,11 @@ static int run_check_process(const struct experiment *x, struct pf_err *e)
 	return 0;
 }
 
-/* Usage errors that need the topology: they name the config key, like load errors. */
-int run_check_experiment(const struct experiment *x, const struct topo_map *map, int generated,
-			 struct pf_err *e)
+/* The config's own mistakes, whatever runs it: unknown backends, cache: direct with a backend
+ * that reads through the cache, process and advice a backend cannot honour. Each names the
+ * config key at its file:line:col. */
+int run_check_config(const struct experiment *x, struct pf_err *e)
 {
-	if (cfg_check_readers(x, plan_min_node_size(map), e) != 0)
-		return -1;
 	for (size_t i = 0; i < x->nbackends; i++) {
 		if (backend_find(x->backends[i]) != NULL)
 			continue;
@@ -66,6 +65,15 @@ int run_check_experiment(const struct experiment *x, const struct topo_map *map,
 					   "'%s' does not (use backend: [direct])",
 					   x->backends[i]);
 	if (run_check_process(x, e) != 0 || backend_check_advice(x, e) != 0)
+		return -1;
+	return 0;
+}
+
+/* Usage errors that need the topology: they name the config key, like load errors. */
+int run_check_experiment(const struct experiment *x, const struct topo_map *map, int generated,
+			 struct pf_err *e)
+{
+	if (cfg_check_readers(x, plan_min_node_size(map), e) != 0 || run_check_config(x, e) != 0)
 		return -1;
 	if (x->cache == CFG_CACHE_SHIFT && map->nnodes < 2)
 		return cfg_fail_at(e, x, x->cache_pos, "cache",

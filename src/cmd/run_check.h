@@ -7,6 +7,11 @@
 #include "run/topology.h"
 #include "util/err.h"
 
+/* The checks of a config that need no topology and no file (backends, cache: direct, process,
+ * advice): run, generate, verify, clean and plan make them right after loading, before they
+ * print or write anything. Names the key at file:line:col (PF_USAGE). 0 or -1. */
+int run_check_config(const struct experiment *x, struct pf_err *e);
+
 /* Usage errors that need the rank-to-node map: readers per node, backend names, cache modes
  * (drop without root), process and shift; each names the config key; with generated, the
  * root directory must exist. No MPI. 0 or -1. */

@@ -9,6 +9,7 @@
 
 #include "config/sizes.h"
 #include "config/sweep.h"
+#include "util/units.h"
 #include "util/stop.h"
 
 /* A lognormal data set by file_count: sum its sizes; by total_size: draw sizes until the
@@ -270,9 +271,11 @@ int cfg_check_readers(const struct experiment *x, int least, struct pf_err *e)
 		char key[64];
 		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
 		return cfg_fail_at(e, x, x->readers_pos[i], key,
-				   "%d readers per node, but a node has only %d ranks "
+				   "%d reader%s per node, but a node has only %d rank%s "
 				   "(launch more ranks per node)",
-				   x->readers_per_node[i], least);
+				   x->readers_per_node[i],
+				   units_s((unsigned long long)x->readers_per_node[i]), least,
+				   units_s((unsigned long long)least));
 	}
 	return 0;
 }

@@ -227,6 +227,8 @@ struct experiment {
 	int space_check;
 	struct cfg_pos volume_pos;         /* where messages about the run's size go */
 	char volume_key[16];               /* "repetitions", "sweep" or "datasets" */
+	uint32_t top_given;   /* bit i: the i-th top-level key of the loader's table was given */
+	uint32_t sweep_given; /* bit k: sweep_fields[k]'s list was given (cfg_given reads both) */
 };
 
 /* ---- blocks of keys that other modules own ----
@@ -323,6 +325,10 @@ int cfg_fail_at(struct pf_err *e, const struct experiment *x, struct cfg_pos pos
 		const char *key, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 const char *cfg_cache_name(enum cfg_cache c);
+
+/* 1 when the config gave key ("cache", "repetitions", "sweep.order"), 0 when it left it out
+ * (its default is in force) or key is not one of the config's own. */
+int cfg_given(const struct experiment *x, const char *key);
 const char *cfg_order_name(enum cfg_order o);
 const char *cfg_pattern_name(enum cfg_pattern p);
 const char *cfg_decomp_name(enum cfg_decomp d);

@@ -265,11 +265,18 @@ static void cfg_sweep_default(struct experiment *x, int k, struct cfg_pos pos)
 	*cfg_sweep_n(x, l) = 1;
 }
 
+_Static_assert(SWEEP_NKEYS <= 32, "sweep_given has a bit per sweep key");
+
 void cfg_sweep_defaults(struct experiment *x, struct cfg_pos pos)
 {
-	for (int k = 0; k < SWEEP_NKEYS; k++)
-		if (sweep_fields[k].list != NULL && *cfg_sweep_n(x, sweep_fields[k].list) == 0)
+	for (int k = 0; k < SWEEP_NKEYS; k++) {
+		if (sweep_fields[k].list == NULL)
+			continue;
+		if (*cfg_sweep_n(x, sweep_fields[k].list) == 0)
 			cfg_sweep_default(x, k, pos);
+		else
+			x->sweep_given |= UINT32_C(1) << k;
+	}
 }
 
 /* One sweep: list, the key's row found by the key ("sweep.order"). */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/sweep.h"
+
 static const struct cfg_field cfg_layout_fields[] = {
 	{"files_per_dir", cfg_h_fanout, offsetof(struct experiment, files_per_dir), 0, 0},
 };
@@ -85,6 +87,8 @@ static const struct cfg_field cfg_top_fields[] = {
 	{"space_check", cfg_h_bool, offsetof(struct experiment, space_check), 0, 0},
 };
 
+_Static_assert(CFG_LEN(cfg_top_fields) <= 32, "top_given has a bit per top-level key");
+
 /* The default name: the file's base name without .yaml or .yml. */
 static void cfg_default_name(char *name, size_t size, const char *source)
 {
@@ -129,6 +133,20 @@ static void cfg_late_defaults(struct experiment *x, struct cfg_pos pos)
 		x->cache_pos = pos;
 	if (x->shift_fallback_pos.line == 0)
 		x->shift_fallback_pos = pos;
+}
+
+int cfg_given(const struct experiment *x, const char *key)
+{
+	if (strncmp(key, "sweep.", 6) == 0) {
+		for (int k = 0; k < SWEEP_NKEYS; k++)
+			if (sweep_fields[k].list != NULL && strcmp(sweep_fields[k].name, key + 6) == 0)
+				return (int)((x->sweep_given >> k) & 1u);
+		return 0;
+	}
+	for (size_t i = 0; i < CFG_LEN(cfg_top_fields); i++)
+		if (strcmp(cfg_top_fields[i].name, key) == 0)
+			return (int)((x->top_given >> i) & 1u);
+	return 0;
 }
 
 /* Where a message about the whole run's size goes: repetitions, else sweep, else datasets. */
@@ -176,6 +194,9 @@ static int cfg_top(struct cfg_ctx *c, struct ynode *top)
 	int rc = cfg_top_table(c, &fields, &seen, &n);
 	if (rc == 0)
 		rc = cfg_walk(c, "", top, fields, n, c->x, seen);
+	for (size_t i = 0; rc == 0 && i < CFG_LEN(cfg_top_fields); i++)
+		if (seen[i].key != NULL)
+			c->x->top_given |= UINT32_C(1) << i;
 	if (rc == 0) {
 		cfg_late_defaults(c->x, cfg_pos_of(top));
 		cfg_volume_place(c->x, seen); /* the config's own keys come first in seen */

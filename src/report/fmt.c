@@ -175,6 +175,7 @@ static void tbl_markdown(FILE *out, const struct tbl *t)
 	fputs("|\n", out);
 	for (size_t i = t->ncols; i + t->ncols <= t->n; i += t->ncols)
 		tbl_markdown_row(out, t, t->cell + i);
+	fputc('\n', out); /* a line right after the rows would be read as one more row */
 }
 
 static void tbl_html_row(FILE *out, const struct tbl *t, char *const *row, const char *tag)

@@ -299,9 +299,10 @@ static int plot_timeline(struct plot *p, struct pf_err *e)
 	timeline_rows(f, pd, per_rank);
 	if (dat_close(f, path, e) != 0 || gp_chart_begin(p, 1, e) != 0)
 		return -1;
-	snprintf(detail, sizeof detail, "phase %04u: %s x %d readers/node, %s, cache %s, rep %d%s",
+	snprintf(detail, sizeof detail, "phase %04u: %s x %d reader%s/node, %s, cache %s, rep %d%s",
 		 (unsigned)pd->info.index, pd->info.sweep.dataset,
-		 (int)pd->info.sweep.readers_per_node, pd->info.sweep.backend, pd->info.sweep.cache,
+		 (int)pd->info.sweep.readers_per_node,
+		 units_s((unsigned long long)pd->info.sweep.readers_per_node), pd->info.sweep.backend, pd->info.sweep.cache,
 		 (int)pd->info.repetition,
 		 per_rank ? " (one bar per reader: first open to last close)"
 			  : " (one bar per file, open to close)");

@@ -200,13 +200,14 @@ void report_phase_line(FILE *out, const struct phase_info *p)
 		snprintf(rate, sizeof rate, "%.1f MB/s", p->bandwidth_MBps);
 	fprintf(out,
 		"phase %04u: %s x %d %s/node, %s, %s transfers, %s, cache %s, rep %d: "
-		"%s in %s = %s (%" PRIu64 " files)%s\n",
+		"%s in %s = %s (%" PRIu64 " file%s)%s\n",
 		(unsigned)p->index, p->sweep.dataset, (int)p->sweep.readers_per_node,
 		p->sweep.readers_per_node == 1 ? "reader" : "readers", p->sweep.backend,
 		units_format_size_binary(p->sweep.transfer_size, transfer, sizeof transfer),
 		p->sweep.order, p->sweep.cache, (int)p->repetition,
 		units_format_size(p->bytes, bytes, sizeof bytes),
 		units_format_duration(p->elapsed_s, elapsed, sizeof elapsed), rate, p->nfiles,
+		units_s(p->nfiles),
 		strcmp(p->status, "complete") == 0	? ""
 		: strcmp(p->status, "timeout") == 0	? " TIMED OUT"
 		: strcmp(p->status, "interrupted") == 0 ? " INTERRUPTED"

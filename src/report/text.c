@@ -26,7 +26,7 @@ static void rp_text_parts(FILE *out, const struct run_data *run)
 {
 	if (run->nparts < 2)
 		return;
-	fprintf(out, "parts    %zu runs (resumed):\n", run->nparts);
+	fprintf(out, "parts    %zu run%s (resumed):\n", run->nparts, units_s(run->nparts));
 	for (size_t i = 0; i < run->nparts; i++) {
 		const struct run_part *p = &run->parts[i];
 		fprintf(out, "  %zu: ", i + 1);
@@ -40,7 +40,8 @@ static void rp_text_parts(FILE *out, const struct run_data *run)
 		if (p->phases_count == RESULTS_PART_UNKNOWN)
 			fputs(", phases not counted (killed), ", out);
 		else
-			fprintf(out, ", %u phases%s, ", (unsigned)p->phases_written,
+			fprintf(out, ", %u phase%s%s, ", (unsigned)p->phases_written,
+				units_s(p->phases_written),
 				p->phases_count == RESULTS_PART_KEPT ? " kept" : "");
 		rp_plain_text(out, rp_or_dash(p->status));
 		fputc('\n', out);
@@ -584,20 +585,22 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 	for (long i = 0; i < r->ncells && rc >= 0; i++)
 		if (r->cells[i].efficiency < 0.25)
 			rp_para(out, f,
-				"%s x %d readers/node%s: %.1f%% of its ceiling: the hardware "
+				"%s x %d reader%s/node%s: %.1f%% of its ceiling: the hardware "
 				"figures are not what limits it; each reader got %.2f MB/s and "
 				"spent "
 				"%.1f%% of its time in open+close",
 				r->cells[i].sweep.dataset, (int)r->cells[i].sweep.readers_per_node,
+				units_s((unsigned long long)r->cells[i].sweep.readers_per_node),
 				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100,
 				r->cells[i].readers ? r->cells[i].mean_MBps / r->cells[i].readers
 						    : NAN,
 				r->cells[i].meta_fraction * 100);
 	for (long i = 0; i < r->ncells && rc >= 0; i++)
 		if (r->cells[i].efficiency > 1.05)
-			rp_para(out, f, "%s x %d readers/node%s: measured %.0f%% of its ceiling: a "
+			rp_para(out, f, "%s x %d reader%s/node%s: measured %.0f%% of its ceiling: a "
 				"hardware figure is too low or missing from the model%s",
 				r->cells[i].sweep.dataset, (int)r->cells[i].sweep.readers_per_node,
+				units_s((unsigned long long)r->cells[i].sweep.readers_per_node),
 				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100,
 				r->cells[i].state == CACHE_COLD
 					? " (its data was not in this node's page cache before it; "

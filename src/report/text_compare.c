@@ -157,8 +157,8 @@ static int compare_answer(FILE *out, const struct rp_run *a, const struct rp_run
 		rp_para(out, f, "noise: with these repetitions a difference must exceed about %.0f%% "
 			"of a to show (the median minimum detectable difference).", d);
 	if (noise > undecidable)
-		rp_para(out, f, "%zu repetitions per run would decide %ld of the %ld cell%s within "
-			"noise%s.", most_reps, noise - undecidable, noise, noise == 1 ? "" : "s",
+		rp_para(out, f, "%zu repetition%s per run would decide %ld of the %ld cell%s within "
+			"noise%s.", most_reps, units_s(most_reps), noise - undecidable, noise, noise == 1 ? "" : "s",
 			undecidable ? "; the others would need more than 100: the same, to this noise"
 				    : "");
 	else if (noise > 0)

@@ -119,9 +119,10 @@ int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, stru
 		return pf_fail(e, PF_RUNTIME, "report: out of memory");
 	if (s.ranks == 0)
 		return 0;
-	rp_para(out, f, "memory: peak RSS per rank: max %s (rank %d), median %s (%zu ranks)",
+	rp_para(out, f, "memory: peak RSS per rank: max %s (rank %d), median %s (%zu rank%s)",
 		units_format_size(s.max, max, sizeof max), s.max_rank,
-		units_format_size((uint64_t)llround(s.median), median, sizeof median), s.ranks);
+		units_format_size((uint64_t)llround(s.median), median, sizeof median), s.ranks,
+		units_s(s.ranks));
 	return 0;
 }
 

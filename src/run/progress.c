@@ -81,10 +81,11 @@ void progress_format(char *buf, size_t len, const char *label, uint64_t bytes, u
 	snprintf(bw, sizeof bw, "%.1f MB/s", rate / 1e6);
 	progress_eta(eta, sizeof eta, phase_eta);
 	progress_eta(study, sizeof study, study_eta);
-	snprintf(buf, len, "progress: %s: %s of %s (%.0f%%), %llu of %llu files, %s now, ETA %s, "
+	snprintf(buf, len, "progress: %s: %s of %s (%.0f%%), %llu of %llu file%s, %s now, ETA %s, "
 		 "study ETA %s", label, done, all,
 		 total_bytes ? 100.0 * (double)bytes / (double)total_bytes : 100.0,
-		 (unsigned long long)files, (unsigned long long)total_files, bw, eta, study);
+		 (unsigned long long)files, (unsigned long long)total_files,
+		 units_s(total_files), bw, eta, study);
 }
 
 /* Rank 0: a sum came back: one line. */

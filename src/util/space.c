@@ -81,7 +81,9 @@ static void space_quota(int fd, int type, unsigned id, struct space_fs *fs)
 #ifdef SYS_quotactl_fd
 	struct dqblk q;
 	memset(&q, 0, sizeof q);
-	if (syscall(SYS_quotactl_fd, fd, QCMD(Q_GETQUOTA, type), id, &q) != 0)
+	/* QCMD shifts Q_GETQUOTA (0x800007) out of an int: the same bits, shifted unsigned */
+	const int cmd = (int)(((unsigned)Q_GETQUOTA << SUBCMDSHIFT) | ((unsigned)type & SUBCMDMASK));
+	if (syscall(SYS_quotactl_fd, fd, cmd, id, &q) != 0)
 		return;
 	space_apply_quota(fs, (q.dqb_valid & QIF_BLIMITS) ? space_limit(q.dqb_bsoftlimit,
 									   q.dqb_bhardlimit) : 0,

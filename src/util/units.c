@@ -347,3 +347,8 @@ char *units_format_duration(double seconds, char *buf, size_t len)
 	uint64_t minutes = (uint64_t)(s / 60 + 0.5);
 	return units_put(buf, len, "%" PRIu64 " h %02" PRIu64 " min", minutes / 60, minutes % 60);
 }
+
+const char *units_s(unsigned long long count)
+{
+	return count == 1 ? "" : "s";
+}

@@ -30,4 +30,7 @@ char *units_format_rate(double bytes_per_s, char *buf, size_t len);
 /* Format a duration: "850 us", "12.3 ms", "4.56 s", "3 min 20 s", "1 h 05 min". */
 char *units_format_duration(double seconds, char *buf, size_t len);
 
+/* The plural ending of a noun after a count: "" for 1, else "s" ("1 rank", "2 ranks"). */
+const char *units_s(unsigned long long count);
+
 #endif

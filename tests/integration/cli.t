@@ -10,6 +10,13 @@ contains "pfsread" "version names the program"
 expect_status 2 "no arguments is a usage error" "$PFSREAD"
 expect_status 2 "an unknown command is a usage error" "$PFSREAD" frobnicate
 contains "frobnicate" "the message names it"
+# a typo of a global option gets a suggestion, as a command's typo does
+expect_status 2 "a typo of --version is a usage error" "$PFSREAD" --verison
+contains "unknown option '--verison': did you mean '--version'?" "--verison: did you mean --version"
+expect_status 2 "a typo of --help" "$PFSREAD" --hlep
+contains "did you mean '--help'?" "--hlep: did you mean --help"
+expect_status 2 "-v, not an option of pfsread" "$PFSREAD" -v
+contains "did you mean '-V'?" "-v: did you mean -V"
 
 # help for every command, three ways, without MPI; an example in each
 for c in generate run report calibrate verify clean plan help; do

@@ -96,7 +96,7 @@ ok $? "the manifest and the unlisted files are kept (clean can be run again)"
 cp "$SCRATCH/manifest.saved" "$man"
 expect_status 0 "with the manifest back, clean finishes" mpi 2 "$PFSREAD" clean "$cfg13"
 contains "removed 4 files (the manifest lists 6)" "it counts what it removed this time"
-contains "kept 1 files pfsread did not make" "and what it kept"
+contains "kept 1 file pfsread did not make" "and what it kept"
 case "$OUT" in *"//"*) ok 1 "paths print normalised (no //)" ;; *) ok 0 "paths print normalised (no //)" ;; esac
 test -f "$M/d13/small/d000000/notes.txt" && test ! -e "$man"
 ok $? "the foreign file stays, the manifest is gone"

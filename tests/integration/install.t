@@ -1,6 +1,6 @@
 #!/bin/sh
 # install: make install (PREFIX, DESTDIR) puts the binary, the man page, the bash completion,
-# the configs and the job scripts in place; the man page and the completion come from the
+# the configs, the job scripts and the documents in place; the man page and the completion come from the
 # same table as --help and know every command; the installed local job script runs from
 # another directory with the installed binary and config.
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +15,13 @@ for f in bin/pfsread share/man/man1/pfsread.1 share/bash-completion/completions/
 	test -f "$root/$f"
 	ok $? "installed: $f"
 done
+# the documents, with README.md beside docs/ as in the source (their links hold)
+for f in README.md $(cd "$TOP" && ls docs/*.md); do
+	cmp -s "$TOP/$f" "$root/share/doc/pfsread/$f"
+	ok $? "installed: share/doc/pfsread/$f"
+done
+grep -q "^\.I $prefix/share/doc/pfsread/docs/config\.md\$" "$root/share/man/man1/pfsread.1"
+ok $? "the installed man page names the installed config reference"
 
 # the man page: renders, and names every command help lists
 if command -v man >/dev/null 2>&1; then
@@ -30,6 +37,14 @@ done
 grep -q -- '--format' "$root/share/man/man1/pfsread.1" ||
 	grep -q -- '\\-\\-format' "$root/share/man/man1/pfsread.1"
 ok $? "the man page lists report's options"
+# every exit status the code gives (err.h's classes but PF_HUNG, which aborts with 1; a signal's
+# 128 + N), each as a tagged paragraph of EXIT STATUS
+statuses=$(sed -n 's/^[[:space:]]*PF_[A-Z]* = \([0-9]*\).*/\1/p' "$TOP/src/util/err.h" | grep -vx 3)
+for s in $statuses 130 143; do
+	awk '/^\.SH EXIT STATUS/ { p = 1; next } /^\.SH/ { p = 0 } p' "$root/share/man/man1/pfsread.1" |
+		grep -q -e "^\.B $s\$" -e "[^0-9]$s for SIG"
+	ok $? "the man page's EXIT STATUS gives exit status $s"
+done
 
 # the completion, in bash: commands, options, an option's values
 if command -v bash >/dev/null 2>&1; then

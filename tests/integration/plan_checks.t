@@ -11,6 +11,20 @@ base "$SCRATCH/data" 64KiB >"$SCRATCH/ok.yaml"
 { base "$SCRATCH/data" 64KiB; echo "sweep: {backend: [nope]}"; } >"$SCRATCH/be.yaml"
 expect_status 2 "an unknown backend: plan refuses (exit 2)" "$PFSREAD" plan "$SCRATCH/be.yaml" --ranks 2 --nodes 1
 contains "unknown backend 'nope'" "naming the backend and the key"
+# a typo in the sweep: plan, generate and run refuse it at load, with file:line:col and the
+# key, before a line of the phase table or a byte of data
+{ base "$SCRATCH/typo" 64KiB; echo "sweep: {backend: [posix, mmapp], transfer_size: [4KiB, 1MiB]}"; } >"$SCRATCH/typo.yaml"
+expect_status 2 "a backend typo: plan refuses (exit 2)" "$PFSREAD" plan "$SCRATCH/typo.yaml" --ranks 2 --nodes 1
+contains "typo.yaml:6:26: key 'sweep.backend[1]': unknown backend 'mmapp': did you mean 'mmap'?" "at the key's file:line:col, with a suggestion"
+case "$OUT" in *phase*|*mmapp\ *) ok 1 "and before the phase table";; *) ok 0 "and before the phase table";; esac
+for cmd in generate run; do
+	out=; [ "$cmd" = run ] && out="-o $SCRATCH/typo.h5"
+	# shellcheck disable=SC2086
+	expect_status 2 "a backend typo: $cmd refuses (exit 2)" mpi 2 "$PFSREAD" $cmd "$SCRATCH/typo.yaml" $out --progress 0
+	contains "typo.yaml:6:26: key 'sweep.backend[1]': unknown backend 'mmapp'" "$cmd names the file:line:col and the key"
+	[ ! -e "$SCRATCH/typo" ] && [ ! -e "$SCRATCH/typo.h5" ]
+	ok $? "$cmd wrote nothing"
+done
 expect_status 0 "data sets not generated: plan goes on" "$PFSREAD" plan "$SCRATCH/ok.yaml" --ranks 2 --nodes 1
 contains "check: data set a is not generated: generate makes it" "and says generate makes them"
 mkdir -p "$SCRATCH/data/a" && echo x >"$SCRATCH/data/a/stray"
@@ -30,7 +44,7 @@ check "generate" mpi 2 "$PFSREAD" generate "$SCRATCH/ok.yaml"
 check "a pilot run" mpi 2 "$PFSREAD" run "$SCRATCH/ok.yaml" -o "$SCRATCH/pilot.h5" --progress 0
 expect_status 0 "plan --from the pilot" "$PFSREAD" plan "$SCRATCH/ok.yaml" --ranks 2 --nodes 1 --from "$SCRATCH/pilot.h5" --walltime 1us
 contains "estimate: " "plan prints the estimate"
-contains "from 1 complete phases of $SCRATCH/pilot.h5" "and what it rests on"
+contains "from 1 complete phase of $SCRATCH/pilot.h5" "and what it rests on"
 contains "warning: the study needs about" "and warns when it exceeds the job's limit"
 contains "one job needs --time=0:01:00 (-l walltime=0:01:00" "with the limit one job needs"
 done_testing

@@ -127,6 +127,17 @@ contains ",host-2," "variable-length: the second host name read"
 # ---- markdown ----
 expect_status 0 "report --format markdown" "$PFSREAD" report "$A" --format markdown
 contains "| --- |" "markdown: pipe tables"
+# GitHub-flavoured markdown reads a line right after a table as one more row: a blank line
+# ends every table (one run, and two compared)
+md_table_ends() {
+	printf '%s\n' "$OUT" | awk '/^\|/ { t = 1; next } t && $0 != "" { bad++; print "#   " $0 } { t = 0 }
+		END { exit bad > 0 }'
+}
+md_table_ends
+ok $? "markdown: a blank line after every table"
+expect_status 0 "report a.h5 b.h5 --format markdown" "$PFSREAD" report "$A" "$B" --format markdown
+md_table_ends
+ok $? "markdown, two runs: a blank line after every table"
 
 # ---- comparison of two runs ----
 expect_status 0 "report a.h5 b.h5 (text)" "$PFSREAD" report "$A" "$B"

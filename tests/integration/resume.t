@@ -193,7 +193,7 @@ sed 's/repetitions: 2/repetitions: 2 # more/' "$cfg" >"$SCRATCH/other.yaml"
 expect_status 2 "another config: refused" mpi 2 $slow "$PFSREAD" run "$SCRATCH/other.yaml" --resume "$SCRATCH/r.h5"
 contains "the config differs (line 8: 'repetitions: 2' in the file, 'repetitions: 2 # more' in the config)" "the message names the line"
 expect_status 2 "another shape: refused" mpi 3 "$PFSREAD" run "$cfg" --resume "$SCRATCH/r.h5"
-contains "it was run on 2 ranks over 1 nodes, this job has 3 ranks over 1 nodes" "the message names both shapes"
+contains "it was run on 2 ranks over 1 node, this job has 3 ranks over 1 node" "the message names both shapes"
 cmp -s "$SCRATCH/b.h5" "$SCRATCH/r.h5"
 ok $? "a refused file is left as it was"
 expect_status 2 "--resume with -o: refused" mpi 1 "$PFSREAD" run "$cfg" --resume "$SCRATCH/r.h5" -o x.h5

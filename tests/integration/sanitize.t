@@ -33,4 +33,20 @@ check "asan+lsan: report of a resumed file (its parts)" "$SAN" report "$SCRATCH/
 check "asan+lsan: plan --from a results file" "$SAN" plan "$cfg" --ranks 2 --nodes 1 --from "$SCRATCH/b.h5" --walltime 1us
 printf 'root: [unclosed\n' >"$SCRATCH/bad.yaml"
 expect_status 2 "asan+lsan: a YAML syntax error" "$SAN" plan "$SCRATCH/bad.yaml" --ranks 1 --nodes 1
+# not root (nobody): the cache's default (fadvise there) and the room check's quota query
+export ASAN_OPTIONS=$mpi_asan
+if [ "$(id -u)" -eq 0 ] && id -u nobody >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
+	chmod 755 "$SCRATCH"
+	mkdir -m 777 "$SCRATCH/nb"
+	printf 'root: %s\ndatasets:\n  - {name: a, file_size: 64KiB, file_count: 4}\n' \
+		"$SCRATCH/nb/data" >"$SCRATCH/nb/c.yaml"
+	as_nobody() { (cd "$SCRATCH/nb" && setpriv --reuid "$(id -u nobody)" --regid "$(id -g nobody)" --clear-groups env HOME="$SCRATCH/nb" "$@"); }
+	# shellcheck disable=SC2086
+	check "asan, not root: generate" as_nobody timeout 300 $MPIRUN --oversubscribe -x ASAN_OPTIONS -x UBSAN_OPTIONS -np 2 "$SAN" generate c.yaml --progress 0
+	# shellcheck disable=SC2086
+	check "asan, not root: run with the cache left out" as_nobody timeout 300 $MPIRUN --oversubscribe -x ASAN_OPTIONS -x UBSAN_OPTIONS -np 2 "$SAN" run c.yaml -o r.h5 --progress 0
+else
+	ok 0 "# SKIP not root, or no nobody or setpriv"
+	ok 0 "# SKIP not root, or no nobody or setpriv"
+fi
 done_testing

@@ -29,7 +29,7 @@ write_config 1.5
 expect_status 0 "plan a sized data set" "$PFSREAD" plan "$cfg" --ranks 2 --nodes 1
 contains "data set logn: 300 files" "plan gives the lognormal data set's exact count"
 contains "seed=11" "plan gives the seed"
-contains "data set logn-onefile: 1 files" "plan lists the one-file twin"
+contains "data set logn-onefile: 1 file," "plan lists the one-file twin"
 contains "data set hist: 60 files, 952.0 KB (951972 B)" "plan gives the histogram's exact bytes"
 logn_bytes=$(printf '%s\n' "$OUT" | sed -n 's/^data set logn: 300 files, .* (\([0-9]*\) B).*/\1/p')
 test ! -e "$root"

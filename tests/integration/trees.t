@@ -212,7 +212,7 @@ check "clean" mpi 1 "$PFSREAD" clean "$SCRATCH/inplace.yaml"
 # the small-vs-large question of a real tree: the tree in place against its one-file twin
 sed -e '/name: twin/d' -e 's/in_place: true}/in_place: true, twin: true}/' "$cfg" >"$SCRATCH/onefile.yaml"
 expect_status 0 "twin: true of a tree: plan" "$PFSREAD" plan "$SCRATCH/onefile.yaml" --ranks 2 --nodes 1
-contains "data set src-onefile: 1 files" "plan lists src-onefile"
+contains "data set src-onefile: 1 file," "plan lists src-onefile"
 check "twin: true of a tree: generate" mpi 2 "$PFSREAD" generate "$SCRATCH/onefile.yaml"
 test "$(stat -c %s "$root/src-onefile/d000000/f0000000000")" -eq "$bytes"
 ok $? "the one-file twin holds the tree's $bytes B"

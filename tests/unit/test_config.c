@@ -212,6 +212,28 @@ static void test_defaults(void)
 	ok(x.sequential_hint == 1 && x.noatime == 0, "default sequential_hint true, noatime false");
 	ok(pos_is(x.readers_pos[0], 1, 1) && pos_is(x.cache_pos, 1, 1),
 	   "defaults point at the top of the file");
+	ok(cfg_given(&x, "root") && cfg_given(&x, "datasets") && !cfg_given(&x, "cache") &&
+	   !cfg_given(&x, "repetitions") && !cfg_given(&x, "sweep.order") &&
+	   !cfg_given(&x, "no_such_key"), "cfg_given: root and datasets given, the rest left out");
+	cfg_free(&x);
+}
+
+/* cfg_given tells the keys a config gives from the defaults it leaves in force. */
+static void test_given(void)
+{
+	static const char yaml[] = ROOT_LINE DS_LINES "cache: none\nsweep: {order: [random]}\n";
+	struct experiment x;
+	struct pf_err e;
+	pf_err_clear(&e);
+	int rc = cfg_parse("mem/given.yaml", yaml, strlen(yaml), NULL, &x, &e);
+	ok(rc == 0, "given.yaml loads (%s)", e.msg);
+	if (rc != 0)
+		return;
+	ok(cfg_given(&x, "cache") && cfg_given(&x, "sweep") && cfg_given(&x, "sweep.order"),
+	   "cfg_given: cache, sweep and sweep.order given");
+	ok(!cfg_given(&x, "sweep.backend") && !cfg_given(&x, "sweep.transfer_size") &&
+	   !cfg_given(&x, "repetitions") && !cfg_given(&x, "sweep.dataset"),
+	   "cfg_given: backend, transfer_size, repetitions left out; dataset is no sweep list");
 	cfg_free(&x);
 }
 
@@ -737,6 +759,7 @@ int main(void)
 	}
 	test_full();
 	test_defaults();
+	test_given();
 	test_scalar_lists();
 	test_sequential_hint();
 	test_parse_memory();
