@@ -75,8 +75,11 @@ static void an_table_label(const struct answer_in *in, const struct report_cell 
 		if (!report_key_own(k) || report_key_axis(k) ||
 		    !report_key_varies(in->cells, in->ncells, k))
 			continue;
-		used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
-					 report_key_name(k), report_key_value(c, k, v, sizeof v));
+		/* "cold" says what it is; other values need their key ("backend mmap") */
+		used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s", used ? ", " : "",
+					 k == REPORT_KEY_STATE ? "" : report_key_name(k),
+					 k == REPORT_KEY_STATE ? "" : " ",
+					 report_key_value(c, k, v, sizeof v));
 	}
 	if (used > 0 && used + 3 < len)
 		strcat(buf, ": ");

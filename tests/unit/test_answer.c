@@ -110,7 +110,7 @@ static void test_above_and_warm(void)
 	   "warm repetitions: cache: drop or fadvise");
 	int s = find(&a, "slow node: n7 (ranks 28-31) read 2.5x slower");
 	ok(s > f && s < w, "the slow node, named with its ratio, weighs more than 1 warm in 3");
-	ok(find(&a, "cache state warm: only cell: big x 2 readers/node (warm)") >= 0,
+	ok(find(&a, "warm: only cell: big x 2 readers/node (warm)") >= 0,
 	   "a table per cache state, labelled");
 }
 
