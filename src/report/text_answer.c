@@ -91,16 +91,17 @@ static void rp_answer_text(FILE *out, const struct rp_run *r, const struct answe
 	}
 	for (int i = 0; i < a->n; i++) {
 		const char *dash = a->line[i].kind == ANSWER_FINDING ? "- " : "";
-		int need = f == REPORT_TEXT ? rp_rows(a->line[i].text) + (int)strlen(dash) / 2 : 1;
+		char line[ANSWER_TEXT + 4];
+		snprintf(line, sizeof line, "%s%s", dash, a->line[i].text);
+		int need = f == REPORT_TEXT ? rp_rows(line) : 1;
 		if (rows + need > RP_ANSWER_ROWS && a->line[i].kind == ANSWER_FINDING &&
 		    i > 0 && a->line[i - 1].kind == ANSWER_FINDING)
 			break; /* the rest is in the details below */
 		rows += need;
 		if (f == REPORT_TEXT) {
-			rp_para(out, f, "%s%s", dash, a->line[i].text);
+			rp_para(out, f, "%s", line);
 		} else {
-			fputs(dash, out);
-			rp_plain_text(out, a->line[i].text);
+			rp_plain_text(out, line);
 			fputc('\n', out);
 		}
 	}
