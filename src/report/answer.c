@@ -49,6 +49,15 @@ static struct answer_line *an_add(struct answer *a, enum answer_kind kind, const
 	return l;
 }
 
+/* Where the figure that limits c came from. */
+static const char *an_source(const struct answer_in *in, const struct report_cell *c)
+{
+	if (in->source != NULL && c >= in->cells && c < in->cells + in->ncells &&
+	    in->source[c - in->cells] != NULL)
+		return in->source[c - in->cells];
+	return in->hw_source;
+}
+
 /* "1GB x 2 readers/node" (" (warm)" for a cell not measured cold). */
 static void an_cell(const struct report_cell *c, char *buf, size_t len)
 {
@@ -90,6 +99,7 @@ static void an_cell_line(struct answer *a, const struct answer_in *in, const cha
 			 const struct report_cell *c, const char *table)
 {
 	char name[192], ceil[32], how[96];
+	const char *source = an_source(in, c);
 	an_cell(c, name, sizeof name);
 	if (!isfinite(c->ceiling_MBps) || !isfinite(c->efficiency)) {
 		an_add(a, ANSWER_CELL, tag, 0, "%s%s: %s: %.0f MB/s (no ceiling known)", table, tag,
@@ -97,8 +107,7 @@ static void an_cell_line(struct answer *a, const struct answer_in *in, const cha
 		return;
 	}
 	answer_thousands(c->ceiling_MBps, ceil, sizeof ceil);
-	snprintf(how, sizeof how, "%s%s%s", c->limit, in->hw_source ? ", " : "",
-		 in->hw_source ? in->hw_source : "");
+	snprintf(how, sizeof how, "%s%s%s", c->limit, source ? ", " : "", source ? source : "");
 	if (c->efficiency > ANSWER_ABOVE)
 		an_add(a, ANSWER_CELL, tag, 0,
 		       "%s%s: %s: %.0f MB/s = %.0f%% of %s (%s): ABOVE it, the ceiling is "
@@ -182,7 +191,7 @@ static void an_above(struct answer *a, const struct answer_in *in)
 	an_add(a, ANSWER_FINDING, "contradicted", 1.0,
 	       "ceiling contradicted: the %s figure %s MB/s (%s) is contradicted: %s measured "
 	       "%.0f MB/s above it (%.0f%%) -> correct hardware: or run pfsread calibrate%s",
-	       in->hw_source ? in->hw_source : "hardware",
+	       an_source(in, w) ? an_source(in, w) : "hardware",
 	       answer_thousands(w->ceiling_MBps, ceil, sizeof ceil), w->limit, name, w->mean_MBps,
 	       w->efficiency * 100,
 	       w->state == CACHE_COLD ? "; a cache elsewhere (the servers') may have served it" : "");

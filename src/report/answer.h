@@ -37,6 +37,8 @@ struct answer_in {
 	long ncells;
 	int ceilings;            /* hardware known (else the cells have no ceiling) */
 	const char *hw_source;   /* "declared", "calibrated" or "detected"; NULL: unsaid */
+	const char *const *source; /* [ncells]: where each cell's limiting figure came from (as
+				    * hw_source), or NULL: hw_source for every cell */
 	const char *slow_node;   /* the slowest straggler node ("n2 (ranks 2-3)"), or NULL */
 	double slow_node_x;      /* how many times slower than its phase's median node */
 	const char *slow_target; /* a target slow from every node, or NULL */

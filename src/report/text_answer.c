@@ -2,6 +2,7 @@
  * a run analysed once), written as text, markdown, HTML or a JSON list; every string goes
  * through the format's escaping (util/safe). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/answer.h"
@@ -24,6 +25,55 @@ static const char *rp_hw_source(const char *note)
 	return NULL;
 }
 
+/* The figures (as the hardware note names them) a limit is worked out from. */
+static const char *const *rp_limit_figures(const char *limit)
+{
+	static const char *const map[][4] = {
+		{"reader links", "node link", NULL},
+		{"server links", "server link", "node link", NULL},
+		{"server disks", "server disk", "node disk", NULL},
+		{"node disks", "node disk", NULL},
+		{"per-reader rate", "one reader", NULL},
+		{"memory copy", "node memory copy", NULL},
+		{"rack uplinks", "uplinks per rack", NULL},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(limit, map[i][0]) == 0)
+			return &map[i][1];
+	return NULL;
+}
+
+/* 1 when the part of note from `at` to the next "; " names one of figures. */
+static int rp_segment_names(const char *at, const char *const *figures)
+{
+	const char *end = strstr(at, "; ");
+	size_t len = end ? (size_t)(end - at) : strlen(at);
+	for (size_t i = 0; figures[i] != NULL; i++) {
+		const char *f = strstr(at, figures[i]);
+		if (f != NULL && (size_t)(f - at) < len)
+			return 1;
+	}
+	return 0;
+}
+
+/* Where the figure that sets limit came from, by the hardware note's parts (declared,
+ * measured by calibration, detected: the precedence the report applies); NULL: unknown. */
+static const char *rp_limit_source(const char *note, const char *limit)
+{
+	static const char *const part[][2] = {{"declared in the config: ", "declared"},
+					      {"measured by calibration", "calibrated"},
+					      {"detected: ", "detected"}};
+	const char *const *figures = rp_limit_figures(limit);
+	if (note == NULL || figures == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof part / sizeof part[0]; i++)
+		for (const char *at = strstr(note, part[i][0]); at != NULL;
+		     at = strstr(at + 1, part[i][0]))
+			if (rp_segment_names(at, figures))
+				return part[i][1];
+	return NULL;
+}
+
 /* The target slow from every node that is furthest from the others. */
 static const struct report_target *rp_slow_target(const struct report_attrib *at)
 {
@@ -39,7 +89,11 @@ void rp_answer(const struct rp_run *r, struct answer *a)
 {
 	char host[RECORD_HOST_MAX], ranks[128], node[RECORD_HOST_MAX + 160];
 	struct answer_in in = {r->cells, r->ncells, r->hw != NULL, rp_hw_source(r->hw_note),
-			       NULL, 0, NULL, 0};
+			       NULL, NULL, 0, NULL, 0};
+	const char **source = calloc(r->ncells > 0 ? (size_t)r->ncells : 1, sizeof *source);
+	for (long i = 0; source != NULL && i < r->ncells; i++)
+		source[i] = rp_limit_source(r->hw_note, r->cells[i].limit);
+	in.source = source; /* NULL (out of memory): the note's first source for every cell */
 	const struct report_target *t = rp_slow_target(&r->attrib);
 	if (r->nslow_nodes > 0) {
 		const struct report_straggler *s = &r->slow_nodes[0];
@@ -56,6 +110,7 @@ void rp_answer(const struct rp_run *r, struct answer *a)
 		in.slow_target_x = t->ratio;
 	}
 	answer_build(&in, a);
+	free(source);
 }
 
 /* The rows rp_para takes for s in text (the same breaks at spaces, the escapes aside). */
