@@ -275,6 +275,7 @@ static void an_round_trips(struct answer *a, const struct answer_in *in)
 		}
 		if (b == NULL || b->mean_MBps < ANSWER_SCALES * c->mean_MBps ||
 		    an_per_reader(b) < ANSWER_FLAT * an_per_reader(c) ||
+		    an_per_reader(c) < ANSWER_FLAT * an_per_reader(b) ||
 		    (isfinite(b->efficiency) && b->efficiency >= REPORT_SHORT_OF))
 			continue;
 		double w = isfinite(b->efficiency) ? 1 - b->efficiency : 0.5;

@@ -17,7 +17,7 @@
 /* A cold cell that spends this share of reader time in open and close is metadata-bound. */
 #define ANSWER_META 0.20
 /* Readers wait on round trips when the aggregate grows at least this much with the readers
- * while the rate per reader stays within ANSWER_FLAT of what it was. */
+ * while the rate per reader stays flat: neither falls below ANSWER_FLAT of the other. */
 #define ANSWER_SCALES 1.3
 #define ANSWER_FLAT 0.7
 

@@ -75,6 +75,10 @@ static void test_reference(void)
 	   "metadata-bound small files below it, with theirs (line %d)", md);
 	ok(find(&a, "contradicted") < 0 && find(&a, "page cache") < 0,
 	   "no contradiction, no page cache");
+	c[1].mean_MBps = 2 * 1218; /* each reader twice as fast with twice the readers: not flat */
+	c[2].mean_MBps = 1000;
+	answer_build(&in, &a);
+	ok(find(&a, "round trips") < 0, "a per-reader rate that grows is no sign of round trips");
 	ok(strcmp(answer_thousands(11818.18, (char[32]){0}, 32), "11,818") == 0 &&
 		   strcmp(answer_thousands(1234567, (char[32]){0}, 32), "1,234,567") == 0 &&
 		   strcmp(answer_thousands(999, (char[32]){0}, 32), "999") == 0,
