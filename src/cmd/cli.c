@@ -56,6 +56,8 @@ static const struct cli_opt report_opts[] = {
 	{"--format", NULL, "FORMAT", formats, "text (default), markdown, csv or json, on stdout"},
 	{"--plot", NULL, "DIR", NULL, "write the charts (gnuplot: PNG and SVG) into DIR"},
 	{"--html", NULL, "FILE", NULL, "write one HTML page with the tables and charts"},
+	{"--brief", NULL, NULL, NULL, "only the answer: each table's best and worst cell against "
+	 "its ceiling, and the findings with what to do (text, markdown or json)"},
 	{"--wide", NULL, NULL, NULL, "text tables whole, however wide (default: split to 100 columns)"},
 	{"--per-file", NULL, NULL, NULL, "with --format csv: every phase's per-file records"},
 	{"--per-rank", NULL, NULL, NULL, "with --format csv: every phase's per-rank records"},
@@ -107,8 +109,9 @@ static const struct cli_cmd commands[] = {
 	 "mpirun -np 4 pfsread run configs/local.yaml -o results/local.h5", run_opts},
 	{"report", "FILE...", 0, "the report of results files (no MPI)",
 	 "Read one or more results files (and at most one calibration file) and print the "
-	 "report: the comparison of the runs first (when there are several), then each run's "
-	 "table, then the details. A calibration file alone shows the calibration. Needs neither "
+	 "report: the answer first (per table the best and worst cell against its ceiling, "
+	 "then what explains the gap and what to do), the comparison of the runs (when there "
+	 "are several), then each run's table, then the details. A calibration file alone shows the calibration. Needs neither "
 	 "MPI, the data sets nor the config.",
 	 "pfsread report results/local.h5\n"
 	 "pfsread report a.h5 b.h5 --format markdown --html report.html\n"

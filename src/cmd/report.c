@@ -73,6 +73,8 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 			a->o.html_path = argv[++i];
 		} else if (strcmp(argv[i], "--wide") == 0) {
 			a->wide = 1;
+		} else if (strcmp(argv[i], "--brief") == 0) {
+			a->o.brief = 1;
 		} else if (strcmp(argv[i], "--per-file") == 0) {
 			a->o.records = REPORT_RECORDS_FILES;
 		} else if (strcmp(argv[i], "--per-rank") == 0) {
@@ -89,6 +91,8 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 		return rc_usage(e, "name at least one results file", NULL);
 	if (a->o.records && a->o.format != REPORT_CSV)
 		return rc_usage(e, "--per-file and --per-rank go with --format csv", NULL);
+	if (a->o.brief && a->o.format == REPORT_CSV)
+		return rc_usage(e, "--brief goes with --format text, markdown or json", NULL);
 	if (a->wide && a->o.format == REPORT_TEXT)
 		a->o.format = REPORT_TEXT_WIDE;
 	return 0;

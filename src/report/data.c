@@ -630,7 +630,9 @@ static void json_calib(FILE *out, const struct calib_data *c)
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
 	    struct pf_err *e)
 {
-	fputs("{\"runs\": [\n", out);
+	fputs("{", out);
+	rp_json_answer(out, runs, nruns);
+	fputs(",\n \"runs\": [\n", out);
 	for (size_t i = 0; i < nruns; i++) {
 		if (i > 0)
 			fputs(",\n", out);
@@ -647,4 +649,11 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 	json_calib(out, calib);
 	fputs("\n}\n", out);
 	return 0;
+}
+
+void rp_json_brief(FILE *out, const struct rp_run *runs, size_t nruns)
+{
+	fputs("{", out);
+	rp_json_answer(out, runs, nruns);
+	fputs("}\n", out);
 }

@@ -20,7 +20,10 @@ static const char html_style[] =
 	"nav{position:sticky;top:0;background:#fff;border-bottom:1px solid #ccc;padding:0.4em 0;"
 	"z-index:1}\nnav a{margin-right:1.2em;color:#0b5394;text-decoration:none}\n"
 	"nav a:hover{text-decoration:underline}\n"
-	"details{margin:0.4em 0}summary{cursor:pointer;font-weight:bold;color:#333}\n";
+	"details{margin:0.4em 0}summary{cursor:pointer;font-weight:bold;color:#333}\n"
+	"ul.answer{margin:0.3em 0;padding-left:1.2em}ul.answer li{margin:0.15em 0}\n"
+	"ul.answer li.finding{list-style:square}\n"
+	"section#answer+figure.chart svg{max-height:380px;width:auto}\n";
 
 /* Sets data-charts-rendered on body to "drawn/total": a chart counts as drawn when its SVG
  * has a non-empty box and holds drawing elements. Tests read it back from the page. */
@@ -39,6 +42,11 @@ static const char html_check[] =
 	"  }\n"
 	"  document.body.setAttribute('data-charts-rendered', drawn + '/' + svgs.length);\n"
 	"  document.body.setAttribute('data-height', closedHeight);\n"
+	"  var answer = document.getElementById('answer');\n"
+	"  var chart = document.querySelector('figure.chart');\n"
+	"  if (answer && chart)\n"
+	"    document.body.setAttribute('data-answer-chart-bottom', Math.round(Math.max(\n"
+	"      answer.getBoundingClientRect().bottom, chart.getBoundingClientRect().bottom)));\n"
 	"});\n"
 	"</script>\n";
 
@@ -67,10 +75,12 @@ static int html_svg(FILE *out, const char *path, struct pf_err *e)
 	return 0;
 }
 
-static int html_charts(FILE *out, const struct rp_run *r, const char *dir, struct pf_err *e)
+/* Charts from..to-1 of run r (0 is the main one, the study's table as a chart). */
+static int html_charts(FILE *out, const struct rp_run *r, int from, int to, const char *dir,
+		       struct pf_err *e)
 {
 	char path[4096];
-	for (int i = 0; i < RP_NCHARTS; i++) {
+	for (int i = from; i < to; i++) {
 		fprintf(out, "<figure class=\"chart\" id=\"%s-%s\"><figcaption>", r->stem,
 			rp_chart_names[i]);
 		rp_html_text(out, rp_chart_titles[i]);
@@ -165,17 +175,19 @@ static void html_nav(FILE *out, const struct rp_run *runs, size_t nruns,
 	fputs("</nav>\n", out);
 }
 
-/* One run: its header and summary table in view; charts, details and environment folded. */
-static int html_run(FILE *out, const struct rp_run *r, size_t i, const char *dir,
-		    struct pf_err *e)
+/* One run: its header, summary table and main chart in view (the main chart is at the top of
+ * the page instead when main_on_top); the other charts, details and environment folded. */
+static int html_run(FILE *out, const struct rp_run *r, size_t i, int main_on_top,
+		    const char *dir, struct pf_err *e)
 {
 	fprintf(out, "<section class=\"run\" id=\"run-%zu\">\n<h2>", i);
 	rp_html_text(out, rp_or_dash(r->run->path));
 	fputs("</h2>\n", out);
-	if (rp_text_summary(out, r, REPORT_HTML, e) != 0)
+	if (rp_text_summary(out, r, REPORT_HTML, e) != 0 ||
+	    (!main_on_top && html_charts(out, r, 0, 1, dir, e) != 0))
 		return -1;
 	fputs("<details class=\"charts\"><summary>charts</summary>\n", out);
-	if (html_charts(out, r, dir, e) != 0)
+	if (html_charts(out, r, 1, RP_NCHARTS, dir, e) != 0)
 		return -1;
 	fputs("</details>\n<details><summary>details: statistics per cell, ceilings, sizes, nodes, "
 	      "stragglers, phases</summary>\n", out);
@@ -188,12 +200,16 @@ static int html_run(FILE *out, const struct rp_run *r, size_t i, const char *dir
 	return 0;
 }
 
-/* The answer first (the comparison), then each run, then the calibration. */
+/* The answer first (with one run, its main chart beside it; with several, the comparison),
+ * then each run, then the calibration. */
 static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
 		     const struct calib_data *calib, const char *dir, struct pf_err *e)
 {
 	fputs("<h1>pfsread report</h1>\n", out);
 	html_nav(out, runs, nruns, calib);
+	rp_text_answer(out, runs, nruns, REPORT_HTML);
+	if (nruns == 1 && html_charts(out, &runs[0], 0, 1, dir, e) != 0)
+		return -1;
 	if (nruns > 1)
 		fputs("<section id=\"comparison\">\n", out);
 	for (size_t i = 1; i < nruns; i++)
@@ -204,7 +220,7 @@ static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
 	if (nruns > 1)
 		fputs("</section>\n", out);
 	for (size_t i = 0; i < nruns; i++)
-		if (html_run(out, &runs[i], i, dir, e) != 0)
+		if (html_run(out, &runs[i], i, nruns == 1, dir, e) != 0)
 			return -1;
 	if (calib != NULL) {
 		fputs("<section id=\"calibration\">\n", out);

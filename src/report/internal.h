@@ -60,11 +60,21 @@ int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f, 
 int rp_text_targets(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 const char *rp_state_note(enum cache_state s);
 
+/* The answer block every report opens with (text_answer.c, lines from report/answer.c): one
+ * block per run in text, markdown or HTML; in JSON the "answer" member, a list of objects
+ * {run, kind (cell | finding), tag, weight, text}. */
+struct answer;
+void rp_answer(const struct rp_run *r, struct answer *a);
+void rp_text_answer(FILE *out, const struct rp_run *runs, size_t nruns, enum report_format f);
+void rp_json_answer(FILE *out, const struct rp_run *runs, size_t nruns);
+
 /* csv and json (data.c). */
 void rp_csv_header(FILE *out);
 void rp_csv_run(FILE *out, const struct rp_run *r);
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
 	    struct pf_err *e);
+/* {"answer": [...]} alone (report --brief). */
+void rp_json_brief(FILE *out, const struct rp_run *runs, size_t nruns);
 
 /* Charts (plot.c): for every run, data files, a gnuplot script, PNG and SVG in dir.
  * The SVG of chart `which` of run r is dir/STEM-WHICH.svg. */

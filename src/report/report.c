@@ -105,6 +105,14 @@ static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct repor
 {
 	enum report_format f = o->format;
 	int rc = 0;
+	if (o->brief && f == REPORT_JSON) {
+		rp_json_brief(out, r, n);
+		return 0;
+	}
+	if (o->brief) {
+		rp_text_answer(out, r, n, f);
+		return 0;
+	}
 	if (f == REPORT_JSON)
 		return rp_json(out, r, n, o->calib, e);
 	if (f == REPORT_CSV && o->records == REPORT_RECORDS_FILES)
@@ -119,7 +127,9 @@ static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct repor
 			rp_csv_run(out, &r[i]);
 		return 0;
 	}
-	/* the answer first: what the runs were compared for, then each run's table and details */
+	/* the answer first: is each figure reasonable and why, what the runs were compared for,
+	 * then each run's table and details */
+	rp_text_answer(out, r, n, f);
 	for (size_t i = 1; i < n && rc == 0; i++)
 		rc = rp_text_compare(out, &r[0], &r[i], f, e);
 	for (size_t i = 0; i < n && rc == 0; i++)

@@ -253,6 +253,8 @@ struct report_opts {
 	const char *html_path;     /* write the HTML page here, or NULL */
 	int records;               /* with REPORT_CSV: REPORT_RECORDS_FILES or _RANKS instead of
 				    * the cells (report --per-file, --per-rank); 0: the cells */
+	int brief;                 /* the answer block alone (report --brief): text, markdown or
+				    * json */
 };
 #define REPORT_RECORDS_FILES 1
 #define REPORT_RECORDS_RANKS 2

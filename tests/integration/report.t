@@ -145,8 +145,12 @@ long=$(printf '%s\n' "$OUT" | awk 'length($0) > 100' | wc -l)
 test "$long" -eq 0
 ok $? "text: every line fits 100 columns ($long do not)"
 first=$(printf '%s\n' "$OUT" | grep -v '^$' | head -1)
-test "$first" = "comparison: b against a (ratio b/a)"
-ok $? "the comparison opens the report (first line: $first)"
+test "$first" = "answer for $A: is this figure reasonable, and why"
+ok $? "the answer block opens the report (first line: $first)"
+cmp_at=$(printf '%s\n' "$OUT" | grep -n '^comparison: b against a (ratio b/a)$' | head -1 | cut -d: -f1)
+run_at=$(printf '%s\n' "$OUT" | grep -n '^results  ' | head -1 | cut -d: -f1)
+test -n "$cmp_at" && test -n "$run_at" && test "$cmp_at" -lt "$run_at"
+ok $? "the comparison follows it, before the first run's table (${cmp_at:-?} < ${run_at:-?})"
 before=$(printf '%s\n' "$OUT" | sed -n '/^results  /q;p' | tr '\n' ' ' | tr -s ' ')
 case $before in *"answer: b/a "*"beyond noise"*) r=0 ;; *) r=1 ;; esac
 ok $r "the answer (median ratio, beyond noise or not) comes before the first run's table"

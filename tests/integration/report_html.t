@@ -14,7 +14,7 @@ browse() {
 	profile=$(mktemp -d "$SCRATCH/profile.XXXXXX")
 	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
-		--enable-logging=stderr --v=0 --virtual-time-budget=5000 --window-size=1400,1000 \
+		--enable-logging=stderr --v=0 --virtual-time-budget=5000 --window-size=${SIZE:-1400,1000} \
 		--dump-dom "file://$1${2:-}" \
 		>"$SCRATCH/dom" 2>"$SCRATCH/log"
 }
@@ -67,7 +67,17 @@ expect_status 0 "--plot and --html together" "$PFSREAD" report "$SCRATCH/a.h5" \
 browse "$SCRATCH/one.html" "#check"
 grep -q 'data-charts-rendered="4/4"' "$SCRATCH/dom" && test -f "$SCRATCH/plots/a-timeline.png"
 ok $? "one run: 4 charts drawn, the PNGs kept in the plot directory"
-h=$(grep -o 'data-height="[0-9]*"' "$SCRATCH/dom" | tr -dc 0-9)
-test -n "$h" && test "$h" -le 1000
-ok $? "one run, details closed: the page fits one 1400x1000 screen (${h:-?} px high)"
+SIZE=1280,800 browse "$SCRATCH/one.html"
+b=$(grep -o 'data-answer-chart-bottom="[0-9]*"' "$SCRATCH/dom" | tr -dc 0-9)
+test -n "$b" && test "$b" -le 800
+ok $? "one run at 1280x800: the answer and the main chart are in the first screen (end at ${b:-?} px)"
+a_at=$(grep -n '<section id="answer">' "$SCRATCH/one.html" | cut -d: -f1)
+c_at=$(grep -n '<figure class="chart" id="a-bandwidth">' "$SCRATCH/one.html" | cut -d: -f1)
+d_at=$(grep -n '<details' "$SCRATCH/one.html" | head -1 | cut -d: -f1)
+r_at=$(grep -n '<section class="run"' "$SCRATCH/one.html" | cut -d: -f1)
+test -n "$a_at" && test -n "$c_at" && test -n "$d_at" && test "$a_at" -lt "$c_at" &&
+	test "$c_at" -lt "$r_at" && test "$c_at" -lt "$d_at"
+ok $? "the answer, then the main chart, unfolded, before the run's section (${a_at:-?} < ${c_at:-?} < ${r_at:-?})"
+grep -q '<li class="cell"><b>cold: best: big x 2 readers/node: 300 MB/s = 188% of 160 (server disks, declared): ABOVE it, the ceiling is contradicted</b></li>' "$SCRATCH/one.html"
+ok $? "the answer's best cell, its share of the ceiling, the limit, and that the ceiling is contradicted"
 done_testing

@@ -236,7 +236,8 @@ static void test_json(const struct run_data *run)
 	if (s == NULL)
 		return;
 	ok(json_balanced(s), "json: brackets balance, strings close, no raw control characters");
-	ok(strncmp(s, "{\"runs\": [", 10) == 0, "json: an object of runs");
+	ok(strncmp(s, "{\"answer\": [", 12) == 0 && strstr(s, ",\n \"runs\": [") != NULL,
+	   "json: an object of the answer, then the runs");
 	ok(strstr(s, "\"file\": \"we\\\"ird,run.h5\"") != NULL, "json: the file name escaped");
 	ok(strstr(s, "\"config_yaml\": \"a: 1\\n\\\"q\\\" \\\\ \\u0001 caf\xc3\xa9 \\ufffd\"") !=
 		   NULL,

@@ -1,0 +1,376 @@
+/* answer: the report's opening lines (answer.h): the best and worst cell of each table against
+ * its ceiling, then what explains the gap, heaviest first, each with what to do about it. */
+#include "report/answer.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *answer_thousands(double v, char *buf, size_t len)
+{
+	char digits[32];
+	size_t n, out = 0;
+	if (!isfinite(v) || fabs(v) >= 1e18) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(digits, sizeof digits, "%.0f", fabs(v));
+	n = strlen(digits);
+	if (v <= -0.5 && out + 1 < len)
+		buf[out++] = '-';
+	for (size_t i = 0; i < n && out + 2 < len; i++) {
+		buf[out++] = digits[i];
+		if ((n - i - 1) % 3 == 0 && i + 1 < n)
+			buf[out++] = ',';
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
+static struct answer_line *an_add(struct answer *a, enum answer_kind kind, const char *tag,
+				  double weight, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static struct answer_line *an_add(struct answer *a, enum answer_kind kind, const char *tag,
+				  double weight, const char *fmt, ...)
+{
+	va_list ap;
+	if (a->n >= ANSWER_MAX)
+		return NULL;
+	struct answer_line *l = &a->line[a->n++];
+	l->kind = kind;
+	l->tag = tag;
+	l->weight = weight;
+	va_start(ap, fmt);
+	vsnprintf(l->text, sizeof l->text, fmt, ap);
+	va_end(ap);
+	return l;
+}
+
+/* Where the figure that limits c came from. */
+static const char *an_source(const struct answer_in *in, const struct report_cell *c)
+{
+	if (in->source != NULL && c >= in->cells && c < in->cells + in->ncells &&
+	    in->source[c - in->cells] != NULL)
+		return in->source[c - in->cells];
+	return in->hw_source;
+}
+
+/* "1GB x 2 readers/node" (" (warm)" for a cell not measured cold). */
+static void an_cell(const struct report_cell *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s x %d reader%s/node%s", c->sweep.dataset,
+		 (int)c->sweep.readers_per_node, c->sweep.readers_per_node == 1 ? "" : "s",
+		 c->state == CACHE_WARM ? " (warm)" : c->state == CACHE_MIXED ? " (mixed)" : "");
+}
+
+/* Cells of one table: every key but the axes (data set, readers per node) alike. */
+static int an_same_table(const struct report_cell *a, const struct report_cell *b)
+{
+	return sweep_same(&a->sweep, &b->sweep, sweep_keys_with(SWEEP_AXIS)) &&
+	       a->state == b->state;
+}
+
+/* The keys that tell c's table from the others ("backend mmap, cache state warm: "). */
+static void an_table_label(const struct answer_in *in, const struct report_cell *c, char *buf,
+			   size_t len)
+{
+	char v[192];
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < REPORT_NKEYS && used + 1 < len; k++) {
+		if (!report_key_own(k) || report_key_axis(k) ||
+		    !report_key_varies(in->cells, in->ncells, k))
+			continue;
+		/* "cold" says what it is; other values need their key ("backend mmap") */
+		used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s", used ? ", " : "",
+					 k == REPORT_KEY_STATE ? "" : report_key_name(k),
+					 k == REPORT_KEY_STATE ? "" : " ",
+					 report_key_value(c, k, v, sizeof v));
+	}
+	if (used > 0 && used + 3 < len)
+		strcat(buf, ": ");
+}
+
+/* "best: 1GB x 2 readers/node: 1218 MB/s = 10.3% of 11,818 (reader links, declared)" */
+static void an_cell_line(struct answer *a, const struct answer_in *in, const char *tag,
+			 const struct report_cell *c, const char *table)
+{
+	char name[192], ceil[32], how[96];
+	const char *source = an_source(in, c);
+	an_cell(c, name, sizeof name);
+	if (!isfinite(c->ceiling_MBps) || !isfinite(c->efficiency)) {
+		an_add(a, ANSWER_CELL, tag, 0, "%s%s: %s: %.0f MB/s (no ceiling known)", table, tag,
+		       name, c->mean_MBps);
+		return;
+	}
+	answer_thousands(c->ceiling_MBps, ceil, sizeof ceil);
+	snprintf(how, sizeof how, "%s%s%s", c->limit, source ? ", " : "", source ? source : "");
+	if (c->efficiency > ANSWER_ABOVE)
+		an_add(a, ANSWER_CELL, tag, 0,
+		       "%s%s: %s: %.0f MB/s = %.0f%% of %s (%s): ABOVE it, the ceiling is "
+		       "contradicted", table, tag, name, c->mean_MBps, c->efficiency * 100, ceil, how);
+	else
+		an_add(a, ANSWER_CELL, tag, 0, "%s%s: %s: %.0f MB/s = %.1f%% of %s (%s)", table, tag,
+		       name, c->mean_MBps, c->efficiency * 100, ceil, how);
+}
+
+/* The best and worst cell of the table of cells[first]. */
+static void an_extremes(const struct answer_in *in, long first, const struct report_cell **best,
+			const struct report_cell **worst)
+{
+	*best = *worst = NULL;
+	for (long i = first; i < in->ncells; i++) {
+		const struct report_cell *c = &in->cells[i];
+		if (!an_same_table(c, &in->cells[first]) || !isfinite(c->mean_MBps))
+			continue;
+		if (*best == NULL || c->mean_MBps > (*best)->mean_MBps)
+			*best = c;
+		if (*worst == NULL || c->mean_MBps < (*worst)->mean_MBps)
+			*worst = c;
+	}
+}
+
+static int an_first_of_table(const struct answer_in *in, long i)
+{
+	for (long k = 0; k < i; k++)
+		if (an_same_table(&in->cells[k], &in->cells[i]))
+			return 0;
+	return 1;
+}
+
+/* Per table its best and worst cell; with more tables than fit, the best and worst overall. */
+static void an_cells(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *best, *worst, *top = NULL, *bottom = NULL;
+	char label[512], other[512];
+	long tables = 0;
+	for (long i = 0; i < in->ncells; i++)
+		tables += an_first_of_table(in, i);
+	for (long i = 0; i < in->ncells; i++) {
+		if (!an_first_of_table(in, i))
+			continue;
+		an_extremes(in, i, &best, &worst);
+		if (best == NULL)
+			continue;
+		if (top == NULL || best->mean_MBps > top->mean_MBps)
+			top = best;
+		if (bottom == NULL || worst->mean_MBps < bottom->mean_MBps)
+			bottom = worst;
+		if (tables * 2 > ANSWER_CELL_LINES)
+			continue;
+		an_table_label(in, best, label, sizeof label);
+		an_cell_line(a, in, best == worst ? "only cell" : "best", best, label);
+		if (best != worst)
+			an_cell_line(a, in, "worst", worst, label);
+	}
+	if (tables * 2 <= ANSWER_CELL_LINES || top == NULL)
+		return;
+	an_table_label(in, top, label, sizeof label);
+	an_table_label(in, bottom, other, sizeof other);
+	an_cell_line(a, in, "best of all", top, label);
+	an_cell_line(a, in, "worst of all", bottom, other);
+}
+
+/* ---- findings ---- */
+
+/* The cell furthest above its ceiling: the model is wrong, so it comes first. */
+static void an_above(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *w = NULL;
+	char name[192], ceil[32];
+	for (long i = 0; i < in->ncells; i++)
+		if (in->cells[i].efficiency > ANSWER_ABOVE &&
+		    (w == NULL || in->cells[i].efficiency > w->efficiency))
+			w = &in->cells[i];
+	if (w == NULL)
+		return;
+	an_cell(w, name, sizeof name);
+	an_add(a, ANSWER_FINDING, "contradicted", 1.0,
+	       "ceiling contradicted: the %s figure %s MB/s (%s) is contradicted: %s measured "
+	       "%.0f MB/s above it (%.0f%%) -> correct hardware: or run pfsread calibrate%s",
+	       an_source(in, w) ? an_source(in, w) : "hardware",
+	       answer_thousands(w->ceiling_MBps, ceil, sizeof ceil), w->limit, name, w->mean_MBps,
+	       w->efficiency * 100,
+	       w->state == CACHE_COLD ? "; a cache elsewhere (the servers') may have served it" : "");
+}
+
+/* Repetitions that found their data in the page cache measure memory, not storage. */
+static void an_cache(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *w = NULL;
+	long warm = 0;
+	char name[192];
+	for (long i = 0; i < in->ncells; i++) {
+		const struct report_cell *c = &in->cells[i];
+		if (c->state == CACHE_COLD)
+			continue;
+		warm++;
+		if (w == NULL || c->resident_fraction > w->resident_fraction)
+			w = c;
+	}
+	if (w == NULL)
+		return;
+	an_cell(w, name, sizeof name);
+	an_add(a, ANSWER_FINDING, "cache", (double)warm / (double)in->ncells,
+	       "page cache: %ld of %ld cells warm or mixed (%s: %.0f%% of its bytes cached, "
+	       "cache %s) measure memory, not storage -> cache: drop or fadvise",
+	       warm, in->ncells, name, w->resident_fraction * 100, w->sweep.cache);
+}
+
+static void an_slow(struct answer *a, const struct answer_in *in)
+{
+	if (in->slow_node != NULL && in->slow_node_x > 1)
+		an_add(a, ANSWER_FINDING, "slow node", 1 - 1 / in->slow_node_x,
+		       "slow node: %s read %.1fx slower than its phase's median node -> check it "
+		       "(its link, its load) or leave it out", in->slow_node, in->slow_node_x);
+	if (in->slow_target != NULL && in->slow_target_x > 1)
+		an_add(a, ANSWER_FINDING, "slow target", 1 - 1 / in->slow_target_x,
+		       "slow storage target: %s took %.1fx the other targets' time from every "
+		       "node -> check its server and disks", in->slow_target, in->slow_target_x);
+}
+
+/* The cold cell with the largest share of reader time in open and close. */
+static void an_metadata(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *w = NULL;
+	char name[192];
+	for (long i = 0; i < in->ncells; i++) {
+		const struct report_cell *c = &in->cells[i];
+		if (c->state == CACHE_COLD && c->meta_fraction >= ANSWER_META &&
+		    (w == NULL || c->meta_fraction > w->meta_fraction))
+			w = c;
+	}
+	if (w == NULL)
+		return;
+	an_cell(w, name, sizeof name);
+	an_add(a, ANSWER_FINDING, "metadata", w->meta_fraction,
+	       "metadata-bound: %s spends %.1f%% of reader time in open+close (%.0f files/s) -> "
+	       "fewer, larger files; more readers", name, w->meta_fraction * 100, w->files_per_s);
+}
+
+static double an_per_reader(const struct report_cell *c)
+{
+	return c->readers > 0 ? c->mean_MBps / c->readers : NAN;
+}
+
+/* Readers that wait for each request's round trip: the aggregate grows with the readers while
+ * each reader's rate stays flat, far below the ceiling. The row (data set) that shows it most. */
+static void an_round_trips(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *lo = NULL, *hi = NULL;
+	double weight = 0;
+	for (long i = 0; i < in->ncells; i++) {
+		const struct report_cell *c = &in->cells[i], *b = NULL;
+		if (c->state != CACHE_COLD || !(an_per_reader(c) > 0))
+			continue;
+		for (long k = 0; k < in->ncells; k++) {
+			const struct report_cell *o = &in->cells[k];
+			if (o->state == CACHE_COLD && o->sweep.readers_per_node > c->sweep.readers_per_node &&
+			    sweep_same(&o->sweep, &c->sweep, 1u << SWEEP_READERS) &&
+			    (b == NULL || o->mean_MBps > b->mean_MBps))
+				b = o;
+		}
+		if (b == NULL || b->mean_MBps < ANSWER_SCALES * c->mean_MBps ||
+		    an_per_reader(b) < ANSWER_FLAT * an_per_reader(c) ||
+		    an_per_reader(c) < ANSWER_FLAT * an_per_reader(b) ||
+		    (isfinite(b->efficiency) && b->efficiency >= REPORT_SHORT_OF))
+			continue;
+		double w = isfinite(b->efficiency) ? 1 - b->efficiency : 0.5;
+		if (w > weight) {
+			weight = w;
+			lo = c;
+			hi = b;
+		}
+	}
+	if (lo == NULL)
+		return;
+	an_add(a, ANSWER_FINDING, "round trips", weight,
+	       "readers wait on round trips: %s aggregate %.2fx from %d to %d readers/node, per "
+	       "reader flat (%.2f -> %.2f MB/s) -> more requests in flight: larger transfers, "
+	       "uring, more readers", lo->sweep.dataset, hi->mean_MBps / lo->mean_MBps,
+	       (int)lo->sweep.readers_per_node, (int)hi->sweep.readers_per_node,
+	       an_per_reader(lo), an_per_reader(hi));
+}
+
+/* What to do about a read path's known cause (report_cell_shortfall's names). */
+static const char *an_cause_fix(const char *cause)
+{
+	static const char *const fix[][2] = {
+		{"madv-sequential-fuse", "advice none"},
+		{"mmap-page-faults", "read() (backend posix) or more readers"},
+		{"mpiio-collective", "mpiio: {collective: false}"},
+		{"direct-small-transfers", "transfers of 1 MiB or more"},
+	};
+	for (size_t i = 0; i < sizeof fix / sizeof fix[0]; i++)
+		if (strcmp(cause, fix[i][0]) == 0)
+			return fix[i][1];
+	return NULL;
+}
+
+/* The cold cell furthest below its ceiling whose read path is the measured or likely cause. */
+static void an_read_path(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *w = NULL;
+	char name[192], peer[256] = "";
+	for (long i = 0; i < in->ncells; i++) {
+		const struct report_cell *c = &in->cells[i];
+		if (c->shortfall[0] == '\0' ||
+		    (an_cause_fix(c->cause) == NULL && strstr(c->shortfall, " reached ") == NULL))
+			continue;
+		if (w == NULL || c->efficiency < w->efficiency)
+			w = c;
+	}
+	if (w == NULL)
+		return;
+	const char *p = strstr(w->shortfall, "; "), *fix = an_cause_fix(w->cause);
+	const char *end = p ? strstr(p, " of the same ceiling") : NULL;
+	if (p != NULL && end != NULL)
+		snprintf(peer, sizeof peer, ", while %.*s of it", (int)(end - p - 2), p + 2);
+	an_cell(w, name, sizeof name);
+	an_add(a, ANSWER_FINDING, "read path", 1 - w->efficiency,
+	       "read path below its peers: %s, backend %s, %.0f%% of its ceiling%s (%s%s) -> %s",
+	       name, w->sweep.backend, w->efficiency * 100, peer,
+	       fix ? "likely " : "cause unknown", fix ? w->cause : "",
+	       fix ? fix : "the read path that reached it");
+}
+
+static void an_no_ceiling(struct answer *a, const struct answer_in *in)
+{
+	if (in->ceilings)
+		return;
+	an_add(a, ANSWER_FINDING, "no ceiling", 0.95,
+	       "no ceiling known, so no share of one -> declare hardware: {node_link_MBps: N, "
+	       "storage_servers: S, server_disk_MBps: D} in the config, or give a pfsread calibrate "
+	       "file alongside");
+}
+
+static int an_heavier(const void *x, const void *y)
+{
+	const struct answer_line *a = x, *b = y;
+	return (a->weight < b->weight) - (a->weight > b->weight);
+}
+
+void answer_build(const struct answer_in *in, struct answer *a)
+{
+	struct answer f;
+	memset(a, 0, sizeof *a);
+	memset(&f, 0, sizeof f);
+	if (in->ncells <= 0) {
+		an_add(a, ANSWER_CELL, "none", 0, "no completed phases: nothing to judge");
+		return;
+	}
+	an_cells(a, in);
+	an_above(&f, in);
+	an_no_ceiling(&f, in);
+	an_slow(&f, in);
+	an_cache(&f, in);
+	an_metadata(&f, in);
+	an_round_trips(&f, in);
+	an_read_path(&f, in);
+	qsort(f.line, (size_t)f.n, sizeof f.line[0], an_heavier);
+	for (int i = 0; i < f.n && a->n < ANSWER_MAX; i++)
+		a->line[a->n++] = f.line[i];
+}

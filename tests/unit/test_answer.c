@@ -1,0 +1,191 @@
+/* test_answer: the report's opening lines from hand-built cells: the reference study (100 nodes
+ * on 1 GbE, ceiling 11,818 MB/s by the reader links) gives its best and worst cell with their
+ * share of the ceiling and ranks "round trips" above "metadata"; a cell above its ceiling is
+ * said to contradict it; warm cells, a slow node, a read path below its peers and a run
+ * without hardware each give their finding with its recommendation. */
+#include <math.h>
+#include <string.h>
+
+#include "report/answer.h"
+#include "tap.h"
+
+static const struct ceil_hw reference = {
+	.node_disk_MBps = 200, .node_link_MBps = 117, .storage_servers = 100,
+	.data_on_compute_nodes = 1, .racks = 3, .rack_uplink_MBps = 5000,
+};
+
+static struct report_cell cell(const char *ds, int rpn, double mean, double meta)
+{
+	struct report_cell c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.sweep.dataset, sizeof c.sweep.dataset, "%s", ds);
+	c.sweep.readers_per_node = rpn;
+	snprintf(c.sweep.backend, sizeof c.sweep.backend, "posix");
+	snprintf(c.sweep.cache, sizeof c.sweep.cache, "drop");
+	c.state = CACHE_COLD;
+	c.n = 1;
+	c.mean_MBps = mean;
+	c.meta_fraction = meta;
+	c.readers = 100 * rpn;
+	c.reader_nodes = 100;
+	c.resident_fraction = 0;
+	c.files_per_s = 10;
+	c.ceiling_MBps = c.efficiency = NAN;
+	return c;
+}
+
+/* The index of the first line whose text holds s, or -1. */
+static int find(const struct answer *a, const char *s)
+{
+	for (int i = 0; i < a->n; i++)
+		if (strstr(a->line[i].text, s) != NULL)
+			return i;
+	return -1;
+}
+
+static void dump(const struct answer *a)
+{
+	for (int i = 0; i < a->n; i++)
+		diag("%s", a->line[i].text);
+}
+
+static void test_reference(void)
+{
+	struct report_cell c[6] = {cell("1GB", 1, 660, 0), cell("1GB", 2, 1218, 0),
+				   cell("1GB", 4, 1106, 0), cell("2MB", 1, 502, 0.239),
+				   cell("2MB", 2, 549, 0.25), cell("2MB", 4, 587, 0.26)};
+	struct answer a;
+	for (int i = 0; i < 6; i++)
+		report_cell_ceiling(&c[i], &reference, 100, NULL);
+	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0};
+	answer_build(&in, &a);
+	dump(&a);
+	ok(a.n >= 3 && a.n <= ANSWER_MAX, "at most %d lines (%d)", ANSWER_MAX, a.n);
+	ok(find(&a, "best: 1GB x 2 readers/node: 1218 MB/s = 10.3% of 11,818 (reader links, "
+		    "declared)") == 0, "the best cell first, its share of the ceiling and the limit");
+	ok(find(&a, "worst: 2MB x 1 reader/node: 502 MB/s = 4.2% of 11,818") == 1,
+	   "then the worst");
+	int rt = find(&a, "readers wait on round trips: 1GB aggregate 1.85x from 1 to 2");
+	int md = find(&a, "metadata-bound: 2MB x 4 readers/node spends 26.0%");
+	ok(rt == 2, "round trips: the heaviest finding (line %d)", rt);
+	ok(rt >= 0 && strstr(a.line[rt].text, "-> more requests in flight: larger transfers, "
+					     "uring, more readers") != NULL,
+	   "with its recommendation");
+	ok(md > rt && strstr(a.line[md].text, "-> fewer, larger files; more readers") != NULL,
+	   "metadata-bound small files below it, with theirs (line %d)", md);
+	ok(find(&a, "contradicted") < 0 && find(&a, "page cache") < 0,
+	   "no contradiction, no page cache");
+	c[1].mean_MBps = 2 * 1218; /* each reader twice as fast with twice the readers: not flat */
+	c[2].mean_MBps = 1000;
+	answer_build(&in, &a);
+	ok(find(&a, "round trips") < 0, "a per-reader rate that grows is no sign of round trips");
+	ok(strcmp(answer_thousands(11818.18, (char[32]){0}, 32), "11,818") == 0 &&
+		   strcmp(answer_thousands(1234567, (char[32]){0}, 32), "1,234,567") == 0 &&
+		   strcmp(answer_thousands(999, (char[32]){0}, 32), "999") == 0,
+	   "thousands separated");
+}
+
+static void test_above_and_warm(void)
+{
+	struct ceil_hw hw = {.node_link_MBps = 1, .storage_servers = 100, .server_disk_MBps = 200,
+			     .server_link_MBps = 117};
+	struct report_cell c[3] = {cell("big", 1, 150, 0), cell("big", 2, 90, 0),
+				   cell("big", 2, 5000, 0)};
+	struct answer a;
+	c[2].state = CACHE_WARM;
+	c[2].resident_fraction = 0.97;
+	for (int i = 0; i < 3; i++)
+		report_cell_ceiling(&c[i], &hw, 100, NULL);
+	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0};
+	answer_build(&in, &a);
+	dump(&a);
+	int above = find(&a, "ABOVE it, the ceiling is contradicted");
+	ok(above >= 0 && strstr(a.line[above].text, "big x 1 reader/node: 150 MB/s = 150% of 100") !=
+				 NULL,
+	   "a cell at 150%% of its ceiling is said to contradict it");
+	int f = find(&a, "ceiling contradicted: the declared figure 100 MB/s (reader links)");
+	ok(f >= 0 && a.line[f].kind == ANSWER_FINDING && a.line[f].weight == 1.0,
+	   "and the contradiction is the first finding");
+	ok(f >= 0 && (f == a.n - 1 || a.line[f + 1].weight <= 1.0) &&
+		   find(&a, "-> correct hardware: or run pfsread calibrate") == f,
+	   "with what to do");
+	int w = find(&a, "page cache: 1 of 3 cells warm or mixed (big x 2 readers/node (warm): 97%");
+	ok(w > f && strstr(a.line[w].text, "-> cache: drop or fadvise") != NULL,
+	   "warm repetitions: cache: drop or fadvise");
+	int s = find(&a, "slow node: n7 (ranks 28-31) read 2.5x slower");
+	ok(s > f && s < w, "the slow node, named with its ratio, weighs more than 1 warm in 3");
+	ok(find(&a, "warm: only cell: big x 2 readers/node (warm)") >= 0,
+	   "a table per cache state, labelled");
+}
+
+static void test_read_path_and_no_ceiling(void)
+{
+	struct ceil_hw hw = {.node_link_MBps = 100, .data_remote = 1};
+	struct report_cell c[2] = {cell("small", 1, 190, 0), cell("small", 1, 125, 0)};
+	struct report_fs fs = {1, 1};
+	struct answer a;
+	snprintf(c[1].sweep.backend, sizeof c[1].sweep.backend, "mmap");
+	for (int i = 0; i < 2; i++) {
+		c[i].readers = c[i].reader_nodes = 2;
+		report_cell_ceiling(&c[i], &hw, 2, NULL);
+	}
+	for (int i = 0; i < 2; i++)
+		report_cell_shortfall(&c[i], c, 2, &fs);
+	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0};
+	answer_build(&in, &a);
+	dump(&a);
+	int r = find(&a, "read path below its peers: small x 1 reader/node, backend mmap, 62% of "
+			 "its ceiling, while backend posix reached 95% of it (likely "
+			 "mmap-page-faults) -> read() (backend posix)");
+	ok(r >= 0, "mmap below posix on the same ceiling: the read path, with the fix");
+	const char *source[2] = {"calibrated", NULL};
+	in.source = source;
+	answer_build(&in, &a);
+	ok(find(&a, "small x 1 reader/node: 190 MB/s = 95.0% of 200 (reader links, calibrated)") >=
+			   0 &&
+		   find(&a, "small x 1 reader/node: 125 MB/s = 62.5% of 200 (reader links, declared)") >=
+			   0,
+	   "each cell's limit says where its figure came from (else the run's source)");
+
+	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0};
+	for (int i = 0; i < 2; i++) {
+		c[i].ceiling_MBps = c[i].efficiency = NAN;
+		c[i].shortfall[0] = c[i].cause[0] = '\0';
+	}
+	answer_build(&none, &a);
+	dump(&a);
+	ok(find(&a, "(no ceiling known)") >= 0, "no hardware: the cells without a share");
+	ok(find(&a, "-> declare hardware: {node_link_MBps: N, storage_servers: S, "
+		    "server_disk_MBps: D} in the config, or give a pfsread calibrate file") >= 0,
+	   "and exactly what to give, in one line");
+
+	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
+	answer_build(&empty, &a);
+	ok(a.n == 1 && find(&a, "no completed phases") == 0, "no cells: one line says so");
+}
+
+static void test_many_tables(void)
+{
+	struct report_cell c[8];
+	struct answer a;
+	static const char *const backends[] = {"posix", "mmap", "direct", "uring"};
+	for (int i = 0; i < 8; i++) {
+		c[i] = cell("d", 1 + i % 2, 100 + 10 * i, 0);
+		snprintf(c[i].sweep.backend, sizeof c[i].sweep.backend, "%s", backends[i / 2]);
+	}
+	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0};
+	answer_build(&in, &a);
+	dump(&a);
+	ok(a.n <= ANSWER_MAX && find(&a, "backend uring: best of all: d x 2 readers/node: 170") == 0 &&
+		   find(&a, "backend posix: worst of all: d x 1 reader/node: 100") == 1,
+	   "four tables: the best and the worst of all, named by their table");
+}
+
+int main(void)
+{
+	test_reference();
+	test_above_and_warm();
+	test_read_path_and_no_ceiling();
+	test_many_tables();
+	return tap_done();
+}
