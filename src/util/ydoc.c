@@ -401,8 +401,11 @@ static void ydoc_finish(struct ydoc_ctx *c, struct ydoc *d)
 	c->pairs = NULL;
 }
 
+/* Release what c holds (the parser too); NULL is accepted. */
 static void ydoc_ctx_free(struct ydoc_ctx *c)
 {
+	if (c == NULL)
+		return;
 	for (size_t i = 0; i < c->anchors.cap; i++) {
 		struct ydoc_anchor *a = htab_at(&c->anchors, i);
 		if (a != NULL)
@@ -478,6 +481,8 @@ struct ydoc_pos ydoc_slot_pos(const struct ydoc *d, const struct ynode *parent, 
 
 void ydoc_free(struct ydoc *d)
 {
+	if (d == NULL)
+		return;
 	free(d->nodes);
 	free(d->strs);
 	free(d->items);

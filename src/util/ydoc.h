@@ -80,6 +80,7 @@ int ydoc_node_id(const struct ydoc *d, const struct ynode *n);
 struct ydoc_pos ydoc_slot_pos(const struct ydoc *d, const struct ynode *parent, size_t slot,
 			      const struct ynode *item);
 
+/* Release what d holds, leaving it empty; NULL, or a d already freed, is accepted. */
 void ydoc_free(struct ydoc *d);
 
 #endif
