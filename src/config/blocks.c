@@ -34,6 +34,8 @@ int cfg_blocks_init(struct experiment *x, const struct cfg_block *const *blocks,
 
 void cfg_blocks_free(struct experiment *x)
 {
+	if (x == NULL)
+		return;
 	for (size_t i = 0; x->blocks != NULL && i < x->nblocks; i++)
 		free(x->blocks[i].values);
 	free(x->blocks);

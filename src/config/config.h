@@ -316,7 +316,7 @@ int cfg_load(const char *path, const struct cfg_block *const *blocks, struct exp
 int cfg_parse(const char *source, const char *text, size_t len,
 	      const struct cfg_block *const *blocks, struct experiment *x, struct pf_err *e);
 
-/* Release what x owns; x may be zeroed or already freed. */
+/* Release what x owns; x may be NULL, zeroed or already freed. */
 void cfg_free(struct experiment *x);
 
 /* Format a message about an already loaded key, in the same shape as load errors

@@ -168,6 +168,7 @@ int cfg_blocks_init(struct experiment *x, const struct cfg_block *const *blocks,
 		    const char *source, struct pf_err *e);
 /* The handler of a top-level key that is a block's (found in c->x by the key). */
 int cfg_h_block(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
+/* Release the blocks' values x holds; NULL is accepted. */
 void cfg_blocks_free(struct experiment *x);
 
 /* ---- sweep.c: the sweep: lists, from the sweep key table ---- */

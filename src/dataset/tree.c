@@ -56,8 +56,11 @@ static const char *tree_str(const struct tree_strs *s, uint64_t i)
 	return s->buf + s->off[i];
 }
 
+/* Release s's strings, leaving it zeroed; NULL is accepted. */
 static void tree_strs_free(struct tree_strs *s)
 {
+	if (s == NULL)
+		return;
 	free(s->buf);
 	free(s->off);
 	memset(s, 0, sizeof *s);

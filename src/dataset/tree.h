@@ -65,7 +65,7 @@ int tree_fs_local(long f_type);
  * (why says which line); *t is then freed. */
 int tree_parse(const char *text, size_t len, struct tree_desc *t, char *why, size_t whylen);
 
-/* Release what t owns; t may be zeroed or freed already. */
+/* Release what t owns; t may be NULL, zeroed or freed already. */
 void tree_free(struct tree_desc *t);
 
 /* File i's relative path in the source (in_place) or in the twin. */

@@ -36,6 +36,7 @@ struct inorder {
 /* Room for nstreams streams and nblocks blocks, all free. Returns 0, -EINVAL (a count of 0
  * or above INT32_MAX) or -ENOMEM (q then needs only inorder_free). */
 int inorder_init(struct inorder *q, unsigned nstreams, unsigned nblocks);
+/* Release q's arrays, leaving it zeroed; NULL is accepted. */
 void inorder_free(struct inorder *q);
 
 /* Forget every stream and block: all free again. */

@@ -235,6 +235,8 @@ int plan_even_map(int nranks, int nnodes, struct topo_map *t)
 
 void topo_map_free(struct topo_map *t)
 {
+	if (t == NULL)
+		return;
 	free(t->node_of_rank);
 	free(t->local_rank);
 	free(t->node_size);
@@ -274,6 +276,8 @@ static int plan_share_alloc(struct plan_share *s, uint64_t n)
 
 void plan_share_free(struct plan_share *s)
 {
+	if (s == NULL)
+		return;
 	free(s->file);
 	free(s->offset);
 	free(s->length);

@@ -72,6 +72,7 @@ void plan_shift_describe(const struct experiment *x, int nnodes, char *buf, size
 /* Fill an even map: nranks over nnodes, ranks spread in blocks (as mpirun --map-by node:
  * first nodes get one more when uneven). Arrays are malloc'ed; topo_map_free releases them. */
 int plan_even_map(int nranks, int nnodes, struct topo_map *t);
+/* Release t's arrays, leaving them NULL; NULL is accepted. */
 void topo_map_free(struct topo_map *t);
 
 
@@ -133,6 +134,7 @@ struct plan_names {
  * a content-addressed data set. 0, or -1 on allocation failure (nothing changed). */
 int plan_share_sort_by_name(struct plan_share *s, struct plan_names *nm, int reverse);
 
+/* Release what s holds, leaving it zeroed; NULL is accepted. */
 void plan_share_free(struct plan_share *s);
 
 #endif

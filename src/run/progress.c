@@ -37,6 +37,8 @@ int progress_init(struct progress *p, double every_s)
 
 void progress_free(struct progress *p)
 {
+	if (p == NULL)
+		return;
 	if (p->comm != MPI_COMM_NULL)
 		(void)MPI_Comm_free(&p->comm); /* at the end: nothing to do on failure */
 	p->comm = MPI_COMM_NULL;

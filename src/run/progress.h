@@ -34,6 +34,7 @@ struct progress {
 
 /* Collective: every_s seconds between lines (0: off). 0 or -1 with e set. */
 int progress_init(struct progress *p, double every_s);
+/* Release p's communicator; NULL is accepted. */
 void progress_free(struct progress *p);
 
 /* Before a step (outside its timed region): what it is and what it will do. */

@@ -376,6 +376,8 @@ uint32_t target_count(const struct target_ctx *c)
 
 void target_table_free(struct target_table *t)
 {
+	if (t == NULL)
+		return;
 	free(t->name);
 	t->name = NULL;
 	t->n = 0;

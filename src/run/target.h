@@ -82,6 +82,7 @@ int target_merge(const struct target_ctx *c, struct file_rec *rows, uint64_t n, 
 		 struct target_table *out);
 #endif
 
+/* Release t's names, leaving it empty; NULL is accepted. */
 void target_table_free(struct target_table *t);
 
 #endif

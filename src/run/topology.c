@@ -297,6 +297,8 @@ double topology_now(const struct topology *t)
 
 void topology_free(struct topology *t)
 {
+	if (t == NULL)
+		return;
 	if (t->node_comm != MPI_COMM_NULL)
 		MPI_Comm_free(&t->node_comm);
 	topo_map_free(&t->map);

@@ -40,6 +40,7 @@ double topology_clock(void);
 /* This rank's clock on the common base (rank 0's): topology_clock() + its offset. */
 double topology_now(const struct topology *t);
 
+/* Release what t holds (its node communicator too); NULL is accepted. */
 void topology_free(struct topology *t);
 
 #endif

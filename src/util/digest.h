@@ -31,6 +31,7 @@ int digest_from_name(const char *name);
 
 /* Returns 0 or -ENOMEM. DIGEST_NONE allocates nothing and digests nothing. */
 int digest_open(struct digest *d, enum digest_kind k);
+/* Release d's state; NULL, or a d already closed, is accepted. */
 void digest_close(struct digest *d);
 
 /* Start a new message. Returns 0 or -EIO. */

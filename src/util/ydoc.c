@@ -29,10 +29,7 @@ struct ydoc_ctx {
 	size_t len;
 	struct ydoc_frame stack[YDOC_DEPTH_MAX];
 	int depth;
-	/* anchors: open addressing on the name's hash; names are taken from the events */
-	char **aname;
-	int *anode;
-	size_t acap, an;
+	struct htab anchors; /* name -> node (struct ydoc_anchor); names taken from the events */
 	/* the document being built, in arrays that grow by doubling */
 	struct ynode *nodes;
 	uint64_t *expanded; /* per node: its size with aliases expanded, 0 while still open */
@@ -134,7 +131,12 @@ static int ydoc_room(void *p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* ---- anchors ---- */
+/* ---- anchors: name -> node ---- */
+
+struct ydoc_anchor {
+	char *name; /* owned: taken from the event */
+	int node;
+};
 
 static uint64_t ydoc_hash(const char *s)
 {
@@ -144,102 +146,39 @@ static uint64_t ydoc_hash(const char *s)
 	return h;
 }
 
-static size_t ydoc_anchor_slot(char *const *names, size_t cap, const char *name)
+static int ydoc_anchor_is(const void *val, const void *name)
 {
-	size_t i = (size_t)ydoc_hash(name) & (cap - 1);
-	while (names[i] != NULL && strcmp(names[i], name) != 0)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-/* Double the table (cap stays a power of two, at most half full). */
-static int ydoc_anchor_grow(struct ydoc_ctx *c)
-{
-	size_t cap = c->acap ? 2 * c->acap : 64;
-	char **names = calloc(cap, sizeof *names);
-	int *nodes = calloc(cap, sizeof *nodes);
-	if (names == NULL || nodes == NULL) {
-		free(names);
-		free(nodes);
-		return -1;
-	}
-	for (size_t i = 0; i < c->acap; i++) {
-		if (c->aname[i] == NULL)
-			continue;
-		size_t j = ydoc_anchor_slot(names, cap, c->aname[i]);
-		names[j] = c->aname[i];
-		nodes[j] = c->anode[i];
-	}
-	free(c->aname);
-	free(c->anode);
-	c->aname = names;
-	c->anode = nodes;
-	c->acap = cap;
-	return 0;
+	return strcmp(((const struct ydoc_anchor *)val)->name, name) == 0;
 }
 
 /* Anchor *name (taken over: *name becomes NULL) names node id. */
 static int ydoc_anchor_add(struct ydoc_ctx *c, yaml_char_t **name, int id, yaml_mark_t m)
 {
-	if (*name == NULL)
+	const char *s = (const char *)*name;
+	int added;
+	if (s == NULL)
 		return 0;
-	if (2 * (c->an + 1) > c->acap && ydoc_anchor_grow(c) != 0)
+	struct ydoc_anchor *a = htab_put(&c->anchors, ydoc_hash(s), ydoc_anchor_is, s, &added);
+	if (a == NULL)
 		return ydoc_nomem(c);
-	size_t i = ydoc_anchor_slot(c->aname, c->acap, (const char *)*name);
-	if (c->aname[i] != NULL) {
+	if (!added) {
 		ydoc_at(c->f, PF_USAGE, m);
 		return ydoc_say(c->f, 1, "YAML syntax error: found duplicate anchor '&%.64s' (first "
-				"at line %d)", (const char *)*name, c->nodes[c->anode[i] - 1].pos.line);
+				"at line %d)", s, c->nodes[a->node - 1].pos.line);
 	}
-	c->aname[i] = (char *)*name;
-	c->anode[i] = id;
-	c->an++;
+	a->name = (char *)*name;
+	a->node = id;
 	*name = NULL;
 	return 0;
 }
 
 static int ydoc_anchor_find(const struct ydoc_ctx *c, const char *name)
 {
-	if (c->acap == 0)
-		return 0;
-	size_t i = ydoc_anchor_slot(c->aname, c->acap, name);
-	return c->aname[i] != NULL ? c->anode[i] : 0;
+	const struct ydoc_anchor *a = htab_find(&c->anchors, ydoc_hash(name), ydoc_anchor_is, name);
+	return a != NULL ? a->node : 0;
 }
 
 /* ---- alias uses: (parent, slot) -> the alias's place ---- */
-
-static size_t ydoc_use_slot(const uint64_t *keys, size_t cap, uint64_t key)
-{
-	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
-	while (keys[i] != 0 && keys[i] != key)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-static int ydoc_use_grow(struct ydoc *d)
-{
-	size_t cap = d->use_cap ? 2 * d->use_cap : 64;
-	uint64_t *keys = calloc(cap, sizeof *keys);
-	struct ydoc_pos *pos = calloc(cap, sizeof *pos);
-	if (keys == NULL || pos == NULL) {
-		free(keys);
-		free(pos);
-		return -1;
-	}
-	for (size_t i = 0; i < d->use_cap; i++) {
-		if (d->use_key[i] == 0)
-			continue;
-		size_t j = ydoc_use_slot(keys, cap, d->use_key[i]);
-		keys[j] = d->use_key[i];
-		pos[j] = d->use_pos[i];
-	}
-	free(d->use_key);
-	free(d->use_pos);
-	d->use_key = keys;
-	d->use_pos = pos;
-	d->use_cap = cap;
-	return 0;
-}
 
 static uint64_t ydoc_use_key(int parent, size_t slot)
 {
@@ -248,15 +187,11 @@ static uint64_t ydoc_use_key(int parent, size_t slot)
 
 static int ydoc_use_add(struct ydoc_ctx *c, int parent, size_t slot, yaml_mark_t m)
 {
-	struct ydoc *d = c->d;
-	if (2 * (d->nuse + 1) > d->use_cap && ydoc_use_grow(d) != 0)
+	int added;
+	struct ydoc_pos *p = htab_put(&c->d->uses, ydoc_use_key(parent, slot), NULL, NULL, &added);
+	if (p == NULL)
 		return ydoc_nomem(c);
-	uint64_t key = ydoc_use_key(parent, slot);
-	size_t i = ydoc_use_slot(d->use_key, d->use_cap, key);
-	if (d->use_key[i] == 0)
-		d->nuse++;
-	d->use_key[i] = key;
-	d->use_pos[i] = ydoc_mark(m);
+	*p = ydoc_mark(m);
 	return 0;
 }
 
@@ -466,12 +401,17 @@ static void ydoc_finish(struct ydoc_ctx *c, struct ydoc *d)
 	c->pairs = NULL;
 }
 
+/* Release what c holds (the parser too); NULL is accepted. */
 static void ydoc_ctx_free(struct ydoc_ctx *c)
 {
-	for (size_t i = 0; i < c->acap; i++)
-		free(c->aname[i]);
-	free(c->aname);
-	free(c->anode);
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->anchors.cap; i++) {
+		struct ydoc_anchor *a = htab_at(&c->anchors, i);
+		if (a != NULL)
+			free(a->name);
+	}
+	htab_free(&c->anchors);
 	free(c->nodes);
 	free(c->expanded);
 	free(c->strs);
@@ -488,6 +428,8 @@ int ydoc_load(struct ydoc *d, const char *text, size_t len, struct ydoc_fail *f)
 	memset(d, 0, sizeof *d);
 	memset(f, 0, sizeof *f);
 	memset(&c, 0, sizeof c);
+	htab_init(&c.anchors, sizeof(struct ydoc_anchor));
+	htab_init(&d->uses, sizeof(struct ydoc_pos));
 	c.d = d;
 	c.f = f;
 	c.text = text;
@@ -532,22 +474,19 @@ int ydoc_node_id(const struct ydoc *d, const struct ynode *n)
 struct ydoc_pos ydoc_slot_pos(const struct ydoc *d, const struct ynode *parent, size_t slot,
 			      const struct ynode *item)
 {
-	if (d->use_cap > 0) {
-		uint64_t key = ydoc_use_key(ydoc_node_id(d, parent), slot);
-		size_t i = ydoc_use_slot(d->use_key, d->use_cap, key);
-		if (d->use_key[i] == key)
-			return d->use_pos[i];
-	}
-	return item->pos;
+	const struct ydoc_pos *p =
+		htab_find(&d->uses, ydoc_use_key(ydoc_node_id(d, parent), slot), NULL, NULL);
+	return p != NULL ? *p : item->pos;
 }
 
 void ydoc_free(struct ydoc *d)
 {
+	if (d == NULL)
+		return;
 	free(d->nodes);
 	free(d->strs);
 	free(d->items);
 	free(d->pairs);
-	free(d->use_key);
-	free(d->use_pos);
+	htab_free(&d->uses);
 	memset(d, 0, sizeof *d);
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <yaml.h>
 
+#include "util/htab.h"
+
 #define YDOC_DEPTH_MAX 64         /* nested collections; a config needs 7 */
 #define YDOC_EXPAND_FACTOR 10     /* aliases may make the document this many times its nodes */
 #define YDOC_EXPAND_FREE 10000    /* ... plus this many nodes */
@@ -48,9 +50,8 @@ struct ydoc {
 	char *strs;                   /* every scalar's text, NUL-terminated */
 	int *items;                   /* every sequence's items, one run each */
 	struct ypair *pairs;          /* every mapping's pairs, one run each */
-	uint64_t *use_key;            /* alias uses, open addressing: parent << 32 | slot + 1 */
-	struct ydoc_pos *use_pos;     /* the alias's own place, per use_key slot */
-	size_t use_cap, nuse;
+	struct htab uses;             /* alias uses: parent << 32 | slot + 1 -> the alias's own
+				       * place (a struct ydoc_pos) */
 };
 
 /* Why a load failed. status is PF_USAGE (the input), PF_RUNTIME (memory) or 128 + a signal
@@ -79,6 +80,7 @@ int ydoc_node_id(const struct ydoc *d, const struct ynode *n);
 struct ydoc_pos ydoc_slot_pos(const struct ydoc *d, const struct ynode *parent, size_t slot,
 			      const struct ynode *item);
 
+/* Release what d holds, leaving it empty; NULL, or a d already freed, is accepted. */
 void ydoc_free(struct ydoc *d);
 
 #endif

@@ -164,27 +164,14 @@ static void mmap_hints(const struct experiment *x, enum cfg_advice a, char *buf,
 
 /* ---- options: mmap: {advice: A}, the advice when sweep.advice is default ---- */
 
-struct mmap_opts {
-	enum cfg_advice advice;
-};
-
-/* default none: MADV_SEQUENTIAL cut cold reads on FUSE to 5-10% of the link (docs/box.md) */
-static const struct mmap_opts mmap_defaults = {.advice = CFG_ADVICE_DEFAULT};
-
-static const struct cfg_opt mmap_opts[] = {
-	{"advice", CFG_OPT_ADVICE, offsetof(struct mmap_opts, advice), 0, 0, NULL},
-};
-
-static const struct cfg_block mmap_block = {
-	.key = "mmap", .opts = mmap_opts, .nopts = sizeof mmap_opts / sizeof mmap_opts[0],
-	.size = sizeof(struct mmap_opts), .defaults = &mmap_defaults,
-};
+static const struct cfg_block mmap_block = POSIX_ADVICE_BLOCK("mmap");
 
 static const struct cfg_block *const mmap_config[] = {&mmap_block, NULL};
 
+/* default none: MADV_SEQUENTIAL cut cold reads on FUSE to 5-10% of the link (docs/box.md) */
 static enum cfg_advice mmap_advice_default(const struct experiment *x)
 {
-	enum cfg_advice a = ((const struct mmap_opts *)cfg_block_values(x, &mmap_block))->advice;
+	enum cfg_advice a = posix_block_advice(x, &mmap_block);
 	return a == CFG_ADVICE_DEFAULT ? CFG_ADVICE_NONE : a;
 }
 

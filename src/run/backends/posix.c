@@ -65,29 +65,26 @@ enum cfg_advice posix_advice_or(const struct experiment *x, enum cfg_advice own)
 	return x == NULL || x->sequential_hint ? CFG_ADVICE_SEQUENTIAL : CFG_ADVICE_NONE;
 }
 
-/* ---- options: posix: {advice: A}, the advice when sweep.advice is default ---- */
+/* ---- options: {advice: A}, the advice when sweep.advice is default ---- */
 
-struct posix_opts {
-	enum cfg_advice advice;
+const struct cfg_opt posix_advice_keys[1] = {
+	{"advice", CFG_OPT_ADVICE, offsetof(struct posix_advice_opts, advice), 0, 0, NULL},
 };
 
-static const struct posix_opts posix_defaults = {.advice = CFG_ADVICE_DEFAULT};
+const struct posix_advice_opts posix_advice_defaults = {.advice = CFG_ADVICE_DEFAULT};
 
-static const struct cfg_opt posix_opts[] = {
-	{"advice", CFG_OPT_ADVICE, offsetof(struct posix_opts, advice), 0, 0, NULL},
-};
+enum cfg_advice posix_block_advice(const struct experiment *x, const struct cfg_block *b)
+{
+	return ((const struct posix_advice_opts *)cfg_block_values(x, b))->advice;
+}
 
-static const struct cfg_block posix_block = {
-	.key = "posix", .opts = posix_opts, .nopts = sizeof posix_opts / sizeof posix_opts[0],
-	.size = sizeof(struct posix_opts), .defaults = &posix_defaults,
-};
+static const struct cfg_block posix_block = POSIX_ADVICE_BLOCK("posix");
 
 static const struct cfg_block *const posix_config[] = {&posix_block, NULL};
 
 static enum cfg_advice posix_advice_default(const struct experiment *x)
 {
-	return posix_advice_or(x, ((const struct posix_opts *)cfg_block_values(x, &posix_block))
-					  ->advice);
+	return posix_advice_or(x, posix_block_advice(x, &posix_block));
 }
 
 void posix_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
@@ -101,7 +98,7 @@ void posix_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_
 					 : "");
 }
 
-static int posix_open(const char *path, const struct bopen *o, struct bfile *f)
+int posix_open(const char *path, const struct bopen *o, struct bfile *f)
 {
 	int rc = posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
 	if (rc == 0 && (rc = posix_hint_sequential(f->fd, o, o->size)) != 0)

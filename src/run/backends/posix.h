@@ -1,4 +1,5 @@
-/* backend_posix: the POSIX helpers other file-descriptor backends (direct) build on. */
+/* backend_posix: the POSIX helpers other file-descriptor backends (direct, mmap, uring) build
+ * on: open, read and close of a descriptor, the fadvise hint, and the {advice: A} block. */
 #ifndef PFSREAD_BACKEND_POSIX_H
 #define PFSREAD_BACKEND_POSIX_H
 
@@ -28,10 +29,29 @@ void posix_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_
 int posix_open_with(const char *path, int flags, const struct bopen *o, struct bfile *f,
 		    size_t priv_size, int (*init)(int fd, const struct bopen *o, void *priv));
 
+/* The posix open hook: posix_open_flags read-only, then posix_hint_sequential; when the
+ * hint fails the file is closed again and the hint's -errno returned. 0 or -errno. */
+int posix_open(const char *path, const struct bopen *o, struct bfile *f);
+
 /* A pread loop that fills buf unless the file ends first. 0 or -errno. */
 int posix_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *got);
 
 /* close(f->fd). 0 or -errno. */
 int posix_close(struct bfile *f);
+
+/* The options block of a backend whose one key is its advice when sweep.advice is default
+ * (posix: {advice: A}, mmap: {advice: A}). Each backend declares its own block, so that
+ * cfg_block_values tells them apart, with POSIX_ADVICE_BLOCK("key"). */
+struct posix_advice_opts {
+	enum cfg_advice advice; /* CFG_ADVICE_DEFAULT when not given */
+};
+extern const struct cfg_opt posix_advice_keys[1];
+extern const struct posix_advice_opts posix_advice_defaults;
+#define POSIX_ADVICE_BLOCK(name)                                          \
+	{.key = (name), .opts = posix_advice_keys, .nopts = 1,            \
+	 .size = sizeof(struct posix_advice_opts), .defaults = &posix_advice_defaults}
+
+/* The advice a POSIX_ADVICE_BLOCK b holds in x (CFG_ADVICE_DEFAULT when not given). */
+enum cfg_advice posix_block_advice(const struct experiment *x, const struct cfg_block *b);
 
 #endif

@@ -152,16 +152,6 @@ static int uring_setup(const struct experiment *x, size_t transfer, void **state
 	return 0;
 }
 
-/* The per-file hooks (pattern shared, and the registry's required three) are the posix
- * ones: one synchronous request gains nothing from a ring. The pipelining is read_share. */
-static int uring_open(const char *path, const struct bopen *o, struct bfile *f)
-{
-	int rc = posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
-	if (rc == 0 && (rc = posix_hint_sequential(f->fd, o, o->size)) != 0)
-		(void)posix_close(f); /* the advice's failure is the one to report */
-	return rc;
-}
-
 /* The fadvise hint as posix gives it, and the pipeline's shape. */
 static enum cfg_advice uring_advice_default(const struct experiment *x)
 {
@@ -188,7 +178,9 @@ static int uring_queue_depth(const struct experiment *x)
 const struct backend uring_backend = {
 	.name = "uring",
 	.flags = BACKEND_IN_ORDER,
-	.open = uring_open,
+	/* the per-file hooks (pattern shared, and the registry's required three) are posix's:
+	 * one synchronous request gains nothing from a ring. The pipelining is read_share. */
+	.open = posix_open,
 	.read = posix_read,
 	.close = posix_close,
 	.setup = uring_setup,
