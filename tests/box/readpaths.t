@@ -1,5 +1,5 @@
 #!/bin/sh
-# readpaths: every read path honest on a network file system (issue 21). One box of 2 nodes on
+# readpaths: every read path honest on a network file system. One box of 2 nodes on
 # shaped links (BOX_LINK Mbit/s, default 400), GlusterFS (BOX_FS=moosefs for MooseFS), 1 reader
 # per node, every phase cold (cache: fadvise on the client; the links are the limit, so the
 # server's own cache does not matter):

@@ -1,6 +1,6 @@
 #!/bin/sh
 # hostile: what a hostile user or a failing machine does to a run, each on a tmpfs of the
-# test's own with a size and an inode cap (root only). Issue 12's items, one section each:
+# test's own with a size and an inode cap (root only). One section each:
 #  4  mmap: a file truncated while it is copied (SIGBUS) and a device error (EIO, through
 #     faultfs) are recorded on the file's row; the rank lives and the run goes on
 #  5  the results file system fills up: the run stops before the phase that does not fit,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # report_rows: the report streams a phase's file rows in chunks instead of holding every
-# phase's rows at once (issue 19). A results file of 8 phases x 150,001 file rows (1.2 million
+# phase's rows at once. A results file of 8 phases x 150,001 file rows (1.2 million
 # rows, 77 MB as records in memory), a few of them made slow, one with no close time and one
 # closed before it opened: the report's peak memory stays far below what the rows would take
 # held whole, and what it derives from the rows (each phase's stonewall bytes, the slowest files
