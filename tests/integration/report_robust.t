@@ -1,5 +1,5 @@
 #!/bin/sh
-# report_robust: results files and tools that once made `pfsread report` crash, hang, eat
+# report_robust: results files and tools that would make a careless `pfsread report` crash, hang, eat
 # memory or contradict itself (report_robust_h5.py writes the files with h5py):
 #  - a phase of more than 20,000 file rows (REPORT_KEEP_ROWS, streamed when read) in the
 #    per-file CSV: every row as h5py reads it, with its storage target
