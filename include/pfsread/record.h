@@ -29,6 +29,11 @@ struct sweep_point {
 				    * willneed */
 };
 
+/* How a phase ended, worst last: a phase's status is the worst of its ranks'. In the results
+ * file as its word: complete, failed (an I/O error, a short file), timeout, interrupted.
+ * PHASE_UNKNOWN is what a reader makes of a word no pfsread writes. */
+enum phase_status { PHASE_COMPLETE, PHASE_FAILED, PHASE_TIMEOUT, PHASE_INTERRUPTED, PHASE_UNKNOWN };
+
 /* Phase attributes: the sweep point and its outcome (HDF5 attributes of /phases/NNNN). */
 struct phase_info {
 	uint32_t index;            /* 0-based phase number, also the group name %04u */
@@ -46,7 +51,7 @@ struct phase_info {
 	uint64_t bytes;            /* read by all ranks */
 	double elapsed_s;          /* last reader's end - first reader's start */
 	double bandwidth_MBps;     /* bytes / elapsed_s / 1e6 */
-	char status[16];           /* complete | failed (I/O error, short file) | timeout | interrupted */
+	int32_t status;            /* enum phase_status (in the file its word) */
 	/* since schema 2 */
 	char cache_state[8];       /* measured: cold | mixed | warm (report_cache_state) */
 	char cache_evict[16];      /* what was done beyond the strategy: "" or "fadvise" or "drop"

@@ -173,7 +173,7 @@ static int pe_from_results(const struct experiment *x, const struct plan_est_opt
 	for (size_t i = 0; i < r.nphases; i++)
 		for (size_t d = 0; d < x->ndatasets; d++)
 			if (strcmp(r.phases[i].info.sweep.dataset, x->datasets[d].name) == 0 &&
-			    strcmp(r.phases[i].info.status, "complete") == 0)
+			    r.phases[i].info.status == PHASE_COMPLETE)
 				done[n++] = (struct budget_phase){(uint32_t)d, r.phases[i].info.bytes,
 								  r.phases[i].info.nfiles,
 								  r.phases[i].info.elapsed_s};

@@ -116,12 +116,11 @@ void resume_print(const char *path, const struct results_prior *p)
 		kept += p->kept[i];
 		redo += p->present[i] && !p->kept[i];
 	}
-	char shown[SAFE_ROOM(CFG_PATH_MAX + 64)], status[SAFE_ROOM(sizeof p->status)];
+	char shown[SAFE_ROOM(CFG_PATH_MAX + 64)];
 	safe_text(shown, sizeof shown, path, 0);
 	printf("resuming %s (status %s%s, %llu parts so far): %llu of %llu phases kept, %llu "
-	       "interrupted to redo, %llu to run\n", shown,
-	       safe_text(status, sizeof status, p->status, 0),
-	       strcmp(p->status, "running") == 0 ? ": its run ended without closing it" : "",
+	       "interrupted to redo, %llu to run\n", shown, results_run_status_name(p->status),
+	       p->status == RUN_RUNNING ? ": its run ended without closing it" : "",
 	       (unsigned long long)p->nparts, (unsigned long long)kept,
 	       (unsigned long long)p->nphases, (unsigned long long)redo,
 	       (unsigned long long)(p->nphases - kept));

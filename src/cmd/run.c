@@ -164,16 +164,6 @@ static int run_results_path(const struct experiment *x, const struct run_opts *o
 	return rc;
 }
 
-#define RUN_ATIME_LEN 16 /* "strictatime" and a NUL */
-
-/* Each data set's counters of where the bytes came from (this rank's own: a node's route to
- * the servers is its own) and rank 0's description of them, for the record. */
-struct run_prov {
-	struct prov_source *src;
-	char (*desc)[PROV_DESC_MAX];
-	struct target_ctx *tg; /* storage target lookups; NULL (none) when out of memory */
-};
-
 static int run_prov_setup(const struct experiment *x, const struct topology *t,
 			  struct run_prov *p, struct pf_err *e)
 {
@@ -199,238 +189,6 @@ static void run_prov_free(struct run_prov *p)
 	free(p->src);
 	free(p->desc);
 	target_ctx_free(p->tg);
-}
-
-/* largest: each data set's largest file (dataset_largest_file). */
-static void run_phase_spec(const struct experiment *x, uint64_t index,
-			   char (*atime_mode)[RUN_ATIME_LEN], const uint64_t *largest,
-			   const struct run_prov *prov,
-			   struct phase_spec *s)
-{
-	struct plan_point p;
-	plan_phase_at(x, index, &p);
-	s->point = p;
-	s->pattern = x->patterns[p.at[SWEEP_PATTERN]];
-	s->decomp = x->decomps[p.at[SWEEP_DECOMP]];
-	s->shift_use = x->cache == CFG_CACHE_SHIFT ? plan_dataset_use(x, index) : 0;
-	s->atime_mode = atime_mode[p.dataset];
-	s->prov = &prov->src[p.dataset];
-	s->provenance = prov->desc[p.dataset];
-	s->targets = prov->tg;
-	s->target_set = p.dataset;
-	s->x = x;
-	s->ds = &x->datasets[p.dataset];
-	s->be = backend_find(x->backends[p.at[SWEEP_BACKEND]]);
-	s->readers_per_node = x->readers_per_node[p.at[SWEEP_READERS]];
-	s->transfer_size = x->transfer_sizes[p.at[SWEEP_TRANSFER]];
-	s->io_size = largest[p.dataset] < s->transfer_size ? largest[p.dataset] : s->transfer_size;
-	if (s->io_size == 0)
-		s->io_size = 1; /* empty files: a backend's buffers still need a size */
-	s->order = x->orders[p.at[SWEEP_ORDER]];
-	s->advice = backend_advice(s->be, x, x->advices[p.at[SWEEP_ADVICE]]);
-	s->repetition = p.repetition;
-	s->index = (uint32_t)index;
-}
-
-/* The read buffer's size: the most one read of any phase moves, min(transfer size, largest
- * file of its data set) (a 1 GiB transfer over 4 KiB files needs 4 KiB, not 1 GiB). Every
- * transfer size goes with every data set in the sweep. largest gets each data set's. */
-static uint64_t run_max_read(const struct experiment *x, uint64_t *largest)
-{
-	uint64_t most = 0;
-	for (size_t d = 0; d < x->ndatasets; d++) {
-		largest[d] = dataset_largest_file(&x->datasets[d]);
-		for (size_t i = 0; i < x->ntransfers; i++) {
-			uint64_t t = x->transfer_sizes[i] < largest[d] ? x->transfer_sizes[i]
-								      : largest[d];
-			most = t > most ? t : most;
-		}
-	}
-	return most > 0 ? most : 1;
-}
-
-/* The atime mode of the mount holding the data sets, as rank 0 sees it, for every rank. */
-/* Each data set's mount atime mode, from rank 0: the root's, or an in-place tree's own
- * (another mount, maybe). mode has RUN_ATIME_LEN bytes per data set. */
-static int run_atime_mode(const struct experiment *x, const struct topology *t,
-			  char (*mode)[RUN_ATIME_LEN], struct pf_err *e)
-{
-	struct pf_err ignored = {0};
-	for (size_t i = 0; i < x->ndatasets; i++) {
-		const struct cfg_dataset *d = &x->datasets[i];
-		struct mount_info m;
-		snprintf(mode[i], RUN_ATIME_LEN, "unknown");
-		if (t->rank == 0 && envinfo_mount(d->in_place ? d->from_tree : x->root, &m,
-						  &ignored) == 0)
-			snprintf(mode[i], RUN_ATIME_LEN, "%s", m.atime_mode);
-	}
-	if (MPI_Bcast(mode, (int)(x->ndatasets * RUN_ATIME_LEN), MPI_CHAR, 0, MPI_COMM_WORLD) !=
-	    MPI_SUCCESS)
-		return pf_fail(e, PF_RUNTIME, "run: MPI_Bcast failed");
-	return 0;
-}
-
-/* Rank 0, after each phase: one line, and a warning when the cache served the reads. */
-static void run_print_phase(const struct experiment *x, const struct phase_info *p, uint64_t i,
-			    uint64_t n)
-{
-	printf("[%llu/%llu] ", (unsigned long long)i + 1, (unsigned long long)n);
-	report_phase_line(stdout, p);
-	if (x->cache != CFG_CACHE_NONE && cache_state_of(p->resident_fraction) != CACHE_COLD)
-		printf("  warning: %.0f%% of the phase's bytes were in the page cache before it "
-		       "started: this measures memory, not storage\n",
-		       p->resident_fraction * 100);
-	if (strstr(p->flags, "clock") != NULL)
-		printf("  warning: the ranks left the opening barrier %.3g s apart, more than their "
-		       "clocks allow (%.3g s): a rank's clock disagrees, the times are in doubt\n",
-		       p->start_skew_s, p->clock_bound_s);
-	fflush(stdout);
-}
-
-/* The phases, in plan order. A failed phase (an I/O error, a short file) is kept, marked, and
- * the run goes on: the other phases are unaffected. A time limit or a signal ends the run
- * after the phase in progress is written. *status gets the run's status for the file. */
-static int run_phases(const struct experiment *x, struct topology *t, const struct run_prov *prov,
-		      struct results **rp, struct run_limits *L, const char **status,
-		      struct pf_err *e)
-{
-	void *buf = NULL;
-	char (*atime_mode)[RUN_ATIME_LEN] = calloc(x->ndatasets, RUN_ATIME_LEN);
-	uint64_t *largest = calloc(x->ndatasets ? x->ndatasets : 1, sizeof *largest);
-	if (atime_mode == NULL || largest == NULL) {
-		free(atime_mode);
-		free(largest);
-		return pf_fail(e, PF_RUNTIME, "run: out of memory");
-	}
-	/* room for an O_DIRECT tail read rounded up: see BACKEND_BUF_ALIGN. The config keeps
-	 * transfers to CFG_TRANSFER_MAX; the sum is checked all the same, since a wrapped size
-	 * would be a buffer smaller than a read */
-	uint64_t most = run_max_read(x, largest);
-	size_t buflen = (size_t)most, alloc = 0;
-	*status = "failed";
-	if (most > CFG_TRANSFER_MAX || most > SIZE_MAX - 2 * BACKEND_BUF_ALIGN) {
-		free(atime_mode);
-		free(largest);
-		return pf_fail(e, PF_USAGE, "run: a transfer size of %llu B cannot be allocated",
-			       (unsigned long long)most);
-	}
-	alloc = (buflen + BACKEND_BUF_ALIGN - 1) / BACKEND_BUF_ALIGN * BACKEND_BUF_ALIGN +
-		BACKEND_BUF_ALIGN;
-	if (run_atime_mode(x, t, atime_mode, e) != 0) {
-		free(atime_mode);
-		free(largest);
-		return -1;
-	}
-	int rc = iobuf_alloc(alloc, &buf), failed = 0;
-	struct results *r = *rp;
-	if (rc != 0) {
-		free(atime_mode);
-		free(largest);
-		return pf_fail_errno(e, -rc, "run: cannot allocate a %zu-byte buffer", buflen);
-	}
-	*status = "complete";
-	if (stop_watchdog_arm(0) != 0) {
-		free(buf);
-		free(atime_mode);
-		free(largest);
-		return pf_fail(e, PF_RUNTIME, "run: cannot stop the start-up watchdog");
-	}
-	uint64_t n = plan_phase_count(x);
-	for (uint64_t i = 0; i < n; i++) {
-		struct phase_spec s;
-		struct phase_output out;
-		struct pf_err werr = {0};
-		if (L->prior != NULL && L->prior->kept[i])
-			continue; /* measured by an earlier part of the run */
-		snprintf(L->guard.where, sizeof L->guard.where, "phase %llu", (unsigned long long)i);
-		int go = run_may_start(x, t, L, i, e);
-		if (L->guard.lost) {
-			run_lost(x, t, &L->guard, rp, NULL, e);
-			rc = -1;
-			break;
-		}
-		if (go <= 0) {
-			rc = go;
-			if (go == 0)
-				*status = "partial"; /* earlier failed phases keep their own status */
-			break;
-		}
-		double t_start = MPI_Wtime();
-		run_phase_spec(x, i, atime_mode, largest, prov, &s);
-		s.progress = &L->progress;
-		s.pilot = L->pilot;
-		s.pilot_files = L->pilot_files;
-		s.guard = &L->guard;
-		run_progress_begin(x, L, &s, i, n);
-		if (run_resync_clocks(x, t, &L->guard, e) != 0) {
-			if (L->guard.lost)
-				run_lost(x, t, &L->guard, rp, NULL, e);
-			rc = -1;
-			break;
-		}
-		rc = phase_run(&s, t, buf, buflen, &out, e);
-		/* every rank here before the results write (progress_end's sum too) */
-		if (!L->guard.lost && e->status != PF_HUNG)
-			(void)guard_barrier(&L->guard, t, MPI_COMM_WORLD,
-					    guard_wait_s(x->phase_timeout),
-					    "before writing the phase to the results file", e);
-		if (L->guard.lost) {
-			run_lost(x, t, &L->guard, rp, &out, e);
-			phase_output_free(&out);
-			rc = -1;
-			break;
-		}
-		if (e->status == PF_HUNG) {
-			phase_output_free(&out);
-			break; /* nothing collective can be done any more */
-		}
-		if (progress_end(&L->progress) != 0) {
-			phase_output_free(&out);
-			rc = pf_fail(e, PF_RUNTIME, "run: the progress sums failed (MPI)");
-			break;
-		}
-		run_watchdog(x, t, &L->words, L->guard.where, L->written,
-			     "writing a phase to the results file");
-		int wrc = results_write_phase(r, &out.info, &out.me, out.files, out.nfiles,
-					      &out.targets, &werr);
-		if (run_watchdog_end() != 0 && wrc == 0)
-			wrc = pf_fail_errno(&werr, errno, "run: cannot stop the watchdog");
-		if (wrc == 0)
-			L->written++;
-		if (wrc != 0) {
-			if (werr.status == PF_HUNG)
-				pf_fail_lost(e, "%s", werr.msg);
-			else
-				pf_fail(e, werr.status, "%s", werr.msg);
-			rc = -1;
-		}
-		if (e->status == PF_HUNG) {
-			phase_output_free(&out);
-			break; /* the results file cannot be written any more: main aborts */
-		}
-		if (t->rank == 0) {
-			run_print_phase(x, &out.info, i, n);
-			L->done[L->ndone++] = (struct budget_phase){
-				s.point.dataset, s.pilot ? out.info.bytes : s.ds->total_size,
-				s.pilot ? out.info.nfiles : s.ds->nfiles, MPI_Wtime() - t_start};
-			L->bytes_done += s.ds->total_size;
-			L->wall_done += MPI_Wtime() - t_start;
-		}
-		int stop = strcmp(out.info.status, "timeout") == 0 ||
-			   strcmp(out.info.status, "interrupted") == 0 || werr.status != PF_OK;
-		if (rc != 0)
-			*status = stop && werr.status == PF_OK ? (strcmp(out.info.status, "timeout") == 0
-									 ? "timeout" : "interrupted")
-								  : "failed";
-		failed |= rc != 0;
-		phase_output_free(&out);
-		if (stop)
-			break;
-	}
-	free(buf);
-	free(atime_mode);
-	free(largest);
-	return failed || rc != 0 ? -1 : 0;
 }
 
 /* Rank 0's view of the environment, the same on every rank (the attributes are collective). */
@@ -484,147 +242,265 @@ static int run_print_summary(const char *path, struct pf_err *e)
 	return rc;
 }
 
-int run_experiment(const struct experiment *x, const struct run_opts *o, struct pf_err *e)
-{
+/* The run as its steps see it: the command's input, what start-up builds, and what the phases
+ * and the close use. One per run_experiment. */
+struct run_ctx {
+	const struct experiment *x;
+	const struct run_opts *o;
+	struct pf_err *e;
 	struct topology t;
-	struct results *r = NULL;
-	char path[RUN_PATH] = "", start[32] = "", mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+	struct results *r;
+	char path[RUN_PATH], start[32], mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
 	struct run_meta meta;
-	struct environment *env = malloc(sizeof *env);
+	struct environment *env;
 	struct results_prior prior;
-	struct run_limits limits = {.t0 = MPI_Wtime(), /* the time budget counts from here */
-				    .stopped_at = UINT64_MAX,
-				    .progress = {.comm = MPI_COMM_NULL, .req = MPI_REQUEST_NULL}};
-	char *hosts = NULL, shown[SAFE_ROOM(RUN_PATH)];
-	struct run_prov prov = {NULL, NULL, NULL};
-	struct lock_held held = {""};
-	memset(&prior, 0, sizeof prior);
-	int rc = topology_discover(&t, e);
-	stop_watchdog_stage("checking the experiment");
-	if (rc == 0)
-		rc = run_check_experiment(x, &t.map, 1, e);
-	stop_watchdog_stage("checking the data sets' manifests (rank 0)");
-	if (rc == 0)
-		rc = run_share_verdict(t.rank == 0 ? run_check_datasets(x, e) : 0, e);
-	stop_watchdog_stage("checking each rank's files (stat)");
-	if (rc == 0)
-		rc = run_check_files(x, &t, e);
-	stop_watchdog_stage("choosing the results path");
-	if (rc == 0)
-		rc = run_results_path(x, o, &t, path, start, e);
-	if (rc == 0) /* its one writer: this run */
-		rc = locks_results(path, o->resume ? "run --resume" : "run", t.rank, &held, e);
-	stop_watchdog_stage("recording the environment (rank 0)");
-	if (rc == 0)
-		rc = env != NULL ? run_environment(x, &t, env, e) : pf_fail(e, PF_RUNTIME, "out of memory");
-	stop_watchdog_stage("finding the counters of where the bytes come from");
-	if (rc == 0)
-		rc = run_prov_setup(x, &t, &prov, e);
-	if (rc != 0)
-		goto out;
-	run_fill_meta(x, o, &t, start, mpi_version, &meta);
-	snprintf(limits.words.path, sizeof limits.words.path, "%s", path);
-	(void)run_peers(&t, &limits); /* the watchdog's names: never a reason to fail */
-	meta.env = env;
-	if ((hosts = resume_hosts(&t)) == NULL) {
-		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
-		goto out;
+	struct run_limits limits;
+	char *hosts;
+	struct run_prov prov;
+	struct lock_held held;
+	enum run_status status;   /* the run's, for the file */
+};
+
+static void run_ctx_init(struct run_ctx *c, const struct experiment *x, const struct run_opts *o,
+			 struct pf_err *e)
+{
+	memset(c, 0, sizeof *c);
+	c->x = x;
+	c->o = o;
+	c->e = e;
+	c->env = malloc(sizeof *c->env); /* NULL: the environment step says so */
+	c->limits.t0 = MPI_Wtime();     /* the time budget counts from here */
+	c->limits.stopped_at = UINT64_MAX;
+	c->limits.progress.comm = MPI_COMM_NULL;
+	c->limits.progress.req = MPI_REQUEST_NULL;
+	c->status = RUN_FAILED;
+}
+
+static void run_ctx_free(struct run_ctx *c)
+{
+	run_peers_free(&c->limits);
+	lock_release(&c->held);
+	free(c->limits.done);
+	if (c->e->status != PF_HUNG)
+		progress_free(&c->limits.progress);
+	results_prior_free(&c->prior);
+	free(c->hosts);
+	free(c->env);
+	run_prov_free(&c->prov);
+	topology_free(&c->t);
+}
+
+static int run_step_check(struct run_ctx *c)
+{
+	return run_check_experiment(c->x, &c->t.map, 1, c->e);
+}
+
+static int run_step_manifests(struct run_ctx *c)
+{
+	return run_share_verdict(c->t.rank == 0 ? run_check_datasets(c->x, c->e) : 0, c->e);
+}
+
+static int run_step_files(struct run_ctx *c)
+{
+	return run_check_files(c->x, &c->t, c->e);
+}
+
+/* The results file's path, and its lock: its one writer is this run. */
+static int run_step_results_path(struct run_ctx *c)
+{
+	if (run_results_path(c->x, c->o, &c->t, c->path, c->start, c->e) != 0)
+		return -1;
+	return locks_results(c->path, c->o->resume ? "run --resume" : "run", c->t.rank, &c->held,
+			     c->e);
+}
+
+static int run_step_environment(struct run_ctx *c)
+{
+	if (c->env == NULL)
+		return pf_fail(c->e, PF_RUNTIME, "out of memory");
+	return run_environment(c->x, &c->t, c->env, c->e);
+}
+
+/* Rank 0: the run's first line, and cache: shift's plan. */
+static void run_print_banner(const struct run_ctx *c)
+{
+	const struct experiment *x = c->x;
+	char shift[512], shown[SAFE_ROOM(RUN_PATH)];
+	unsigned long long nph = (unsigned long long)plan_phase_count(x);
+	printf("pfsread %s: %s, %d rank%s on %d node%s, %llu phase%s -> %s\n", PFSREAD_VERSION,
+	       x->name, c->t.nranks, c->t.nranks == 1 ? "" : "s", c->t.nnodes,
+	       c->t.nnodes == 1 ? "" : "s", nph, nph == 1 ? "" : "s",
+	       safe_text(shown, sizeof shown, c->path, 0));
+	plan_shift_describe(x, c->t.nnodes, shift, sizeof shift);
+	if (x->cache == CFG_CACHE_SHIFT)
+		printf("%s\n", shift);
+}
+
+/* The counters of where the bytes come from; then what the results file and the watchdog are
+ * told of the run (its metadata, this node's other ranks, the hosts), and its first line. */
+static int run_step_counters(struct run_ctx *c)
+{
+	if (run_prov_setup(c->x, &c->t, &c->prov, c->e) != 0)
+		return -1;
+	run_fill_meta(c->x, c->o, &c->t, c->start, c->mpi_version, &c->meta);
+	snprintf(c->limits.words.path, sizeof c->limits.words.path, "%s", c->path);
+	(void)run_peers(&c->t, &c->limits); /* the watchdog's names: never a reason to fail */
+	c->meta.env = c->env;
+	if ((c->hosts = resume_hosts(&c->t)) == NULL)
+		return pf_fail(c->e, PF_RUNTIME, "run: out of memory");
+	c->meta.hosts = c->hosts;
+	if (c->t.rank == 0)
+		run_print_banner(c);
+	return 0;
+}
+
+/* The results file: a new one with the topology, or the one --resume continues. */
+static int run_step_results_file(struct run_ctx *c)
+{
+	int rc;
+	if (c->o->resume != NULL) {
+		rc = resume_open(c->x, &c->t, c->path, &c->meta, &c->r, &c->prior, c->e);
+		if (rc == 0 && c->t.rank == 0)
+			resume_print(c->path, &c->prior);
+		return rc;
 	}
-	meta.hosts = hosts;
-	if (t.rank == 0) {
-		char shift[512];
-		unsigned long long nph = (unsigned long long)plan_phase_count(x);
-		printf("pfsread %s: %s, %d rank%s on %d node%s, %llu phase%s -> %s\n",
-		       PFSREAD_VERSION, x->name, t.nranks, t.nranks == 1 ? "" : "s", t.nnodes,
-		       t.nnodes == 1 ? "" : "s", nph, nph == 1 ? "" : "s",
-		       safe_text(shown, sizeof shown, path, 0));
-		plan_shift_describe(x, t.nnodes, shift, sizeof shift);
-		if (x->cache == CFG_CACHE_SHIFT)
-			printf("%s\n", shift);
-	}
-	stop_watchdog_stage(o->resume ? "opening the results file (H5Fopen, collective)"
-				      : "creating the results file (H5Fcreate, collective)");
-	if (rc == 0 && o->resume != NULL)
-		rc = resume_open(x, &t, path, &meta, &r, &prior, e);
-	else if (rc == 0)
-		rc = results_create(path, o->force, MPI_COMM_WORLD, &meta, &r, e);
-	if (rc == 0 && o->resume == NULL)
-		rc = results_write_topology(r, t.map.node_of_rank,
-					    (const char(*)[RECORD_HOST_MAX])t.hostnames,
-					    t.clock_offset_s, t.mem_total_bytes, e);
-	if (rc == 0 && o->resume != NULL && t.rank == 0)
-		resume_print(path, &prior);
-	const char *status = "failed";
-	limits.prior = o->resume ? &prior : NULL;
-	limits.budget_s = o->time_budget;
-	limits.pilot = o->pilot;
-	limits.pilot_files = o->pilot_files;
-	if (rc == 0 && (limits.done = calloc(plan_phase_count(x) + 1, sizeof *limits.done)) == NULL)
-		rc = pf_fail(e, PF_RUNTIME, "run: out of memory");
-	if (rc == 0 && t.rank == 0)
-		run_limits_seed(x, &limits);
-	if (rc == 0 && progress_init(&limits.progress, o->progress_s) != 0)
-		rc = pf_fail(e, PF_RUNTIME, "run: cannot set up the progress lines (MPI_Comm_dup)");
+	rc = results_create(c->path, c->o->force, MPI_COMM_WORLD, &c->meta, &c->r, c->e);
 	if (rc == 0)
-		rc = run_phases(x, &t, &prov, &r, &limits, &status, e);
-	if (e->status == PF_HUNG)
-		goto out; /* main aborts: a collective close would wait for the stuck rank */
-	limits.guard.where[0] = '\0'; /* the phases are over */
-	if (r != NULL && guard_barrier(&limits.guard, &t, MPI_COMM_WORLD,
-				       guard_wait_s(x->phase_timeout),
-				       "before closing the results file", e) != 0 &&
-	    limits.guard.lost) {
-		run_lost(x, &t, &limits.guard, &r, NULL, e);
-		goto out;
+		rc = results_write_topology(c->r, c->t.map.node_of_rank,
+					    (const char(*)[RECORD_HOST_MAX])c->t.hostnames,
+					    c->t.clock_offset_s, c->t.mem_total_bytes, c->e);
+	return rc;
+}
+
+/* What decides whether each phase starts (a resumed file's kept phases, the budget, the
+ * pilot), the progress lines, then the phases. */
+static int run_step_phases(struct run_ctx *c)
+{
+	struct run_limits *L = &c->limits;
+	L->prior = c->o->resume ? &c->prior : NULL;
+	L->budget_s = c->o->time_budget;
+	L->pilot = c->o->pilot;
+	L->pilot_files = c->o->pilot_files;
+	if ((L->done = calloc(plan_phase_count(c->x) + 1, sizeof *L->done)) == NULL)
+		return pf_fail(c->e, PF_RUNTIME, "run: out of memory");
+	if (c->t.rank == 0)
+		run_limits_seed(c->x, L);
+	if (progress_init(&L->progress, c->o->progress_s) != 0)
+		return pf_fail(c->e, PF_RUNTIME, "run: cannot set up the progress lines (MPI_Comm_dup)");
+	return run_phases(c->x, &c->t, &c->prov, &c->r, L, &c->status, c->e);
+}
+
+/* Every rank at the close, then the file closed with the run's status. 1 when the run ends
+ * here (a rank was lost, and recorded; or the close is stuck), else 0; *rc -1 when the close
+ * failed. */
+static int run_close_results(struct run_ctx *c, int *rc)
+{
+	struct pf_err cerr = {0};
+	if (guard_barrier(&c->limits.guard, &c->t, MPI_COMM_WORLD, guard_wait_s(c->x->phase_timeout),
+			  "before closing the results file", c->e) != 0 && c->limits.guard.lost) {
+		run_lost(c->x, &c->t, &c->limits.guard, &c->r, NULL, c->e);
+		return 1;
 	}
-	if (r != NULL) {
-		struct pf_err cerr = {0};
-		run_watchdog(x, &t, &limits.words, "", limits.written, "closing the results file");
-		int crc = results_close(r, status, &cerr);
-		(void)run_watchdog_end(); /* the close is over either way */
-		if (crc != 0) {
-			if (cerr.status == PF_HUNG)
-				pf_fail_lost(e, "%s", cerr.msg);
-			else
-				pf_fail(e, cerr.status, "%s", cerr.msg);
-			rc = -1;
-		}
-		if (e->status == PF_HUNG)
-			goto out;
+	run_watchdog(c->x, &c->t, &c->limits.words, "", c->limits.written,
+		     "closing the results file");
+	int crc = results_close(c->r, results_run_status_name(c->status), &cerr);
+	c->r = NULL;
+	(void)run_watchdog_end(); /* the close is over either way */
+	if (crc != 0) {
+		if (cerr.status == PF_HUNG)
+			pf_fail_lost(c->e, "%s", cerr.msg);
+		else
+			pf_fail(c->e, cerr.status, "%s", cerr.msg);
+		*rc = -1;
 	}
-	if (strcmp(status, "interrupted") == 0 && stop_signal() != 0 && e->status != PF_OK)
+	return c->e->status == PF_HUNG;
+}
+
+/* A run stopped by a signal exits as a shell's killed job does; one stopped before a phase
+ * (the budget, SIGUSR1) says how to continue it. Returns the run's rc. */
+static int run_stopped(const struct run_ctx *c, int rc)
+{
+	struct pf_err *e = c->e;
+	if (c->status == RUN_INTERRUPTED && stop_signal() != 0 && e->status != PF_OK)
 		e->status = 128 + stop_signal(); /* the exit status a shell gives a killed job */
-	if (strcmp(status, "partial") == 0 && e->status != PF_HUNG) {
-		pf_fail(e, PF_PARTIAL, "run stopped before phase %llu of %llu (%s): the file is "
-			"partial; continue it with 'pfsread run %s --resume %s'",
-			(unsigned long long)limits.stopped_at, (unsigned long long)plan_phase_count(x),
-			limits.reason == 2 ? "SIGUSR1: the job's time is nearly up" : "time budget",
-			x->source, path);
-		e->status = PF_PARTIAL; /* also after a failed phase: the study is not over */
+	if (c->status != RUN_PARTIAL || e->status == PF_HUNG)
+		return rc;
+	pf_fail(e, PF_PARTIAL, "run stopped before phase %llu of %llu (%s): the file is partial; "
+		"continue it with 'pfsread run %s --resume %s'",
+		(unsigned long long)c->limits.stopped_at, (unsigned long long)plan_phase_count(c->x),
+		c->limits.reason == RUN_STOP_WRAP_UP ? "SIGUSR1: the job's time is nearly up"
+						     : "time budget",
+		c->x->source, c->path);
+	e->status = PF_PARTIAL; /* also after a failed phase: the study is not over */
+	return -1;
+}
+
+/* Rank 0's last lines: where the results are, and the table unless it was asked not to or was
+ * stopped by a signal. Returns the run's rc. */
+static int run_last_lines(const struct run_ctx *c, int rc)
+{
+	char shown[SAFE_ROOM(RUN_PATH)];
+	struct pf_err perr = {0};
+	if (c->t.rank != 0)
+		return rc;
+	if (stop_signal() != 0) {
+		printf("results: %s (interrupted: 'pfsread report %s' shows what was measured)\n",
+		       safe_text(shown, sizeof shown, c->path, 0), shown); /* asked to stop */
+	} else if (c->o->no_table) {
+		printf("results: %s\n", safe_text(shown, sizeof shown, c->path, 0));
+	} else if (run_print_summary(c->path, &perr) != 0) {
+		pf_fail(c->e, perr.status, "%s", perr.msg);
 		rc = -1;
 	}
-	if (r != NULL && t.rank == 0 && stop_signal() != 0) {
-		printf("results: %s (interrupted: 'pfsread report %s' shows what was measured)\n",
-		       safe_text(shown, sizeof shown, path, 0), shown); /* no table: asked to stop */
-	} else if (r != NULL && t.rank == 0 && o->no_table) {
-		printf("results: %s\n", safe_text(shown, sizeof shown, path, 0));
-	} else if (r != NULL && t.rank == 0) {
-		struct pf_err perr = {0};
-		if (run_print_summary(path, &perr) != 0) {
-			pf_fail(e, perr.status, "%s", perr.msg);
-			rc = -1;
-		}
+	return rc;
+}
+
+/* After the phases (or a start-up that failed): the results file closed, the run's exit
+ * status, the last lines. rc: the run's so far; returns the run's. */
+static int run_finish(struct run_ctx *c, int rc)
+{
+	if (c->e->status == PF_HUNG)
+		return rc; /* main aborts: a collective close would wait for the stuck rank */
+	c->limits.guard.where[0] = '\0'; /* the phases are over */
+	int had_file = c->r != NULL;
+	if (had_file && run_close_results(c, &rc) != 0)
+		return rc;
+	rc = run_stopped(c, rc);
+	return had_file ? run_last_lines(c, rc) : rc;
+}
+
+/* A step of the run's start-up: stage is what the start-up watchdog names while it runs
+ * (resume_stage instead under --resume, when set). 0, or -1 with the run's e set. */
+struct run_step {
+	const char *stage, *resume_stage;
+	int (*run)(struct run_ctx *c);
+};
+
+static const struct run_step run_startup[] = {
+	{"checking the experiment", NULL, run_step_check},
+	{"checking the data sets' manifests (rank 0)", NULL, run_step_manifests},
+	{"checking each rank's files (stat)", NULL, run_step_files},
+	{"choosing the results path", NULL, run_step_results_path},
+	{"recording the environment (rank 0)", NULL, run_step_environment},
+	{"finding the counters of where the bytes come from", NULL, run_step_counters},
+	{"creating the results file (H5Fcreate, collective)",
+	 "opening the results file (H5Fopen, collective)", run_step_results_file},
+};
+
+int run_experiment(const struct experiment *x, const struct run_opts *o, struct pf_err *e)
+{
+	struct run_ctx c;
+	run_ctx_init(&c, x, o, e);
+	int rc = topology_discover(&c.t, e);
+	for (size_t i = 0; rc == 0 && i < sizeof run_startup / sizeof run_startup[0]; i++) {
+		const struct run_step *s = &run_startup[i];
+		stop_watchdog_stage(o->resume != NULL && s->resume_stage != NULL ? s->resume_stage
+										   : s->stage);
+		rc = s->run(&c);
 	}
-out:
-	run_peers_free(&limits);
-	lock_release(&held);
-	free(limits.done);
-	if (e->status != PF_HUNG)
-		progress_free(&limits.progress);
-	results_prior_free(&prior);
-	free(hosts);
-	free(env);
-	run_prov_free(&prov);
-	topology_free(&t);
+	if (rc == 0) /* the start-up watchdog ends as the phases begin (run_phases) */
+		rc = run_step_phases(&c);
+	rc = run_finish(&c, rc);
+	run_ctx_free(&c);
 	return rc;
 }

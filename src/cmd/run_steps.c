@@ -75,7 +75,7 @@ void run_lost(const struct experiment *x, const struct topology *t, struct guard
 	if (out != NULL) {
 		info = out->info;
 		me = out->me;
-		snprintf(info.status, sizeof info.status, "timeout");
+		info.status = PHASE_TIMEOUT;
 		snprintf(info.flags, sizeof info.flags, "lost");
 		/* the other ranks' rows are not known (zero): nor is the spread of the opening
 		 * barrier's exits, written 0 as theirs */
@@ -87,7 +87,7 @@ void run_lost(const struct experiment *x, const struct topology *t, struct guard
 				       out != NULL ? &me : NULL, out != NULL ? out->files : NULL,
 				       out != NULL ? out->nfiles : 0,
 				       out != NULL ? &out->targets : NULL, t->map.node_of_rank,
-				       "timeout", why, &werr);
+				       results_run_status_name(RUN_TIMEOUT), why, &werr);
 	if (*r != NULL && used < sizeof e->msg)
 		snprintf(e->msg + used, sizeof e->msg - used, rc == 0
 			 ? "; the results file is closed, status timeout%s"
@@ -101,14 +101,13 @@ void run_lost(const struct experiment *x, const struct topology *t, struct guard
  * measures the offsets again, between phases, once RUN_CLOCK_RESYNC_S have passed. Rank 0
  * decides, so that all ranks enter the collective together. */
 int run_resync_clocks(const struct experiment *x, struct topology *t, struct guard *g,
-		      struct pf_err *e)
+		      const char *what, struct pf_err *e)
 {
 	MPI_Request q;
 	int again = t->rank == 0 && topology_clock() - t->synced_at > RUN_CLOCK_RESYNC_S;
 	if (MPI_Ibcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD, &q) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "run: MPI_Ibcast failed");
-	if (guard_wait(g, t, MPI_COMM_WORLD, &q, 1, guard_wait_s(x->phase_timeout),
-		       "the clock synchronisation", e) != 0)
+	if (guard_wait(g, t, MPI_COMM_WORLD, &q, 1, guard_wait_s(x->phase_timeout), what, e) != 0)
 		return -1;
 	return again ? topology_sync_clocks(t, e) : 0;
 }
@@ -152,17 +151,17 @@ void run_limits_seed(const struct experiment *x, struct run_limits *L)
 /* Collective, between phases: 1 when phase i may start, 0 when the run stops before it (the
  * budget says it cannot end in time, or SIGUSR1 came), -1 on an MPI failure. */
 int run_may_start(const struct experiment *x, const struct topology *t, struct run_limits *L,
-		  uint64_t i, struct pf_err *e)
+		  uint64_t i, const char *what, struct pf_err *e)
 {
-	int why = stop_wrap_up() ? 2 : 0, agreed = 0;
-	if (t->rank == 0 && L->budget_s > 0 && why == 0) {
+	int why = stop_wrap_up() ? RUN_STOP_WRAP_UP : RUN_GOES_ON, agreed = RUN_GOES_ON;
+	if (t->rank == 0 && L->budget_s > 0 && why == RUN_GOES_ON) {
 		struct plan_point p;
 		plan_phase_at(x, i, &p);
 		const struct cfg_dataset *d = &x->datasets[p.dataset];
 		double used = MPI_Wtime() - L->t0;
 		double est = budget_estimate(L->done, L->ndone, p.dataset, d->total_size, d->nfiles);
 		if (!budget_allows(L->budget_s, used, est)) {
-			why = 1;
+			why = RUN_STOP_BUDGET;
 			char need[48] = "no time measured yet";
 			if (est >= 0)
 				snprintf(need, sizeof need, "needs about %.1f s", est);
@@ -174,13 +173,13 @@ int run_may_start(const struct experiment *x, const struct topology *t, struct r
 	MPI_Request q;
 	if (MPI_Iallreduce(&why, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q) != MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "run: MPI_Iallreduce failed");
-	if (guard_wait(&L->guard, t, MPI_COMM_WORLD, &q, 1, guard_wait_s(x->phase_timeout),
-		       "agreeing to start the phase", e) != 0)
+	if (guard_wait(&L->guard, t, MPI_COMM_WORLD, &q, 1, guard_wait_s(x->phase_timeout), what,
+		       e) != 0)
 		return -1;
-	if (agreed == 0)
+	if (agreed == RUN_GOES_ON)
 		return 1;
 	L->stopped_at = i;
-	L->reason = agreed;
+	L->reason = (enum run_stop)agreed;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* run_steps: the run command's steps around its phases (cmd/run.c): whether the next phase
  * starts, the clock resynchronisation, the progress label, the results writes' watchdog and
- * what a run does when a rank was lost (guard.h). Shared by run.c and run_steps.c only. */
+ * what a run does when a rank was lost (guard.h); the phases' loop (run_phases.c). Shared by
+ * run.c, run_steps.c and run_phases.c only. */
 #ifndef PFSREAD_CMD_RUN_STEPS_H
 #define PFSREAD_CMD_RUN_STEPS_H
 
@@ -12,6 +13,7 @@
 #include "run/guard.h"
 #include "run/phase.h"
 #include "run/progress.h"
+#include "run/provenance.h"
 #include "run/topology.h"
 #include "util/err.h"
 
@@ -30,6 +32,10 @@ struct run_words {
 	char *argv[7];
 };
 
+/* Why a run stops before a phase: the time budget (rank 0's estimate) or SIGUSR1 (the job's
+ * time is nearly up). Ordered so that the ranks agree on the larger (MPI_MAX): the signal. */
+enum run_stop { RUN_GOES_ON, RUN_STOP_BUDGET, RUN_STOP_WRAP_UP };
+
 /* What decides whether the next phase starts: the phases a resumed file keeps, the time
  * budget (rank 0 decides from its estimate) and SIGUSR1 (any rank that got it). */
 struct run_limits {
@@ -38,7 +44,7 @@ struct run_limits {
 	struct budget_phase *done;         /* [phases] timed, rank 0: the estimates' base */
 	size_t ndone;
 	uint64_t stopped_at;               /* the first phase not started, or UINT64_MAX */
-	int reason;                        /* 1 budget, 2 SIGUSR1 */
+	enum run_stop reason;              /* why it stopped at stopped_at */
 	struct progress progress;          /* the lines during a phase */
 	uint64_t bytes_done;               /* rank 0: read by this run's phases so far, and */
 	double wall_done;                  /* the time they took (the study's ETA) */
@@ -69,9 +75,10 @@ int run_watchdog_end(void);
 void run_lost(const struct experiment *x, const struct topology *t, struct guard *g,
 	      struct results **r, const struct phase_output *out, struct pf_err *e);
 
-/* Collective: measure the clock offsets again once RUN_CLOCK_RESYNC_S have passed. */
+/* Collective: measure the clock offsets again once RUN_CLOCK_RESYNC_S have passed. what: the
+ * step, as the guard names it when a rank does not arrive. */
 int run_resync_clocks(const struct experiment *x, struct topology *t, struct guard *g,
-		      struct pf_err *e);
+		      const char *what, struct pf_err *e);
 
 /* Before phase i: its progress label and what the study has left after it. */
 void run_progress_begin(const struct experiment *x, struct run_limits *L,
@@ -81,8 +88,24 @@ void run_progress_begin(const struct experiment *x, struct run_limits *L,
 void run_limits_seed(const struct experiment *x, struct run_limits *L);
 
 /* Collective, between phases: 1 when phase i may start, 0 when the run stops before it, -1
- * on an MPI failure or a lost rank. */
+ * on an MPI failure or a lost rank. what: the step, as the guard names it. */
 int run_may_start(const struct experiment *x, const struct topology *t, struct run_limits *L,
-		  uint64_t i, struct pf_err *e);
+		  uint64_t i, const char *what, struct pf_err *e);
+
+/* Each data set's counters of where the bytes came from (this rank's own: a node's route to
+ * the servers is its own) and rank 0's description of them, for the record. */
+struct run_prov {
+	struct prov_source *src;
+	char (*desc)[PROV_DESC_MAX];
+	struct target_ctx *tg; /* storage target lookups; NULL (none) when out of memory */
+};
+
+/* Collective: the phases, in plan order (run_phases.c). A failed phase (an I/O error, a short
+ * file) is kept, marked, and the run goes on: the other phases are unaffected. A time limit or
+ * a signal ends the run after the phase in progress is written. *status gets the run's status
+ * for the file. 0 when every phase run completed, -1 otherwise (e set). */
+int run_phases(const struct experiment *x, struct topology *t, const struct run_prov *prov,
+	       struct results **rp, struct run_limits *L, enum run_status *status,
+	       struct pf_err *e);
 
 #endif

@@ -286,7 +286,7 @@ static void at_verdict(struct report_attrib *a, const struct run_data *run)
 static int at_fill(struct report_attrib *a, const struct run_data *run, struct at_sums *s)
 {
 	for (size_t p = 0; p < run->nphases; p++)
-		if (strcmp(run->phases[p].info.status, "complete") == 0 && at_phase(a, s, run, p) != 0)
+		if (run->phases[p].info.status == PHASE_COMPLETE && at_phase(a, s, run, p) != 0)
 			return -1;
 	size_t cells = (size_t)a->nnodes * (a->ntargets ? a->ntargets : 1);
 	a->cell = malloc(cells * sizeof *a->cell);

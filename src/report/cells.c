@@ -36,7 +36,7 @@ const char *report_phase_invalid(const struct phase_info *p)
 
 int report_phase_counts(const struct phase_info *p)
 {
-	return strcmp(p->status, "complete") == 0 && report_phase_invalid(p) == NULL;
+	return p->status == PHASE_COMPLETE && report_phase_invalid(p) == NULL;
 }
 
 static int rc_complete(const struct phase_data *pd)

@@ -320,7 +320,7 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_ku64(out, "bytes", p->bytes, 0);
 	json_knum(out, "elapsed_s", p->elapsed_s, 0);
 	json_knum(out, "bandwidth_MBps", p->bandwidth_MBps, 0);
-	json_kstr(out, "status", p->status, 0);
+	json_kstr(out, "status", results_phase_status_name(p->status), 0);
 	json_kstr(out, "invalid", report_phase_invalid(p), 0); /* null: its figures can be true */
 	json_kbool(out, "warm", report_phase_state(p) != CACHE_COLD, 0);
 	json_kstr(out, "cache_state", cache_state_name(report_phase_state(p)), 0);

@@ -202,6 +202,21 @@ int report_write_calib(FILE *out, const struct calib_data *c, struct pf_err *e)
 	return report_flush(out, e);
 }
 
+/* What a phase's line ends with: nothing when it completed, else how it ended. */
+static const char *report_status_mark(int status)
+{
+	switch (status) {
+	case PHASE_COMPLETE:
+		return "";
+	case PHASE_TIMEOUT:
+		return " TIMED OUT";
+	case PHASE_INTERRUPTED:
+		return " INTERRUPTED";
+	default:
+		return " FAILED";
+	}
+}
+
 void report_phase_line(FILE *out, const struct phase_info *p)
 {
 	char transfer[32], bytes[32], elapsed[32];
@@ -218,10 +233,7 @@ void report_phase_line(FILE *out, const struct phase_info *p)
 		units_format_size(p->bytes, bytes, sizeof bytes),
 		units_format_duration(p->elapsed_s, elapsed, sizeof elapsed), rate, p->nfiles,
 		units_s(p->nfiles),
-		strcmp(p->status, "complete") == 0	? ""
-		: strcmp(p->status, "timeout") == 0	? " TIMED OUT"
-		: strcmp(p->status, "interrupted") == 0 ? " INTERRUPTED"
-							: " FAILED");
+		report_status_mark(p->status));
 }
 
 int report_read(const char *path, struct run_data *run, struct pf_err *e)

@@ -296,7 +296,7 @@ static void no_cells_note(FILE *out, const struct run_data *run, enum report_for
 	}
 	for (size_t i = 0; i < run->nphases; i++) {
 		const struct phase_info *p = &run->phases[i].info;
-		if (strcmp(p->status, "complete") != 0) {
+		if (p->status != PHASE_COMPLETE) {
 			unfinished++;
 		} else if (report_phase_invalid(p) != NULL) {
 			first = first ? first : p;

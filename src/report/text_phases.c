@@ -189,9 +189,11 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	else
 		tbl_add(t, "%s (%.0f%%)", from.verdict, from.fraction * 100);
 	if (report_phase_invalid(p) != NULL)
-		tbl_add(t, "%s, INVALID: %s", p->status, report_phase_invalid(p));
+		tbl_add(t, "%s, INVALID: %s", results_phase_status_name(p->status),
+			report_phase_invalid(p));
 	else
-		tbl_add(t, "%s%s%s%s", p->status, rp_state_note(report_phase_state(p)),
+		tbl_add(t, "%s%s%s%s", results_phase_status_name(p->status),
+			rp_state_note(report_phase_state(p)),
 			p->flags[0] ? " !" : "", p->flags);
 }
 

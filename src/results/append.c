@@ -87,7 +87,7 @@ static herr_t app_phase(hid_t g, const char *name, const H5L_info_t *info, void 
 	int whole = H5Lexists(ph, "ranks", H5P_DEFAULT) > 0 &&
 		    H5Lexists(ph, "files", H5P_DEFAULT) > 0 && app_str(ph, "status", &status) == 0 &&
 		    app_str(ph, "dataset", &ds) == 0 && app_double(ph, "elapsed_s", &p->elapsed_s[i]) == 0;
-	if (whole && strcmp(status, "interrupted") != 0) {
+	if (whole && results_phase_status_parse(status) != PHASE_INTERRUPTED) {
 		p->kept[i] = 1;
 		snprintf(p->dataset[i], sizeof p->dataset[i], "%s", ds);
 	}
@@ -122,7 +122,7 @@ static int app_read(struct results *r, uint64_t nphases, struct results_prior *p
 	 * leave the attribute pointing at a heap collection never written: the run was killed,
 	 * which is what "running" says; results_append_begin sets the unreadable one aside */
 	p->status_lost = app_str(r->file, "status", &status) != 0;
-	snprintf(p->status, sizeof p->status, "%s", p->status_lost ? "running" : status);
+	p->status = p->status_lost ? RUN_RUNNING : results_run_status_parse(status);
 	free(status);
 	if (app_topology(r->file, p) != 0)
 		return res_fail(r, "/topology/node_of_rank", "reading", e);

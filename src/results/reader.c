@@ -261,7 +261,7 @@ static int rd_phase_attr(const struct rd *c, hid_t g, const char *obj,
 	int rc = 0;
 	if (f->since > c->run->schema_version)
 		return 0; /* an older file: left zero (or "") */
-	if (f->kind != RESULTS_STR)
+	if (f->kind != RESULTS_STR && f->kind != RESULTS_STATUS)
 		return rd_attr_num(c, g, obj, f->name, f->kind, dst);
 	if (strcmp(f->name, "process") == 0 && H5Aexists(g, f->name) == 0) {
 		snprintf(dst, f->size, "none"); /* written before read-and-process phases */
@@ -269,7 +269,9 @@ static int rd_phase_attr(const struct rd *c, hid_t g, const char *obj,
 	}
 	if (rd_attr_str(c, g, obj, f->name, &s) < 0)
 		return -1;
-	if (strlen(s) < f->size) {
+	if (f->kind == RESULTS_STATUS) { /* a word no pfsread writes: PHASE_UNKNOWN */
+		*(int32_t *)(void *)dst = (int32_t)results_phase_status_parse(s);
+	} else if (strlen(s) < f->size) {
 		strcpy(dst, s);
 	} else {
 		snprintf(what, sizeof what, "attribute %s is too long", f->name);

@@ -21,6 +21,20 @@
  * The reader takes every version from 1: what an older file lacks reads as zero or "". */
 #define RESULTS_SCHEMA_VERSION 5
 
+/* How a run ended, as the root attribute status (and its part's) says it: running while its
+ * run writes it (or after that run was killed), partial when it stopped early to be continued
+ * (run --resume). RUN_UNKNOWN is what a reader makes of a word no pfsread writes. */
+enum run_status {
+	RUN_RUNNING, RUN_COMPLETE, RUN_FAILED, RUN_TIMEOUT, RUN_INTERRUPTED, RUN_PARTIAL, RUN_UNKNOWN
+};
+
+/* (states.c) A status's word in the results file ("unknown" for a value out of range), and
+ * the status of a word (the UNKNOWN state for a word no pfsread writes, or NULL). */
+const char *results_phase_status_name(int status);
+enum phase_status results_phase_status_parse(const char *word);
+const char *results_run_status_name(enum run_status status);
+enum run_status results_run_status_parse(const char *word);
+
 /* Root attributes, as strings and counts the caller already has. */
 struct run_meta {
 	const char *pfsread_version;
@@ -63,14 +77,14 @@ int results_write_phase(struct results *r, const struct phase_info *p, const str
 /* What a results file holds that a resumed run (run --resume) compares and continues. */
 struct results_prior {
 	char *config_yaml;      /* verbatim, malloc'd */
-	char status[32];        /* the root's status: "running" when its run never closed it */
-	int status_lost;        /* it could not be read (a kill as it was rewritten): "running" */
+	enum run_status status; /* the root's: RUN_RUNNING when its run never closed it */
+	int status_lost;        /* it could not be read (a kill as it was rewritten): RUN_RUNNING */
 	int nranks, nnodes;
 	int32_t *node_of_rank;  /* [nranks]; NULL when the file has no topology */
 	uint64_t nphases;       /* the length of the arrays below: the caller's phase count */
 	uint8_t *present;       /* [nphases]: a group /phases/NNNN exists */
 	uint8_t *kept;          /* [nphases]: it is whole (attributes, ranks, files) and its status
-				 * is not "interrupted": kept; a present phase not kept is redone */
+				 * is not PHASE_INTERRUPTED: kept; a present phase not kept is redone */
 	double *elapsed_s;      /* [nphases]: a kept phase's elapsed_s */
 	char (*dataset)[64];    /* [nphases]: a kept phase's data set name */
 	uint64_t beyond;        /* groups in /phases that are no phase index below nphases */
@@ -117,15 +131,16 @@ int results_mark_main(int argc, char **argv);
 /* The ranks that do not record the loss: release r without a call to HDF5. */
 void results_drop(struct results *r);
 
-/* Collective. Sets the root attribute status ("complete", "failed", "interrupted") and closes.
- * r may be NULL. */
+/* Collective. Sets the root attribute status to status, a run status's word
+ * (results_run_status_name; NULL leaves it as it is), and closes. r may be NULL. */
 int results_close(struct results *r, const char *status, struct pf_err *e);
 #endif
 
 /* Shared by the writer, the readers and schema.c only (they include hdf5.h before this header): the
  * schema in one place, so the writer and the reader cannot disagree on a name or a type. */
 #ifdef H5_VERS_MAJOR
-enum results_kind { RESULTS_I32, RESULTS_U32, RESULTS_U64, RESULTS_F64, RESULTS_STR };
+/* RESULTS_STATUS: an int32_t enum phase_status in memory, its word in the file (a string). */
+enum results_kind { RESULTS_I32, RESULTS_U32, RESULTS_U64, RESULTS_F64, RESULTS_STR, RESULTS_STATUS };
 
 /* One attribute of /phases/NNNN, or one member of a compound record. */
 struct results_field {
@@ -146,7 +161,8 @@ extern const struct results_field results_file_fields[]; /* struct file_rec */
 extern const size_t results_nfile_fields;
 
 /* The HDF5 type of a numeric kind: native in memory (file == 0), little-endian standard in the
- * file (file == 1). Predefined types: never closed. Returns -1 for RESULTS_STR. */
+ * file (file == 1). Predefined types: never closed. Returns -1 for RESULTS_STR and
+ * RESULTS_STATUS. */
 hid_t results_h5_type(enum results_kind k, int file);
 
 /* A compound type of n numeric fields: the struct's own layout (file == 0, size is its sizeof)

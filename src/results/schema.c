@@ -30,7 +30,7 @@ static const struct results_field results_phase_rest[] = {
 	RES_FIELD(phase_info, bytes, RESULTS_U64),
 	RES_FIELD(phase_info, elapsed_s, RESULTS_F64),
 	RES_FIELD(phase_info, bandwidth_MBps, RESULTS_F64),
-	RES_FIELD(phase_info, status, RESULTS_STR),
+	RES_FIELD(phase_info, status, RESULTS_STATUS),
 	RES_FIELD_SINCE(phase_info, cache_state, RESULTS_STR, 2),
 	RES_FIELD_SINCE(phase_info, cache_evict, RESULTS_STR, 2),
 	RES_FIELD_SINCE(phase_info, start_skew_s, RESULTS_F64, 2),
@@ -112,6 +112,7 @@ hid_t results_h5_type(enum results_kind k, int file)
 	case RESULTS_F64:
 		return file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
 	case RESULTS_STR:
+	case RESULTS_STATUS:
 		break;
 	}
 	return -1;

@@ -256,10 +256,13 @@ static int res_phase_attrs(struct results *r, hid_t g, const char *obj, const st
 		results_phase_attr(i, &attr);
 		const char *v = (const char *)p + f->offset;
 		char s[sizeof p->mpiio_hints]; /* the longest string attribute */
+		int word = f->kind == RESULTS_STR || f->kind == RESULTS_STATUS;
 		if (f->kind == RESULTS_STR)
 			snprintf(s, sizeof s, "%.*s", (int)strnlen(v, f->size), v);
-		if ((f->kind == RESULTS_STR ? res_attr_str(r, g, obj, f->name, s, e)
-					    : res_attr_num(r, g, obj, f->name, f->kind, v, e)) < 0)
+		else if (f->kind == RESULTS_STATUS)
+			snprintf(s, sizeof s, "%s", results_phase_status_name(*(const int32_t *)v));
+		if ((word ? res_attr_str(r, g, obj, f->name, s, e)
+			  : res_attr_num(r, g, obj, f->name, f->kind, v, e)) < 0)
 			return -1;
 	}
 	return 0;

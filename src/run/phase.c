@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
-#include "run/acct.h"
 #include "run/cache.h"
 #include "dataset/dataset.h"
 #include "run/plan.h"
@@ -33,8 +31,6 @@
 			goto out;                                                       \
 		}                                                                       \
 	} while (0)
-
-static const char *const phase_status_names[] = {"complete", "failed", "timeout", "interrupted"};
 
 static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t);
 
@@ -182,20 +178,6 @@ static int phase_prepare_cache(const struct phase_spec *s, const struct topology
 	return 0;
 }
 
-/* After the closing barrier: a file whose cache preparation failed keeps that errno on its
- * row unless its read failed too. -1 when there was one (the message is in e already). */
-static int phase_prep_errors(const struct phase_work *w, struct phase_output *o)
-{
-	int rc = 0;
-	for (uint64_t i = 0; w->prep_error != NULL && i < o->me.files; i++)
-		if (w->prep_error[i] != 0) {
-			if (o->files[i].error == 0)
-				o->files[i].error = w->prep_error[i];
-			rc = -1;
-		}
-	return rc;
-}
-
 /* How much of this rank's share is in the page cache now; many files are sampled. */
 static int phase_residency(const struct phase_spec *s, const struct phase_work *w,
 			   double *fraction, struct pf_err *e)
@@ -213,58 +195,6 @@ static int phase_residency(const struct phase_spec *s, const struct phase_work *
 	}
 	*fraction = probed ? (double)resident / (double)probed : 0;
 	return 0;
-}
-
-/* After the closing barrier: a file read short of what its item should hold (it shrank, or
- * ended early) gets RECORD_SHORT on its row, as an I/O error gets its errno, so that the row
- * alone says it is bad; the first such file is named. Where a pipelining backend gave the
- * share up (abandoned), its unfinished files get RECORD_ABANDONED instead: they were not
- * short, their reads were cancelled. -1 when there was one. */
-static int phase_check_bytes(const struct phase_spec *s, const struct phase_work *w,
-			     struct phase_output *o, int abandoned, struct pf_err *e)
-{
-	char path[PHASE_PATH];
-	int rc = 0;
-	for (uint64_t i = 0; i < o->me.files; i++) {
-		struct file_rec *r = &o->files[i];
-		if (r->bytes == w->sh.length[i] || r->error != 0)
-			continue;
-		r->error = abandoned ? RECORD_ABANDONED : RECORD_SHORT;
-		if (rc != 0 || abandoned)
-			continue;
-		if (phase_path(s, w, i, path, sizeof path, e) != 0)
-			return -1;
-		rc = pf_fail(e, PF_RUNTIME, "%s: short file: %llu bytes at offset %llu, expected %llu",
-			     path, (unsigned long long)(w->sh.offset[i] + r->bytes),
-			     (unsigned long long)w->sh.offset[i],
-			     (unsigned long long)(w->sh.offset[i] + w->sh.length[i]));
-	}
-	return abandoned ? -1 : rc;
-}
-
-/* After the timed part, still on this rank: bytes, wall time per step (acct: each instant
- * once, overlap apart) and first/last times of its own records. */
-static void phase_sum_rank(struct phase_output *o)
-{
-	struct acct a;
-	o->nfiles = o->me.files;
-	for (uint64_t i = 0; i < o->nfiles; i++)
-		o->me.bytes += o->files[i].bytes;
-	(void)acct_rank(o->files, o->nfiles, &a); /* short of memory: per-file sums, overlap NAN */
-	o->me.open_s = a.open_s;
-	o->me.read_s = a.read_s;
-	o->me.close_s = a.close_s;
-	o->me.overlap_s = a.overlap_s;
-	if (o->nfiles > 0) {
-		o->me.start = o->files[0].open_start;
-		o->me.end = o->files[0].close_end;
-		for (uint64_t i = 1; i < o->nfiles; i++) {
-			if (o->files[i].open_start < o->me.start)
-				o->me.start = o->files[i].open_start;
-			if (o->files[i].close_end > o->me.end)
-				o->me.end = o->files[i].close_end;
-		}
-	}
 }
 
 /* The most the opening barrier's exits may differ by when every clock is right: twice the
@@ -291,9 +221,10 @@ static void phase_flags(struct phase_info *p)
 
 /* After the closing barrier: times relative to the earliest barrier exit, and the phase's
  * outcome (bytes, first start, last end, residency, failure, the barrier's skew) agreed by
- * all ranks. */
+ * all ranks. what: the step, as the guard names it. */
 static int phase_agree(const struct phase_spec *s, const struct topology *t, double opened,
-		       int status, int noatime, struct phase_output *o, struct pf_err *e)
+		       int status, int noatime, const char *what, struct phase_output *o,
+		       struct pf_err *e)
 {
 	int rc = 0, worst = 0, all_noatime = 0;
 	double base, latest, first = o->nfiles ? o->me.start : 1e300, last = o->nfiles ? o->me.end : -1e300;
@@ -312,8 +243,8 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 				 &q[6]));
 	PHASE_MPI(MPI_Iallreduce(MPI_IN_PLACE, resident, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
 				 &q[7]));
-	if (guard_wait(s->guard, t, MPI_COMM_WORLD, q, 8, guard_wait_s(s->x->phase_timeout),
-		       "agreeing on the phase's outcome", e) != 0)
+	if (guard_wait(s->guard, t, MPI_COMM_WORLD, q, 8, guard_wait_s(s->x->phase_timeout), what,
+		       e) != 0)
 		return -1;
 	for (uint64_t i = 0; i < o->nfiles; i++) {
 		o->files[i].open_start -= base;
@@ -337,7 +268,7 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 		 cache_state_name(cache_state_of(o->info.resident_fraction)));
 	o->info.elapsed_s = last > first ? last - first : 0;
 	o->info.bandwidth_MBps = o->info.elapsed_s > 0 ? (double)bytes / o->info.elapsed_s / 1e6 : 0;
-	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[worst]);
+	o->info.status = worst;
 	phase_flags(&o->info);
 	if (s->pilot) { /* the sample's files (a shared file counts once), and the mark */
 		uint64_t mine = o->nfiles, all = 0;
@@ -387,10 +318,11 @@ static int phase_load_digests(const struct phase_spec *s, const struct phase_wor
 	return rc;
 }
 
-/* Outside the timed region: plan, allocate, prepare the cache, probe it, set the backend up. */
+/* Outside the timed region: plan, allocate, prepare the cache, probe it, set the backend up.
+ * what: the node's barrier between, as the guard names it. */
 static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 			 struct phase_work *w, struct phase_output *o, struct phase_run_ctx *c,
-			 struct pf_err *e)
+			 const char *what, struct pf_err *e)
 {
 	int rc = phase_plan(s, t, w, e);
 	if (rc == 0)
@@ -405,8 +337,8 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 		rc = phase_prepare_cache(s, t, w, e);
 	/* every rank of the node, failed or not: the node's drop must be over before its ranks
 	 * probe the cache */
-	if (guard_barrier(s->guard, t, t->node_comm, guard_wait_s(2 * s->x->phase_timeout),
-			  "the node's barrier before the cache probe", e) != 0)
+	if (guard_barrier(s->guard, t, t->node_comm, guard_wait_s(2 * s->x->phase_timeout), what,
+			  e) != 0)
 		rc = -1;
 	if (phase_lost(s))
 		return -1;
@@ -435,9 +367,10 @@ static void phase_tick(void *arg)
  * cores to the readers still at work, which matters when ranks outnumber cores. With a time
  * limit every rank should be here the grace (guard_wait_s) after the limit counted from the
  * opening barrier (the reading ones were woken by their timer at the limit): past that a rank is
- * stuck where no signal reaches it, or stopped, and is named (guard.h). */
+ * stuck where no signal reaches it, or stopped, and is named (guard.h) at what. */
 static int phase_close_barrier(const struct phase_spec *s, const struct topology *t,
-			       const struct phase_run_ctx *c, double opened, struct pf_err *e)
+			       const struct phase_run_ctx *c, double opened, const char *what,
+			       struct pf_err *e)
 {
 	struct phase_tick k = {s, c};
 	double limit = s->x->phase_timeout, wait = 0;
@@ -450,65 +383,10 @@ static int phase_close_barrier(const struct phase_spec *s, const struct topology
 		s->guard->tick = phase_tick;
 		s->guard->tick_arg = &k;
 	}
-	int rc = guard_barrier(s->guard, t, MPI_COMM_WORLD, wait, "the closing barrier", e);
+	int rc = guard_barrier(s->guard, t, MPI_COMM_WORLD, wait, what, e);
 	if (s->guard != NULL)
 		s->guard->tick = NULL;
 	return rc;
-}
-
-/* The counters' growth over the phase; a counter that went backwards (a wrapped or reset
- * interface counter) or could not be read leaves the rank uncounted. */
-static void phase_count_provenance(const struct prov_sample *a, const struct prov_sample *b,
-				   struct rank_rec *me)
-{
-	me->counted = a->ok && b->ok && b->read_bytes >= a->read_bytes && b->rchar >= a->rchar &&
-		      b->rx_bytes >= a->rx_bytes;
-	if (!me->counted)
-		return;
-	me->storage_read_bytes = b->read_bytes - a->read_bytes;
-	me->rchar = b->rchar - a->rchar;
-	me->net_rx_bytes = b->rx_bytes - a->rx_bytes;
-}
-
-struct phase_paths {
-	const struct phase_spec *s;
-	const struct phase_work *w;
-};
-
-static int phase_path_of(void *arg, uint64_t i, char *buf, size_t len)
-{
-	const struct phase_paths *p = arg;
-	struct pf_err ignored = {0};
-	return phase_path(p->s, p->w, i, buf, len, &ignored);
-}
-
-/* After the closing barrier: the storage target of each of this rank's files (target.h),
- * as a local id of s->targets, within the phase's lookup budget. */
-static void phase_targets(const struct phase_spec *s, const struct phase_work *w,
-			  struct phase_output *o)
-{
-	struct phase_paths p = {s, w};
-	double budget = TARGET_BUDGET_S;
-	uint32_t *ids = o->me.files ? malloc(o->me.files * sizeof *ids) : NULL;
-	if (s->targets == NULL || ids == NULL) {
-		free(ids);
-		return; /* the rows say "not looked up" */
-	}
-	target_ids(s->targets, s->target_set, s->ds->nfiles, w->sh.file, o->me.files,
-		   phase_path_of, &p, ids, &budget);
-	for (uint64_t i = 0; i < o->me.files; i++)
-		o->files[i].target = ids[i];
-	free(ids);
-}
-
-/* The process's peak resident memory in bytes (ru_maxrss is in KiB on Linux); 0 when
- * getrusage fails (it cannot with these arguments: the figure is only informative). */
-static uint64_t phase_peak_rss(void)
-{
-	struct rusage u;
-	if (getrusage(RUSAGE_SELF, &u) != 0 || u.ru_maxrss < 0)
-		return 0;
-	return (uint64_t)u.ru_maxrss * 1024;
 }
 
 /* A phase given up at a step after its reads: what this rank knows of it, for the reporter
@@ -536,120 +414,191 @@ static void phase_lost_output(const struct topology *t, double opened, struct ph
 	o->info.bytes = o->me.bytes;
 	o->info.elapsed_s = o->me.end > o->me.start ? o->me.end - o->me.start : 0;
 	o->info.bandwidth_MBps = 0; /* the missing ranks' bytes are unknown */
-	snprintf(o->info.status, sizeof o->info.status, "%s", phase_status_names[PHASE_TIMEOUT]);
+	o->info.status = PHASE_TIMEOUT;
 	snprintf(o->info.flags, sizeof o->info.flags, "lost");
 }
 
-int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
-	      struct phase_output *o, struct pf_err *e)
+/* One phase as its steps (phase_steps) see it. */
+struct phase_job {
+	const struct phase_spec *s;
+	const struct topology *t;
+	struct phase_output *o;
+	size_t buflen;
+	struct phase_work w;
+	struct phase_run_ctx c;
+	struct prov_sample before; /* the provenance counters before the opening barrier */
+	double opened;            /* this rank's exit from the opening barrier, phase clock */
+	int read;                 /* the timed part is over */
+	int summed;               /* this rank's figures are summed (phase_sum_rank) */
+	int earlier;              /* the run's message names an earlier failure */
+	int rc;                   /* the agreed outcome: 0, or -1 when the phase failed */
+	struct pf_err *e;
+};
+
+/* A step of the phase: 0 to go on, -1 when a collective step failed and the phase ends (e
+ * says why). A failure of this rank alone marks c.status and the phase goes on, so that every
+ * rank meets every collective call. stage: see phase_steps. */
+struct phase_step {
+	const char *stage;
+	int (*run)(struct phase_job *j, const char *stage);
+};
+
+static void phase_job_init(struct phase_job *j, const struct phase_spec *s,
+			   const struct topology *t, void *buf, size_t buflen,
+			   struct phase_output *o, struct pf_err *e)
 {
-	int rc = 0;
-	struct phase_work w = {.comm = MPI_COMM_NULL};
-	struct phase_run_ctx c = {.s = s, .t = t, .w = &w, .buf = buf, .key = dataset_key(s->ds),
-				  .paused = 0, .noatime = s->x->noatime, .status = PHASE_COMPLETE,
-				  .e = e, .process_on = cfg_processes(s->x), .digesting = UINT64_MAX,
-				  .ns_per_byte = s->x->process_cpu_ns_per_byte};
-	int earlier = e->status != PF_OK; /* the run's message names an earlier failure */
+	*j = (struct phase_job){.s = s, .t = t, .o = o, .buflen = buflen, .e = e,
+				.w = {.comm = MPI_COMM_NULL}, .earlier = e->status != PF_OK};
+	j->c = (struct phase_run_ctx){.s = s, .t = t, .w = &j->w, .buf = buf,
+				      .key = dataset_key(s->ds), .paused = 0,
+				      .noatime = s->x->noatime, .status = PHASE_COMPLETE, .e = e,
+				      .process_on = cfg_processes(s->x), .digesting = UINT64_MAX,
+				      .ns_per_byte = s->x->process_cpu_ns_per_byte};
 	memset(o, 0, sizeof *o);
 	phase_fill_info(s, t, &o->info);
 	o->me.rank = t->rank;
 	o->me.node = t->node;
 	o->me.active = plan_reader_index(&t->map, t->rank, s->readers_per_node) >= 0;
-	if (buflen < s->io_size || s->io_size > s->transfer_size) {
-		pf_fail(e, PF_RUNTIME, "phase %u: buffer smaller than a read", s->index);
-		c.status = PHASE_FAILED;
-	} else if (phase_prepare(s, t, &w, o, &c, e) != 0)
-		c.status = PHASE_FAILED;
-	c.bo = (struct bopen){s->ds->file_size, s->x->noatime, /* size: set per item */
-			      w.collective ? w.comm : MPI_COMM_SELF, s->x, s->advice};
+}
 
-	struct prov_sample before = {0}, after = {0};
+static void phase_job_free(struct phase_job *j)
+{
+	if (j->w.backend_state != NULL) /* set up before a barrier that failed */
+		j->s->be->teardown(j->w.backend_state);
+	digest_close(&j->c.dg);
+	free(j->c.want);
+	phase_free_work(&j->w);
+}
+
+/* Outside the timed region: the read buffer checked, the phase prepared (stage: the node's
+ * barrier in it), the provenance counters read. */
+static int phase_step_prepare(struct phase_job *j, const char *stage)
+{
+	const struct phase_spec *s = j->s;
+	if (j->buflen < s->io_size || s->io_size > s->transfer_size) {
+		pf_fail(j->e, PF_RUNTIME, "phase %u: buffer smaller than a read", s->index);
+		j->c.status = PHASE_FAILED;
+	} else if (phase_prepare(s, j->t, &j->w, j->o, &j->c, stage, j->e) != 0) {
+		j->c.status = PHASE_FAILED;
+	}
+	j->c.bo = (struct bopen){s->ds->file_size, s->x->noatime, /* size: set per item */
+				 j->w.collective ? j->w.comm : MPI_COMM_SELF, s->x, s->advice};
 	if (s->prov != NULL)
-		prov_sample(s->prov, &before); /* outside the timed region, as after is */
-	if (phase_lost(s)) {
-		rc = -1;
-		goto lost;
-	}
-	/* the preparation may take as long as a phase: twice the limit before a rank is blamed */
-	if (guard_barrier(s->guard, t, MPI_COMM_WORLD, guard_wait_s(2 * s->x->phase_timeout),
-			  "the opening barrier", e) != 0) {
-		rc = -1;
-		if (phase_lost(s))
-			goto lost;
-		goto out;
-	}
-	double opened = phase_now(&c);
-	if (stop_arm(s->x->phase_timeout) != 0 && c.status == PHASE_COMPLETE) {
-		pf_fail_errno(e, errno, "phase %u: cannot start the phase timer", s->index);
-		c.status = PHASE_FAILED;
-	}
-	if (c.status == PHASE_COMPLETE && phase_read_share(&c, o) != 0 && c.status == PHASE_COMPLETE)
-		c.status = PHASE_FAILED;
-	if (stop_arm(0) != 0 && c.status == PHASE_COMPLETE) {
-		pf_fail_errno(e, errno, "phase %u: cannot stop the phase timer", s->index);
-		c.status = PHASE_FAILED;
-	}
-	if (phase_close_barrier(s, t, &c, opened, e) != 0) {
-		rc = -1;
-		if (phase_lost(s)) {
-			phase_sum_rank(o);
-			phase_lost_output(t, opened, o);
-			goto lost;
-		}
-		goto out;
-	}
+		prov_sample(s->prov, &j->before); /* outside the timed region, as after is */
+	return 0;
+}
 
-	if (s->prov != NULL) {
-		prov_sample(s->prov, &after);
-		phase_count_provenance(&before, &after, &o->me);
+/* The preparation may take as long as a phase: twice the limit before a rank is blamed. */
+static int phase_step_open(struct phase_job *j, const char *stage)
+{
+	if (guard_barrier(j->s->guard, j->t, MPI_COMM_WORLD,
+			  guard_wait_s(2 * j->s->x->phase_timeout), stage, j->e) != 0)
+		return -1;
+	j->opened = phase_now(&j->c);
+	return 0;
+}
+
+/* The timed part: this rank's share, under the phase's time limit. */
+static int phase_step_read(struct phase_job *j, const char *stage)
+{
+	const struct phase_spec *s = j->s;
+	struct phase_run_ctx *c = &j->c;
+	(void)stage;
+	if (stop_arm(s->x->phase_timeout) != 0 && c->status == PHASE_COMPLETE) {
+		pf_fail_errno(j->e, errno, "phase %u: cannot start the phase timer", s->index);
+		c->status = PHASE_FAILED;
 	}
-	o->me.verify_s = c.paused;
-	o->me.process_s = c.process;
-	o->me.io_s = c.io;
-	o->me.peak_rss = phase_peak_rss(); /* outside the timing, the backend's buffers still held */
-	if (w.backend_state != NULL)
-		s->be->teardown(w.backend_state);
-	w.backend_state = NULL;
-	phase_sum_rank(o);
-	/* its calls overlap and, without a process step, all of its span is I/O; with one, io_s
-	 * is what it said it waited */
-	if (phase_pipelined(s) && !c.process_on)
-		o->me.io_s = o->me.end - o->me.start;
-	/* a stopped phase's last files are partial on purpose: only a finished one is checked */
-	if (c.status < PHASE_TIMEOUT && phase_check_bytes(s, &w, o, c.abandoned, e) != 0)
-		c.status = PHASE_FAILED;
-	if (phase_prep_errors(&w, o) != 0 && c.status == PHASE_COMPLETE)
-		c.status = PHASE_FAILED;
-	phase_name_bad(&c, o, earlier);
-	if (c.status != PHASE_INTERRUPTED)
-		phase_targets(s, &w, o);
-	rc = phase_agree(s, t, opened, c.status, c.noatime, o, e);
-	if (phase_lost(s)) {
-		phase_lost_output(t, opened, o);
-		goto lost;
+	if (c->status == PHASE_COMPLETE && phase_read_share(c, j->o) != 0 &&
+	    c->status == PHASE_COMPLETE)
+		c->status = PHASE_FAILED;
+	if (stop_arm(0) != 0 && c->status == PHASE_COMPLETE) {
+		pf_fail_errno(j->e, errno, "phase %u: cannot stop the phase timer", s->index);
+		c->status = PHASE_FAILED;
 	}
-	/* one table for all ranks; a failure leaves every row "not looked up", never the run */
-	if (target_merge(s->targets, o->files, o->nfiles, MPI_COMM_WORLD, &o->targets) != 0 &&
-	    t->rank == 0)
+	j->read = 1;
+	return 0;
+}
+
+static int phase_step_close(struct phase_job *j, const char *stage)
+{
+	return phase_close_barrier(j->s, j->t, &j->c, j->opened, stage, j->e) != 0 ? -1 : 0;
+}
+
+/* After the closing barrier, this rank alone (phase_tally). */
+static int phase_step_tally(struct phase_job *j, const char *stage)
+{
+	(void)stage;
+	phase_tally(j->s, &j->w, &j->c, &j->before, j->o, j->earlier);
+	j->summed = 1;
+	return 0;
+}
+
+/* The outcome agreed by all ranks; a failed phase goes on to the targets' table all the same. */
+static int phase_step_agree(struct phase_job *j, const char *stage)
+{
+	j->rc = phase_agree(j->s, j->t, j->opened, j->c.status, j->c.noatime, stage, j->o, j->e);
+	return 0;
+}
+
+/* One table of storage targets for all ranks; a failure leaves every row "not looked up",
+ * never the run. */
+static int phase_step_targets(struct phase_job *j, const char *stage)
+{
+	struct phase_output *o = j->o;
+	(void)stage;
+	if (target_merge(j->s->targets, o->files, o->nfiles, MPI_COMM_WORLD, &o->targets) != 0 &&
+	    j->t->rank == 0)
 		fprintf(stderr, "pfsread: phase %u: the storage targets were not gathered (MPI or "
-			"memory); the rows say \"%s\"\n", s->index, RECORD_TARGET_NONE);
-	goto out;
-lost:
-	/* no collective call can complete any more, and freeing a communicator is one: it is
-	 * left to the abort that follows; everything else is released */
-	w.comm = MPI_COMM_NULL;
-	if (o->info.status[0] == '\0') { /* before the reads: nothing was read */
-		snprintf(o->info.status, sizeof o->info.status, "%s",
-			 phase_status_names[PHASE_TIMEOUT]);
+			"memory); the rows say \"%s\"\n", j->s->index, RECORD_TARGET_NONE);
+	return 0;
+}
+
+/* A step was given up (guard.h): no collective call can complete any more. The reporter
+ * records what this rank knows: what it read (phase_lost_output), or before the reads
+ * nothing. Freeing a communicator is a collective call: it is left to the abort that follows. */
+static void phase_give_up(struct phase_job *j)
+{
+	struct phase_output *o = j->o;
+	if (j->read && !j->summed)
+		phase_sum_rank(o);
+	if (j->read) {
+		phase_lost_output(j->t, j->opened, o);
+	} else {
+		o->info.status = PHASE_TIMEOUT;
 		snprintf(o->info.flags, sizeof o->info.flags, "lost");
 	}
-out:
-	if (w.backend_state != NULL) /* set up before a barrier that failed */
-		s->be->teardown(w.backend_state);
-	digest_close(&c.dg);
-	free(c.want);
-	phase_free_work(&w);
-	return rc;
+	j->w.comm = MPI_COMM_NULL;
+}
+
+/* The phase in order. stage: what the guard names when a rank does not arrive at the step's
+ * collective call; NULL for a step of this rank alone. */
+static const struct phase_step phase_steps[] = {
+	{"the node's barrier before the cache probe", phase_step_prepare},
+	{"the opening barrier", phase_step_open},
+	{NULL, phase_step_read},
+	{"the closing barrier", phase_step_close},
+	{NULL, phase_step_tally},
+	{"agreeing on the phase's outcome", phase_step_agree},
+	{NULL, phase_step_targets},
+};
+
+int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
+	      struct phase_output *o, struct pf_err *e)
+{
+	struct phase_job j;
+	int rc = 0;
+	phase_job_init(&j, s, t, buf, buflen, o, e);
+	for (size_t k = 0; rc == 0 && k < sizeof phase_steps / sizeof phase_steps[0]; k++) {
+		rc = phase_steps[k].run(&j, phase_steps[k].stage);
+		if (phase_lost(s)) {
+			phase_give_up(&j);
+			rc = -1;
+		} else if (rc != 0) {
+			o->info.status = PHASE_FAILED; /* a collective step failed: no agreed outcome */
+		}
+	}
+	phase_job_free(&j);
+	return rc != 0 ? rc : j.rc;
 }
 
 void phase_output_free(struct phase_output *o)

@@ -55,8 +55,8 @@ struct phase_output {
 };
 
 /* Collective. Returns 0 when every rank read every byte it should; -1 otherwise, with e set
- * on the ranks that failed and info.status "failed" on all ranks (the output stays usable
- * for the results file). A read error never leaves the other ranks stuck. */
+ * on the ranks that failed and info.status PHASE_FAILED on all ranks (the output stays
+ * usable for the results file). A read error never leaves the other ranks stuck. */
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
 	      struct phase_output *out, struct pf_err *e);
 

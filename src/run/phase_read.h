@@ -16,9 +16,6 @@
 
 #define PHASE_PATH (CFG_PATH_MAX + 64)
 
-/* How a phase ended, worst last: the phase's status is the worst of its ranks'. */
-enum phase_status { PHASE_COMPLETE, PHASE_FAILED, PHASE_TIMEOUT, PHASE_INTERRUPTED };
-
 /* This rank's share (plan.h) and what the phase keeps beside it. */
 struct phase_work {
 	struct plan_share sh;
@@ -75,6 +72,17 @@ double phase_now(const struct phase_run_ctx *c);
 
 /* A backend that keeps several files in flight reads whole files itself. */
 int phase_pipelined(const struct phase_spec *s);
+
+/* After the timed part (phase_tally.c): this rank's bytes, wall time per step (acct: each
+ * instant once, overlap apart) and first/last times of its own records. */
+void phase_sum_rank(struct phase_output *o);
+
+/* After the closing barrier, this rank alone (phase_tally.c): the provenance counters' growth
+ * since before, the rank's figures (phase_sum_rank), the backend torn down, short files and
+ * failed cache preparations marked on their rows (c->status PHASE_FAILED), several bad files
+ * named (earlier: see phase_name_bad), the files' storage targets. */
+void phase_tally(const struct phase_spec *s, struct phase_work *w, struct phase_run_ctx *c,
+		 const struct prov_sample *before, struct phase_output *o, int earlier);
 
 /* The timed part: this rank's items, in plan order. Stops at the first failure so that the
  * rank still reaches the closing barrier. 0, or -1 with the rank's first failure in c->e. */

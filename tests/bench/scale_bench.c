@@ -61,7 +61,7 @@ static double bench_write(const char *dir, uint64_t nfiles, int rank, int nranks
 	struct file_rec *recs = calloc(count ? count : 1, sizeof *recs);
 	memset(&p, 0, sizeof p);
 	memset(&me, 0, sizeof me);
-	snprintf(p.status, sizeof p.status, "complete");
+	p.status = PHASE_COMPLETE;
 	for (uint64_t i = 0; i < count; i++) {
 		recs[i].file = first + i;
 		recs[i].rank = rank;

@@ -111,7 +111,7 @@ static void fz_check_phase(const struct run_data *run, const struct phase_data *
 			 fz_str_ok(sweep_string(&p->sweep, k), sweep_fields[k].size));
 	FZ_CHECK(fz_str_ok(p->atime_mode, sizeof p->atime_mode) &&
 		 fz_str_ok(p->mpiio_hints, sizeof p->mpiio_hints));
-	FZ_CHECK(fz_str_ok(p->status, sizeof p->status));
+	FZ_CHECK(p->status >= PHASE_COMPLETE && p->status <= PHASE_UNKNOWN);
 	FZ_CHECK(pd->nranks == (size_t)run->nranks && pd->ranks != NULL);
 	FZ_CHECK((pd->nfiles == 0) == (pd->files == NULL));
 }

@@ -3,8 +3,8 @@
 # dataset < run (with run/backends) < results < report < cmd < main.c. From the object files'
 # symbols (nm): no module uses a function or variable of a later stage, and no modules use
 # each other in a circle (within a folder too). From the sources: no file includes a header of
-# a later stage, and no .c file is over 700 lines. The build whose objects are read is the one
-# beside $PFSREAD (build/src/**/*.o); LAYERS_OBJ=DIR reads another.
+# a later stage, no .c file is over 700 lines and no function body over 80. The build whose
+# objects are read is the one beside $PFSREAD (build/src/**/*.o); LAYERS_OBJ=DIR reads another.
 . "$(dirname "$0")/lib.sh"
 
 OBJ=${LAYERS_OBJ:-$(dirname "$PFSREAD")}
@@ -21,6 +21,7 @@ import os, re, subprocess, sys
 top, obj = sys.argv[1], sys.argv[2]
 STAGES = ["util", "config", "dataset", "run", "results", "report", "cmd", "main"]
 LINES_MAX = 700
+FUNC_LINES_MAX = 80
 n = 0
 failed = 0
 
@@ -143,6 +144,41 @@ for s in sources:
         if k > LINES_MAX:
             long.append("src/%s: %d lines" % (s, k))
 ok(not long, "no .c file in src/ is over %d lines" % LINES_MAX, long)
+
+# functions: a body runs from its opening brace at the start of a line (or a signature line
+# ending in ") {") to the next closing brace at the start of a line; counted are the lines
+# between them
+def functions(path):
+    """(name, first line, body lines) of each function defined in the .c file path."""
+    lines = open(path, errors="replace").read().split("\n")
+    found, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        opens = line == "{" or (re.match(r"[A-Za-z_].*\)\s*\{\s*$", line) is not None and
+                                "=" not in line)
+        if not opens:
+            i += 1
+            continue
+        sig, j = line[:-1] if line != "{" else "", i - 1
+        while line == "{" and j >= 0 and lines[j].strip() and \
+                not lines[j].startswith(("}", "#", "/*", " *")):
+            sig = lines[j] + " " + sig
+            j -= 1
+        names = re.findall(r"(\w+)\s*\(", sig)
+        k = i + 1
+        while k < len(lines) and lines[k] != "}":
+            k += 1
+        found.append((names[0] if names else "?", i + 1, k - i - 1))
+        i = k + 1
+    return found
+
+over = []
+for s in sources:
+    if s.endswith(".c"):
+        for name, at, body in functions(os.path.join(top, "src", s)):
+            if body > FUNC_LINES_MAX:
+                over.append("src/%s:%d: %s: %d lines" % (s, at, name, body))
+ok(not over, "no function in src/ is over %d lines" % FUNC_LINES_MAX, over)
 
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

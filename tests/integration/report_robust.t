@@ -11,6 +11,8 @@
 #  - a phase whose every time is NaN: said to be INVALID, and no verdict on where the bytes
 #    came from ("storage, in every cell" of none)
 #  - a part of a resumed run that was killed: the phases it left, not "0 phases"
+#  - a phase whose status is a word pfsread never writes: "unknown" in every format, and not
+#    counted as complete
 #  - a gnuplot that never returns (a stand-in on PATH that sleeps): killed after
 #    PFSREAD_GNUPLOT_TIMEOUT seconds by its PID, exit 1 with a message, no chart left behind
 . "$(dirname "$0")/lib.sh"
@@ -85,6 +87,13 @@ esac
 expect_status 0 "a file with a killed part" "$PFSREAD" report "$SCRATCH/killed.h5"
 contains "job 101 on n1,n2, 2 phases, partial" "the part that ended: its own count"
 contains "to (killed), job 102 on n1,n2, 3 phases kept, running" "the killed part: the 3 phases it left"
+
+# ---- a status word pfsread never writes ----
+expect_status 0 "a phase whose status is 'exploded': reported" "$PFSREAD" report "$SCRATCH/odd.h5" \
+	--format json
+contains '"status": "unknown"' "json: its status is unknown"
+expect_status 0 "... and as text" "$PFSREAD" report "$SCRATCH/odd.h5"
+contains "no completed phases: 1 phase, none complete" "text: it does not count as complete"
 
 # ---- a gnuplot that never returns ----
 mkdir -p "$SCRATCH/bin"

@@ -14,6 +14,7 @@ The first writes into DIR:
   nan.h5       one phase whose every time (ranks, files, elapsed_s, bandwidth) is NaN
   killed.h5    5 phases in two parts: the first wrote 2 and ended; the second was killed
                (no end_time, no phases_written) after it had written 3
+  odd.h5       one phase whose status is a word pfsread never writes ("exploded")
 Needs python3 with h5py and numpy (Debian: python3-h5py).
 """
 import os
@@ -102,6 +103,13 @@ def killed(path):
             cut.attrs[k] = v
 
 
+def odd(path):
+    with h5py.File(path, "w") as f:
+        report_h5.root(f, CONFIG)
+        forty_files(f, 0)
+        f["phases/0000"].attrs["status"] = "exploded"
+
+
 def targets(path):
     with h5py.File(path, "r+") as f:
         f.attrs["schema_version"] = np.int32(5)
@@ -136,6 +144,7 @@ def main():
     renamed(os.path.join(out, "renamed.h5"))
     nan(os.path.join(out, "nan.h5"))
     killed(os.path.join(out, "killed.h5"))
+    odd(os.path.join(out, "odd.h5"))
 
 
 if __name__ == "__main__":

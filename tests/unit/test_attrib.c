@@ -35,7 +35,7 @@ static void phase(struct world *w, size_t p, const double *nf, const double *tf,
 	struct phase_data *pd = &w->pd[p];
 	size_t i = 0;
 	memset(pd, 0, sizeof *pd);
-	snprintf(pd->info.status, sizeof pd->info.status, "complete");
+	pd->info.status = PHASE_COMPLETE;
 	pd->ranks = w->ranks;
 	pd->nranks = NN;
 	for (int n = 0; n < NN; n++)
@@ -198,7 +198,7 @@ static void test_limits(void)
 	   "no targets recorded: says so (%s)", a.verdict);
 	report_attrib_free(&a);
 	phase(&w, 0, flat, flat, 1, -1, NT);
-	snprintf(w.pd[0].info.status, sizeof w.pd[0].info.status, "failed");
+	w.pd[0].info.status = PHASE_FAILED;
 	rc = report_attrib(&w.run, &a);
 	ok(rc == 0 && a.ntargets == 0, "a failed phase counts nowhere");
 	report_attrib_free(&a);

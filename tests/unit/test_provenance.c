@@ -128,7 +128,7 @@ static void test_cells(void)
 	for (int k = 0; k < 2; k++) {
 		make_phase(&pd[k], r[k], "read_bytes", 4000);
 		snprintf(pd[k].info.sweep.dataset, sizeof pd[k].info.sweep.dataset, "d");
-		snprintf(pd[k].info.status, sizeof pd[k].info.status, "complete");
+		pd[k].info.status = PHASE_COMPLETE;
 		pd[k].info.sweep.readers_per_node = 2;
 		pd[k].info.repetition = k;
 		pd[k].info.elapsed_s = 1;

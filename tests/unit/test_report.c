@@ -41,7 +41,7 @@ static void set_phase(size_t i, int ds, int readers, const char *backend, int re
 	p->bytes = 8 * sizes[ds];
 	p->bandwidth_MBps = mbps;
 	p->elapsed_s = (double)p->bytes / (mbps * 1e6);
-	snprintf(p->status, sizeof p->status, "%s", status);
+	p->status = results_phase_status_parse(status);
 	ranks[i][0] = (struct rank_rec){0, 0, 1, 0.0, 1.0, p->bytes, 8, 0.25, 0.5, 0.125, 0.0, 0.0, 0.875, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 	ranks[i][1] = (struct rank_rec){1, 0, 0, 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 	phases[i].ranks = ranks[i];
@@ -320,7 +320,7 @@ static void test_nothing_counts(const struct run_data *full)
 		   strstr(s, "every cell") == NULL,
 	   "a failed phase alone: none complete, no provenance verdict");
 	free(s);
-	snprintf(one.info.status, sizeof one.info.status, "complete");
+	one.info.status = PHASE_COMPLETE;
 	one.info.elapsed_s = NAN;
 	s = render(&run, 1, REPORT_TEXT);
 	ok(s != NULL &&

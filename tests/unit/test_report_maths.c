@@ -74,7 +74,7 @@ static void phase(size_t i, const char *ds, uint64_t fsize, int rpn, int rep, co
 	p->bytes = bytes;
 	p->elapsed_s = elapsed;
 	p->bandwidth_MBps = (double)bytes / elapsed / 1e6;
-	snprintf(p->status, sizeof p->status, "%s", status);
+	p->status = results_phase_status_parse(status);
 	int big = strcmp(ds, "big") == 0;
 	phases[i].ranks = big ? big_ranks : small_ranks;
 	phases[i].nranks = 4;

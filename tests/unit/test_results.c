@@ -53,7 +53,7 @@ static void build_records(void)
 		p->bytes = k ? 0 : NFILES0 * p->sweep.file_size;
 		p->elapsed_s = k ? 0.0 : 0.125;
 		p->bandwidth_MBps = k ? 0.0 : (double)p->bytes / 0.125 / 1e6;
-		snprintf(p->status, sizeof p->status, "%s", k ? "failed" : "complete");
+		p->status = k ? PHASE_FAILED : PHASE_COMPLETE;
 		snprintf(p->cache_state, sizeof p->cache_state, "%s", k ? "warm" : "cold");
 		snprintf(p->cache_evict, sizeof p->cache_evict, "%s", k ? "fadvise" : "");
 		p->start_skew_s = k ? 2.5 : 0.001;
@@ -96,7 +96,7 @@ static int same_info(const struct phase_info *a, const struct phase_info *b)
 	       strcmp(a->sweep.order, b->sweep.order) == 0 &&
 	       strcmp(a->sweep.cache, b->sweep.cache) == 0 && a->repetition == b->repetition &&
 	       a->seed == b->seed && a->bytes == b->bytes && a->elapsed_s == b->elapsed_s &&
-	       a->bandwidth_MBps == b->bandwidth_MBps && strcmp(a->status, b->status) == 0 &&
+	       a->bandwidth_MBps == b->bandwidth_MBps && a->status == b->status &&
 	       strcmp(a->cache_state, b->cache_state) == 0 &&
 	       strcmp(a->cache_evict, b->cache_evict) == 0 && a->start_skew_s == b->start_skew_s &&
 	       a->clock_bound_s == b->clock_bound_s && strcmp(a->flags, b->flags) == 0 &&
@@ -267,6 +267,61 @@ static void test_fixed_strings(const char *path)
 	results_free(&d);
 }
 
+/* Every status's word reads back as that status; a word no pfsread writes is the UNKNOWN
+ * state, never a status it is not. */
+static void test_status_words(void)
+{
+	int round = 1;
+	for (int s = PHASE_COMPLETE; s <= PHASE_UNKNOWN; s++)
+		round &= (int)results_phase_status_parse(results_phase_status_name(s)) == s;
+	ok(round, "each phase status's word parses back to it");
+	round = 1;
+	for (int s = RUN_RUNNING; s <= RUN_UNKNOWN; s++)
+		round &= (int)results_run_status_parse(results_run_status_name((enum run_status)s)) == s;
+	ok(round, "each run status's word parses back to it");
+	ok(results_phase_status_parse("exploded") == PHASE_UNKNOWN &&
+		   results_phase_status_parse("") == PHASE_UNKNOWN &&
+		   results_phase_status_parse("Complete") == PHASE_UNKNOWN &&
+		   results_phase_status_parse(NULL) == PHASE_UNKNOWN &&
+		   results_run_status_parse("partial ") == RUN_UNKNOWN,
+	   "an unknown word (or none) is the unknown state");
+	ok(strcmp(results_phase_status_name(-1), "unknown") == 0 &&
+		   strcmp(results_phase_status_name(99), "unknown") == 0 &&
+		   strcmp(results_run_status_name((enum run_status)99), "unknown") == 0,
+	   "a value out of range is named unknown");
+	ok(strcmp(results_phase_status_name(PHASE_INTERRUPTED), "interrupted") == 0 &&
+		   strcmp(results_run_status_name(RUN_PARTIAL), "partial") == 0,
+	   "the words are the file's: interrupted, partial");
+}
+
+/* A phase's status word in the file is parsed once, by the reader: a known word is its
+ * status, another the unknown state (the report shows "unknown" and counts it as not
+ * complete). */
+static void test_status_in_file(const char *path)
+{
+	struct run_data d;
+	struct pf_err e = {0};
+	hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), g0 = -1, g1 = -1;
+	int rc = f >= 0 && (g0 = H5Gopen2(f, "/phases/0000", H5P_DEFAULT)) >= 0 &&
+			 (g1 = H5Gopen2(f, "/phases/0001", H5P_DEFAULT)) >= 0 &&
+			 set_fixed_str(g0, "status", "exploded") == 0 &&
+			 set_fixed_str(g1, "status", "timeout") == 0
+		 ? 0
+		 : -1;
+	if (g0 >= 0)
+		H5Gclose(g0);
+	if (g1 >= 0)
+		H5Gclose(g1);
+	if (f >= 0)
+		H5Fclose(f);
+	ok(rc == 0 && results_read(path, &d, &e) == 0 && d.nphases == 2 &&
+		   d.phases[0].info.status == PHASE_UNKNOWN &&
+		   d.phases[1].info.status == PHASE_TIMEOUT,
+	   "a phase's status word reads as its status, an unknown word as PHASE_UNKNOWN%s%s",
+	   e.msg[0] ? ": " : "", e.msg);
+	results_free(&d);
+}
+
 static int copy_half(const char *from, const char *to)
 {
 	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
@@ -379,6 +434,8 @@ int main(int argc, char **argv)
 	results_free(&zero);
 	ok(1, "results_free accepts a zeroed struct");
 	test_fixed_strings(path);
+	test_status_words();
+	test_status_in_file(path);
 	test_bad_files(dir, path);
 	test_create_refuses(path);
 	test_rows_allowed();
