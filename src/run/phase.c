@@ -663,6 +663,8 @@ out:
 
 void phase_output_free(struct phase_output *o)
 {
+	if (o == NULL)
+		return;
 	free(o->files);
 	o->files = NULL;
 	o->nfiles = 0;
