@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "run/backend.h"
 #include "util/suggest.h"
 
 #ifndef PFSREAD_VERSION
@@ -337,11 +338,9 @@ void cli_print_version(FILE *f)
 	fprintf(f, "pfsread %s (git %s)\n", PFSREAD_VERSION, PFSREAD_GIT);
 	fprintf(f, "MPI: %s (MPI %d.%d)\nHDF5: %d.%d.%d\n", mpi, MPI_VERSION, MPI_SUBVERSION,
 		H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE);
-#ifdef HAVE_LIBURING
-	fputs("io_uring backend: yes (liburing)\n", f);
-#else
-	fputs("io_uring backend: no (built without liburing)\n", f);
-#endif
+	/* the registry holds the uring backend only in a build with liburing */
+	fprintf(f, "io_uring backend: %s\n",
+		backend_find("uring") != NULL ? "yes (liburing)" : "no (built without liburing)");
 	fprintf(f, "compiler: %s %s\nbuild: %s\n", cli_compiler, __VERSION__, PFSREAD_BUILD);
 }
 

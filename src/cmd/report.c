@@ -300,6 +300,8 @@ static int rc_read(const struct rc_args *a, struct rc_state *s, struct pf_err *e
 
 static void rc_free(struct rc_state *s)
 {
+	if (s == NULL)
+		return;
 	for (size_t i = 0; i < s->nruns; i++)
 		results_free(&s->runs[i]);
 	free(s->runs);

@@ -186,6 +186,8 @@ static int run_prov_setup(const struct experiment *x, const struct topology *t,
 
 static void run_prov_free(struct run_prov *p)
 {
+	if (p == NULL)
+		return;
 	free(p->src);
 	free(p->desc);
 	target_ctx_free(p->tg);

@@ -206,6 +206,8 @@ int run_peers(const struct topology *t, struct run_limits *L)
 
 void run_peers_free(struct run_limits *L)
 {
+	if (L == NULL)
+		return;
 	stop_watchdog_peers(NULL, NULL, 0);
 	free(L->peer_rank);
 	free(L->peer_pid);

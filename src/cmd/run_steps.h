@@ -60,7 +60,7 @@ struct run_limits {
  * names those stopped (stop_watchdog_peers). Only a lost safeguard when it fails: -1. */
 int run_peers(const struct topology *t, struct run_limits *L);
 
-/* Take them back from the watchdog and free them. */
+/* Take them back from the watchdog and free them; NULL is accepted (nothing is done). */
 void run_peers_free(struct run_limits *L);
 
 /* Count the watchdog from now for the collective results step what (see run_steps.c). */

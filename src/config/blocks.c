@@ -127,7 +127,8 @@ int cfg_h_block(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, 
 		return 0;
 	}
 	for (size_t i = 0; i < b->nopts; i++)
-		fields[i] = (struct cfg_field){b->opts[i].name, cfg_h_opt, b->opts[i].offset, 0, 0};
+		fields[i] = (struct cfg_field){.name = b->opts[i].name, .fn = cfg_h_opt,
+					       .off = b->opts[i].offset};
 	c->block = bv;
 	int rc = cfg_walk(c, key, v, fields, b->nopts, bv->values, seen);
 	c->block = NULL;

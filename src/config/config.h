@@ -27,6 +27,7 @@
 #define CFG_VOLUME_MAX (1ULL << 63)          /* bytes read by every phase of a run together */
 #define CFG_TIMEOUT_MAX (30.0 * 86400)       /* phase_timeout: 30 days */
 #define CFG_HW_COUNT_MAX 1000000             /* hardware.storage_servers, hardware.racks */
+#define CFG_NS_PER_BYTE_MAX 1000000000ULL    /* process.cpu_ns_per_byte: a second per byte */
 
 /* Where a key or value stood in the file, for messages given after loading
  * (e.g. readers_per_node checked against the real topology in run). */

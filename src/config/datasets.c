@@ -140,9 +140,12 @@ enum { LY_KIND, LY_FPD, LY_DEPTH, LY_WIDTH, LY_DIGEST, LY_NFIELDS };
 
 static const struct cfg_field cfg_ds_layout_fields[LY_NFIELDS] = {
 	[LY_KIND] = {"kind", cfg_h_layout_kind, offsetof(struct cfg_layout, kind), 0, 0},
-	[LY_FPD] = {"files_per_dir", cfg_h_fanout, offsetof(struct cfg_layout, files_per_dir), 0, 0},
-	[LY_DEPTH] = {"depth", cfg_h_hash_depth, offsetof(struct cfg_layout, depth), 0, 0},
-	[LY_WIDTH] = {"width", cfg_h_hash_width, offsetof(struct cfg_layout, width), 0, 0},
+	[LY_FPD] = {"files_per_dir", CFG_INTEGER, offsetof(struct cfg_layout, files_per_dir),
+		    CFG_MEMBER_SIZE(struct cfg_layout, files_per_dir), 0, 1, CFG_FANOUT_MAX},
+	[LY_DEPTH] = {"depth", CFG_INTEGER, offsetof(struct cfg_layout, depth),
+		      CFG_MEMBER_SIZE(struct cfg_layout, depth), 0, 0, CFG_HASH_DEPTH_MAX},
+	[LY_WIDTH] = {"width", CFG_INTEGER, offsetof(struct cfg_layout, width),
+		      CFG_MEMBER_SIZE(struct cfg_layout, width), 0, 1, CFG_HASH_WIDTH_MAX},
 	[LY_DIGEST] = {"digest", cfg_h_name_digest, offsetof(struct cfg_layout, digest), 0, 0},
 };
 
@@ -214,7 +217,8 @@ static const struct cfg_field cfg_dataset_fields[DS_NFIELDS] = {
 	[DS_FILE_SIZE] = {"file_size", cfg_h_size, offsetof(struct cfg_dataset, file_size), 0, 0},
 	[DS_TOTAL_SIZE] = {"total_size", cfg_h_total_size, offsetof(struct cfg_dataset, total_size), 0,
 			   0},
-	[DS_FILE_COUNT] = {"file_count", cfg_h_file_count, offsetof(struct cfg_dataset, nfiles), 0, 0},
+	[DS_FILE_COUNT] = {"file_count", CFG_INTEGER, offsetof(struct cfg_dataset, nfiles),
+			   CFG_MEMBER_SIZE(struct cfg_dataset, nfiles), 0, 1, CFG_FILES_MAX},
 	[DS_SIZES] = {"sizes", cfg_h_sizes, 0, 0, 0},
 	[DS_TWIN] = {"twin", cfg_h_bool, offsetof(struct cfg_dataset, twin), 0, 0},
 	[DS_LAYOUT] = {"layout", cfg_h_ds_layout, offsetof(struct cfg_dataset, layout), 0, 0},

@@ -34,13 +34,18 @@ struct cfg_ctx {
 typedef int (*cfg_handler)(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 			   size_t size);
 
-/* One allowed key of a mapping. */
+/* fn of a field that is an integer from min to max: cfg_read reads it (cfg_uint's messages). */
+#define CFG_INTEGER NULL
+
+/* One allowed key of a mapping, or what each entry of a list is. */
 struct cfg_field {
 	const char *name;
-	cfg_handler fn;
-	size_t off;   /* of the destination inside the struct the mapping fills */
-	size_t size;  /* of the destination, for strings */
+	cfg_handler fn;     /* reads the value; CFG_INTEGER: an integer from min to max */
+	size_t off;         /* of the destination inside the struct the mapping fills */
+	size_t size;        /* of the destination: a string's; CFG_INTEGER: sizeof(int) for an
+			     * int, sizeof(uint64_t) for a uint64_t */
 	int required;
+	uint64_t min, max;  /* CFG_INTEGER: the range */
 };
 
 /* The key and value nodes met for each field of a table; NULL when the key is absent. at is
@@ -52,11 +57,11 @@ struct cfg_seen {
 	struct cfg_pos at;
 };
 
-/* A sweep list: parse fills vals[i] (elem bytes each), *count says how many. */
+/* A sweep list: entry says how each is read into vals[i] (entry->size bytes each), *count
+ * says how many. */
 struct cfg_list {
-	cfg_handler parse;
+	const struct cfg_field *entry;
 	void *vals;
-	size_t elem;
 	size_t *count;
 	struct cfg_pos *pos; /* per entry, or NULL when positions are not kept */
 };
@@ -101,6 +106,9 @@ int cfg_enum(struct cfg_ctx *c, const char *key, const struct ynode *v,
 /* Read mapping map, named prefix, with table t into base; seen[nt] says what was given. */
 int cfg_walk(struct cfg_ctx *c, const char *prefix, struct ynode *map,
 	     const struct cfg_field *t, size_t nt, void *base, struct cfg_seen *seen);
+/* Read v into dst as f says: with its handler, or as an integer from f->min to f->max. */
+int cfg_read(struct cfg_ctx *c, const char *key, struct ynode *v, const struct cfg_field *f,
+	     void *dst);
 /* A list of values, or one value standing for a list of one. */
 int cfg_list(struct cfg_ctx *c, const char *key, struct ynode *v, const struct cfg_list *l);
 
@@ -135,28 +143,13 @@ int cfg_h_str(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, si
 int cfg_h_name(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_root(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_results(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
-int cfg_h_file_count(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-		     size_t size);
-int cfg_h_fanout(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
-int cfg_h_hw_count(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
-int cfg_h_seed(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
-int cfg_h_repetitions(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-		      size_t size);
-int cfg_h_readers_one(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-		      size_t size);
 int cfg_h_size(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_total_size(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
 		     size_t size);
 int cfg_h_transfer(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_duration(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
-int cfg_h_ns_per_byte(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-		      size_t size);
 int cfg_h_rate(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
 int cfg_h_sigma(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size);
-int cfg_h_hash_depth(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-		     size_t size);
-int cfg_h_hash_width(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-		     size_t size);
 /* A size with a unit, from 1 byte to max, into *out; what says what max is the largest of. */
 int cfg_size_upto(struct cfg_ctx *c, const char *key, struct ynode *v, uint64_t max,
 		  const char *what, uint64_t *out);

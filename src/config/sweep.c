@@ -21,35 +21,35 @@ _Static_assert(sizeof(enum cfg_order) == sizeof(int) && sizeof(enum cfg_pattern)
 
 /* The config's side of a sweep list: x's array of entries, their count and places. */
 struct cfg_sweep_list {
-	cfg_handler parse;  /* one entry, as the config writes it */
+	struct cfg_field entry; /* one entry, as the config writes it; entry.size: its bytes (an
+				 * int, also an enum's; a uint64_t; a string) */
 	size_t values;      /* offsetof the array in struct experiment */
-	size_t elem;        /* bytes per entry: an int (also an enum's), a uint64_t, a string */
 	size_t count;       /* offsetof its count (a size_t) */
 	size_t pos;         /* offsetof its entries' places (struct cfg_pos), or SIZE_MAX */
 	const struct cfg_enum_names *names; /* an enum's entries: their names; NULL otherwise */
 };
 
 static const struct cfg_sweep_list cfg_readers_list = {
-	cfg_h_readers_one, CFG_AT(readers_per_node), sizeof(int), CFG_AT(nreaders),
-	CFG_AT(readers_pos), NULL};
+	{.fn = CFG_INTEGER, .size = sizeof(int), .min = 1, .max = CFG_READERS_MAX},
+	CFG_AT(readers_per_node), CFG_AT(nreaders), CFG_AT(readers_pos), NULL};
 static const struct cfg_sweep_list cfg_backends_list = {
-	cfg_h_str, CFG_AT(backends), CFG_MEMBER_SIZE(struct experiment, backends[0]),
-	CFG_AT(nbackends), CFG_AT(backends_pos), NULL};
+	{.fn = cfg_h_str, .size = CFG_MEMBER_SIZE(struct experiment, backends[0])},
+	CFG_AT(backends), CFG_AT(nbackends), CFG_AT(backends_pos), NULL};
 static const struct cfg_sweep_list cfg_transfers_list = {
-	cfg_h_transfer, CFG_AT(transfer_sizes), sizeof(uint64_t), CFG_AT(ntransfers), SIZE_MAX,
-	NULL};
+	{.fn = cfg_h_transfer, .size = sizeof(uint64_t)},
+	CFG_AT(transfer_sizes), CFG_AT(ntransfers), SIZE_MAX, NULL};
 static const struct cfg_sweep_list cfg_orders_list = {
-	cfg_h_order, CFG_AT(orders), sizeof(enum cfg_order), CFG_AT(norders), SIZE_MAX,
-	&cfg_order_enum};
+	{.fn = cfg_h_order, .size = sizeof(enum cfg_order)},
+	CFG_AT(orders), CFG_AT(norders), SIZE_MAX, &cfg_order_enum};
 static const struct cfg_sweep_list cfg_patterns_list = {
-	cfg_h_pattern, CFG_AT(patterns), sizeof(enum cfg_pattern), CFG_AT(npatterns), SIZE_MAX,
-	&cfg_pattern_enum};
+	{.fn = cfg_h_pattern, .size = sizeof(enum cfg_pattern)},
+	CFG_AT(patterns), CFG_AT(npatterns), SIZE_MAX, &cfg_pattern_enum};
 static const struct cfg_sweep_list cfg_decomps_list = {
-	cfg_h_decomp, CFG_AT(decomps), sizeof(enum cfg_decomp), CFG_AT(ndecomps), SIZE_MAX,
-	&cfg_decomp_enum};
+	{.fn = cfg_h_decomp, .size = sizeof(enum cfg_decomp)},
+	CFG_AT(decomps), CFG_AT(ndecomps), SIZE_MAX, &cfg_decomp_enum};
 static const struct cfg_sweep_list cfg_advices_list = {
-	cfg_h_advice, CFG_AT(advices), sizeof(enum cfg_advice), CFG_AT(nadvices),
-	CFG_AT(advices_pos), &cfg_advice_enum};
+	{.fn = cfg_h_advice, .size = sizeof(enum cfg_advice)},
+	CFG_AT(advices), CFG_AT(nadvices), CFG_AT(advices_pos), &cfg_advice_enum};
 
 /* name, label, kind, place, flags, show, format, heading, default, since, list */
 const struct sweep_field sweep_fields[SWEEP_NKEYS] = {
@@ -216,7 +216,7 @@ void cfg_sweep_record(const struct experiment *x, const size_t *at, struct sweep
 		const struct cfg_sweep_list *l = f->list;
 		if (l == NULL)
 			continue;
-		const char *entry = (const char *)x + l->values + at[k] * l->elem;
+		const char *entry = (const char *)x + l->values + at[k] * l->entry.size;
 		char *to = (char *)p + f->offset;
 		int i = 0;
 		if (f->kind == SWEEP_STR && l->names == NULL) {
@@ -245,9 +245,9 @@ static void cfg_sweep_default(struct experiment *x, int k, struct cfg_pos pos)
 	const char *why;
 	uint64_t u = 0;
 	int i = 0;
-	memset(entry, 0, l->elem);
+	memset(entry, 0, l->entry.size);
 	if (f->kind == SWEEP_STR && l->names == NULL) {
-		snprintf(entry, l->elem, "%s", f->dflt);
+		snprintf(entry, l->entry.size, "%s", f->dflt);
 	} else if (f->kind == SWEEP_U64) {
 		if (units_parse_size(f->dflt, &u, &why) != 0)
 			u = 0; /* cannot happen: the table's defaults parse */
@@ -292,7 +292,7 @@ static int cfg_h_sweep_list(struct cfg_ctx *c, const char *key, struct ynode *v,
 				       strcmp(sweep_fields[k].name, name) != 0))
 		k++; /* the walker found the name among the lists: it is there */
 	const struct cfg_sweep_list *sl = sweep_fields[k].list;
-	const struct cfg_list l = {sl->parse, (char *)x + sl->values, sl->elem, cfg_sweep_n(x, sl),
+	const struct cfg_list l = {&sl->entry, (char *)x + sl->values, cfg_sweep_n(x, sl),
 				   sl->pos != SIZE_MAX ? (struct cfg_pos *)((char *)x + sl->pos)
 						       : NULL};
 	return cfg_list(c, key, v, &l);
@@ -307,6 +307,7 @@ int cfg_h_sweep(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, 
 	(void)size;
 	for (int k = 0; k < SWEEP_NKEYS; k++)
 		if (sweep_fields[k].list != NULL)
-			fields[n++] = (struct cfg_field){sweep_fields[k].name, cfg_h_sweep_list, 0, 0, 0};
+			fields[n++] = (struct cfg_field){.name = sweep_fields[k].name,
+							 .fn = cfg_h_sweep_list};
 	return cfg_walk(c, key, v, fields, n, c->x, seen);
 }

@@ -10,7 +10,8 @@
 #include "config/sweep.h"
 
 static const struct cfg_field cfg_layout_fields[] = {
-	{"files_per_dir", cfg_h_fanout, offsetof(struct experiment, files_per_dir), 0, 0},
+	{"files_per_dir", CFG_INTEGER, offsetof(struct experiment, files_per_dir),
+	 CFG_MEMBER_SIZE(struct experiment, files_per_dir), 0, 1, CFG_FANOUT_MAX},
 };
 
 static int cfg_h_layout(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
@@ -23,9 +24,9 @@ static int cfg_h_layout(struct cfg_ctx *c, const char *key, struct ynode *v, voi
 }
 
 static const struct cfg_field cfg_process_fields[] = {
-	{"digest", cfg_h_digest, offsetof(struct experiment, process_digest), 0, 0},
-	{"cpu_ns_per_byte", cfg_h_ns_per_byte, offsetof(struct experiment, process_cpu_ns_per_byte),
-	 0, 0},
+	{"digest", cfg_h_digest, offsetof(struct experiment, process_digest), 0, 0, 0, 0},
+	{"cpu_ns_per_byte", CFG_INTEGER, offsetof(struct experiment, process_cpu_ns_per_byte),
+	 CFG_MEMBER_SIZE(struct experiment, process_cpu_ns_per_byte), 0, 0, CFG_NS_PER_BYTE_MAX},
 };
 
 static int cfg_h_process(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
@@ -39,17 +40,23 @@ static int cfg_h_process(struct cfg_ctx *c, const char *key, struct ynode *v, vo
 }
 
 static const struct cfg_field cfg_hardware_fields[] = {
-	{"node_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_disk_MBps), 0, 0},
-	{"node_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_link_MBps), 0, 0},
-	{"node_memcpy_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_memcpy_MBps), 0, 0},
-	{"reader_MBps", cfg_h_rate, offsetof(struct cfg_hardware, reader_MBps), 0, 0},
-	{"storage_servers", cfg_h_hw_count, offsetof(struct cfg_hardware, storage_servers), 0, 0},
-	{"server_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_disk_MBps), 0, 0},
-	{"server_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_link_MBps), 0, 0},
+	{"node_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_disk_MBps), 0, 0, 0, 0},
+	{"node_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_link_MBps), 0, 0, 0, 0},
+	{"node_memcpy_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_memcpy_MBps),
+	 0, 0, 0, 0},
+	{"reader_MBps", cfg_h_rate, offsetof(struct cfg_hardware, reader_MBps), 0, 0, 0, 0},
+	{"storage_servers", CFG_INTEGER, offsetof(struct cfg_hardware, storage_servers),
+	 CFG_MEMBER_SIZE(struct cfg_hardware, storage_servers), 0, 1, CFG_HW_COUNT_MAX},
+	{"server_disk_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_disk_MBps),
+	 0, 0, 0, 0},
+	{"server_link_MBps", cfg_h_rate, offsetof(struct cfg_hardware, server_link_MBps),
+	 0, 0, 0, 0},
 	{"data_on_compute_nodes", cfg_h_bool,
-	 offsetof(struct cfg_hardware, data_on_compute_nodes), 0, 0},
-	{"racks", cfg_h_hw_count, offsetof(struct cfg_hardware, racks), 0, 0},
-	{"rack_uplink_MBps", cfg_h_rate, offsetof(struct cfg_hardware, rack_uplink_MBps), 0, 0},
+	 offsetof(struct cfg_hardware, data_on_compute_nodes), 0, 0, 0, 0},
+	{"racks", CFG_INTEGER, offsetof(struct cfg_hardware, racks),
+	 CFG_MEMBER_SIZE(struct cfg_hardware, racks), 0, 1, CFG_HW_COUNT_MAX},
+	{"rack_uplink_MBps", cfg_h_rate, offsetof(struct cfg_hardware, rack_uplink_MBps),
+	 0, 0, 0, 0},
 };
 
 static int cfg_h_hardware(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
@@ -65,26 +72,29 @@ static int cfg_h_hardware(struct cfg_ctx *c, const char *key, struct ynode *v, v
 
 static const struct cfg_field cfg_top_fields[] = {
 	{"name", cfg_h_name, offsetof(struct experiment, name),
-	 CFG_MEMBER_SIZE(struct experiment, name), 0},
+	 CFG_MEMBER_SIZE(struct experiment, name), 0, 0, 0},
 	{"root", cfg_h_root, offsetof(struct experiment, root),
-	 CFG_MEMBER_SIZE(struct experiment, root), 1},
+	 CFG_MEMBER_SIZE(struct experiment, root), 1, 0, 0},
 	{"results", cfg_h_results, offsetof(struct experiment, results),
-	 CFG_MEMBER_SIZE(struct experiment, results), 0},
-	{"layout", cfg_h_layout, 0, 0, 0},
-	{"datasets", cfg_h_datasets, 0, 0, 1},
-	{"sweep", cfg_h_sweep, 0, 0, 0},
-	{"repetitions", cfg_h_repetitions, offsetof(struct experiment, repetitions), 0, 0},
-	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0},
-	{"shift_fallback", cfg_h_fallback, offsetof(struct experiment, shift_fallback), 0, 0},
-	{"seed", cfg_h_seed, offsetof(struct experiment, seed), 0, 0},
-	{"noatime", cfg_h_bool, offsetof(struct experiment, noatime), 0, 0},
-	{"sequential_hint", cfg_h_bool, offsetof(struct experiment, sequential_hint), 0, 0},
-	{"verify", cfg_h_bool, offsetof(struct experiment, verify), 0, 0},
-	{"phase_timeout", cfg_h_duration, offsetof(struct experiment, phase_timeout), 0, 0},
-	{"startup_timeout", cfg_h_duration, offsetof(struct experiment, startup_timeout), 0, 0},
-	{"hardware", cfg_h_hardware, 0, 0, 0},
-	{"process", cfg_h_process, 0, 0, 0},
-	{"space_check", cfg_h_bool, offsetof(struct experiment, space_check), 0, 0},
+	 CFG_MEMBER_SIZE(struct experiment, results), 0, 0, 0},
+	{"layout", cfg_h_layout, 0, 0, 0, 0, 0},
+	{"datasets", cfg_h_datasets, 0, 0, 1, 0, 0},
+	{"sweep", cfg_h_sweep, 0, 0, 0, 0, 0},
+	{"repetitions", CFG_INTEGER, offsetof(struct experiment, repetitions),
+	 CFG_MEMBER_SIZE(struct experiment, repetitions), 0, 1, CFG_REPETITIONS_MAX},
+	{"cache", cfg_h_cache, offsetof(struct experiment, cache), 0, 0, 0, 0},
+	{"shift_fallback", cfg_h_fallback, offsetof(struct experiment, shift_fallback), 0, 0, 0, 0},
+	{"seed", CFG_INTEGER, offsetof(struct experiment, seed),
+	 CFG_MEMBER_SIZE(struct experiment, seed), 0, 0, UINT64_MAX},
+	{"noatime", cfg_h_bool, offsetof(struct experiment, noatime), 0, 0, 0, 0},
+	{"sequential_hint", cfg_h_bool, offsetof(struct experiment, sequential_hint), 0, 0, 0, 0},
+	{"verify", cfg_h_bool, offsetof(struct experiment, verify), 0, 0, 0, 0},
+	{"phase_timeout", cfg_h_duration, offsetof(struct experiment, phase_timeout), 0, 0, 0, 0},
+	{"startup_timeout", cfg_h_duration, offsetof(struct experiment, startup_timeout),
+	 0, 0, 0, 0},
+	{"hardware", cfg_h_hardware, 0, 0, 0, 0, 0},
+	{"process", cfg_h_process, 0, 0, 0, 0, 0},
+	{"space_check", cfg_h_bool, offsetof(struct experiment, space_check), 0, 0, 0, 0},
 };
 
 _Static_assert(CFG_LEN(cfg_top_fields) <= 32, "top_given has a bit per top-level key");
@@ -180,7 +190,7 @@ static int cfg_top_table(struct cfg_ctx *c, struct cfg_field **fields, struct cf
 			if (strcmp((*fields)[k].name, key) == 0)
 				return pf_fail(c->e, PF_RUNTIME, "%s: the config key '%s' is claimed twice "
 					       "(by a block the loader was handed)", c->source, key);
-		(*fields)[own + i] = (struct cfg_field){key, cfg_h_block, 0, 0, 0};
+		(*fields)[own + i] = (struct cfg_field){.name = key, .fn = cfg_h_block};
 	}
 	return 0;
 }

@@ -1,5 +1,6 @@
-/* values: the handlers of single values: strings and names, paths, counts and integers,
- * sizes with units, durations, rates. Each checks its range and says what it expected. */
+/* values: the handlers of single values: strings and names, paths, sizes with units,
+ * durations, rates. Each checks its range and says what it expected. (An integer is read by
+ * walk.c's cfg_read, from the range its table gives.) */
 #include "config/internal.h"
 
 #include <errno.h>
@@ -104,60 +105,6 @@ int cfg_h_results(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst
 	return 0;
 }
 
-/* file_count: 1 to CFG_FILES_MAX. */
-int cfg_h_file_count(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			    size_t size)
-{
-	(void)size;
-	return cfg_uint(c, key, v, 1, CFG_FILES_MAX, dst);
-}
-
-/* files_per_dir: 1 to CFG_FANOUT_MAX. */
-int cfg_h_fanout(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			size_t size)
-{
-	(void)size;
-	return cfg_uint(c, key, v, 1, CFG_FANOUT_MAX, dst);
-}
-
-/* hardware.storage_servers, hardware.racks: 1 to CFG_HW_COUNT_MAX. */
-int cfg_h_hw_count(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			  size_t size)
-{
-	(void)size;
-	return cfg_uint(c, key, v, 1, CFG_HW_COUNT_MAX, dst);
-}
-
-int cfg_h_seed(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
-{
-	(void)size;
-	return cfg_uint(c, key, v, 0, UINT64_MAX, dst);
-}
-
-/* An int from 1 to max, into an int. */
-static int cfg_int_upto(struct cfg_ctx *c, const char *key, struct ynode *v, int max, void *dst)
-{
-	uint64_t u;
-	if (cfg_uint(c, key, v, 1, (uint64_t)max, &u) != 0)
-		return -1;
-	*(int *)dst = (int)u;
-	return 0;
-}
-
-int cfg_h_repetitions(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			     size_t size)
-{
-	(void)size;
-	return cfg_int_upto(c, key, v, CFG_REPETITIONS_MAX, dst);
-}
-
-int cfg_h_readers_one(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			     size_t size)
-{
-	(void)size;
-	return cfg_int_upto(c, key, v, CFG_READERS_MAX, dst);
-}
-
 /* A size with a unit, from 1 byte to max, into *out; what says what max is the largest of. */
 int cfg_size_upto(struct cfg_ctx *c, const char *key, struct ynode *v, uint64_t max,
 			 const char *what, uint64_t *out)
@@ -217,14 +164,6 @@ int cfg_h_duration(struct cfg_ctx *c, const char *key, struct ynode *v, void *ds
 	return 0;
 }
 
-/* CPU time per byte in ns: an integer >= 0 (at most a second per byte). */
-int cfg_h_ns_per_byte(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			     size_t size)
-{
-	(void)size;
-	return cfg_uint(c, key, v, 0, 1000000000, dst);
-}
-
 /* A rate in MB/s: a decimal number > 0 ("117", "117.5"), into a double. */
 int cfg_h_rate(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
@@ -258,18 +197,4 @@ int cfg_h_sigma(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, 
 				s);
 	*(double *)dst = r;
 	return 0;
-}
-
-int cfg_h_hash_depth(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			    size_t size)
-{
-	(void)size;
-	return cfg_uint(c, key, v, 0, CFG_HASH_DEPTH_MAX, dst);
-}
-
-int cfg_h_hash_width(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,
-			    size_t size)
-{
-	(void)size;
-	return cfg_uint(c, key, v, 1, CFG_HASH_WIDTH_MAX, dst);
 }

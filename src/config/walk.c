@@ -265,7 +265,30 @@ static int cfg_pair(struct cfg_ctx *c, const char *prefix, const struct ynode *m
 	seen[i].key = k;
 	seen[i].val = v;
 	seen[i].at = cfg_slot_pos(c, map, slot, v);
-	return t[i].fn(c, key, v, (char *)base + t[i].off, t[i].size);
+	return cfg_read(c, key, v, &t[i], (char *)base + t[i].off);
+}
+
+/* The one reader of integer fields: from f->min to f->max, into an int when f->size is an
+ * int's (the tables give an int field a range an int holds), else into a uint64_t. */
+static int cfg_integer(struct cfg_ctx *c, const char *key, const struct ynode *v,
+		       const struct cfg_field *f, void *dst)
+{
+	uint64_t u;
+	if (cfg_uint(c, key, v, f->min, f->max, &u) != 0)
+		return -1;
+	if (f->size == sizeof(int))
+		*(int *)dst = (int)u;
+	else
+		*(uint64_t *)dst = u;
+	return 0;
+}
+
+int cfg_read(struct cfg_ctx *c, const char *key, struct ynode *v, const struct cfg_field *f,
+	     void *dst)
+{
+	if (f->fn == CFG_INTEGER)
+		return cfg_integer(c, key, v, f, dst);
+	return f->fn(c, key, v, dst, f->size);
 }
 
 /* Read mapping map, named prefix, with table t into base; seen[nt] says what was given. */
@@ -293,12 +316,13 @@ int cfg_walk(struct cfg_ctx *c, const char *prefix, struct ynode *map,
 static int cfg_list_item(struct cfg_ctx *c, const char *key, struct ynode *v,
 			 const struct cfg_list *l, size_t i, struct cfg_pos pos)
 {
-	char *slot = (char *)l->vals + i * l->elem;
-	memset(slot, 0, l->elem); /* so that equal values compare equal byte for byte */
-	if (l->parse(c, key, v, slot, l->elem) != 0)
+	size_t size = l->entry->size;
+	char *slot = (char *)l->vals + i * size;
+	memset(slot, 0, size); /* so that equal values compare equal byte for byte */
+	if (cfg_read(c, key, v, l->entry, slot) != 0)
 		return -1;
 	for (size_t j = 0; j < i; j++)
-		if (memcmp(slot, (char *)l->vals + j * l->elem, l->elem) == 0)
+		if (memcmp(slot, (char *)l->vals + j * size, size) == 0)
 			return cfg_fail_here(c, pos, key, "duplicate entry '%s' (same as entry %zu)",
 					     (const char *)v->str, j);
 	if (l->pos != NULL)

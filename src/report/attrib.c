@@ -18,6 +18,8 @@
 
 void report_attrib_free(struct report_attrib *a)
 {
+	if (a == NULL)
+		return;
 	free(a->targets);
 	free(a->cell);
 	free(a->cell_files);

@@ -177,6 +177,8 @@ struct rc_work {
 
 static void rc_work_free(struct rc_work *w)
 {
+	if (w == NULL)
+		return;
 	free(w->cell);
 	free(w->fig);
 	free(w->tmp);
@@ -598,6 +600,8 @@ int report_compare(const struct report_cell *a, long na, const struct report_cel
 
 void report_cmp_free(struct report_cmp *cmp)
 {
+	if (cmp == NULL)
+		return;
 	free(cmp->pairs);
 	free(cmp->only_a);
 	free(cmp->only_b);

@@ -48,6 +48,8 @@ void tbl_num(struct tbl *t, int decimals, double v)
 
 static void tbl_free(struct tbl *t)
 {
+	if (t == NULL)
+		return;
 	for (size_t i = 0; i < t->n; i++)
 		free(t->cell[i]);
 	free(t->cell);

@@ -31,6 +31,7 @@ struct rp_run {
 /* (report.c) */
 int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,
 		const char *hw_note, struct pf_err *e);
+/* Release what r holds, leaving it zeroed; NULL is accepted. */
 void rp_run_free(struct rp_run *r);
 
 /* Sections of one run for text, markdown and html (text.c; comparisons and the calibration:

@@ -83,6 +83,8 @@ int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_
 
 void rp_run_free(struct rp_run *r)
 {
+	if (r == NULL)
+		return;
 	free(r->cells);
 	free(r->sizes);
 	free(r->nodes);

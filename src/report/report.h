@@ -192,6 +192,7 @@ struct report_attrib {
 
 /* Fill *a from run (pure). 0, or -1 when out of memory (*a then empty). */
 int report_attrib(const struct run_data *run, struct report_attrib *a);
+/* Release what a holds, leaving it zeroed; NULL is accepted. */
 void report_attrib_free(struct report_attrib *a);
 
 /* ---- comparisons of two runs, cell by cell ---- */
@@ -239,6 +240,7 @@ struct report_cmp {
  * Returns 0 or -1 (allocation); free with report_cmp_free. */
 int report_compare(const struct report_cell *a, long na, const struct report_cell *b, long nb,
 		   struct report_cmp *cmp);
+/* Release what cmp holds, leaving it zeroed; NULL is accepted. */
 void report_cmp_free(struct report_cmp *cmp);
 
 /* ---- output ---- */

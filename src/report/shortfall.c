@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config/sweep.h"
+#include "run/backend.h"
 
 int report_fs_fuse(const char *mount_type)
 {
@@ -21,21 +22,31 @@ int report_fs_fuse(const char *mount_type)
 /* A transfer below this is small for O_DIRECT: each request waits its own round trip. */
 #define SF_SMALL_DIRECT (1u << 20)
 
+/* The capability flags of the backend p was read with, as its ops table declares them: what
+ * it can do (whether x's options used it, the phase's hints say). 0 for a backend this build
+ * does not have: no known cause is claimed for it. */
+static unsigned sf_caps(const struct sweep_point *p)
+{
+	const struct backend *b = backend_find(p->backend);
+	return b != NULL ? b->flags : 0;
+}
+
 /* The known cause of c's shortfall on fs: its name into cause, its reason into why; 0 when
  * the read path is not a known cause. */
 static int sf_known(const struct report_cell *c, const struct report_fs *fs, const char **cause,
 		    const char **why)
 {
 	const struct sweep_point *p = &c->sweep;
+	unsigned caps = sf_caps(p);
 	int net = fs->remote || fs->fuse;
-	if (strcmp(p->backend, "mmap") == 0 && fs->fuse && strcmp(p->advice, "sequential") == 0) {
+	if ((caps & BACKEND_MAPPED) && fs->fuse && strcmp(p->advice, "sequential") == 0) {
 		*cause = "madv-sequential-fuse";
 		*why = "MADV_SEQUENTIAL (advice sequential) on a FUSE mount: in the box it cut cold "
 		       "mmap reads on GlusterFS and MooseFS to 5-10% of the link; advice none "
 		       "avoids it";
 		return 1;
 	}
-	if (strcmp(p->backend, "mmap") == 0 && net) {
+	if ((caps & BACKEND_MAPPED) && net) {
 		*cause = "mmap-page-faults";
 		*why = "mmap reads by page faults: the copy stops at each fault until its "
 		       "read-around window arrives from the servers, so it pays the latency and CPU "
@@ -45,7 +56,7 @@ static int sf_known(const struct report_cell *c, const struct report_fs *fs, con
 		return 1;
 	}
 	/* an old file without hints read shared files collectively: that was the default */
-	if (strcmp(p->backend, "mpiio") == 0 && strcmp(p->pattern, "shared") == 0 &&
+	if ((caps & BACKEND_COLLECTIVE) && strcmp(p->pattern, "shared") == 0 &&
 	    c->readers > 1 && (c->hints[0] == '\0' || strstr(c->hints, "collectively"))) {
 		/* not the two-phase exchange: in the box the nodes received 1.01x the bytes read
 		 * (each reader's block is its aggregator's file domain); open and close cost 2-4x */
@@ -56,7 +67,7 @@ static int sf_known(const struct report_cell *c, const struct report_fs *fs, con
 		       "bytes); mpiio: {collective: false} reads independently";
 		return 1;
 	}
-	if (strcmp(p->backend, "direct") == 0 && p->transfer_size > 0 &&
+	if ((caps & BACKEND_BYPASSES_CACHE) && p->transfer_size > 0 &&
 	    p->transfer_size < SF_SMALL_DIRECT) {
 		*cause = "direct-small-transfers";
 		*why = "O_DIRECT with transfers under 1 MiB: every request waits its own round "

@@ -286,6 +286,8 @@ int results_append_begin(struct results *r, const struct results_prior *p,
 
 void results_prior_free(struct results_prior *p)
 {
+	if (p == NULL)
+		return;
 	free(p->config_yaml);
 	free(p->node_of_rank);
 	free(p->present);

@@ -102,7 +102,7 @@ int results_open_append(const char *path, MPI_Comm comm, uint64_t nphases, struc
 int results_append_begin(struct results *r, const struct results_prior *p,
 			 const struct run_meta *m, struct pf_err *e);
 
-/* Release what results_open_append read. p may be zeroed. */
+/* Release what results_open_append read, leaving p zeroed. p may be zeroed, or NULL. */
 void results_prior_free(struct results_prior *p);
 
 /* After a rank was lost (stopped or stuck: no collective call can complete), the reporter

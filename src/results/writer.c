@@ -59,24 +59,6 @@ hid_t res_roomy_gcpl(hid_t cls, uint64_t n, unsigned len)
 	return p;
 }
 
-/* Run an HDF5 (or MPI, with RES_MPI) call; on failure record it against obj and jump to the
- * function's out: label with rc = -1. */
-#define RES_TRY(call, r, obj, what, e)                        \
-	do {                                                  \
-		if ((call) < 0) {                             \
-			rc = res_fail((r), (obj), (what), (e)); \
-			goto out;                             \
-		}                                             \
-	} while (0)
-
-#define RES_MPI(call, r, obj, what, e)                        \
-	do {                                                  \
-		if ((call) != MPI_SUCCESS) {                  \
-			rc = res_fail((r), (obj), (what), (e)); \
-			goto out;                             \
-		}                                             \
-	} while (0)
-
 /* ---- attributes ---- */
 
 /* Open attribute name of loc, creating it with type t on a scalar space when it is new. */
@@ -102,9 +84,8 @@ int res_attr_str(struct results *r, hid_t loc, const char *obj, const char *name
 	char what[160];
 	hid_t a = -1;
 	snprintf(what, sizeof what, "writing attribute %s", name);
-	RES_TRY(a = res_attr(loc, name, r->str), r, obj, what, e);
-	RES_TRY(H5Awrite(a, r->str, &v), r, obj, what, e);
-out:
+	if ((a = res_attr(loc, name, r->str)) < 0 || H5Awrite(a, r->str, &v) < 0)
+		rc = res_fail(r, obj, what, e);
 	if (results_h5_close(a) < 0 && rc == 0)
 		rc = res_fail(r, obj, what, e);
 	return rc;
@@ -117,9 +98,9 @@ int res_attr_num(struct results *r, hid_t loc, const char *obj, const char *name
 	char what[160];
 	hid_t a = -1;
 	snprintf(what, sizeof what, "writing attribute %s", name);
-	RES_TRY(a = res_attr(loc, name, results_h5_type(kind, 1)), r, obj, what, e);
-	RES_TRY(H5Awrite(a, results_h5_type(kind, 0), value), r, obj, what, e);
-out:
+	if ((a = res_attr(loc, name, results_h5_type(kind, 1))) < 0 ||
+	    H5Awrite(a, results_h5_type(kind, 0), value) < 0)
+		rc = res_fail(r, obj, what, e);
 	if (results_h5_close(a) < 0 && rc == 0)
 		rc = res_fail(r, obj, what, e);
 	return rc;
@@ -152,17 +133,17 @@ static int res_root_attrs(struct results *r, const struct run_meta *m, struct pf
 /* /environment: one string attribute per fact, in the order they were gathered. */
 static int res_environment(struct results *r, const struct environment *env, struct pf_err *e)
 {
-	hid_t g = -1, gcpl = -1;
+	hid_t g = -1, gcpl = H5Pcreate(H5P_GROUP_CREATE);
 	int rc = 0;
-	RES_TRY(gcpl = H5Pcreate(H5P_GROUP_CREATE), r, "/environment", "H5Pcreate", e);
-	RES_TRY(H5Pset_attr_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), r,
-		"/environment", "H5Pset_attr_creation_order", e);
-	RES_TRY(g = H5Gcreate2(r->file, "/environment", H5P_DEFAULT, gcpl, H5P_DEFAULT), r,
-		"/environment", "H5Gcreate2", e);
+	if (gcpl < 0)
+		rc = res_fail(r, "/environment", "H5Pcreate", e);
+	else if (H5Pset_attr_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0)
+		rc = res_fail(r, "/environment", "H5Pset_attr_creation_order", e);
+	else if ((g = H5Gcreate2(r->file, "/environment", H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0)
+		rc = res_fail(r, "/environment", "H5Gcreate2", e);
 	for (size_t i = 0; env != NULL && i < env->n && rc == 0; i++)
 		if (res_attr_str(r, g, "/environment", env->e[i].key, env->e[i].value, e) < 0)
 			rc = -1;
-out:
 	if ((results_h5_close(g) < 0 || results_h5_close(gcpl) < 0) && rc == 0)
 		rc = res_fail(r, "/environment", "H5Gclose", e);
 	return rc;
@@ -203,15 +184,15 @@ static int res_write_rows(struct results *r, hid_t loc, const char *obj,
 	static const char none = 0; /* HDF5 wants a buffer even for an empty selection */
 	hid_t fs = -1, ms = -1, d = -1;
 	snprintf(where, sizeof where, "%s/%s", obj, rows->name);
-	RES_TRY(fs = res_space(rows->total, rows->offset, rows->count), r, where, "dataspace", e);
-	RES_TRY(ms = res_space(rows->count ? rows->count : 1, 0, rows->count), r, where,
-		"dataspace", e);
-	RES_TRY(d = H5Dcreate2(loc, rows->name, rows->disk, fs, H5P_DEFAULT, r->dcpl, H5P_DEFAULT),
-		r, where, "H5Dcreate2", e);
-	if (rows->total > 0)
-		RES_TRY(H5Dwrite(d, rows->mem, ms, fs, r->dxpl, rows->buf ? rows->buf : &none), r,
-			where, "H5Dwrite", e);
-out:
+	if ((fs = res_space(rows->total, rows->offset, rows->count)) < 0 ||
+	    (ms = res_space(rows->count ? rows->count : 1, 0, rows->count)) < 0)
+		rc = res_fail(r, where, "dataspace", e);
+	else if ((d = H5Dcreate2(loc, rows->name, rows->disk, fs, H5P_DEFAULT, r->dcpl,
+				 H5P_DEFAULT)) < 0)
+		rc = res_fail(r, where, "H5Dcreate2", e);
+	else if (rows->total > 0 &&
+		 H5Dwrite(d, rows->mem, ms, fs, r->dxpl, rows->buf ? rows->buf : &none) < 0)
+		rc = res_fail(r, where, "H5Dwrite", e);
 	if ((results_h5_close(d) | results_h5_close(ms) | results_h5_close(fs)) < 0 && rc == 0)
 		rc = res_fail(r, where, "closing", e);
 	return rc;
@@ -223,10 +204,13 @@ int results_write_topology(struct results *r, const int *node_of_rank,
 {
 	int rc = 0, root = r->rank == 0;
 	uint64_t nr = (uint64_t)r->nranks, nn = (uint64_t)r->nnodes;
-	hid_t g = -1, host = -1;
-	RES_TRY(host = results_host_type(), r, "/topology/hostname", "string type", e);
-	RES_TRY(g = H5Gcreate2(r->file, "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), r,
-		"/topology", "H5Gcreate2", e);
+	hid_t g = -1, host = results_host_type();
+	if (host < 0)
+		return res_fail(r, "/topology/hostname", "string type", e);
+	if ((g = H5Gcreate2(r->file, "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+		rc = res_fail(r, "/topology", "H5Gcreate2", e);
+		goto out;
+	}
 	struct res_rows rows[] = {
 		{"node_of_rank", H5T_STD_I32LE, H5T_NATIVE_INT, nr, 0, root ? nr : 0, node_of_rank},
 		{"hostname", host, host, nn, 0, root ? nn : 0, hostnames},
@@ -238,7 +222,8 @@ int results_write_topology(struct results *r, const int *node_of_rank,
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 		if ((rc = res_write_rows(r, g, "/topology", &rows[i], e)) < 0)
 			goto out;
-	RES_TRY(H5Fflush(r->file, H5F_SCOPE_GLOBAL), r, "/", "H5Fflush", e);
+	if (H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
+		rc = res_fail(r, "/", "H5Fflush", e);
 out:
 	if ((results_h5_close(g) | results_h5_close(host)) < 0 && rc == 0)
 		rc = res_fail(r, "/topology", "closing", e);
@@ -272,15 +257,14 @@ static int res_phase_attrs(struct results *r, hid_t g, const char *obj, const st
 static int res_file_offset(struct results *r, const char *obj, uint64_t n, uint64_t *offset,
 			   uint64_t *total, struct pf_err *e)
 {
-	int rc = 0;
 	*offset = 0;
-	RES_MPI(MPI_Exscan(&n, offset, 1, MPI_UINT64_T, MPI_SUM, r->comm), r, obj, "MPI_Exscan", e);
+	if (MPI_Exscan(&n, offset, 1, MPI_UINT64_T, MPI_SUM, r->comm) != MPI_SUCCESS)
+		return res_fail(r, obj, "MPI_Exscan", e);
 	if (r->rank == 0)
 		*offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
-	RES_MPI(MPI_Allreduce(&n, total, 1, MPI_UINT64_T, MPI_SUM, r->comm), r, obj,
-		"MPI_Allreduce", e);
-out:
-	return rc;
+	if (MPI_Allreduce(&n, total, 1, MPI_UINT64_T, MPI_SUM, r->comm) != MPI_SUCCESS)
+		return res_fail(r, obj, "MPI_Allreduce", e);
+	return 0;
 }
 
 /* Before a phase is written: room for its rows and RES_PHASE_MARGIN on the results file
@@ -289,19 +273,18 @@ out:
  * properly, instead of failing a write half-way (see res_fail). */
 static int res_room(struct results *r, const char *obj, uint64_t rows, struct pf_err *e)
 {
-	int rc = 0;
 	uint64_t v[2] = {UINT64_MAX, rows * 2 + RES_PHASE_MARGIN}; /* bytes free, needed */
 	struct statvfs st;
 	if (r->rank == 0 && statvfs(r->path, &st) == 0)
 		v[0] = (uint64_t)st.f_bavail * (uint64_t)st.f_frsize;
-	RES_MPI(MPI_Bcast(v, 2, MPI_UINT64_T, 0, r->comm), r, obj, "MPI_Bcast", e);
+	if (MPI_Bcast(v, 2, MPI_UINT64_T, 0, r->comm) != MPI_SUCCESS)
+		return res_fail(r, obj, "MPI_Bcast", e);
 	if (v[0] < v[1])
 		return pf_fail(e, PF_RUNTIME, "%s: %s not written: the file system holding the "
 			       "results has %llu bytes free, the phase needs about %llu; stopping "
 			       "(the phases before it are in the file)", r->path, obj,
 			       (unsigned long long)v[0], (unsigned long long)v[1]);
-out:
-	return rc;
+	return 0;
 }
 
 /* /phases/NNNN/targets: the table the rows' target fields index, from rank 0. */
@@ -309,14 +292,13 @@ static int res_targets(struct results *r, hid_t g, const char *obj,
 		       const struct target_table *tg, struct pf_err *e)
 {
 	static char none[1][RECORD_TARGET_MAX] = {RECORD_TARGET_NONE};
-	int rc = 0;
-	hid_t t = -1;
 	uint64_t n = tg != NULL && tg->n > 0 ? tg->n : 1;
-	RES_TRY(t = results_fixed_str_type(RECORD_TARGET_MAX), r, obj, "target string type", e);
+	hid_t t = results_fixed_str_type(RECORD_TARGET_MAX);
+	if (t < 0)
+		return res_fail(r, obj, "target string type", e);
 	struct res_rows rows = {"targets", t, t, n, 0, r->rank == 0 ? n : 0,
 				tg != NULL && tg->n > 0 ? (const void *)tg->name : (const void *)none};
-	rc = res_write_rows(r, g, obj, &rows, e);
-out:
+	int rc = res_write_rows(r, g, obj, &rows, e);
 	if (results_h5_close(t) < 0 && rc == 0)
 		rc = res_fail(r, obj, "closing the target string type", e);
 	return rc;
@@ -342,16 +324,22 @@ int res_write_phase(struct results *r, const struct phase_info *p,
 	struct res_rows ranks = {"ranks", r->rank_disk, r->rank_mem, nr, ranks_at, ranks_n,
 				 ranks_rows};
 	struct res_rows rows = {"files", r->file_disk, r->file_mem, total, offset, nfiles, files};
-	RES_TRY(g = H5Gcreate2(r->phases, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), r, obj,
-		"H5Gcreate2", e);
+	if ((g = H5Gcreate2(r->phases, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+		return res_fail(r, obj, "H5Gcreate2", e);
 	if ((rc = res_phase_attrs(r, g, obj, p, e)) < 0 ||
 	    (rc = res_write_rows(r, g, obj, &ranks, e)) < 0 ||
 	    (rc = res_write_rows(r, g, obj, &rows, e)) < 0 ||
 	    (rc = res_targets(r, g, obj, targets, e)) < 0)
 		goto out;
-	RES_TRY(results_h5_close(g), r, obj, "H5Gclose", e);
+	if (results_h5_close(g) < 0) {
+		rc = res_fail(r, obj, "H5Gclose", e);
+		goto out;
+	}
 	g = -1;
-	RES_TRY(H5Fflush(r->file, H5F_SCOPE_GLOBAL), r, "/", "H5Fflush", e);
+	if (H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0) {
+		rc = res_fail(r, "/", "H5Fflush", e);
+		goto out;
+	}
 	r->part_phases++;
 out:
 	if (results_h5_close(g) < 0 && rc == 0)
@@ -448,7 +436,7 @@ int res_part_end(struct results *r, const char *status, struct pf_err *e)
  * a clean message instead of HDF5's. */
 static int res_precheck(struct results *r, int force, struct pf_err *e)
 {
-	int rc = 0, verdict = 0;
+	int verdict = 0;
 	if (r->rank == 0) {
 		char *copy = strdup(r->path);
 		if (copy == NULL)
@@ -459,53 +447,67 @@ static int res_precheck(struct results *r, int force, struct pf_err *e)
 			verdict = errno;
 		free(copy);
 	}
-	RES_MPI(MPI_Bcast(&verdict, 1, MPI_INT, 0, r->comm), r, "/", "MPI_Bcast", e);
+	if (MPI_Bcast(&verdict, 1, MPI_INT, 0, r->comm) != MPI_SUCCESS)
+		return res_fail(r, "/", "MPI_Bcast", e);
 	if (verdict < 0)
 		return pf_fail(e, PF_USAGE, "%s exists (use --force to overwrite)", r->path);
 	if (verdict > 0)
 		return pf_fail_errno(e, verdict, "%s: cannot create a file in its directory",
 				     r->path);
-out:
-	return rc;
+	return 0;
 }
 
-/* The file, the types and property lists every later call uses. */
+/* The property lists and types every write uses, kept in r (results_close releases them). */
+static int res_open_types(struct results *r, struct pf_err *e)
+{
+	const char *what = NULL; /* the call that failed */
+	if ((r->dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0)
+		what = "H5Pcreate";
+	else if (H5Pset_dxpl_mpio(r->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+		what = "H5Pset_dxpl_mpio";
+	else if ((r->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
+		what = "H5Pcreate";
+	else if (H5Pset_fill_time(r->dcpl, H5D_FILL_TIME_NEVER) < 0)
+		what = "H5Pset_fill_time";
+	else if ((r->str = results_str_type()) < 0)
+		what = "string type";
+	else if ((r->rank_mem = results_compound(results_rank_fields, results_nrank_fields,
+						 sizeof(struct rank_rec), 0)) < 0 ||
+		 (r->rank_disk = results_compound(results_rank_fields, results_nrank_fields,
+						  sizeof(struct rank_rec), 1)) < 0)
+		what = "rank type";
+	else if ((r->file_mem = results_compound(results_file_fields, results_nfile_fields,
+						 sizeof(struct file_rec), 0)) < 0 ||
+		 (r->file_disk = results_compound(results_file_fields, results_nfile_fields,
+						  sizeof(struct file_rec), 1)) < 0)
+		what = "file type";
+	return what != NULL ? res_fail(r, "/", what, e) : 0;
+}
+
+/* The file (append: opened, 1 read-only, 2 read-write; else created), then the types and
+ * property lists every later call uses. */
 int res_open(struct results *r, int force, int append, struct pf_err *e)
 {
-	int rc = 0;
-	hid_t fapl = -1, fcpl = -1;
-	RES_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), r, "/", "H5Pcreate", e);
-	RES_TRY(H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL), r, "/", "H5Pset_fapl_mpio", e);
-	RES_TRY(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST), r, "/",
-		"H5Pset_libver_bounds", e);
-	if (append) /* read-only: a file refused must stay as it was (see append.c) */
-		RES_TRY(r->file = H5Fopen(r->path, append > 1 ? H5F_ACC_RDWR : H5F_ACC_RDONLY,
-					  fapl),
-			r, "/", "H5Fopen", e);
-	else {
-		/* the root's links: environment, topology, parts, phases, then a resume's
-		 * discarded and phases-kept (see res_roomy_gcpl) */
-		RES_TRY(fcpl = res_roomy_gcpl(H5P_FILE_CREATE, 8, 12), r, "/", "H5Pcreate", e);
-		RES_TRY(r->file = H5Fcreate(r->path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
-					    fcpl, fapl),
-			r, "/", "H5Fcreate", e);
-	}
-	RES_TRY(r->dxpl = H5Pcreate(H5P_DATASET_XFER), r, "/", "H5Pcreate", e);
-	RES_TRY(H5Pset_dxpl_mpio(r->dxpl, H5FD_MPIO_COLLECTIVE), r, "/", "H5Pset_dxpl_mpio", e);
-	RES_TRY(r->dcpl = H5Pcreate(H5P_DATASET_CREATE), r, "/", "H5Pcreate", e);
-	RES_TRY(H5Pset_fill_time(r->dcpl, H5D_FILL_TIME_NEVER), r, "/", "H5Pset_fill_time", e);
-	RES_TRY(r->str = results_str_type(), r, "/", "string type", e);
-	RES_TRY(r->rank_mem = results_compound(results_rank_fields, results_nrank_fields,
-					       sizeof(struct rank_rec), 0), r, "/", "rank type", e);
-	RES_TRY(r->rank_disk = results_compound(results_rank_fields, results_nrank_fields,
-						sizeof(struct rank_rec), 1),
-		r, "/", "rank type", e);
-	RES_TRY(r->file_mem = results_compound(results_file_fields, results_nfile_fields,
-					       sizeof(struct file_rec), 0), r, "/", "file type", e);
-	RES_TRY(r->file_disk = results_compound(results_file_fields, results_nfile_fields,
-						sizeof(struct file_rec), 1),
-		r, "/", "file type", e);
-out:
+	const char *what = NULL; /* the call that failed */
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = -1;
+	if (fapl < 0)
+		what = "H5Pcreate";
+	else if (H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL) < 0)
+		what = "H5Pset_fapl_mpio";
+	else if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)
+		what = "H5Pset_libver_bounds";
+	/* append: read-only unless asked, so that a file refused stays as it was (see append.c) */
+	else if (append && (r->file = H5Fopen(r->path, append > 1 ? H5F_ACC_RDWR : H5F_ACC_RDONLY,
+					      fapl)) < 0)
+		what = "H5Fopen";
+	/* the root's links: environment, topology, parts, phases, then a resume's discarded and
+	 * phases-kept (see res_roomy_gcpl) */
+	else if (!append && (fcpl = res_roomy_gcpl(H5P_FILE_CREATE, 8, 12)) < 0)
+		what = "H5Pcreate";
+	else if (!append && (r->file = H5Fcreate(r->path, force ? H5F_ACC_TRUNC : H5F_ACC_EXCL,
+						 fcpl, fapl)) < 0)
+		what = "H5Fcreate";
+	int rc = what != NULL ? res_fail(r, "/", what, e) : res_open_types(r, e);
 	if ((results_h5_close(fapl) | results_h5_close(fcpl)) < 0 && rc == 0)
 		rc = res_fail(r, "/", "H5Pclose", e);
 	return rc;
@@ -525,6 +527,22 @@ struct results *res_new(const char *path, MPI_Comm comm, int nnodes)
 	return r;
 }
 
+/* /phases, its header made for the run's phases (see res_roomy_gcpl), and a flush. */
+static int res_phases_group(struct results *r, uint64_t nphases, struct pf_err *e)
+{
+	int rc = 0;
+	hid_t gcpl = res_roomy_gcpl(H5P_GROUP_CREATE, nphases, RES_PHASE_NAME_LEN);
+	if (gcpl < 0)
+		return res_fail(r, "/phases", "H5Pcreate", e);
+	if ((r->phases = H5Gcreate2(r->file, "/phases", H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0)
+		rc = res_fail(r, "/phases", "H5Gcreate2", e);
+	if (results_h5_close(gcpl) < 0 && rc == 0)
+		rc = res_fail(r, "/phases", "H5Pclose", e);
+	if (rc == 0 && H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
+		rc = res_fail(r, "/", "H5Fflush", e);
+	return rc;
+}
+
 int results_create(const char *path, int force, MPI_Comm comm, const struct run_meta *m,
 		   struct results **out, struct pf_err *e)
 {
@@ -533,12 +551,17 @@ int results_create(const char *path, int force, MPI_Comm comm, const struct run_
 		return pf_fail(e, PF_RUNTIME, "%s: cannot silence HDF5's error printing", path);
 	struct results *r = res_new(path, comm, m->nnodes);
 	int rc = 0;
-	hid_t gcpl = -1;
 	*out = NULL;
 	if (r == NULL)
 		return pf_fail_errno(e, ENOMEM, "%s: cannot create", path);
-	RES_MPI(MPI_Comm_rank(comm, &r->rank), r, "/", "MPI_Comm_rank", e);
-	RES_MPI(MPI_Comm_size(comm, &r->nranks), r, "/", "MPI_Comm_size", e);
+	if (MPI_Comm_rank(comm, &r->rank) != MPI_SUCCESS) {
+		rc = res_fail(r, "/", "MPI_Comm_rank", e);
+		goto out;
+	}
+	if (MPI_Comm_size(comm, &r->nranks) != MPI_SUCCESS) {
+		rc = res_fail(r, "/", "MPI_Comm_size", e);
+		goto out;
+	}
 	if (m->nranks != r->nranks || m->nnodes < 1 || m->nnodes > r->nranks) {
 		rc = pf_fail(e, PF_RUNTIME,
 			     "%s: %d ranks and %d nodes do not fit a communicator of %d", path,
@@ -547,19 +570,11 @@ int results_create(const char *path, int force, MPI_Comm comm, const struct run_
 	}
 	if ((rc = res_precheck(r, force, e)) < 0 || (rc = res_open(r, force, 0, e)) < 0 ||
 	    (rc = res_root_attrs(r, m, e)) < 0 || (rc = res_environment(r, m->env, e)) < 0 ||
-	    (rc = res_part_begin(r, m, e)) < 0)
+	    (rc = res_part_begin(r, m, e)) < 0 || (rc = res_phases_group(r, m->nphases, e)) < 0)
 		goto out;
-	RES_TRY(gcpl = res_roomy_gcpl(H5P_GROUP_CREATE, m->nphases, RES_PHASE_NAME_LEN), r,
-		"/phases", "H5Pcreate", e);
-	RES_TRY(r->phases = H5Gcreate2(r->file, "/phases", H5P_DEFAULT, gcpl, H5P_DEFAULT),
-		r, "/phases", "H5Gcreate2", e);
-	RES_TRY(results_h5_close(gcpl), r, "/phases", "H5Pclose", e);
-	gcpl = -1;
-	RES_TRY(H5Fflush(r->file, H5F_SCOPE_GLOBAL), r, "/", "H5Fflush", e);
 	*out = r;
 	r = NULL;
 out:
-	(void)results_h5_close(gcpl); /* only when already failing */
 	(void)results_close(r, NULL, NULL); /* NULL after success; else already failing */
 	return rc;
 }

@@ -18,6 +18,8 @@
 #define BACKEND_BYPASSES_CACHE 0x1u /* reads never go through the page cache (O_DIRECT) */
 #define BACKEND_COLLECTIVE 0x2u     /* with pattern shared, opens and reads are collective */
 #define BACKEND_IN_ORDER 0x4u       /* read_share honours bshare.ordered: it can feed a digest */
+#define BACKEND_MAPPED 0x8u         /* reads are page faults on a memory mapping, not read()s:
+				     * no readahead runs ahead of the copy */
 
 /* The buffer the core passes to read: aligned to BACKEND_BUF_ALIGN, with room for len rounded
  * up to BACKEND_BUF_ALIGN (so an O_DIRECT tail read may ask for a whole aligned block). */

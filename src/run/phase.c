@@ -22,15 +22,13 @@
 #define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
 #define PHASE_SKEW_FLOOR_S 0.1     /* see phase_clock_bound */
 
-#define PHASE_MPI(call)                                                                 \
-	do {                                                                            \
-		int phase_rc_ = (call);                                                 \
-		if (phase_rc_ != MPI_SUCCESS) {                                         \
-			rc = pf_fail(e, PF_RUNTIME, "phase %u: %s failed (MPI error %d)", \
-				     s->index, #call, phase_rc_);                       \
-			goto out;                                                       \
-		}                                                                       \
-	} while (0)
+/* An MPI call's return code as this module's error: 0, or -1 with e naming the call. */
+static int phase_mpi(const struct phase_spec *s, struct pf_err *e, const char *call, int mpi_rc)
+{
+	if (mpi_rc == MPI_SUCCESS)
+		return 0;
+	return pf_fail(e, PF_RUNTIME, "phase %u: %s failed (MPI error %d)", s->index, call, mpi_rc);
+}
 
 static enum cfg_cache phase_cache_action(const struct phase_spec *s, const struct topology *t);
 
@@ -122,8 +120,11 @@ static int phase_plan(const struct phase_spec *s, const struct topology *t, stru
 	w->collective = s->pattern == CFG_PATTERN_SHARED &&
 			(backend_flags(s->be, s->x) & BACKEND_COLLECTIVE);
 	if (w->collective)
-		PHASE_MPI(MPI_Comm_split(MPI_COMM_WORLD, w->reader >= 0 ? 0 : MPI_UNDEFINED, t->rank,
-					 &w->comm));
+		rc = phase_mpi(s, e, "MPI_Comm_split",
+			       MPI_Comm_split(MPI_COMM_WORLD, w->reader >= 0 ? 0 : MPI_UNDEFINED,
+					      t->rank, &w->comm));
+	if (rc != 0)
+		goto out;
 	const struct plan_rule rule = {s->readers_per_node, s->decomp, s->order, s->x->seed,
 				       s->shift_use};
 	if ((s->pattern == CFG_PATTERN_SHARED
@@ -231,18 +232,23 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 	double resident[2] = {o->me.resident_fraction * (double)o->me.bytes, (double)o->me.bytes};
 	uint64_t bytes = 0;
 	MPI_Request q[8];
-	PHASE_MPI(MPI_Iallreduce(&opened, &base, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD, &q[0]));
-	PHASE_MPI(MPI_Iallreduce(&opened, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &q[1]));
-	PHASE_MPI(MPI_Iallreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD,
-				 &q[2]));
-	PHASE_MPI(MPI_Iallreduce(MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &q[3]));
-	PHASE_MPI(MPI_Iallreduce(&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD,
-				 &q[4]));
-	PHASE_MPI(MPI_Iallreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q[5]));
-	PHASE_MPI(MPI_Iallreduce(&noatime, &all_noatime, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD,
-				 &q[6]));
-	PHASE_MPI(MPI_Iallreduce(MPI_IN_PLACE, resident, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
-				 &q[7]));
+	/* one reduction per figure, all in flight at once */
+	const struct { const void *in; void *out; int n; MPI_Datatype type; MPI_Op op; } sum[8] = {
+		{&opened, &base, 1, MPI_DOUBLE, MPI_MIN},
+		{&opened, &latest, 1, MPI_DOUBLE, MPI_MAX},
+		{MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MIN},
+		{MPI_IN_PLACE, &last, 1, MPI_DOUBLE, MPI_MAX},
+		{&o->me.bytes, &bytes, 1, MPI_UINT64_T, MPI_SUM},
+		{&status, &worst, 1, MPI_INT, MPI_MAX},
+		{&noatime, &all_noatime, 1, MPI_INT, MPI_MIN},
+		{MPI_IN_PLACE, resident, 2, MPI_DOUBLE, MPI_SUM},
+	};
+	for (int i = 0; i < 8 && rc == 0; i++)
+		rc = phase_mpi(s, e, "MPI_Iallreduce",
+			       MPI_Iallreduce(sum[i].in, sum[i].out, sum[i].n, sum[i].type, sum[i].op,
+					      MPI_COMM_WORLD, &q[i]));
+	if (rc != 0)
+		goto out;
 	if (guard_wait(s->guard, t, MPI_COMM_WORLD, q, 8, guard_wait_s(s->x->phase_timeout), what,
 		       e) != 0)
 		return -1;
@@ -272,9 +278,12 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 	phase_flags(&o->info);
 	if (s->pilot) { /* the sample's files (a shared file counts once), and the mark */
 		uint64_t mine = o->nfiles, all = 0;
-		PHASE_MPI(MPI_Iallreduce(&mine, &all, 1, MPI_UINT64_T,
-					 s->pattern == CFG_PATTERN_SHARED ? MPI_MAX : MPI_SUM,
-					 MPI_COMM_WORLD, &q[0]));
+		rc = phase_mpi(s, e, "MPI_Iallreduce",
+			       MPI_Iallreduce(&mine, &all, 1, MPI_UINT64_T,
+					      s->pattern == CFG_PATTERN_SHARED ? MPI_MAX : MPI_SUM,
+					      MPI_COMM_WORLD, &q[0]));
+		if (rc != 0)
+			goto out;
 		if (guard_wait(s->guard, t, MPI_COMM_WORLD, q, 1,
 			       guard_wait_s(s->x->phase_timeout), "counting the pilot's files",
 			       e) != 0)
@@ -603,6 +612,8 @@ int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, s
 
 void phase_output_free(struct phase_output *o)
 {
+	if (o == NULL)
+		return;
 	free(o->files);
 	o->files = NULL;
 	o->nfiles = 0;

@@ -60,6 +60,7 @@ struct phase_output {
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
 	      struct phase_output *out, struct pf_err *e);
 
+/* Release what o holds (its rows, its target table); NULL is accepted. */
 void phase_output_free(struct phase_output *o);
 
 #endif

@@ -17,16 +17,14 @@
 #define TOPO_PINGS 16
 #define TOPO_TAG 7
 
-/* The one error path of this module: any failed MPI call becomes a message naming it. */
-#define TOPO_MPI(call)                                                                  \
-	do {                                                                            \
-		int topo_rc_ = (call);                                                  \
-		if (topo_rc_ != MPI_SUCCESS) {                                          \
-			rc = pf_fail(e, PF_RUNTIME, "topology: %s failed (MPI error %d)", \
-				     #call, topo_rc_);                                  \
-			goto out;                                                       \
-		}                                                                       \
-	} while (0)
+/* The one error path of this module: an MPI call's return code, as 0 or as -1 with e naming
+ * the call that failed. */
+static int topo_mpi(struct pf_err *e, const char *call, int mpi_rc)
+{
+	if (mpi_rc == MPI_SUCCESS)
+		return 0;
+	return pf_fail(e, PF_RUNTIME, "topology: %s failed (MPI error %d)", call, mpi_rc);
+}
 
 static int topology_alloc(struct topology *t, struct pf_err *e)
 {
@@ -42,15 +40,19 @@ static int topology_alloc(struct topology *t, struct pf_err *e)
 static int topology_number_nodes(struct topology *t, struct pf_err *e)
 {
 	int rc = 0, leader = t->rank, *leaders = NULL;
-	TOPO_MPI(MPI_Bcast(&leader, 1, MPI_INT, 0, t->node_comm));
+	if (topo_mpi(e, "MPI_Bcast", MPI_Bcast(&leader, 1, MPI_INT, 0, t->node_comm)) != 0)
+		return -1;
 	leaders = malloc((size_t)t->nranks * sizeof(int));
-	if (leaders == NULL) {
-		rc = pf_fail(e, PF_RUNTIME, "topology: out of memory");
+	if (leaders == NULL)
+		return pf_fail(e, PF_RUNTIME, "topology: out of memory");
+	if (topo_mpi(e, "MPI_Allgather", MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT,
+						       MPI_COMM_WORLD)) != 0 ||
+	    topo_mpi(e, "MPI_Allgather", MPI_Allgather(&t->local_rank, 1, MPI_INT,
+						       t->map.local_rank, 1, MPI_INT,
+						       MPI_COMM_WORLD)) != 0) {
+		rc = -1;
 		goto out;
 	}
-	TOPO_MPI(MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, MPI_COMM_WORLD));
-	TOPO_MPI(MPI_Allgather(&t->local_rank, 1, MPI_INT, t->map.local_rank, 1, MPI_INT,
-			       MPI_COMM_WORLD));
 	t->nnodes = 0;
 	for (int r = 0; r < t->nranks; r++)
 		if (leaders[r] == r)
@@ -84,9 +86,9 @@ static int topology_hostnames(struct topology *t, struct pf_err *e)
 		rc = pf_fail(e, PF_RUNTIME, "topology: out of memory");
 		goto out;
 	}
-	TOPO_MPI(MPI_Allgather(mine, RECORD_HOST_MAX, MPI_CHAR, all, RECORD_HOST_MAX, MPI_CHAR,
-			       MPI_COMM_WORLD));
-	for (int r = 0; r < t->nranks; r++)
+	rc = topo_mpi(e, "MPI_Allgather", MPI_Allgather(mine, RECORD_HOST_MAX, MPI_CHAR, all,
+							 RECORD_HOST_MAX, MPI_CHAR, MPI_COMM_WORLD));
+	for (int r = 0; r < t->nranks && rc == 0; r++)
 		if (t->map.local_rank[r] == 0)
 			memcpy(t->hostnames[t->map.node_of_rank[r]], all[r], RECORD_HOST_MAX);
 out:
@@ -108,12 +110,13 @@ double topology_clock(void)
 static int topology_ask_clock(MPI_Comm comm, int peer, double *offset, double *error,
 			      struct pf_err *e)
 {
-	int rc = 0;
 	double best_rtt = INFINITY, remote = 0;
 	for (int i = 0; i < TOPO_PINGS; i++) {
 		double t0 = topology_clock();
-		TOPO_MPI(MPI_Send(&t0, 1, MPI_DOUBLE, peer, TOPO_TAG, comm));
-		TOPO_MPI(MPI_Recv(&remote, 1, MPI_DOUBLE, peer, TOPO_TAG, comm, MPI_STATUS_IGNORE));
+		if (topo_mpi(e, "MPI_Send", MPI_Send(&t0, 1, MPI_DOUBLE, peer, TOPO_TAG, comm)) != 0 ||
+		    topo_mpi(e, "MPI_Recv", MPI_Recv(&remote, 1, MPI_DOUBLE, peer, TOPO_TAG, comm,
+						     MPI_STATUS_IGNORE)) != 0)
+			return -1;
 		double t1 = topology_clock();
 		if (t1 - t0 < best_rtt) {
 			best_rtt = t1 - t0;
@@ -121,22 +124,22 @@ static int topology_ask_clock(MPI_Comm comm, int peer, double *offset, double *e
 		}
 	}
 	*error = best_rtt / 2;
-out:
-	return rc;
+	return 0;
 }
 
 /* Cristian's method, the answering side. */
 static int topology_tell_clock(MPI_Comm comm, int asker, struct pf_err *e)
 {
-	int rc = 0;
 	for (int i = 0; i < TOPO_PINGS; i++) {
 		double ping, now;
-		TOPO_MPI(MPI_Recv(&ping, 1, MPI_DOUBLE, asker, TOPO_TAG, comm, MPI_STATUS_IGNORE));
+		if (topo_mpi(e, "MPI_Recv", MPI_Recv(&ping, 1, MPI_DOUBLE, asker, TOPO_TAG, comm,
+						     MPI_STATUS_IGNORE)) != 0)
+			return -1;
 		now = topology_clock();
-		TOPO_MPI(MPI_Send(&now, 1, MPI_DOUBLE, asker, TOPO_TAG, comm));
+		if (topo_mpi(e, "MPI_Send", MPI_Send(&now, 1, MPI_DOUBLE, asker, TOPO_TAG, comm)) != 0)
+			return -1;
 	}
-out:
-	return rc;
+	return 0;
 }
 
 /* Stage 1, every node at once: the node's first rank asks each of its ranks. Ranks of one
@@ -161,10 +164,9 @@ static int topology_local_offsets(struct topology *t, double mine[2], struct pf_
 	} else {
 		rc = topology_tell_clock(t->node_comm, 0, e);
 	}
-	if (rc != 0)
-		goto out;
-	TOPO_MPI(MPI_Scatter(all, 2, MPI_DOUBLE, mine, 2, MPI_DOUBLE, 0, t->node_comm));
-out:
+	if (rc == 0)
+		rc = topo_mpi(e, "MPI_Scatter", MPI_Scatter(all, 2, MPI_DOUBLE, mine, 2, MPI_DOUBLE,
+							     0, t->node_comm));
 	free(all);
 	return rc;
 }
@@ -185,10 +187,11 @@ static int topology_node_offsets(struct topology *t, double *error, struct pf_er
 	}
 	if (rc != 0)
 		return rc;
-	TOPO_MPI(MPI_Bcast(t->clock_offset_s, t->nnodes, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-	TOPO_MPI(MPI_Bcast(error, t->nnodes, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-out:
-	return rc;
+	if (topo_mpi(e, "MPI_Bcast", MPI_Bcast(t->clock_offset_s, t->nnodes, MPI_DOUBLE, 0,
+					       MPI_COMM_WORLD)) != 0 ||
+	    topo_mpi(e, "MPI_Bcast", MPI_Bcast(error, t->nnodes, MPI_DOUBLE, 0, MPI_COMM_WORLD)) != 0)
+		return -1;
+	return 0;
 }
 
 int topology_sync_clocks(struct topology *t, struct pf_err *e)
@@ -206,7 +209,11 @@ int topology_sync_clocks(struct topology *t, struct pf_err *e)
 	}
 	mine[0] += t->clock_offset_s[t->node];
 	mine[1] += node_error[t->node];
-	TOPO_MPI(MPI_Allgather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, MPI_COMM_WORLD));
+	if (topo_mpi(e, "MPI_Allgather", MPI_Allgather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE,
+						       MPI_COMM_WORLD)) != 0) {
+		rc = -1;
+		goto out;
+	}
 	for (int r = 0; r < t->nranks; r++) {
 		t->rank_offset_s[r] = all[r][0];
 		t->rank_error_s[r] = all[r][1];
@@ -254,8 +261,9 @@ static int topology_memory(struct topology *t, struct pf_err *e)
 		rc = pf_fail(e, PF_RUNTIME, "topology: out of memory");
 		goto out;
 	}
-	TOPO_MPI(MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD));
-	for (int r = 0; r < t->nranks; r++)
+	rc = topo_mpi(e, "MPI_Allgather", MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1,
+							 MPI_UINT64_T, MPI_COMM_WORLD));
+	for (int r = 0; r < t->nranks && rc == 0; r++)
 		if (t->map.local_rank[r] == 0)
 			t->mem_total_bytes[t->map.node_of_rank[r]] = all[r];
 out:
@@ -268,13 +276,16 @@ int topology_discover(struct topology *t, struct pf_err *e)
 	int rc = 0;
 	memset(t, 0, sizeof *t);
 	t->node_comm = MPI_COMM_NULL;
-	TOPO_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &t->rank));
-	TOPO_MPI(MPI_Comm_size(MPI_COMM_WORLD, &t->nranks));
+	if (topo_mpi(e, "MPI_Comm_rank", MPI_Comm_rank(MPI_COMM_WORLD, &t->rank)) != 0 ||
+	    topo_mpi(e, "MPI_Comm_size", MPI_Comm_size(MPI_COMM_WORLD, &t->nranks)) != 0)
+		return -1;
 	stop_watchdog_stage("node discovery (MPI_Comm_split_type)");
-	TOPO_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL,
-				     &t->node_comm));
-	TOPO_MPI(MPI_Comm_rank(t->node_comm, &t->local_rank));
-	TOPO_MPI(MPI_Comm_size(t->node_comm, &t->local_size));
+	if (topo_mpi(e, "MPI_Comm_split_type",
+		     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, t->rank,
+					 MPI_INFO_NULL, &t->node_comm)) != 0 ||
+	    topo_mpi(e, "MPI_Comm_rank", MPI_Comm_rank(t->node_comm, &t->local_rank)) != 0 ||
+	    topo_mpi(e, "MPI_Comm_size", MPI_Comm_size(t->node_comm, &t->local_size)) != 0)
+		return -1;
 	if (topology_alloc(t, e) != 0 || topology_number_nodes(t, e) != 0)
 		rc = -1;
 	stop_watchdog_stage("host names (MPI_Allgather)");
@@ -286,7 +297,6 @@ int topology_discover(struct topology *t, struct pf_err *e)
 	stop_watchdog_stage("node memory (MPI_Allgather)");
 	if (rc == 0 && topology_memory(t, e) != 0)
 		rc = -1;
-out:
 	return rc;
 }
 

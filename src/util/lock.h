@@ -91,7 +91,7 @@ int lock_take_file(const char *file, const char *command, struct lock_held *h,
 		   struct pf_err *e);
 
 /* Give up h (removes its file; for data sets, the lock directory too once empty). h may hold
- * nothing. */
+ * nothing, or be NULL. */
 void lock_release(struct lock_held *h);
 
 #endif

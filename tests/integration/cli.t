@@ -39,6 +39,7 @@ contains "git " "--version: the git commit"
 contains "HDF5: " "--version: the HDF5 version"
 contains "MPI: " "--version: the MPI library"
 contains "build: MPICC=" "--version: the build options"
+contains "io_uring backend: " "--version: whether the uring backend is built in"
 
 # did you mean: commands, options, option values, config keys and values, backends
 expect_status 2 "a mistyped command" "$PFSREAD" rnu configs/local.yaml

@@ -1,6 +1,7 @@
 /* test_config: load YAML files written to a temporary directory; check every field of a valid
  * config and, for each kind of bad input, the status, FILE:LINE:COL and key of the message. */
 #include <dirent.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,6 +590,101 @@ static void test_process(void)
 		    ROOT_LINE DS_LINES "process: sha1\n", 4, 10, "process", NULL);
 }
 
+/* An integer key: a whole config with %s where its value goes, and its range. */
+struct int_key {
+	const char *key; /* as messages name it */
+	const char *yaml;
+	uint64_t min, max;
+};
+
+#define ONE_DS(extra) "datasets:\n  - {name: a, file_size: 1KiB, file_count: 4" extra "}\n"
+
+static const struct int_key int_keys[] = {
+	{"repetitions", ROOT_LINE DS_LINES "repetitions: %s\n", 1, 100000},
+	{"seed", ROOT_LINE DS_LINES "seed: %s\n", 0, UINT64_MAX},
+	{"layout.files_per_dir", ROOT_LINE DS_LINES "layout: {files_per_dir: %s}\n", 1, 10000000},
+	{"datasets[0].file_count",
+	 ROOT_LINE "datasets:\n  - {name: a, file_size: 1KiB, file_count: %s}\n", 1, 1000000000},
+	{"datasets[0].layout.files_per_dir",
+	 ROOT_LINE ONE_DS(", layout: {kind: indexed, files_per_dir: %s}"), 1, 10000000},
+	{"datasets[0].layout.depth", ROOT_LINE ONE_DS(", layout: {kind: hashed, depth: %s}"), 0, 8},
+	{"datasets[0].layout.width", ROOT_LINE ONE_DS(", layout: {kind: hashed, width: %s}"), 1, 4},
+	{"hardware.storage_servers", ROOT_LINE DS_LINES "hardware: {storage_servers: %s}\n", 1,
+	 1000000},
+	{"hardware.racks", ROOT_LINE DS_LINES "hardware: {racks: %s}\n", 1, 1000000},
+	{"process.cpu_ns_per_byte", ROOT_LINE DS_LINES "process: {cpu_ns_per_byte: %s}\n", 0,
+	 1000000000},
+	{"sweep.readers_per_node", ROOT_LINE DS_LINES "sweep:\n  readers_per_node: %s\n", 1, 65536},
+};
+
+/* Load k's config with value; 0 when it loaded. x is freed; e keeps the message. */
+static int int_key_load(const struct int_key *k, const char *value, struct experiment *x,
+			struct pf_err *e)
+{
+	char yaml[512];
+	snprintf(yaml, sizeof yaml, k->yaml, value);
+	pf_err_clear(e);
+	return cfg_parse("mem/int.yaml", yaml, strlen(yaml), NULL, x, e);
+}
+
+/* value is refused, the message naming k and its range. */
+static void int_key_refused(const struct int_key *k, const char *value)
+{
+	char want[160];
+	struct experiment x;
+	struct pf_err e;
+	if (k->max == UINT64_MAX)
+		snprintf(want, sizeof want, "key '%s': expected an integer >= %" PRIu64 ", got '%s'",
+			 k->key, k->min, value);
+	else
+		snprintf(want, sizeof want, "key '%s': expected an integer from %" PRIu64 " to %" PRIu64
+			 ", got '%s'", k->key, k->min, k->max, value);
+	int rc = int_key_load(k, value, &x, &e);
+	ok(rc != 0 && e.status == PF_USAGE && strstr(e.msg, want) != NULL, "%s: %s refused (%s)",
+	   k->key, value, e.msg);
+	if (rc == 0)
+		cfg_free(&x);
+}
+
+/* Every integer key reads its own range: one past either end is refused with the range in the
+ * message; the ends themselves are not refused for their range (another check may refuse
+ * them), and an int or a uint64_t holds what was written. */
+static void test_integer_ranges(void)
+{
+	char v[32];
+	struct experiment x;
+	struct pf_err e;
+	for (size_t i = 0; i < sizeof int_keys / sizeof int_keys[0]; i++) {
+		const struct int_key *k = &int_keys[i];
+		snprintf(v, sizeof v, "%" PRIu64, k->min - 1);
+		int_key_refused(k, k->min > 0 ? v : "-1");
+		snprintf(v, sizeof v, "%" PRIu64, k->max + 1);
+		int_key_refused(k, k->max < UINT64_MAX ? v : "18446744073709551616");
+		for (int end = 0; end < 2; end++) {
+			snprintf(v, sizeof v, "%" PRIu64, end ? k->max : k->min);
+			int rc = int_key_load(k, v, &x, &e);
+			ok(rc == 0 || strstr(e.msg, "expected an integer") == NULL,
+			   "%s: %s is in its range (%s)", k->key, v, rc == 0 ? "loaded" : e.msg);
+			if (rc == 0)
+				cfg_free(&x);
+		}
+	}
+	int rc = int_key_load(&int_keys[0], "100000", &x, &e);
+	ok(rc == 0 && x.repetitions == 100000, "repetitions: 100000 in its int (%s)", e.msg);
+	if (rc == 0)
+		cfg_free(&x);
+	rc = int_key_load(&int_keys[1], "18446744073709551615", &x, &e);
+	ok(rc == 0 && x.seed == UINT64_MAX, "seed: 2^64 - 1 in its uint64_t (%s)", e.msg);
+	if (rc == 0)
+		cfg_free(&x);
+	rc = int_key_load(&int_keys[10], "[1, 65536]", &x, &e);
+	ok(rc == 0 && x.nreaders == 2 && x.readers_per_node[0] == 1 &&
+		   x.readers_per_node[1] == 65536,
+	   "readers_per_node: [1, 65536] in its ints (%s)", e.msg);
+	if (rc == 0)
+		cfg_free(&x);
+}
+
 static void cleanup(void)
 {
 	char path[512];
@@ -773,6 +869,7 @@ int main(void)
 	test_root_file();
 	test_process();
 	test_layouts();
+	test_integer_ranges();
 	test_blocks();
 	cleanup();
 	return tap_done();

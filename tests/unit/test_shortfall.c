@@ -108,6 +108,15 @@ static void test_causes(void)
 	c.sweep.transfer_size = 4u << 20;
 	report_cell_shortfall(&c, &c, 1, &local);
 	ok(strcmp(c.cause, "unknown") == 0, "direct with 4 MiB transfers: no known cause");
+	c = cell("posix", "none", "per-reader", 0.5);
+	c.sweep.transfer_size = 64u << 10;
+	report_cell_shortfall(&c, &c, 1, &local);
+	ok(strcmp(c.cause, "unknown") == 0, "posix with 64 KiB transfers: through the page cache, "
+	   "no known cause");
+	c = cell("mmap2", "sequential", "per-reader", 0.5);
+	report_cell_shortfall(&c, &c, 1, &fuse);
+	ok(strcmp(c.cause, "unknown") == 0, "a backend this build does not have: no cause claimed "
+	   "(%s)", c.shortfall);
 }
 
 static void test_sibling(void)

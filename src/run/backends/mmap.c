@@ -177,7 +177,7 @@ static enum cfg_advice mmap_advice_default(const struct experiment *x)
 
 const struct backend mmap_backend = {
 	.name = "mmap",
-	.flags = 0,
+	.flags = BACKEND_MAPPED,
 	.open = mmap_open,
 	.read = mmap_read,
 	.close = mmap_close,
