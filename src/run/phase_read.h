@@ -77,7 +77,8 @@ double phase_now(const struct phase_run_ctx *c);
 int phase_pipelined(const struct phase_spec *s);
 
 /* The timed part: this rank's items, in plan order. Stops at the first failure so that the
- * rank still reaches the closing barrier. 0, or -1 with the rank's first failure in c->e. */
+ * rank still reaches the closing barrier. 0, or -1 with the rank's first failure in c->e.
+ * The CPU time the process spent in it goes into o->me (cpu_user_s, cpu_sys_s). */
 int phase_read_share(struct phase_run_ctx *c, struct phase_output *o);
 
 #endif

@@ -57,7 +57,7 @@ static void test_reference(void)
 	struct answer a;
 	for (int i = 0; i < 6; i++)
 		report_cell_ceiling(&c[i], &reference, 100, NULL);
-	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0};
+	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0, NULL};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(a.n >= 3 && a.n <= ANSWER_MAX, "at most %d lines (%d)", ANSWER_MAX, a.n);
@@ -96,7 +96,7 @@ static void test_above_and_warm(void)
 	c[2].resident_fraction = 0.97;
 	for (int i = 0; i < 3; i++)
 		report_cell_ceiling(&c[i], &hw, 100, NULL);
-	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0};
+	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0, NULL};
 	answer_build(&in, &a);
 	dump(&a);
 	int above = find(&a, "ABOVE it, the ceiling is contradicted");
@@ -131,7 +131,7 @@ static void test_read_path_and_no_ceiling(void)
 	}
 	for (int i = 0; i < 2; i++)
 		report_cell_shortfall(&c[i], c, 2, &fs);
-	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0};
+	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL};
 	answer_build(&in, &a);
 	dump(&a);
 	int r = find(&a, "read path below its peers: small x 1 reader/node, backend mmap, 62% of "
@@ -147,7 +147,7 @@ static void test_read_path_and_no_ceiling(void)
 			   0,
 	   "each cell's limit says where its figure came from (else the run's source)");
 
-	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0};
+	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
 	for (int i = 0; i < 2; i++) {
 		c[i].ceiling_MBps = c[i].efficiency = NAN;
 		c[i].shortfall[0] = c[i].cause[0] = '\0';
@@ -159,7 +159,7 @@ static void test_read_path_and_no_ceiling(void)
 		    "server_disk_MBps: D} in the config, or give a pfsread calibrate file") >= 0,
 	   "and exactly what to give, in one line");
 
-	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
+	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
 	answer_build(&empty, &a);
 	ok(a.n == 1 && find(&a, "no completed phases") == 0, "no cells: one line says so");
 }
@@ -173,7 +173,7 @@ static void test_many_tables(void)
 		c[i] = cell("d", 1 + i % 2, 100 + 10 * i, 0);
 		snprintf(c[i].sweep.backend, sizeof c[i].sweep.backend, "%s", backends[i / 2]);
 	}
-	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0};
+	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(a.n <= ANSWER_MAX && find(&a, "backend uring: best of all: d x 2 readers/node: 170") == 0 &&
