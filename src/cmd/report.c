@@ -141,7 +141,7 @@ static void rc_note_measured(char *note, const char *what, double v,
 			 "unknown)", used ? ", " : "", what, v);
 	else
 		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g MB/s (%d repetitions: "
-			 "%.6g-%.6g, max/min %.2f%s)", used ? ", " : "", what, v, s->n, s->min,
+			 "%.1f-%.1f, max/min %.2f%s)", used ? ", " : "", what, v, s->n, s->min,
 			 s->max, s->ratio, calib_spread_wide(s) ? ", NOT STABLE: a ceiling from it is "
 			 "uncertain" : "");
 }

@@ -245,7 +245,7 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, s
 	char size[3][32], line[640];
 	const uint64_t bytes[CALIB_NFIG] = {c->disk_bytes, c->mem_bytes, c->msg_bytes};
 	static const char *const head[] = {"node", "host", "disk [MB/s]", "disk min-max",
-					   "memory copy [MB/s]", "memory copy min-max",
+					   "memory copy [MB/s]", "copy min-max",
 					   "link [MB/s]", "link min-max"};
 	struct tbl t = {.ncols = 8, .align = "rl"};
 	rp_heading(out, f, 1, "calibration: %s", rp_or_dash(c->path));
@@ -278,10 +278,15 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, s
 		calib_range(&t, &c->spread[k]);
 	}
 	int rc = tbl_print(out, &t, f, e);
-	for (int k = 0; rc == 0 && k < CALIB_NFIG; k++)
-		if (calib_warning((enum calib_figure)k, &c->spread[k], bytes[k], c->llc_bytes, line,
-				  sizeof line))
+	for (int k = 0; rc == 0 && k < CALIB_NFIG; k++) {
+		if (!calib_warning((enum calib_figure)k, &c->spread[k], bytes[k], c->llc_bytes, line,
+				   sizeof line))
+			continue;
+		if (f == REPORT_TEXT || f == REPORT_TEXT_WIDE)
+			fprintf(out, "%s\n", line); /* one line, for grep; it names no file */
+		else
 			rp_para(out, f, "%s", line);
+	}
 	if (rc == 0 && c->disk_resident > CACHE_COLD_MAX)
 		rp_para(out, f, "warning: the disk figure is the page cache's: up to %.0f%% of the "
 			"file was in it before a read (%s: the file system refused O_DIRECT and kept "

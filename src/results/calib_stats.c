@@ -51,7 +51,7 @@ char *calib_spread_text(const struct calib_spread *s, char *buf, size_t len)
 	else if (s->n == 1)
 		snprintf(buf, len, "%.6g MB/s (one measurement)", s->median);
 	else
-		snprintf(buf, len, "%.6g MB/s (median of %d: %.6g-%.6g, max/min %.2f)", s->median,
+		snprintf(buf, len, "%.6g MB/s (median of %d: %.1f-%.1f, max/min %.2f)", s->median,
 			 s->n, s->min, s->max, s->ratio);
 	return buf;
 }
@@ -88,7 +88,7 @@ int calib_warning(enum calib_figure f, const struct calib_spread *s, uint64_t by
 		return 0;
 	calib_why(f, bytes, cache_bytes, why, sizeof why);
 	if (s->min > 0)
-		snprintf(buf, len, "warning: the %s figure is not stable: %.6g-%.6g MB/s over %d "
+		snprintf(buf, len, "warning: the %s figure is not stable: %.1f-%.1f MB/s over %d "
 			 "repetitions (max/min %.2f, above %.1f): %s", calib_figure_name(f), s->min,
 			 s->max, s->n, s->ratio, CALIB_WIDE, why);
 	else

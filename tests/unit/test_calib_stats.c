@@ -52,7 +52,7 @@ static void test_text(void)
 	struct calib_spread s;
 	calib_spread_of(v, 5, &s);
 	ok(strcmp(calib_spread_text(&s, buf, sizeof buf),
-		  "563 MB/s (median of 5: 540-590, max/min 1.09)") == 0, "text: '%s'", buf);
+		  "563 MB/s (median of 5: 540.0-590.0, max/min 1.09)") == 0, "text: '%s'", buf);
 	calib_spread_of(v, 1, &s);
 	ok(strcmp(calib_spread_text(&s, buf, sizeof buf), "540 MB/s (one measurement)") == 0,
 	   "text of one: '%s'", buf);
@@ -71,7 +71,7 @@ static void test_warning(void)
 	calib_spread_of(wild, 5, &s);
 	ok(calib_warning(CALIB_DISK, &s, 64ull << 20, 0, buf, sizeof buf) == 1, "wide: a warning");
 	diag("%s", buf);
-	ok(strstr(buf, "warning: the disk figure is not stable: 210-563 MB/s over 5 repetitions "
+	ok(strstr(buf, "warning: the disk figure is not stable: 210.0-563.0 MB/s over 5 repetitions "
 		       "(max/min 2.68, above 1.3)") == buf,
 	   "it says which figure, the range, how many and max/min");
 	ok(strstr(buf, "a read of 64 MiB may be served by a drive's or controller's cache") &&
