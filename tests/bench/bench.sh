@@ -3,12 +3,14 @@
 # with the same settings, in one run.
 # A benchmark, not a test: it prints what it measured and never passes or fails on timing.
 #
-#   usage: tests/bench/bench.sh [--quick] [--only sizes|md|progress|gen] [DIR]
+#   usage: tests/bench/bench.sh [--quick | --smoke] [--only sizes|md|progress|gen] [DIR]
 #     DIR      where the files go (default /var/tmp/pfsread-bench; not /tmp, which may be tmpfs
 #              and refuse O_DIRECT). Needs the data sets' total plus the largest one free.
 #     --quick  smaller data sets (2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB), one repetition, 20,000
 #              small files (default: 4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions,
 #              100,000 small files)
+#     --smoke  the smallest (2 x 16 MiB, 8 x 2 MiB, one repetition, 1,000 small files, one
+#              progress round): that the bench runs and what it prints, no figure worth keeping
 #     --only   only the size classes, or only the small-file (metadata) class, or only the
 #              cost of the progress lines, or only the size classes' generation rows (gen:
 #              generate against fio's write, no reads)
@@ -21,7 +23,8 @@
 #                MD_BYTES (their size, default 4096; 0: empty files, open+close only),
 #                PR_FILES (files of the progress row, default MD_FILES), PR_ROUNDS (its rounds,
 #                default 5), PR_RANKS (its ranks, default 2), REPS (repetitions: default 3, 1
-#                with --quick)
+#                with --quick), BENCH_DROP=0 (as root too, never drop the page cache: a machine
+#                shared with others; cold rows are skipped as when not root)
 #
 # fio runs on the CPUs mpirun binds pfsread's rank to (taskset; Open MPI binds a rank to a core),
 # so that no tool has the machine's other cores to itself.
@@ -76,6 +79,7 @@ DIR=/var/tmp/pfsread-bench
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1 ;;
+	--smoke) QUICK=2 ;;
 	--only)
 		if [ $# -lt 2 ] || { [ "$2" != sizes ] && [ "$2" != md ] && [ "$2" != progress ] &&
 			[ "$2" != gen ]; }; then
@@ -89,13 +93,20 @@ while [ $# -gt 0 ]; do
 		sed -n '2,/^set -Eeu/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
 		;;
-	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick] [--only sizes|md|progress|gen] [DIR])" >&2 && exit 2 ;;
+	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick | --smoke] [--only sizes|md|progress|gen] [DIR])" >&2 && exit 2 ;;
 	*) DIR=$1 ;;
 	esac
 	shift
 done
 
-if [ "$QUICK" -eq 1 ]; then
+if [ "$QUICK" -eq 2 ]; then
+	CLASS_NAMES=(16MiB 2MiB)
+	CLASS_SIZES=(16777216 2097152)
+	CLASS_COUNTS=(2 8)
+	REPS=${REPS:-1}
+	MD_FILES=${MD_FILES:-1000}
+	PR_ROUNDS=${PR_ROUNDS:-1}
+elif [ "$QUICK" -eq 1 ]; then
 	CLASS_NAMES=(256MiB 64MiB 2MiB)
 	CLASS_SIZES=(268435456 67108864 2097152)
 	CLASS_COUNTS=(2 16 128)
@@ -116,9 +127,11 @@ CACHES=(warm cold)
 MAX_BLOCK=4194304 # 4 MiB: generate's write size; reads use min(this, file size), both sides
 QUEUE_DEPTH=16    # pfsread uring.queue_depth = fio --iodepth
 IS_ROOT=0
+CAN_DROP=0 # 1: may drop the page cache (root, and BENCH_DROP not 0)
 [ "$(id -u)" -eq 0 ] && IS_ROOT=1
+[ "$IS_ROOT" -eq 1 ] && [ "${BENCH_DROP:-1}" != 0 ] && CAN_DROP=1
 IOR_DIR=${IOR_DIR:-}
-MD_FILES=${MD_FILES:-$([ "$QUICK" -eq 1 ] && echo 20000 || echo 100000)}
+MD_FILES=${MD_FILES:-$([ "$QUICK" -ge 1 ] && echo 20000 || echo 100000)}
 MD_BYTES=${MD_BYTES:-4096}
 MD_PER_DIR=1000     # files per directory of the metadata class, both sides
 MD_LOOP_OVER=200000 # more small files than this go on a loop file system of their own
@@ -200,7 +213,7 @@ drop_caches() {
 # side, one whose drop freed the previous writer's files on the fast one. Now every writer's
 # drop frees the same amount, just before it starts.
 before_write() {
-	[ "$IS_ROOT" -eq 1 ] || return 0
+	[ "$CAN_DROP" -eq 1 ] || return 0
 	echo "head -c $1 $PRIME > /dev/null; sync; echo 3 > /proc/sys/vm/drop_caches" >>"$CMDLOG"
 	head -c "$1" "$PRIME" >/dev/null
 	drop_caches
@@ -209,7 +222,7 @@ before_write() {
 # make_prime: the prime file (before_write), as large as the most any writer writes.
 make_prime() {
 	local i t most=$((MD_FILES * MD_BYTES))
-	[ "$IS_ROOT" -eq 1 ] || return 0
+	[ "$CAN_DROP" -eq 1 ] || return 0
 	for i in "${!CLASS_NAMES[@]}"; do
 		t=$((CLASS_SIZES[i] * CLASS_COUNTS[i]))
 		[ "$t" -gt "$most" ] && most=$t
@@ -933,7 +946,7 @@ md_reads() {
 		for what in read scan; do
 			for cache in warm cold; do
 				k=$((k + 1))
-				[ "$cache" = cold ] && [ "$IS_ROOT" -eq 0 ] && continue
+				[ "$cache" = cold ] && [ "$CAN_DROP" -eq 0 ] && continue
 				[ "$cache" = warm ] && md_warm_up
 				first=pfsread
 				[ $(((rep + k) % 2)) -eq 0 ] && first=mdtest
@@ -1085,6 +1098,7 @@ YAML
 calibrate_machine() {
 	local cfg=$WORK/config-calibrate.yaml size=1GiB
 	[ "$QUICK" -eq 1 ] && size=256MiB
+	[ "$QUICK" -eq 2 ] && size=16MiB
 	printf 'name: bench-calibrate\nroot: %s\ndatasets: [{name: c, file_size: 1MiB, file_count: 1}]\n' \
 		"$DATA" >"$cfg"
 	echo "${MPIRUN} ${MPI_FLAGS[*]} -np 1 $PFSREAD calibrate $cfg -o $WORK/calibration.h5 --force --disk-size $size" >>"$CMDLOG"
@@ -1321,7 +1335,7 @@ reads() {
 					[ "$rep" -eq 1 ] && record read "$name" "$path" "$cache" - - na - - "${AVAILABLE[$path]}"
 					continue
 				fi
-				[ "$cache" = cold ] && [ "$IS_ROOT" -eq 0 ] && continue
+				[ "$cache" = cold ] && [ "$CAN_DROP" -eq 0 ] && continue
 				[ "$cache" = warm ] && warm_up "$i"
 				row_tools "$i" "$path"
 				n=${#TOOLS[@]}
@@ -1349,7 +1363,7 @@ reads() {
 
 # table: medians per row, ratio of the medians, fraction of the row's ceiling.
 table() {
-	"$PYTHON" - "$RAW" "$IS_ROOT" <<'PY'
+	"$PYTHON" - "$RAW" "$CAN_DROP" <<'PY'
 import statistics as st, sys
 raw, is_root = sys.argv[1], sys.argv[2] == "1"
 rows, vals, notes, places, ceil = [], {}, {}, {}, {"mem": [], "dev": []}
@@ -1457,7 +1471,7 @@ if above:
     print("A fraction above 1: pfsread beat the best ceiling measured; the ceiling figures are "
           "noisy\nhere (the virtual disk is cached by its host), so read those fractions as rough.")
 if not is_root:
-    print("Not root: cold rows (drop_caches) skipped.")
+    print("Not root or BENCH_DROP=0: cold rows (drop_caches) skipped.")
 for o in odd:
     print("warning: " + o)
 PY
@@ -1611,7 +1625,7 @@ main() {
 	[ "$DIRECT_OK" -eq 1 ] || AVAILABLE[direct]="no O_DIRECT on $DIR"
 	[ "$PEERS" -eq 1 ] && { [ "$ONLY" = all ] || [ "$ONLY" = md ]; } && md_check_room
 	[ "$ONLY" = progress ] || print_commands
-	if [ "$IS_ROOT" -eq 0 ]; then echo "Not root: no drop_caches, so cold rows are skipped."; fi
+	if [ "$CAN_DROP" -eq 0 ]; then echo "Not root or BENCH_DROP=0: no drop_caches, so cold rows are skipped."; fi
 	[ -z "$PEERS_WHY" ] || echo "$PEERS_WHY."
 	trap remove_data EXIT
 	trap 'exit 130' INT TERM # through remove_data: files, names, mounts
