@@ -10,6 +10,9 @@
 command -v cc >/dev/null 2>&1 || skip_all "no C compiler for the shim"
 cc -shared -fPIC -O2 -o "$SCRATCH/slow.so" tests/integration/slow.c -ldl ||
 	skip_all "cannot build the shim"
+# an AddressSanitizer build wants its runtime first in the preload list
+asan=$(ldd "$PFSREAD" 2>/dev/null | awk '/libasan/ { print $3 }')
+PRELOAD="${asan:+$asan:}$SCRATCH/slow.so"
 
 mkdir -p "$SCRATCH/data"
 small_config "$SCRATCH/cal.yaml" "$SCRATCH/data" "cache: fadvise"
@@ -50,7 +53,7 @@ assert g["link_MBps_reps"].shape == (1, 4)  # one node: no pair, NaN
 # ---- a wide spread: the first two disk reads (one repetition of 8 MiB) take a second more ----
 # shellcheck disable=SC2086
 expect_status 0 "calibrate with one slow repetition of the disk read" \
-	mpi 1 -x LD_PRELOAD="$SCRATCH/slow.so" -x PFSREAD_SLOW=pread:1000 -x PFSREAD_SLOW_CALLS=2 \
+	mpi 1 -x LD_PRELOAD="$PRELOAD" -x PFSREAD_SLOW=pread:1000 -x PFSREAD_SLOW_CALLS=2 \
 	"$PFSREAD" calibrate "$SCRATCH/cal.yaml" -o "$SCRATCH/wide.h5" --repetitions 3 $SMALL
 printf '%s\n' "$OUT" | grep -q "^warning: the disk figure is not stable: .* over 3 repetitions (max/min [0-9.]*, above 1.3): a read of 8 MiB .*busy\$"
 ok $? "a warning, in one line"
