@@ -1146,8 +1146,12 @@ machine_facts() {
 		rot=$(cat "/sys/block/$dev/queue/rotational" 2>/dev/null || echo "?")
 		kind=$([ "$rot" = 1 ] && echo rotational || echo "not rotational")
 		size=$(awk '{ printf "%.0f GB", $1 * 512 / 1e9 }' "/sys/block/$dev/size" 2>/dev/null)
-		dmodel=$(tr -s ' ' <"/sys/block/$dev/device/model" 2>/dev/null | sed 's/ *$//')
-		echo "  DIR $DIR: $fs on $src (mounted on $mp), device $dev: ${dmodel:-model not stated}, $size, $kind"
+		dmodel=""
+		[ -r "/sys/block/$dev/device/model" ] &&
+			dmodel=$(tr -s ' ' <"/sys/block/$dev/device/model" | sed 's/ *$//')
+		[ -n "$dmodel" ] || [ ! -e "/sys/block/$dev/device/driver" ] ||
+			dmodel="model not stated, driver $(basename "$(readlink -f "/sys/block/$dev/device/driver")")"
+		echo "  DIR $DIR: $fs on $src (mounted on $mp), device $dev: ${dmodel:-model not stated}, $size, $kind (the kernel's flag)"
 	else
 		echo "  DIR $DIR: $fs on $src (mounted on $mp), no block device under it"
 	fi
