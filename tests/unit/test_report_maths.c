@@ -131,6 +131,32 @@ static void test_phase(void)
 	   "without file records: readers pro rata of their own span (200 + 200 MB)");
 }
 
+/* CPU per GB: the ranks' user + system seconds summed over the phase's bytes; unknown when a
+ * rank that read has none (an older file), not 0. */
+static void test_cpu(void)
+{
+	struct phase_summary s;
+	struct phase_data pd = phases[0]; /* 500 MB read by ranks 0 and 1 */
+	struct rank_rec r[4];
+	memcpy(r, big_ranks, sizeof r);
+	r[0].cpu_user_s = 0.25, r[0].cpu_sys_s = 0.125;
+	r[1].cpu_user_s = 0.5, r[1].cpu_sys_s = 0.125;
+	r[2].cpu_user_s = 0.001, r[2].cpu_sys_s = 0; /* waited: a little, counted too */
+	r[3].cpu_user_s = NAN, r[3].cpu_sys_s = NAN; /* read nothing: its figure does not matter */
+	pd.ranks = r;
+	pd.info.bytes = 500000000;
+	analyze_phase(&pd, &s);
+	ok(near(s.cpu_user_s, 0.751) && near(s.cpu_sys_s, 0.25) && near(s.cpu_s_per_GB, 1.001 / 0.5),
+	   "1.001 CPU s over 0.5 GB: %.4f s/GB", s.cpu_s_per_GB);
+	r[1].cpu_sys_s = NAN;
+	analyze_phase(&pd, &s);
+	ok(isnan(s.cpu_s_per_GB), "a rank that read has no figure: unknown");
+	r[1].cpu_sys_s = 0.125;
+	pd.info.bytes = 0;
+	analyze_phase(&pd, &s);
+	ok(isnan(s.cpu_s_per_GB), "nothing read: unknown");
+}
+
 static void test_nodes(void)
 {
 	struct node_bw bw[2];
@@ -349,6 +375,7 @@ int main(void)
 	struct run_data run;
 	build(&run);
 	test_phase();
+	test_cpu();
 	test_nodes();
 	test_cells(&run);
 	test_repetitions();
