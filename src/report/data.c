@@ -610,62 +610,6 @@ static int json_compare(FILE *out, const struct rp_run *a, const struct rp_run *
 	return 0;
 }
 
-/* "KEY": {n, median_MBps, min_MBps, max_MBps, q1_MBps, q3_MBps, max_over_min, stable} */
-static void json_spread(FILE *out, const char *key, const struct calib_spread *s)
-{
-	json_key(out, key, 0);
-	fputc('{', out);
-	json_kint(out, "n", s->n, 1);
-	json_knum(out, "median_MBps", s->median, 0);
-	json_knum(out, "min_MBps", s->min, 0);
-	json_knum(out, "max_MBps", s->max, 0);
-	json_knum(out, "q1_MBps", s->q1, 0);
-	json_knum(out, "q3_MBps", s->q3, 0);
-	json_knum(out, "max_over_min", s->ratio, 0);
-	json_kbool(out, "stable", s->n >= 2 && !calib_spread_wide(s), 0);
-	fputc('}', out);
-}
-
-static void json_calib(FILE *out, const struct calib_data *c)
-{
-	static const char *const spread_key[CALIB_NFIG] = {"disk_spread", "memcpy_spread",
-							   "link_spread"};
-	fputs("\"calibration\": ", out);
-	if (c == NULL) {
-		fputs("null", out);
-		return;
-	}
-	fputs("{", out);
-	json_kstr(out, "file", c->path, 1);
-	json_kstr(out, "start_time", c->start_time, 0);
-	json_kstr(out, "disk_source", c->disk_source, 0);
-	json_kstr(out, "disk_method", c->disk_method, 0);
-	json_ku64(out, "disk_bytes", c->disk_bytes, 0);
-	json_ku64(out, "mem_bytes", c->mem_bytes, 0);
-	json_ku64(out, "msg_bytes", c->msg_bytes, 0);
-	json_knum(out, "disk_MBps", c->disk_MBps, 0);
-	json_knum(out, "memcpy_MBps", c->memcpy_MBps, 0);
-	json_knum(out, "link_MBps", c->link_MBps, 0);
-	json_kint(out, "repetitions", c->reps, 0);
-	json_ku64(out, "llc_bytes", c->llc_bytes, 0);
-	json_knum(out, "disk_resident", c->disk_resident, 0);
-	for (int k = 0; k < CALIB_NFIG; k++)
-		json_spread(out, spread_key[k], &c->spread[k]);
-	json_key(out, "nodes", 0);
-	fputc('[', out);
-	for (int n = 0; n < c->nnodes; n++) {
-		fputs(n ? ", {" : "{", out);
-		json_kstr(out, "host", c->nodes[n].host, 1);
-		json_knum(out, "disk_MBps", c->nodes[n].disk_MBps, 0);
-		json_knum(out, "memcpy_MBps", c->nodes[n].memcpy_MBps, 0);
-		json_knum(out, "link_MBps", c->nodes[n].link_MBps, 0);
-		for (int k = 0; k < CALIB_NFIG; k++)
-			json_spread(out, spread_key[k], &c->nodes[n].spread[k]);
-		fputc('}', out);
-	}
-	fputs("]}", out);
-}
-
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
 	    struct pf_err *e)
 {
@@ -685,7 +629,7 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 			return -1;
 	}
 	fputs("],\n ", out);
-	json_calib(out, calib);
+	rp_json_calib(out, calib);
 	fputs("\n}\n", out);
 	return 0;
 }
