@@ -202,11 +202,11 @@ static void an_above(struct answer *a, const struct answer_in *in)
 	char spread[96] = "";
 	an_cell(w, name, sizeof name);
 	if (an_spread(in, w) > 0)
-		snprintf(spread, sizeof spread, " (its repetitions %s max/min %.2f)",
+		snprintf(spread, sizeof spread, "; its repetitions %s max/min %.2f",
 			 an_spread(in, w) > ANSWER_CALIB_WIDE ? "were far apart:" : "agreed:",
 			 an_spread(in, w));
 	an_add(a, ANSWER_FINDING, "contradicted", 1.0,
-	       "ceiling contradicted: the %s figure %s MB/s (%s)%s is contradicted: %s measured "
+	       "ceiling contradicted: the %s figure %s MB/s (%s%s) is contradicted: %s measured "
 	       "%.0f MB/s above it (%.0f%%) -> correct hardware: or run pfsread calibrate%s",
 	       an_source(in, w) ? an_source(in, w) : "hardware",
 	       answer_thousands(w->ceiling_MBps, ceil, sizeof ceil), w->limit, spread, name,

@@ -181,10 +181,43 @@ static void test_many_tables(void)
 	   "four tables: the best and the worst of all, named by their table");
 }
 
+/* A calibrated ceiling carries how far its repetitions were apart: in the cell lines, and in
+ * the contradiction, which says whether the repetitions agreed. */
+static void test_calibrated_spread(void)
+{
+	struct ceil_hw hw = {.node_disk_MBps = 100, .node_disk_spread = 1.45};
+	struct report_cell c[2] = {cell("big", 1, 150, 0), cell("big", 2, 90, 0)};
+	const double spread[2] = {1.45, 1.45};
+	const char *source[2] = {"calibrated", "calibrated"};
+	struct answer a;
+	for (int i = 0; i < 2; i++) {
+		c[i].reader_nodes = 1; /* one node: its disk, 100 MB/s, is the ceiling */
+		c[i].readers = c[i].sweep.readers_per_node;
+		report_cell_ceiling(&c[i], &hw, 1, NULL);
+	}
+	struct answer_in in = {c, 2, 1, "calibrated", source, NULL, 0, NULL, 0, spread};
+	answer_build(&in, &a);
+	dump(&a);
+	ok(find(&a, "(node disks, calibrated, repetitions max/min 1.45): ABOVE it") >= 0,
+	   "the cell above its ceiling: the limit, where from and its repetitions' spread");
+	ok(find(&a, "ceiling contradicted: the calibrated figure 100 MB/s (node disks; its "
+		    "repetitions were far apart: max/min 1.45) is contradicted") >= 0,
+	   "the contradiction says the calibration was not stable");
+	const double calm[2] = {1.05, 1.05};
+	in.spread = calm;
+	answer_build(&in, &a);
+	ok(find(&a, "(node disks; its repetitions agreed: max/min 1.05)") >= 0,
+	   "a stable calibration that is contradicted all the same: said so");
+	in.spread = NULL;
+	answer_build(&in, &a);
+	ok(find(&a, "max/min") < 0, "no spread known: none said");
+}
+
 int main(void)
 {
 	test_reference();
 	test_above_and_warm();
+	test_calibrated_spread();
 	test_read_path_and_no_ceiling();
 	test_many_tables();
 	return tap_done();
