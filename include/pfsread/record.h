@@ -104,6 +104,11 @@ struct rank_rec {
 	double overlap_s;          /* the per-file sums of the three steps minus open_s + read_s +
 				    * close_s: time counted more than once (0 for a synchronous
 				    * backend; NAN when unknown) */
+	/* since schema 6: the CPU time the rank's process spent in the timed part (its reads,
+	 * process: and verify: work included; getrusage RUSAGE_SELF: every thread, an io_uring
+	 * worker's too), user and system; NAN when getrusage failed or the file is older */
+	double cpu_user_s;
+	double cpu_sys_s;
 };
 
 /* One row of /phases/NNNN/files: one file read by one rank. */

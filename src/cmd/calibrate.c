@@ -1,9 +1,10 @@
 /* calibrate: `pfsread calibrate CONFIG` under mpirun. On every node its first rank (the node
- * leader) measures one large sequential O_DIRECT read (a data set file when one is large
- * enough, else a temporary file under root that it removes), memory-copy bandwidth, and MPI
- * point-to-point bandwidth with other node leaders, pair by pair. Rank 0 gathers the figures
- * and writes them with calib_write. A failed measurement on a node becomes NaN and a note, so
- * that no rank is left waiting in a collective. */
+ * leader) measures, --repetitions times each, a large sequential O_DIRECT read (a data set file
+ * when one is large enough, else a temporary file under root that it removes), memory-copy
+ * bandwidth, and MPI point-to-point bandwidth with other node leaders, pair by pair. Rank 0
+ * gathers every repetition, writes them with calib_write, prints the medians with their spread
+ * and a warning for each figure whose repetitions are far apart. A failed measurement on a node
+ * becomes NaN and a note, so that no rank is left waiting in a collective. */
 #include "cmd/cmd.h"
 
 #include <mpi.h>
@@ -27,27 +28,35 @@
 #include "util/space.h"
 #include "util/stop.h"
 #include "run/backend.h"
+#include "run/cache.h"
 #include "run/topology.h"
 #include "util/units.h"
 #include "util/safe.h"
 
 #define CAL_CHUNK (4u << 20)  /* bytes per read or write call */
-#define CAL_MEM_PASSES 5
-#define CAL_MSG_REPEATS 3
 #define CAL_NOTE 256
-#define CAL_MIN_DATASET_FILE (64ull << 20) /* smaller data set files: use a temporary file */
+/* smaller data set files are not read: a temporary file of --disk-size is (the disk rule) */
+#define CAL_MIN_DATASET_FILE CALIB_DISK_MIN
 
 struct cal_opts {
 	const char *config, *output;
 	int force;
+	int reps;
 	uint64_t disk_bytes, mem_bytes, msg_bytes;
 };
 
-/* What a node leader measured, as sent to rank 0. */
+/* One direction of one node pair, every repetition (MB/s on the sender). */
+struct cal_sent {
+	int32_t from, to; /* -1 when unused */
+	double MBps[CALIB_REPS_MAX];
+};
+
+/* What a node leader measured, as sent to rank 0: every repetition, NaN where none. */
 struct cal_mine {
-	double disk_MBps, memcpy_MBps;
+	double disk_MBps[CALIB_REPS_MAX], memcpy_MBps[CALIB_REPS_MAX];
+	double resident;           /* the most of the disk file in the page cache before a read */
 	uint64_t disk_bytes;       /* read for the disk figure */
-	struct calib_pair sent[2]; /* one per pairing round; from = -1 when unused */
+	struct cal_sent sent[2];   /* one per pairing round */
 	char note[CAL_NOTE];       /* what the disk read, or why it failed */
 	char method[64];
 };
@@ -81,6 +90,14 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o, struct pf_err *e
 		} else if (strcmp(argv[i], "--msg-size") == 0 && next) {
 			if (cal_size(argv[++i], "--msg-size", &o->msg_bytes, e) != 0)
 				return -1;
+		} else if (strcmp(argv[i], "--repetitions") == 0 && next) {
+			char *end = NULL;
+			long n = strtol(argv[++i], &end, 10);
+			if (end == argv[i] || *end != '\0' || n < CALIB_REPS_MIN || n > CALIB_REPS_MAX)
+				return pf_fail(e, PF_USAGE, "calibrate: --repetitions: bad count '%s' "
+					       "(%d to %d: a median and a spread need %d)", argv[i],
+					       CALIB_REPS_MIN, CALIB_REPS_MAX, CALIB_REPS_MIN);
+			o->reps = (int)n;
 		} else if (argv[i][0] == '-' || o->config != NULL)
 			return pf_fail(e, PF_USAGE, "calibrate: unexpected argument '%s'", argv[i]);
 		else
@@ -171,10 +188,12 @@ static int cal_make_temp(const char *path, void *buf, uint64_t len, struct pf_er
 	return rc;
 }
 
-/* Open for the measurement: O_DIRECT, or buffered with the cache dropped when refused. */
-static int cal_open_read(const char *path, struct cal_mine *m, struct pf_err *e)
+/* Open for the measurement: O_DIRECT, or buffered with the cache dropped when refused; then
+ * how much of the file is in the page cache still (m->resident keeps the most). */
+static int cal_open_read(const char *path, uint64_t len, struct cal_mine *m, struct pf_err *e)
 {
 	int fd = open(path, O_RDONLY | O_DIRECT);
+	uint64_t in = 0;
 	snprintf(m->method, sizeof m->method, "O_DIRECT");
 	if (fd < 0 && errno == EINVAL) {
 		fd = open(path, O_RDONLY);
@@ -183,16 +202,23 @@ static int cal_open_read(const char *path, struct cal_mine *m, struct pf_err *e)
 			close(fd);
 			return pf_fail_errno(e, errno, "dropping %s from the cache", path);
 		}
+		if (fd >= 0 && cache_resident(path, 0, len, 0, &in, e) != 0) {
+			close(fd);
+			return -1;
+		}
+		if (len > 0 && (double)in / (double)len > m->resident)
+			m->resident = (double)in / (double)len;
 	}
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "cannot open %s", path);
 	return fd;
 }
 
+/* One repetition: the read of len bytes, timed, into *MBps. */
 static int cal_time_read(const char *path, void *buf, uint64_t len, struct cal_mine *m,
-			 struct pf_err *e)
+			 double *MBps, struct pf_err *e)
 {
-	int fd = cal_open_read(path, m, e);
+	int fd = cal_open_read(path, len, m, e);
 	if (fd < 0)
 		return -1;
 	double t0 = MPI_Wtime();
@@ -206,7 +232,7 @@ static int cal_time_read(const char *path, void *buf, uint64_t len, struct cal_m
 		return pf_fail_errno(e, (int)-got, "reading %s", path);
 	if (got == 0 || t1 <= t0)
 		return pf_fail(e, PF_RUNTIME, "%s: nothing read", path);
-	m->disk_MBps = (double)got / (t1 - t0) / 1e6;
+	*MBps = (double)got / (t1 - t0) / 1e6;
 	m->disk_bytes = (uint64_t)got;
 	return 0;
 }
@@ -233,7 +259,8 @@ static int cal_disk_file(const struct experiment *x, const struct cal_opts *o, i
 	return 0;
 }
 
-/* Every leader reaches the barrier, ready or not, so that all read at the same time. */
+/* Every leader reaches the barrier before each repetition, ready or not, so that all read at
+ * the same time (and none waits for a partner that gave up). */
 static int cal_disk(const struct experiment *x, const struct cal_opts *o, int node,
 		    MPI_Comm leaders, struct cal_mine *m, struct pf_err *e)
 {
@@ -250,10 +277,12 @@ static int cal_disk(const struct experiment *x, const struct cal_opts *o, int no
 	if (rc == 0)
 		snprintf(m->note, sizeof m->note, "%s%s", temp ? "temporary file " : "data set file ",
 			 path);
-	if (MPI_Barrier(leaders) != MPI_SUCCESS && rc == 0)
-		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Barrier failed");
-	if (rc == 0)
-		rc = cal_time_read(path, buf, len, m, e);
+	for (int r = 0; r < o->reps; r++) {
+		if (MPI_Barrier(leaders) != MPI_SUCCESS && rc == 0)
+			rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Barrier failed");
+		if (rc == 0)
+			rc = cal_time_read(path, buf, len, m, &m->disk_MBps[r], e);
+	}
 	if (temp && unlink(path) != 0 && rc == 0)
 		rc = pf_fail_errno(e, errno, "cannot remove %s", path);
 	free(buf);
@@ -262,41 +291,41 @@ static int cal_disk(const struct experiment *x, const struct cal_opts *o, int no
 
 /* ---- memory copy ---- */
 
-static double cal_memcpy(uint64_t bytes)
+/* One untimed copy first (every page touched, the code warm), then reps timed ones into MBps. */
+static void cal_memcpy(uint64_t bytes, int reps, double *MBps)
 {
 	char *src = malloc(bytes), *dst = malloc(bytes);
-	double best = INFINITY;
 	volatile char sink = 0;
 	if (src != NULL && dst != NULL) {
 		memset(src, 1, bytes);
-		memset(dst, 0, bytes); /* touch every page before the clock runs */
-		for (int pass = 0; pass < CAL_MEM_PASSES && stop_signal() == 0; pass++) {
+		memset(dst, 0, bytes);
+		memcpy(dst, src, bytes);
+		for (int r = 0; r < reps && stop_signal() == 0; r++) {
 			double t0 = MPI_Wtime();
 			memcpy(dst, src, bytes);
 			double t = MPI_Wtime() - t0;
-			sink = (char)(sink + dst[(size_t)pass * 4096 % bytes]);
-			best = t < best ? t : best;
+			sink = (char)(sink + dst[(size_t)r * 4096 % bytes]);
+			MBps[r] = t > 0 ? (double)bytes / t / 1e6 : NAN;
 		}
 	}
 	free(src);
 	free(dst);
 	(void)sink;
-	return best > 0 && isfinite(best) ? (double)bytes / best / 1e6 : NAN;
 }
 
 /* ---- MPI point to point between node leaders ---- */
 
-/* One direction: me sends to peer (or receives from it); the sender times the message until
- * the receiver's empty acknowledgement. Returns MB/s on the sender, 0 on the receiver, NaN on
- * failure. */
-static double cal_one_way(MPI_Comm c, int peer, int sender, char *buf, int bytes)
+/* One direction: me sends to peer (or receives from it); the sender times each message until
+ * the receiver's empty acknowledgement: an untimed one first (a connection made on first use),
+ * then reps into MBps (the sender's). Returns 0, or -1 when MPI failed. */
+static int cal_one_way(MPI_Comm c, int peer, int sender, char *buf, int bytes, int reps,
+		       double *MBps)
 {
-	double best = INFINITY;
-	for (int k = 0; k < CAL_MSG_REPEATS; k++) {
+	for (int k = -1; k < reps; k++) {
 		char z = 0;
 		if (MPI_Sendrecv(&z, 0, MPI_CHAR, peer, 1, &z, 0, MPI_CHAR, peer, 1, c,
 				 MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return NAN;
+			return -1;
 		double t0 = MPI_Wtime();
 		int rc = sender ? MPI_Send(buf, bytes, MPI_CHAR, peer, 2, c)
 				: MPI_Recv(buf, bytes, MPI_CHAR, peer, 2, c, MPI_STATUS_IGNORE);
@@ -304,11 +333,12 @@ static double cal_one_way(MPI_Comm c, int peer, int sender, char *buf, int bytes
 			rc = sender ? MPI_Recv(&z, 0, MPI_CHAR, peer, 3, c, MPI_STATUS_IGNORE)
 				    : MPI_Send(&z, 0, MPI_CHAR, peer, 3, c);
 		if (rc != MPI_SUCCESS)
-			return NAN;
+			return -1;
 		double t = MPI_Wtime() - t0;
-		best = t < best ? t : best;
+		if (sender && k >= 0)
+			MBps[k] = t > 0 ? (double)bytes / t / 1e6 : NAN;
 	}
-	return sender ? (double)bytes / best / 1e6 : 0;
+	return 0;
 }
 
 /* Round r pairs leader i with i+1 for i even (r = 0) or odd (r = 1). */
@@ -323,20 +353,25 @@ static int cal_partner(int me, int n, int round)
 	return peer;
 }
 
-static void cal_links(MPI_Comm leaders, int me, int n, uint64_t bytes, struct cal_mine *m)
+static void cal_links(MPI_Comm leaders, int me, int n, uint64_t bytes, int reps,
+		      struct cal_mine *m)
 {
 	char *buf = malloc(bytes ? bytes : 1);
 	for (int round = 0; round < 2; round++) {
 		int peer = cal_partner(me, n, round);
-		m->sent[round] = (struct calib_pair){-1, -1, NAN};
 		if (peer < 0 || buf == NULL)
 			continue;
 		/* the lower sends first, then the higher */
 		for (int lower_sends = 1; lower_sends >= 0; lower_sends--) {
 			int sender = (me < peer) == lower_sends;
-			double r = cal_one_way(leaders, peer, sender, buf, (int)bytes);
-			if (sender)
-				m->sent[round] = (struct calib_pair){me, peer, r};
+			double *to = m->sent[round].MBps;
+			if (cal_one_way(leaders, peer, sender, buf, (int)bytes, reps, to) != 0)
+				for (int k = 0; sender && k < reps; k++)
+					to[k] = NAN;
+			if (sender) {
+				m->sent[round].from = me;
+				m->sent[round].to = peer;
+			}
 		}
 	}
 	free(buf);
@@ -344,39 +379,71 @@ static void cal_links(MPI_Comm leaders, int me, int n, uint64_t bytes, struct ca
 
 /* ---- gathering and writing on rank 0 ---- */
 
-static void cal_node_links(struct calib_data *c)
+static double cal_median(const double *v, int n)
 {
-	for (int n = 0; n < c->nnodes; n++) {
-		double sum = 0;
-		int k = 0;
-		for (size_t i = 0; i < c->npairs; i++)
-			if ((c->pairs[i].from == n || c->pairs[i].to == n) && isfinite(c->pairs[i].MBps)) {
-				sum += c->pairs[i].MBps;
-				k++;
-			}
-		c->nodes[n].link_MBps = k ? sum / k : NAN;
-	}
+	struct calib_spread s;
+	calib_spread_of(v, (size_t)n, &s);
+	return s.median;
 }
 
-/* Fill c (nodes, pairs) from every leader's cal_mine, gathered in node order. */
-static int cal_assemble(const struct cal_mine *all, const struct topology *t,
+/* Node n's link in repetition r: the mean of the rates of its pairs, either direction. */
+static double cal_node_link(const struct cal_mine *all, int nnodes, int n, int r)
+{
+	double sum = 0;
+	int k = 0;
+	for (int i = 0; i < nnodes; i++)
+		for (int round = 0; round < 2; round++) {
+			const struct cal_sent *p = &all[i].sent[round];
+			if (p->from >= 0 && (p->from == n || p->to == n) && isfinite(p->MBps[r])) {
+				sum += p->MBps[r];
+				k++;
+			}
+		}
+	return k ? sum / k : NAN;
+}
+
+/* Fill c (every repetition, the nodes' medians, the pairs' medians) from every leader's
+ * cal_mine, gathered in node order. */
+static int cal_assemble(const struct cal_mine *all, const struct topology *t, int reps,
 			struct calib_data *c, struct pf_err *e)
 {
+	size_t nn = (size_t)t->nnodes, nr = (size_t)reps;
 	c->nnodes = t->nnodes;
-	c->nodes = calloc((size_t)t->nnodes, sizeof *c->nodes);
-	c->pairs = calloc(2 * (size_t)t->nnodes, sizeof *c->pairs);
-	if (c->nodes == NULL || c->pairs == NULL)
+	c->reps = reps;
+	c->nodes = calloc(nn, sizeof *c->nodes);
+	c->pairs = calloc(2 * nn, sizeof *c->pairs);
+	for (int f = 0; f < CALIB_NFIG; f++)
+		c->reps_MBps[f] = calloc(nn * nr, sizeof *c->reps_MBps[f]);
+	if (c->nodes == NULL || c->pairs == NULL || c->reps_MBps[CALIB_DISK] == NULL ||
+	    c->reps_MBps[CALIB_MEMCPY] == NULL || c->reps_MBps[CALIB_LINK] == NULL)
 		return pf_fail(e, PF_RUNTIME, "calibrate: out of memory");
-	for (int n = 0; n < t->nnodes; n++) {
+	for (size_t n = 0; n < nn; n++) {
+		double *disk = c->reps_MBps[CALIB_DISK] + n * nr, *mem = c->reps_MBps[CALIB_MEMCPY] + n * nr;
+		double *link = c->reps_MBps[CALIB_LINK] + n * nr;
 		memcpy(c->nodes[n].host, t->hostnames[n], RECORD_HOST_MAX);
-		c->nodes[n].disk_MBps = all[n].disk_MBps;
-		c->nodes[n].memcpy_MBps = all[n].memcpy_MBps;
-		for (int r = 0; r < 2; r++)
-			if (all[n].sent[r].from >= 0)
-				c->pairs[c->npairs++] = all[n].sent[r];
+		for (size_t r = 0; r < nr; r++) {
+			disk[r] = all[n].disk_MBps[r];
+			mem[r] = all[n].memcpy_MBps[r];
+			link[r] = cal_node_link(all, t->nnodes, (int)n, (int)r);
+		}
+		c->nodes[n].disk_MBps = cal_median(disk, reps);
+		c->nodes[n].memcpy_MBps = cal_median(mem, reps);
+		c->nodes[n].link_MBps = cal_median(link, reps);
+		c->disk_resident = fmax(c->disk_resident, all[n].resident);
+		for (int round = 0; round < 2; round++)
+			if (all[n].sent[round].from >= 0)
+				c->pairs[c->npairs++] = (struct calib_pair){
+					all[n].sent[round].from, all[n].sent[round].to,
+					cal_median(all[n].sent[round].MBps, reps)};
 	}
-	cal_node_links(c);
 	return 0;
+}
+
+/* The CPU's last-level cache in bytes, 0 when the system does not say. */
+static uint64_t cal_llc(void)
+{
+	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	return l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
 }
 
 static void cal_stamp(char *iso, size_t ilen, char *compact, size_t clen)
@@ -425,17 +492,20 @@ static int cal_write(const struct experiment *x, const struct cal_opts *o,
 	c.disk_bytes = all[0].disk_bytes ? all[0].disk_bytes : o->disk_bytes;
 	c.mem_bytes = o->mem_bytes;
 	c.msg_bytes = o->msg_bytes;
-	int rc = cal_assemble(all, t, &c, e);
+	c.llc_bytes = cal_llc();
+	int rc = cal_assemble(all, t, o->reps, &c, e);
 	if (rc == 0)
 		rc = calib_write(path, 1, &c, x->yaml_text, e); /* checked by cal_output */
 	free(c.nodes);
 	free(c.pairs);
+	for (int f = 0; f < CALIB_NFIG; f++)
+		free(c.reps_MBps[f]);
 	if (rc != 0 || calib_read(path, &back, e) != 0)
 		return -1;
 	rc = report_write_calib(stdout, &back, e);
 	calib_free(&back);
 	for (int n = 0; n < t->nnodes && rc == 0; n++)
-		if (!isfinite(all[n].disk_MBps))
+		if (!isfinite(cal_median(all[n].disk_MBps, o->reps)))
 			printf("calibrate: node %d (%s): disk not measured: %s\n", n,
 			       safe_text(host, sizeof host, t->hostnames[n], 0),
 			       safe_text(note, sizeof note, all[n].note, 0));
@@ -451,9 +521,9 @@ static int cal_measure(const struct experiment *x, const struct cal_opts *o,
 	int me = 0, n = 1;
 	if (MPI_Comm_rank(leaders, &me) != MPI_SUCCESS || MPI_Comm_size(leaders, &n) != MPI_SUCCESS)
 		return -1;
-	m->disk_MBps = NAN;
-	m->memcpy_MBps = NAN;
-	m->sent[0] = m->sent[1] = (struct calib_pair){-1, -1, NAN};
+	for (int r = 0; r < CALIB_REPS_MAX; r++)
+		m->disk_MBps[r] = m->memcpy_MBps[r] = m->sent[0].MBps[r] = m->sent[1].MBps[r] = NAN;
+	m->sent[0].from = m->sent[0].to = m->sent[1].from = m->sent[1].to = -1;
 	if (cal_disk(x, o, t->node, leaders, m, &err) != 0 &&
 	    snprintf(m->note, sizeof m->note, "%s", err.msg) < 0)
 		m->note[0] = '\0';
@@ -464,8 +534,8 @@ static int cal_measure(const struct experiment *x, const struct cal_opts *o,
 		return -1;
 	if (any)
 		return 0;
-	m->memcpy_MBps = cal_memcpy(o->mem_bytes);
-	cal_links(leaders, me, n, o->msg_bytes, m);
+	cal_memcpy(o->mem_bytes, o->reps, m->memcpy_MBps);
+	cal_links(leaders, me, n, o->msg_bytes, o->reps, m);
 	return 0;
 }
 
@@ -560,7 +630,8 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 
 int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e)
 {
-	struct cal_opts o = {NULL, NULL, 0, 1ull << 30, 256ull << 20, 64ull << 20};
+	struct cal_opts o = {NULL, NULL, 0, CALIB_REPS_DEFAULT, 4 * CALIB_DISK_MIN, 256ull << 20,
+			     64ull << 20};
 	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	backend_config(blocks, BACKEND_BLOCKS_MAX);

@@ -68,9 +68,12 @@ static const struct cli_opt report_opts[] = {
 static const struct cli_opt calibrate_opts[] = {
 	{"-o", "--output", "FILE", NULL, "calibration file (HDF5); default: results/NAME-calibration-TIME.h5"},
 	{"--force", NULL, NULL, NULL, "overwrite the calibration file if it exists"},
-	{"--disk-size", NULL, "SIZE", NULL, "bytes read for the disk figure (4 KiB to 1 TiB)"},
+	{"--disk-size", NULL, "SIZE", NULL, "bytes read for the disk figure (4 KiB to 1 TiB; "
+	 "default 1 GiB, at least 256 MiB to stay above a drive's own cache)"},
 	{"--mem-size", NULL, "SIZE", NULL, "bytes copied for the memory figure"},
 	{"--msg-size", NULL, "SIZE", NULL, "bytes of one message for the link figure"},
+	{"--repetitions", NULL, "N", NULL, "measure each figure N times (3 to 100, default 5): "
+	 "the median, with the spread, and a warning when max/min exceeds 1.3"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 

@@ -126,6 +126,26 @@ static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *
 	snprintf(note + used, RC_NOTE_MAX - used, "%s", decl);
 }
 
+/* Append "what figure MB/s (median of R: lo-hi, max/min x)" to note for a calibrated figure,
+ * and note its spread in *slot (max/min; 0 when unknown): the report shows how far to trust
+ * the ceilings it sets. A wide spread says so in the same part of the note. */
+static void rc_note_measured(char *note, const char *what, double v,
+			     const struct calib_spread *s, double *slot)
+{
+	size_t used = strlen(note);
+	if (!(v > 0) || used + 1 >= RC_NOTE_MAX)
+		return;
+	*slot = s->n >= 2 && isfinite(s->ratio) ? s->ratio : 0;
+	if (s->n < 2)
+		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g MB/s (one measurement: spread "
+			 "unknown)", used ? ", " : "", what, v);
+	else
+		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g MB/s (%d repetitions: "
+			 "%.1f-%.1f, max/min %.2f%s)", used ? ", " : "", what, v, s->n, s->min,
+			 s->max, s->ratio, calib_spread_wide(s) ? ", NOT STABLE: a ceiling from it is "
+			 "uncertain" : "");
+}
+
 /* Measured figures fill what the config left out. Calibration reads its disk figure under the
  * data root: on a local file system that is the node's disk; on a network one it is one
  * synchronous reader per node through the file system (all nodes at once), which says
@@ -133,23 +153,28 @@ static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *
 static int rc_measured(const struct calib_data *c, struct ceil_hw *hw, char *note)
 {
 	char m[RC_NOTE_MAX] = "";
+	const struct calib_spread *sp = c != NULL ? c->spread : NULL;
 	if (c == NULL)
 		return 0;
 	if (hw->data_remote && !(hw->reader_MBps > 0) && isfinite(c->disk_MBps) && c->disk_MBps > 0)
-		rc_note(m, "one reader through the file system", hw->reader_MBps = c->disk_MBps,
-			" MB/s");
+		rc_note_measured(m, "one reader through the file system", hw->reader_MBps = c->disk_MBps,
+				 &sp[CALIB_DISK], &hw->reader_spread);
 	if (!hw->data_remote && !(hw->node_disk_MBps > 0) && isfinite(c->disk_MBps) &&
 	    c->disk_MBps > 0)
-		rc_note(m, "node disk", hw->node_disk_MBps = c->disk_MBps, " MB/s");
+		rc_note_measured(m, "node disk", hw->node_disk_MBps = c->disk_MBps, &sp[CALIB_DISK],
+				 &hw->node_disk_spread);
 	if (!(hw->node_link_MBps > 0) && isfinite(c->link_MBps) && c->link_MBps > 0)
-		rc_note(m, "node link", hw->node_link_MBps = c->link_MBps, " MB/s");
+		rc_note_measured(m, "node link", hw->node_link_MBps = c->link_MBps, &sp[CALIB_LINK],
+				 &hw->node_link_spread);
 	if (!(hw->node_memcpy_MBps > 0) && isfinite(c->memcpy_MBps) && c->memcpy_MBps > 0)
-		rc_note(m, "node memory copy", hw->node_memcpy_MBps = c->memcpy_MBps, " MB/s");
+		rc_note_measured(m, "node memory copy", hw->node_memcpy_MBps = c->memcpy_MBps,
+				 &sp[CALIB_MEMCPY], &hw->node_memcpy_spread);
 	if (m[0] == '\0')
 		return 0;
 	size_t used = strlen(note);
 	snprintf(note + used, RC_NOTE_MAX - used, "%smeasured by calibration (%s, mean of %d "
-		 "node%s): %s", used ? "; " : "", c->path, c->nnodes, c->nnodes == 1 ? "" : "s", m);
+		 "node%s, each the median of its repetitions): %s", used ? "; " : "", c->path,
+		 c->nnodes, c->nnodes == 1 ? "" : "s", m);
 	return 1;
 }
 

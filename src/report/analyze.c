@@ -95,11 +95,33 @@ static void an_times(const struct phase_data *pd, struct phase_summary *s)
 	s->files_per_s = pd->info.elapsed_s > 0 ? (double)s->files / pd->info.elapsed_s : NAN;
 }
 
+/* The ranks' CPU time in the timed part, summed, and per GB read: unknown (NaN) when a rank
+ * that read has no figure (a file before schema 6, getrusage failed) or nothing was read. */
+static void an_cpu(const struct phase_data *pd, struct phase_summary *s)
+{
+	s->cpu_user_s = s->cpu_sys_s = 0;
+	for (size_t i = 0; i < pd->nranks; i++) {
+		const struct rank_rec *r = &pd->ranks[i];
+		if (!isfinite(r->cpu_user_s) || !isfinite(r->cpu_sys_s) || r->cpu_user_s < 0 ||
+		    r->cpu_sys_s < 0) {
+			if (r->bytes > 0)
+				s->cpu_user_s = s->cpu_sys_s = NAN;
+			continue;
+		}
+		s->cpu_user_s += r->cpu_user_s;
+		s->cpu_sys_s += r->cpu_sys_s;
+	}
+	s->cpu_s_per_GB = pd->info.bytes > 0 && pd->nranks > 0
+				  ? (s->cpu_user_s + s->cpu_sys_s) / ((double)pd->info.bytes / 1e9)
+				  : NAN;
+}
+
 void analyze_phase(const struct phase_data *pd, struct phase_summary *s)
 {
 	memset(s, 0, sizeof *s);
 	an_finishers(pd, s);
 	an_times(pd, s);
+	an_cpu(pd, s);
 	s->stonewall_bytes = s->stonewall_MBps = s->spread_s = NAN;
 	if (s->readers == 0)
 		return;

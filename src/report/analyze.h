@@ -26,6 +26,9 @@ struct phase_summary {
 	double open_s, read_s, close_s; /* summed over the ranks (each rank's: wall time) */
 	double overlap_s;       /* summed over the ranks: pipelined requests' time counted twice */
 	double meta_fraction;   /* (open + close) / (open + read + close) */
+	double cpu_user_s, cpu_sys_s; /* summed over the ranks: CPU time in the timed part */
+	double cpu_s_per_GB;    /* (user + sys) / (bytes / 10^9); NaN when unknown (a rank that
+				 * read has no figure: a file before schema 6) or nothing was read */
 };
 
 /* Summarise pd. Bytes by the first finish: every file whose reads ended by then whole, a file

@@ -58,6 +58,15 @@ static const char *an_source(const struct answer_in *in, const struct report_cel
 	return in->hw_source;
 }
 
+/* How far the calibration's repetitions of the figure that limits c were apart (max / min), or
+ * 0 when it is not calibrated. */
+static double an_spread(const struct answer_in *in, const struct report_cell *c)
+{
+	if (in->spread == NULL || c < in->cells || c >= in->cells + in->ncells)
+		return 0;
+	return in->spread[c - in->cells] > 0 ? in->spread[c - in->cells] : 0;
+}
+
 /* "1GB x 2 readers/node" (" (warm)" for a cell not measured cold). */
 static void an_cell(const struct report_cell *c, char *buf, size_t len)
 {
@@ -108,6 +117,9 @@ static void an_cell_line(struct answer *a, const struct answer_in *in, const cha
 	}
 	answer_thousands(c->ceiling_MBps, ceil, sizeof ceil);
 	snprintf(how, sizeof how, "%s%s%s", c->limit, source ? ", " : "", source ? source : "");
+	if (an_spread(in, c) > 0) /* a calibrated figure: how far its repetitions were apart */
+		snprintf(how + strlen(how), sizeof how - strlen(how), ", repetitions max/min %.2f",
+			 an_spread(in, c));
 	if (c->efficiency > ANSWER_ABOVE)
 		an_add(a, ANSWER_CELL, tag, 0,
 		       "%s%s: %s: %.0f MB/s = %.0f%% of %s (%s): ABOVE it, the ceiling is "
@@ -187,13 +199,18 @@ static void an_above(struct answer *a, const struct answer_in *in)
 			w = &in->cells[i];
 	if (w == NULL)
 		return;
+	char spread[96] = "";
 	an_cell(w, name, sizeof name);
+	if (an_spread(in, w) > 0)
+		snprintf(spread, sizeof spread, "; its repetitions %s max/min %.2f",
+			 an_spread(in, w) > ANSWER_CALIB_WIDE ? "were far apart:" : "agreed:",
+			 an_spread(in, w));
 	an_add(a, ANSWER_FINDING, "contradicted", 1.0,
-	       "ceiling contradicted: the %s figure %s MB/s (%s) is contradicted: %s measured "
+	       "ceiling contradicted: the %s figure %s MB/s (%s%s) is contradicted: %s measured "
 	       "%.0f MB/s above it (%.0f%%) -> correct hardware: or run pfsread calibrate%s",
 	       an_source(in, w) ? an_source(in, w) : "hardware",
-	       answer_thousands(w->ceiling_MBps, ceil, sizeof ceil), w->limit, name, w->mean_MBps,
-	       w->efficiency * 100,
+	       answer_thousands(w->ceiling_MBps, ceil, sizeof ceil), w->limit, spread, name,
+	       w->mean_MBps, w->efficiency * 100,
 	       w->state == CACHE_COLD ? "; a cache elsewhere (the servers') may have served it" : "");
 }
 

@@ -14,6 +14,9 @@
 
 /* A measured figure above this share of its ceiling contradicts the ceiling. */
 #define ANSWER_ABOVE 1.05
+/* A calibrated figure whose repetitions are further apart than this (max / min) is not stable
+ * (calibrate's own threshold, results/calib.h CALIB_WIDE). */
+#define ANSWER_CALIB_WIDE 1.3
 /* A cold cell that spends this share of reader time in open and close is metadata-bound. */
 #define ANSWER_META 0.20
 /* Readers wait on round trips when the aggregate grows at least this much with the readers
@@ -43,6 +46,8 @@ struct answer_in {
 	double slow_node_x;      /* how many times slower than its phase's median node */
 	const char *slow_target; /* a target slow from every node, or NULL */
 	double slow_target_x;    /* its time over the other targets' from the same node */
+	const double *spread;    /* [ncells]: max / min of the calibration's repetitions of each
+				  * cell's limiting figure (0: not calibrated), or NULL for none */
 };
 
 struct answer {

@@ -119,3 +119,22 @@ void ceil_hw_declared(struct ceil_hw *hw, const struct cfg_hardware *d)
 	hw->racks = (double)d->racks;
 	hw->rack_uplink_MBps = d->rack_uplink_MBps;
 }
+
+double ceiling_spread(const struct ceil_hw *hw, const char *resource)
+{
+	if (resource == NULL)
+		return 0;
+	if (strcmp(resource, "node disks") == 0)
+		return hw->node_disk_spread;
+	if (strcmp(resource, "reader links") == 0)
+		return hw->node_link_spread;
+	if (strcmp(resource, "server links") == 0 && !(hw->server_link_MBps > 0))
+		return hw->node_link_spread;
+	if (strcmp(resource, "server disks") == 0 && !(hw->server_disk_MBps > 0))
+		return hw->node_disk_spread;
+	if (strcmp(resource, "per-reader rate") == 0)
+		return hw->reader_spread;
+	if (strcmp(resource, "memory copy") == 0)
+		return hw->node_memcpy_spread;
+	return 0;
+}

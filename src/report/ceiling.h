@@ -24,6 +24,9 @@ struct ceil_hw {
 	 * the backbone by uplinks of rack_uplink_MBps in all, each direction */
 	double racks;
 	double rack_uplink_MBps;
+	/* a measured figure's spread over its repetitions (max / min); 0: declared, detected or
+	 * unknown. The report shows it beside a ceiling the figure sets, how far to trust it. */
+	double node_disk_spread, node_link_spread, node_memcpy_spread, reader_spread;
 };
 
 /* hw gets the figures a config's hardware: section declares; the rest (data_remote) is kept. */
@@ -53,6 +56,10 @@ struct ceil_result {
 	int limit;   /* index of the least term, -1 when there is none */
 	double MBps; /* the least term's figure, NaN when there is none */
 };
+
+/* The spread (hw's *_spread) of the measured figure a limit named resource is worked out from,
+ * or 0 when it has none (declared, or not measured). */
+double ceiling_spread(const struct ceil_hw *hw, const char *resource);
 
 /* Work out every limit that hw and p allow and pick the least (the first of equal ones). */
 void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struct ceil_result *r);

@@ -80,7 +80,7 @@ static long cells_assign(const struct run_data *run, struct report_cell *c, long
 }
 
 /* The figures of one phase that a cell averages. */
-enum { RC_BW, RC_STONEWALL, RC_SPREAD, RC_FILES, RC_META, RC_RESIDENT, RC_NFIG };
+enum { RC_BW, RC_STONEWALL, RC_SPREAD, RC_FILES, RC_META, RC_RESIDENT, RC_CPU, RC_NFIG };
 
 static void phase_figures(const struct run_data *run, size_t i, struct node_bw *nodes,
 			  double fig[RC_NFIG], int *readers, int *reader_nodes)
@@ -96,6 +96,7 @@ static void phase_figures(const struct run_data *run, size_t i, struct node_bw *
 	fig[RC_FILES] = s.files_per_s;
 	fig[RC_META] = s.meta_fraction;
 	fig[RC_RESIDENT] = pd->info.resident_fraction;
+	fig[RC_CPU] = s.cpu_s_per_GB;
 }
 
 /* Statistics of cell k from the figures of its phases (fig[phase][RC_NFIG]). */
@@ -130,6 +131,7 @@ static int cell_finish(struct report_cell *c, long k, const long *cell, size_t n
 	c->files_per_s = mean[RC_FILES];
 	c->meta_fraction = mean[RC_META];
 	c->resident_fraction = mean[RC_RESIDENT];
+	c->cpu_s_per_GB = mean[RC_CPU];
 	return 0;
 }
 

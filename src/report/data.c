@@ -92,7 +92,7 @@ void rp_csv_header(FILE *out)
 	fputs(",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
 	      "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,limit,"
 	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction,short_cause,"
-	      "shortfall\n",
+	      "shortfall,cpu_s_per_GB\n",
 	      out);
 }
 
@@ -124,6 +124,7 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 	csv_num(out, c->from_storage, 6);
 	csv_str(out, c->cause);
 	csv_str(out, c->shortfall);
+	csv_num(out, c->cpu_s_per_GB, 6);
 	fputc('\n', out);
 }
 
@@ -222,6 +223,12 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 	json_kbool(out, "data_remote", h->data_remote, 0);
 	json_knum(out, "racks", h->racks > 0 ? h->racks : NAN, 0);
 	json_knum(out, "rack_uplink_MBps", h->rack_uplink_MBps > 0 ? h->rack_uplink_MBps : NAN, 0);
+	/* a calibrated figure's repetitions, max / min; null for one not measured */
+	json_knum(out, "node_disk_max_over_min", h->node_disk_spread > 0 ? h->node_disk_spread : NAN, 0);
+	json_knum(out, "node_link_max_over_min", h->node_link_spread > 0 ? h->node_link_spread : NAN, 0);
+	json_knum(out, "node_memcpy_max_over_min",
+		  h->node_memcpy_spread > 0 ? h->node_memcpy_spread : NAN, 0);
+	json_knum(out, "reader_max_over_min", h->reader_spread > 0 ? h->reader_spread : NAN, 0);
 	fputs("}", out);
 }
 
@@ -261,6 +268,9 @@ static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_
 	json_knum(out, "MBps", res.MBps, 1);
 	json_kstr(out, "limit", res.limit >= 0 ? res.term[res.limit].resource : NULL, 0);
 	json_knum(out, "efficiency", tmp.efficiency, 0);
+	/* the limiting figure's spread over its calibration's repetitions; null: not measured */
+	double spread = ceiling_spread(r->hw, res.limit >= 0 ? res.term[res.limit].resource : NULL);
+	json_knum(out, "limit_max_over_min", spread > 0 ? spread : NAN, 0);
 	/* below REPORT_SHORT_OF of it (cold): the likely cause; null when it is not short */
 	json_kstr(out, "short_cause", c->cause[0] ? c->cause : NULL, 0);
 	json_kstr(out, "shortfall", c->shortfall[0] ? c->shortfall : NULL, 0);
@@ -287,6 +297,7 @@ static void json_cell(FILE *out, const struct rp_run *r, const struct report_cel
 	json_knum(out, "sd_MBps", c->sd_MBps, 0);
 	json_knum(out, "ci95_MBps", c->ci95_MBps, 0);
 	json_knum(out, "median_MBps", c->median_MBps, 0);
+	json_knum(out, "cpu_s_per_GB", c->cpu_s_per_GB, 0);
 	json_knum(out, "stonewall_MBps", c->stonewall_MBps, 0);
 	json_knum(out, "spread_s", c->spread_s, 0);
 	json_knum(out, "files_per_s", c->files_per_s, 0);
@@ -340,6 +351,9 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_knum(out, "read_s", s.read_s, 0);
 	json_knum(out, "close_s", s.close_s, 0);
 	json_knum(out, "overlap_s", s.overlap_s, 0);
+	json_knum(out, "cpu_user_s", s.cpu_user_s, 0);
+	json_knum(out, "cpu_sys_s", s.cpu_sys_s, 0);
+	json_knum(out, "cpu_s_per_GB", s.cpu_s_per_GB, 0);
 	json_knum(out, "metadata_fraction", s.meta_fraction, 0);
 	json_kint(out, "readers", s.readers, 0);
 	json_knum(out, "first_finish_s", s.first_end, 0);
@@ -596,37 +610,6 @@ static int json_compare(FILE *out, const struct rp_run *a, const struct rp_run *
 	return 0;
 }
 
-static void json_calib(FILE *out, const struct calib_data *c)
-{
-	fputs("\"calibration\": ", out);
-	if (c == NULL) {
-		fputs("null", out);
-		return;
-	}
-	fputs("{", out);
-	json_kstr(out, "file", c->path, 1);
-	json_kstr(out, "start_time", c->start_time, 0);
-	json_kstr(out, "disk_source", c->disk_source, 0);
-	json_kstr(out, "disk_method", c->disk_method, 0);
-	json_ku64(out, "disk_bytes", c->disk_bytes, 0);
-	json_ku64(out, "mem_bytes", c->mem_bytes, 0);
-	json_ku64(out, "msg_bytes", c->msg_bytes, 0);
-	json_knum(out, "disk_MBps", c->disk_MBps, 0);
-	json_knum(out, "memcpy_MBps", c->memcpy_MBps, 0);
-	json_knum(out, "link_MBps", c->link_MBps, 0);
-	json_key(out, "nodes", 0);
-	fputc('[', out);
-	for (int n = 0; n < c->nnodes; n++) {
-		fputs(n ? ", {" : "{", out);
-		json_kstr(out, "host", c->nodes[n].host, 1);
-		json_knum(out, "disk_MBps", c->nodes[n].disk_MBps, 0);
-		json_knum(out, "memcpy_MBps", c->nodes[n].memcpy_MBps, 0);
-		json_knum(out, "link_MBps", c->nodes[n].link_MBps, 0);
-		fputc('}', out);
-	}
-	fputs("]}", out);
-}
-
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
 	    struct pf_err *e)
 {
@@ -646,7 +629,7 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 			return -1;
 	}
 	fputs("],\n ", out);
-	json_calib(out, calib);
+	rp_json_calib(out, calib);
 	fputs("\n}\n", out);
 	return 0;
 }

@@ -76,6 +76,8 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 	    struct pf_err *e);
 /* {"answer": [...]} alone (report --brief). */
 void rp_json_brief(FILE *out, const struct rp_run *runs, size_t nruns);
+/* "calibration": null, or the calibration's figures and their spread (data_calib.c). */
+void rp_json_calib(FILE *out, const struct calib_data *c);
 
 /* Charts (plot.c): for every run, data files, a gnuplot script, PNG and SVG in dir.
  * The SVG of chart `which` of run r is dir/STEM-WHICH.svg. */

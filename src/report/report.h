@@ -54,6 +54,8 @@ struct report_cell {
 	double files_per_s;       /* mean */
 	double meta_fraction;     /* mean share of reader time in open + close */
 	double resident_fraction; /* mean share of the bytes in the page cache before the phase */
+	double cpu_s_per_GB;      /* mean over its phases of the ranks' CPU seconds (user + system,
+				   * in the timed part) per GB read; NaN when not recorded */
 	int readers;              /* readers that read a file (of the cell's first phase) */
 	int reader_nodes;         /* nodes with such readers */
 	/* filled by report_cell_ceiling; NaN and "" when there is no ceiling */

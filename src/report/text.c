@@ -426,7 +426,7 @@ static void cells_head(struct tbl *t, const unsigned varies, int ceilings)
 {
 	static const char *const head[] = {
 		"n", "mean [MB/s]", "95% CI [MB/s]", "sd [MB/s]", "min [MB/s]", "median [MB/s]",
-		"max [MB/s]", "per reader [MB/s]", "stonewall [MB/s]", "finish spread [s]",
+		"max [MB/s]", "CPU [s/GB]", "per reader [MB/s]", "stonewall [MB/s]", "finish spread [s]",
 		"files/s", "open+close [% of reader time]", "bytes from"};
 	static const char *const ceil_head[] = {"ceiling [MB/s]", "limited by", "efficiency [%]"};
 	for (int k = 0; k < REPORT_NKEYS; k++)
@@ -457,6 +457,7 @@ static void cells_row(struct tbl *t, const struct report_cell *c, unsigned varie
 	tbl_num(t, 1, c->min_MBps);
 	tbl_num(t, 1, c->median_MBps);
 	tbl_num(t, 1, c->max_MBps);
+	tbl_num(t, 3, c->cpu_s_per_GB);
 	tbl_num(t, 2, c->readers > 0 ? c->mean_MBps / c->readers : NAN);
 	tbl_num(t, 1, c->stonewall_MBps);
 	tbl_num(t, 4, c->spread_s);
@@ -482,12 +483,13 @@ static int cells_table(FILE *out, const struct rp_run *r, enum report_format f,
 			varies |= (unsigned)report_key_varies(r->cells, r->ncells, k) << k;
 	}
 	size_t keys = axes + (size_t)__builtin_popcount(varies);
-	struct tbl t = {.ncols = keys + 13 + (ceilings ? 3 : 0), .align = "ll", .nlabel = keys};
+	struct tbl t = {.ncols = keys + 14 + (ceilings ? 3 : 0), .align = "ll", .nlabel = keys};
 	if (r->ncells == 0)
 		return 0;
 	rp_heading(out, f, 2, "statistics per cell over repetitions (95%% confidence interval "
-		   "from Student's t; stonewall: bytes read by all readers when the first one "
-		   "finished / that time)");
+		   "from Student's t; CPU: the ranks' user + system seconds in the timed part per "
+		   "GB read, - when not recorded; stonewall: bytes read by all readers when the first "
+		   "one finished / that time)");
 	constant_keys(out, r->cells, r->ncells, f);
 	cells_head(&t, varies, ceilings);
 	for (long i = 0; i < r->ncells; i++)

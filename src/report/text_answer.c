@@ -89,11 +89,15 @@ void rp_answer(const struct rp_run *r, struct answer *a)
 {
 	char host[RECORD_HOST_MAX], ranks[128], node[RECORD_HOST_MAX + 160];
 	struct answer_in in = {r->cells, r->ncells, r->hw != NULL, rp_hw_source(r->hw_note),
-			       NULL, NULL, 0, NULL, 0};
+			       NULL, NULL, 0, NULL, 0, NULL};
 	const char **source = calloc(r->ncells > 0 ? (size_t)r->ncells : 1, sizeof *source);
+	double *spread = calloc(r->ncells > 0 ? (size_t)r->ncells : 1, sizeof *spread);
 	for (long i = 0; source != NULL && i < r->ncells; i++)
 		source[i] = rp_limit_source(r->hw_note, r->cells[i].limit);
+	for (long i = 0; spread != NULL && r->hw != NULL && i < r->ncells; i++)
+		spread[i] = ceiling_spread(r->hw, r->cells[i].limit);
 	in.source = source; /* NULL (out of memory): the note's first source for every cell */
+	in.spread = spread; /* NULL (out of memory): no spread said */
 	const struct report_target *t = rp_slow_target(&r->attrib);
 	if (r->nslow_nodes > 0) {
 		const struct report_straggler *s = &r->slow_nodes[0];
@@ -111,6 +115,7 @@ void rp_answer(const struct rp_run *r, struct answer *a)
 	}
 	answer_build(&in, a);
 	free(source);
+	free(spread);
 }
 
 /* The rows rp_para takes for s in text (the same breaks at spaces, the escapes aside). */

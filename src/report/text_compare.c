@@ -231,34 +231,65 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	return rc;
 }
 
+/* "540-590" for a node's repetitions, "-" for one or none. */
+static void calib_range(struct tbl *t, const struct calib_spread *s)
+{
+	if (s->n >= 2)
+		tbl_add(t, "%.1f-%.1f", s->min, s->max);
+	else
+		tbl_add(t, "-");
+}
+
 int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e)
 {
-	char size[3][32];
-	struct tbl t = {.ncols = 5, .align = "rl"};
+	char size[3][32], line[640];
+	const uint64_t bytes[CALIB_NFIG] = {c->disk_bytes, c->mem_bytes, c->msg_bytes};
+	static const char *const head[] = {"node", "host", "disk [MB/s]", "disk min-max",
+					   "memory copy [MB/s]", "copy min-max",
+					   "link [MB/s]", "link min-max"};
+	struct tbl t = {.ncols = 8, .align = "rl"};
 	rp_heading(out, f, 1, "calibration: %s", rp_or_dash(c->path));
 	rp_para(out, f, "measured %s (config %s): disk: %s of %s (%s); memory copy of %s; MPI "
-		"point-to-point messages of %s between node leaders",
+		"point-to-point messages of %s between node leaders; each %d time%s per node: "
+		"the figures are medians, min-max the range of the repetitions",
 		rp_or_dash(c->start_time), rp_or_dash(c->config_path),
 		units_format_size_binary(c->disk_bytes, size[0], sizeof size[0]),
 		rp_or_dash(c->disk_source), rp_or_dash(c->disk_method),
 		units_format_size_binary(c->mem_bytes, size[1], sizeof size[1]),
-		units_format_size_binary(c->msg_bytes, size[2], sizeof size[2]));
-	tbl_add(&t, "node");
-	tbl_add(&t, "host");
-	tbl_add(&t, "disk [MB/s]");
-	tbl_add(&t, "memory copy [MB/s]");
-	tbl_add(&t, "link [MB/s]");
+		units_format_size_binary(c->msg_bytes, size[2], sizeof size[2]), c->reps,
+		c->reps == 1 ? " (a file of version 1: no spread)" : "s");
+	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+		tbl_add(&t, "%s", head[i]);
 	for (int n = 0; n < c->nnodes; n++) {
+		const double fig[CALIB_NFIG] = {c->nodes[n].disk_MBps, c->nodes[n].memcpy_MBps,
+						c->nodes[n].link_MBps};
 		tbl_add(&t, "%d", n);
 		tbl_add(&t, "%s", c->nodes[n].host);
-		tbl_num(&t, 1, c->nodes[n].disk_MBps);
-		tbl_num(&t, 1, c->nodes[n].memcpy_MBps);
-		tbl_num(&t, 1, c->nodes[n].link_MBps);
+		for (int k = 0; k < CALIB_NFIG; k++) {
+			tbl_num(&t, 1, fig[k]);
+			calib_range(&t, &c->nodes[n].spread[k]);
+		}
 	}
+	const double mean[CALIB_NFIG] = {c->disk_MBps, c->memcpy_MBps, c->link_MBps};
 	tbl_add(&t, "mean");
 	tbl_add(&t, "-");
-	tbl_num(&t, 1, c->disk_MBps);
-	tbl_num(&t, 1, c->memcpy_MBps);
-	tbl_num(&t, 1, c->link_MBps);
-	return tbl_print(out, &t, f, e);
+	for (int k = 0; k < CALIB_NFIG; k++) {
+		tbl_num(&t, 1, mean[k]);
+		calib_range(&t, &c->spread[k]);
+	}
+	int rc = tbl_print(out, &t, f, e);
+	for (int k = 0; rc == 0 && k < CALIB_NFIG; k++) {
+		if (!calib_warning((enum calib_figure)k, &c->spread[k], bytes[k], c->llc_bytes, line,
+				   sizeof line))
+			continue;
+		if (f == REPORT_TEXT || f == REPORT_TEXT_WIDE)
+			fprintf(out, "%s\n", line); /* one line, for grep; it names no file */
+		else
+			rp_para(out, f, "%s", line);
+	}
+	if (rc == 0 && c->disk_resident > CACHE_COLD_MAX)
+		rp_para(out, f, "warning: the disk figure is the page cache's: up to %.0f%% of the "
+			"file was in it before a read (%s: the file system refused O_DIRECT and kept "
+			"the pages)", c->disk_resident * 100, rp_or_dash(c->disk_method));
+	return rc;
 }

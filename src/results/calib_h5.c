@@ -2,8 +2,10 @@
  * report. Plain (serial) HDF5, no MPI. Layout (README "Calibration"):
  *   /  attrs pfsread_version, calibration_version, config_path, config_yaml, command_line,
  *            start_time, nnodes, status
- *   /calibration  attrs disk_source, disk_method, disk_bytes, mem_bytes, msg_bytes
- *   /calibration/{hostname, disk_MBps, memcpy_MBps, link_MBps}  [nnodes]
+ *   /calibration  attrs disk_source, disk_method, disk_bytes, mem_bytes, msg_bytes,
+ *                 repetitions (version 2)
+ *   /calibration/{hostname, disk_MBps, memcpy_MBps, link_MBps}  [nnodes] (medians)
+ *   /calibration/{disk,memcpy,link}_MBps_reps  [nnodes][repetitions] (version 2)
  *   /calibration/pairs  compound {from, to, MBps} [npairs] */
 #include <hdf5.h>
 
@@ -34,6 +36,10 @@ static const struct {
 	{"link_MBps", offsetof(struct calib_node, link_MBps)},
 };
 #define CALIB_NNODE_SETS (sizeof calib_node_sets / sizeof calib_node_sets[0])
+
+/* Every repetition of each figure, by enum calib_figure. */
+static const char *const calib_rep_sets[CALIB_NFIG] = {"disk_MBps_reps", "memcpy_MBps_reps",
+						       "link_MBps_reps"};
 
 int calib_probe(const char *path)
 {
@@ -133,6 +139,34 @@ static int cr_node_set(const struct cr *r, hid_t g, size_t i, struct calib_data 
 	return 0;
 }
 
+/* A [nnodes][reps] dataset of doubles into a new array. */
+static int cr_reps(const struct cr *r, hid_t g, const char *name, const struct calib_data *c,
+		   double **out)
+{
+	hsize_t dims[2] = {0, 0};
+	hid_t s = -1, d = H5Dopen2(g, name, H5P_DEFAULT);
+	int rc = -1;
+	if (d < 0 || (s = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(s) != 2 ||
+	    H5Sget_simple_extent_dims(s, dims, NULL) != 2 || dims[0] != (hsize_t)c->nnodes ||
+	    dims[1] != (hsize_t)c->reps) {
+		cr_fail(r, name);
+		goto out;
+	}
+	if ((*out = calloc((size_t)c->nnodes * (size_t)c->reps, sizeof **out)) == NULL) {
+		pf_fail_errno(r->e, ENOMEM, "%s: reading %s", r->path, name);
+		goto out;
+	}
+	if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0) {
+		cr_fail(r, name);
+		goto out;
+	}
+	rc = 0;
+out:
+	if ((results_h5_close(s) | results_h5_close(d)) < 0 && rc == 0)
+		rc = cr_fail(r, name);
+	return rc;
+}
+
 static int cr_nodes(const struct cr *r, hid_t g, struct calib_data *c)
 {
 	char (*hosts)[RECORD_HOST_MAX] = NULL;
@@ -150,6 +184,8 @@ static int cr_nodes(const struct cr *r, hid_t g, struct calib_data *c)
 	(void)results_h5_close(ht); /* a type: nothing to lose */
 	for (size_t i = 0; rc == 0 && i < CALIB_NNODE_SETS; i++)
 		rc = cr_node_set(r, g, i, c);
+	for (int f = 0; rc == 0 && c->version >= 2 && f < CALIB_NFIG; f++)
+		rc = cr_reps(r, g, calib_rep_sets[f], c, &c->reps_MBps[f]);
 	return rc;
 }
 
@@ -164,6 +200,16 @@ static int cr_group(const struct cr *r, hid_t file, struct calib_data *c)
 		     cr_attr_num(r, g, "disk_bytes", RESULTS_U64, &c->disk_bytes) |
 		     cr_attr_num(r, g, "mem_bytes", RESULTS_U64, &c->mem_bytes) |
 		     cr_attr_num(r, g, "msg_bytes", RESULTS_U64, &c->msg_bytes);
+	c->reps = 1;
+	if (rc == 0 && c->version >= 2) {
+		int32_t reps = 0;
+		rc = cr_attr_num(r, g, "repetitions", RESULTS_I32, &reps) |
+		     cr_attr_num(r, g, "llc_bytes", RESULTS_U64, &c->llc_bytes) |
+		     cr_attr_num(r, g, "disk_resident", RESULTS_F64, &c->disk_resident);
+		if (rc == 0 && (reps < 1 || reps > CALIB_REPS_MAX))
+			rc = cr_fail(r, "repetitions out of range");
+		c->reps = reps;
+	}
 	if (rc == 0)
 		rc = cr_nodes(r, g, c);
 	if (rc == 0)
@@ -179,10 +225,11 @@ static int cr_root(const struct cr *r, hid_t file, struct calib_data *c)
 	int32_t version = 0, nnodes = 0;
 	if (cr_attr_num(r, file, "calibration_version", RESULTS_I32, &version) != 0)
 		return -1;
-	if (version != CALIB_SCHEMA_VERSION)
+	if (version < 1 || version > CALIB_SCHEMA_VERSION)
 		return pf_fail(r->e, PF_RUNTIME, "%s: calibration version %d not supported (this "
-			       "pfsread reads version %d)", r->path, (int)version,
+			       "pfsread reads versions 1 to %d)", r->path, (int)version,
 			       CALIB_SCHEMA_VERSION);
+	c->version = version;
 	if (cr_attr_num(r, file, "nnodes", RESULTS_I32, &nnodes) != 0 ||
 	    cr_attr_str(r, file, "config_path", &c->config_path) != 0 ||
 	    cr_attr_str(r, file, "start_time", &c->start_time) != 0 ||
@@ -236,6 +283,7 @@ int calib_read(const char *path, struct calib_data *c, struct pf_err *e)
 		return -1;
 	}
 	calib_means(c);
+	calib_summarise(c);
 	return 0;
 }
 
@@ -251,6 +299,8 @@ void calib_free(struct calib_data *c)
 	free(c->disk_method);
 	free(c->nodes);
 	free(c->pairs);
+	for (int f = 0; f < CALIB_NFIG; f++)
+		free(c->reps_MBps[f]);
 	memset(c, 0, sizeof *c);
 }
 
@@ -306,6 +356,41 @@ static int cw_rows(const struct cw *w, hid_t g, const char *name, hid_t ftype, h
 	return rc;
 }
 
+/* 1 when c holds every repetition of every figure (reps_MBps), else 0: the node figures are
+ * then the one repetition written. */
+static int cw_has_reps(const struct calib_data *c)
+{
+	for (int f = 0; f < CALIB_NFIG; f++)
+		if (c->reps_MBps[f] == NULL)
+			return 0;
+	return c->reps > 0;
+}
+
+/* Every repetition of figure f as [nnodes][reps]; without them, the node figures as one. */
+static int cw_reps(const struct cw *w, hid_t g, enum calib_figure f, const struct calib_data *c)
+{
+	size_t n = (size_t)c->nnodes, reps = cw_has_reps(c) ? (size_t)c->reps : 1;
+	hsize_t dims[2] = {n, reps};
+	double *one = NULL;
+	const double *v = cw_has_reps(c) ? c->reps_MBps[f] : NULL;
+	if (v == NULL) {
+		if ((one = calloc(n ? n : 1, sizeof *one)) == NULL)
+			return cw_fail(w, calib_rep_sets[f]);
+		for (size_t i = 0; i < n; i++)
+			one[i] = *(const double *)((const char *)&c->nodes[i] + calib_node_sets[f].offset);
+		v = one;
+	}
+	hid_t s = H5Screate_simple(2, dims, NULL);
+	hid_t d = s < 0 ? -1 : H5Dcreate2(g, calib_rep_sets[f], H5T_IEEE_F64LE, s, H5P_DEFAULT,
+					  H5P_DEFAULT, H5P_DEFAULT);
+	int rc = d < 0 || (n && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
+			 ? cw_fail(w, calib_rep_sets[f]) : 0;
+	if ((results_h5_close(d) | results_h5_close(s)) < 0 && rc == 0)
+		rc = cw_fail(w, calib_rep_sets[f]);
+	free(one);
+	return rc;
+}
+
 static int cw_nodes(const struct cw *w, hid_t g, const struct calib_data *c)
 {
 	size_t n = (size_t)c->nnodes;
@@ -322,6 +407,8 @@ static int cw_nodes(const struct cw *w, hid_t g, const struct calib_data *c)
 			v[i] = *(const double *)((const char *)&c->nodes[i] + calib_node_sets[k].offset);
 		rc = cw_rows(w, g, calib_node_sets[k].name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, v);
 	}
+	for (int f = 0; rc == 0 && f < CALIB_NFIG; f++)
+		rc = cw_reps(w, g, (enum calib_figure)f, c);
 	(void)results_h5_close(ht); /* a type: nothing to lose */
 	free(hosts);
 	free(v);
@@ -340,6 +427,11 @@ static int cw_group(const struct cw *w, hid_t file, const struct calib_data *c)
 		     cw_num(w, g, "disk_bytes", RESULTS_U64, &c->disk_bytes) |
 		     cw_num(w, g, "mem_bytes", RESULTS_U64, &c->mem_bytes) |
 		     cw_num(w, g, "msg_bytes", RESULTS_U64, &c->msg_bytes);
+	int32_t reps = cw_has_reps(c) ? c->reps : 1;
+	if (rc == 0)
+		rc = cw_num(w, g, "repetitions", RESULTS_I32, &reps) |
+		     cw_num(w, g, "llc_bytes", RESULTS_U64, &c->llc_bytes) |
+		     cw_num(w, g, "disk_resident", RESULTS_F64, &c->disk_resident);
 	if (rc == 0)
 		rc = cw_nodes(w, g, c);
 	if (rc == 0)

@@ -6,6 +6,7 @@
 #include "results/reader_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -406,6 +407,8 @@ static int rd_phase(const struct rd *c, hid_t phases, const char *name, struct p
 	    rd_rows(c, g, obj, "ranks", c->rank_mem, sizeof(struct rank_rec),
 		    (size_t)c->run->nranks, (void **)&pd->ranks, &pd->nranks) < 0)
 		goto out;
+	for (size_t i = 0; c->run->schema_version < 6 && i < pd->nranks; i++)
+		pd->ranks[i].cpu_user_s = pd->ranks[i].cpu_sys_s = NAN; /* not recorded */
 	/* the targets first: whoever takes the streamed rows names their targets */
 	if (rd_targets(c, g, obj, pd) < 0 || rd_files(c, g, obj, pd) < 0)
 		goto out;

@@ -84,6 +84,8 @@ const struct results_field results_rank_fields[] = {
 	RES_FIELD_SINCE(rank_rec, counted, RESULTS_I32, 3),
 	RES_FIELD_SINCE(rank_rec, peak_rss, RESULTS_U64, 3),
 	RES_FIELD_SINCE(rank_rec, overlap_s, RESULTS_F64, 4),
+	RES_FIELD_SINCE(rank_rec, cpu_user_s, RESULTS_F64, 6),
+	RES_FIELD_SINCE(rank_rec, cpu_sys_s, RESULTS_F64, 6),
 };
 const size_t results_nrank_fields = sizeof results_rank_fields / sizeof results_rank_fields[0];
 

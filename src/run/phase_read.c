@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "dataset/dataset.h"
+#include "run/cpu.h"
 #include "run/topology.h"
 #include "util/stop.h"
 
@@ -405,5 +406,10 @@ int phase_pipelined(const struct phase_spec *s)
  * rank still reaches the closing barrier. */
 int phase_read_share(struct phase_run_ctx *c, struct phase_output *o)
 {
-	return phase_pipelined(c->s) ? phase_read_pipelined(c, o) : phase_read_items(c, o);
+	struct cpu_mark from, to;
+	cpu_mark(&from);
+	int rc = phase_pipelined(c->s) ? phase_read_pipelined(c, o) : phase_read_items(c, o);
+	cpu_mark(&to);
+	cpu_between(&from, &to, &o->me.cpu_user_s, &o->me.cpu_sys_s);
+	return rc;
 }

@@ -85,7 +85,8 @@ void phase_tally(const struct phase_spec *s, struct phase_work *w, struct phase_
 		 const struct prov_sample *before, struct phase_output *o, int earlier);
 
 /* The timed part: this rank's items, in plan order. Stops at the first failure so that the
- * rank still reaches the closing barrier. 0, or -1 with the rank's first failure in c->e. */
+ * rank still reaches the closing barrier. 0, or -1 with the rank's first failure in c->e.
+ * The CPU time the process spent in it goes into o->me (cpu_user_s, cpu_sys_s). */
 int phase_read_share(struct phase_run_ctx *c, struct phase_output *o);
 
 #endif

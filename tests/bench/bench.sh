@@ -3,12 +3,14 @@
 # with the same settings, in one run.
 # A benchmark, not a test: it prints what it measured and never passes or fails on timing.
 #
-#   usage: tests/bench/bench.sh [--quick] [--only sizes|md|progress|gen] [DIR]
+#   usage: tests/bench/bench.sh [--quick | --smoke] [--only sizes|md|progress|gen] [DIR]
 #     DIR      where the files go (default /var/tmp/pfsread-bench; not /tmp, which may be tmpfs
 #              and refuse O_DIRECT). Needs the data sets' total plus the largest one free.
 #     --quick  smaller data sets (2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB), one repetition, 20,000
 #              small files (default: 4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions,
 #              100,000 small files)
+#     --smoke  the smallest (2 x 16 MiB, 8 x 2 MiB, one repetition, 1,000 small files, one
+#              progress round): that the bench runs and what it prints, no figure worth keeping
 #     --only   only the size classes, or only the small-file (metadata) class, or only the
 #              cost of the progress lines, or only the size classes' generation rows (gen:
 #              generate against fio's write, no reads)
@@ -21,7 +23,8 @@
 #                MD_BYTES (their size, default 4096; 0: empty files, open+close only),
 #                PR_FILES (files of the progress row, default MD_FILES), PR_ROUNDS (its rounds,
 #                default 5), PR_RANKS (its ranks, default 2), REPS (repetitions: default 3, 1
-#                with --quick)
+#                with --quick), BENCH_DROP=0 (as root too, never drop the page cache: a machine
+#                shared with others; cold rows are skipped as when not root)
 #
 # fio runs on the CPUs mpirun binds pfsread's rank to (taskset; Open MPI binds a rank to a core),
 # so that no tool has the machine's other cores to itself.
@@ -48,7 +51,11 @@
 #   alternate which goes first, PR_ROUNDS rounds: the medians and the minima of the phase's time,
 #   and their differences (the bar: under 0.5% of the phase; on a busy machine the noise
 #   exceeds it, and the minima, the runs least disturbed, say more than the medians)
-# then the tables: medians over repetitions, ratio pfsread/peer, fraction of the best ceiling.
+# then the tables: medians over repetitions, ratio pfsread/peer, fraction of the best ceiling,
+#   CPU seconds per GB read (user + system) of pfsread (its results file's ranks table) and fio
+#   (usr_cpu + sys_cpu of its job), with the machine it ran on: CPU model, cores, memory and
+#   its copy bandwidth and the disk's read rate from 'pfsread calibrate' (medians of its
+#   repetitions), kernel, the file system and device under DIR.
 # Every measurement is also in DIR/work/raw.tsv; every command run is in DIR/work/commands.log.
 # The data files are removed at the end; DIR/work (configs, results, logs) is kept.
 set -Eeu -o pipefail
@@ -72,6 +79,7 @@ DIR=/var/tmp/pfsread-bench
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1 ;;
+	--smoke) QUICK=2 ;;
 	--only)
 		if [ $# -lt 2 ] || { [ "$2" != sizes ] && [ "$2" != md ] && [ "$2" != progress ] &&
 			[ "$2" != gen ]; }; then
@@ -85,13 +93,20 @@ while [ $# -gt 0 ]; do
 		sed -n '2,/^set -Eeu/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
 		;;
-	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick] [--only sizes|md|progress|gen] [DIR])" >&2 && exit 2 ;;
+	-*) echo "bench.sh: unknown option $1 (usage: bench.sh [--quick | --smoke] [--only sizes|md|progress|gen] [DIR])" >&2 && exit 2 ;;
 	*) DIR=$1 ;;
 	esac
 	shift
 done
 
-if [ "$QUICK" -eq 1 ]; then
+if [ "$QUICK" -eq 2 ]; then
+	CLASS_NAMES=(16MiB 2MiB)
+	CLASS_SIZES=(16777216 2097152)
+	CLASS_COUNTS=(2 8)
+	REPS=${REPS:-1}
+	MD_FILES=${MD_FILES:-1000}
+	PR_ROUNDS=${PR_ROUNDS:-1}
+elif [ "$QUICK" -eq 1 ]; then
 	CLASS_NAMES=(256MiB 64MiB 2MiB)
 	CLASS_SIZES=(268435456 67108864 2097152)
 	CLASS_COUNTS=(2 16 128)
@@ -112,9 +127,11 @@ CACHES=(warm cold)
 MAX_BLOCK=4194304 # 4 MiB: generate's write size; reads use min(this, file size), both sides
 QUEUE_DEPTH=16    # pfsread uring.queue_depth = fio --iodepth
 IS_ROOT=0
+CAN_DROP=0 # 1: may drop the page cache (root, and BENCH_DROP not 0)
 [ "$(id -u)" -eq 0 ] && IS_ROOT=1
+[ "$IS_ROOT" -eq 1 ] && [ "${BENCH_DROP:-1}" != 0 ] && CAN_DROP=1
 IOR_DIR=${IOR_DIR:-}
-MD_FILES=${MD_FILES:-$([ "$QUICK" -eq 1 ] && echo 20000 || echo 100000)}
+MD_FILES=${MD_FILES:-$([ "$QUICK" -ge 1 ] && echo 20000 || echo 100000)}
 MD_BYTES=${MD_BYTES:-4096}
 MD_PER_DIR=1000     # files per directory of the metadata class, both sides
 MD_LOOP_OVER=200000 # more small files than this go on a loop file system of their own
@@ -196,7 +213,7 @@ drop_caches() {
 # side, one whose drop freed the previous writer's files on the fast one. Now every writer's
 # drop frees the same amount, just before it starts.
 before_write() {
-	[ "$IS_ROOT" -eq 1 ] || return 0
+	[ "$CAN_DROP" -eq 1 ] || return 0
 	echo "head -c $1 $PRIME > /dev/null; sync; echo 3 > /proc/sys/vm/drop_caches" >>"$CMDLOG"
 	head -c "$1" "$PRIME" >/dev/null
 	drop_caches
@@ -205,7 +222,7 @@ before_write() {
 # make_prime: the prime file (before_write), as large as the most any writer writes.
 make_prime() {
 	local i t most=$((MD_FILES * MD_BYTES))
-	[ "$IS_ROOT" -eq 1 ] || return 0
+	[ "$CAN_DROP" -eq 1 ] || return 0
 	for i in "${!CLASS_NAMES[@]}"; do
 		t=$((CLASS_SIZES[i] * CLASS_COUNTS[i]))
 		[ "$t" -gt "$most" ] && most=$t
@@ -368,7 +385,8 @@ generate_figures() {
 		{ b = $2 * scale($3); r = $4 * scale($5); if (r > 0) printf "%d %.0f %.6f %.0f\n", $1, b, b / r, r }'
 }
 
-# pfsread_read CLASS_INDEX PATH CACHE TAG: prints "MB/s resident_fraction" of the one phase.
+# pfsread_read CLASS_INDEX PATH CACHE TAG: prints "MB/s resident_fraction cpu_s_per_GB" of the
+# one phase (CPU: the ranks' cpu_user_s + cpu_sys_s per 10^9 bytes; nan without them).
 pfsread_read() {
 	local name=${CLASS_NAMES[$1]} h5
 	h5=$WORK/results/$name-$2-$3-$4.h5
@@ -380,7 +398,11 @@ f = h5py.File(sys.argv[1], "r")
 p = f["phases/0000"].attrs
 if p["status"] != "complete" or int(p["bytes"]) != int(sys.argv[2]):
     sys.exit(f"{sys.argv[1]}: phase {p['status']}, {p['bytes']} bytes of {sys.argv[2]}")
-print(f"{p['bandwidth_MBps']:.1f} {p.get('resident_fraction', float('nan')):.3f}")
+r = f["phases/0000/ranks"][()]
+cpu = float("nan")
+if "cpu_user_s" in r.dtype.names and int(p["bytes"]) > 0:
+    cpu = float((r["cpu_user_s"] + r["cpu_sys_s"]).sum()) / (int(p["bytes"]) / 1e9)
+print(f"{p['bandwidth_MBps']:.1f} {p.get('resident_fraction', float('nan')):.3f} {cpu:.4f}")
 PY
 }
 
@@ -458,10 +480,11 @@ fio_write_args() {
 		--iomem_align=4096 --create_on_open=1 --fallocate=none --end_fsync=0 --output-format=json)
 }
 
-# fio_figures JSON read|write BYTES WALL_S: prints "MB/s wall_MB/s". MB/s is fio's own
-# bw_bytes (bytes over its I/O time, whole milliseconds); wall_MB/s is bytes over the fio
-# process's wall time (start-up, file set-up and exit included). Stops if fio moved other
-# than BYTES bytes.
+# fio_figures JSON read|write BYTES WALL_S [cpu]: prints "MB/s wall_MB/s" and, with cpu, the
+# job's CPU seconds per 10^9 bytes (fio's usr_cpu + sys_cpu, percentages of its job_runtime).
+# MB/s is fio's own bw_bytes (bytes over its I/O time, whole milliseconds); wall_MB/s is bytes
+# over the fio process's wall time (start-up, file set-up and exit included). Stops if fio
+# moved other than BYTES bytes.
 fio_figures() {
 	"$PYTHON" - "$@" <<'PY'
 import json, sys
@@ -469,7 +492,11 @@ path, rw, want, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.arg
 j = json.load(open(path))["jobs"][0]
 if j["error"] or j[rw]["io_bytes"] != want:
     sys.exit(f"{path}: fio error {j['error']}, {j[rw]['io_bytes']} bytes of {want}")
-print(f"{j[rw]['bw_bytes'] / 1e6:.1f} {want / wall / 1e6:.1f}")
+cpu = ""
+if len(sys.argv) > 5 and sys.argv[5] == "cpu":
+    s = (j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000
+    cpu = f" {s / (want / 1e9):.4f}"
+print(f"{j[rw]['bw_bytes'] / 1e6:.1f} {want / wall / 1e6:.1f}{cpu}")
 PY
 }
 
@@ -498,7 +525,8 @@ fio_run() {
 		exit 1
 	fi
 	t1=$(now)
-	fio_figures "$json" "$rw" "$bytes" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
+	fio_figures "$json" "$rw" "$bytes" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+		${FIO_CPU:+cpu}
 }
 
 fio_generate() {
@@ -513,9 +541,9 @@ fio_generate() {
 	echo "$out"
 }
 
-# fio_read CLASS_INDEX PATH CACHE TAG: prints fio_figures.
+# fio_read CLASS_INDEX PATH CACHE TAG: prints fio_figures with the CPU per GB.
 fio_read() {
-	local i=$1
+	local i=$1 FIO_CPU=1
 	[ "$3" = cold ] && drop_caches
 	fio_read_args "$i" "$2"
 	fio_run "read-${CLASS_NAMES[i]}-$2-$3-$4" $((CLASS_SIZES[i] * CLASS_COUNTS[i])) read \
@@ -918,7 +946,7 @@ md_reads() {
 		for what in read scan; do
 			for cache in warm cold; do
 				k=$((k + 1))
-				[ "$cache" = cold ] && [ "$IS_ROOT" -eq 0 ] && continue
+				[ "$cache" = cold ] && [ "$CAN_DROP" -eq 0 ] && continue
 				[ "$cache" = warm ] && md_warm_up
 				first=pfsread
 				[ $(((rep + k) % 2)) -eq 0 ] && first=mdtest
@@ -1060,6 +1088,73 @@ YAML
 		printf "  (%.1f us per file per rank; a busy machine: differences of a few %% are noise)\n", 1e6 * v[2, 1] / n * r
 	}' "$WORK/pr-on" "$WORK/pr-off"
 	pr_unmount
+}
+
+# ---- where it ran -------------------------------------------------------------------------------
+
+# calibrate_machine: pfsread calibrate on one rank with DIR/data as its root, into
+# WORK/calibration.h5; MACHINE_CAL gets its memory-copy and disk figures (the medians of its
+# repetitions, with their range), or why there are none.
+calibrate_machine() {
+	local cfg=$WORK/config-calibrate.yaml size=1GiB
+	[ "$QUICK" -eq 1 ] && size=256MiB
+	[ "$QUICK" -eq 2 ] && size=16MiB
+	printf 'name: bench-calibrate\nroot: %s\ndatasets: [{name: c, file_size: 1MiB, file_count: 1}]\n' \
+		"$DATA" >"$cfg"
+	echo "${MPIRUN} ${MPI_FLAGS[*]} -np 1 $PFSREAD calibrate $cfg -o $WORK/calibration.h5 --force --disk-size $size" >>"$CMDLOG"
+	if ! pfsread_mpi calibrate "$cfg" -o "$WORK/calibration.h5" --force --disk-size "$size" \
+		>"$WORK/logs/calibrate.log" 2>&1; then
+		MACHINE_CAL="pfsread calibrate failed (see $WORK/logs/calibrate.log)"
+		return 0
+	fi
+	MACHINE_CAL=$("$PYTHON" - "$WORK/calibration.h5" "$size" <<'PY'
+import sys, h5py, numpy as np
+g = h5py.File(sys.argv[1], "r")["calibration"]
+def fig(k):
+    r = g[k + "_MBps_reps"][0]
+    return f"{np.median(r):.0f} MB/s ({r.min():.0f}-{r.max():.0f} over {len(r)})"
+print(f"memory copy {fig('memcpy')}, disk {fig('disk')} ({sys.argv[2]}, {g.attrs['disk_method']}); "
+      "pfsread calibrate, medians of its repetitions")
+PY
+)
+}
+
+# machine_facts: where the bench ran, a fact a line: the CPU (model, cores), memory and its
+# copy rate, kernel, the file system and device under DIR and the disk's rate.
+machine_facts() {
+	local model cores online mem src fs mp dev base rot size dmodel kind
+	model=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	[ -n "$model" ] || model=$(lscpu 2>/dev/null | awk -F': *' '/^Model name/ { print $2; exit }')
+	cores=$(nproc --all)
+	online=$(nproc)
+	mem=$(awk '$1 == "MemTotal:" { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	read -r src fs mp <<<"$(findmnt -n -o SOURCE,FSTYPE,TARGET -T "$DIR" 2>/dev/null ||
+		df -P "$DIR" | awk 'NR == 2 { print $1, "?", $6 }')"
+	dev=""
+	case "$src" in
+	/dev/*)
+		base=$(basename "$(readlink -f "$src")")
+		dev=$(lsblk -n -o PKNAME "/dev/$base" 2>/dev/null | head -n 1)
+		[ -n "$dev" ] || dev=$base
+		;;
+	esac
+	echo "Machine (where this ran):"
+	echo "  CPU: ${model:-unknown}, $cores cores ($online available to this process)"
+	echo "  memory: $mem; ${MACHINE_CAL:-memory copy and disk rate not measured}"
+	echo "  kernel: $(uname -r) ($(uname -m))"
+	if [ -n "$dev" ] && [ -e "/sys/block/$dev" ]; then
+		rot=$(cat "/sys/block/$dev/queue/rotational" 2>/dev/null || echo "?")
+		kind=$([ "$rot" = 1 ] && echo rotational || echo "not rotational")
+		size=$(awk '{ printf "%.0f GB", $1 * 512 / 1e9 }' "/sys/block/$dev/size" 2>/dev/null)
+		dmodel=""
+		[ -r "/sys/block/$dev/device/model" ] &&
+			dmodel=$(tr -s ' ' <"/sys/block/$dev/device/model" | sed 's/ *$//')
+		[ -n "$dmodel" ] || [ ! -e "/sys/block/$dev/device/driver" ] ||
+			dmodel="model not stated, driver $(basename "$(readlink -f "/sys/block/$dev/device/driver")")"
+		echo "  DIR $DIR: $fs on $src (mounted on $mp), device $dev: ${dmodel:-model not stated}, $size, $kind (the kernel's flag)"
+	else
+		echo "  DIR $DIR: $fs on $src (mounted on $mp), no block device under it"
+	fi
 }
 
 # ---- the steps ----------------------------------------------------------------------------------
@@ -1214,11 +1309,16 @@ row_tools() {
 	return 0
 }
 
-# read_one TOOL CLASS_INDEX PATH CACHE REP: prints the tool's "MB/s note" for the row.
+# read_one TOOL CLASS_INDEX PATH CACHE REP: prints the tool's "MB/s note" for the row
+# (pfsread) or "MB/s wall_MB/s [cpu_s_per_GB]" (the peers).
 read_one() {
-	local out
+	local out mbps resident cpu
 	case "$1" in
-	pfsread) out=$(pfsread_read "$2" "$3" "$4" "$5") && echo "${out% *} resident=${out#* }" ;;
+	pfsread)
+		out=$(pfsread_read "$2" "$3" "$4" "$5")
+		read -r mbps resident cpu <<<"$out"
+		echo "$mbps resident=$resident cpu=$cpu"
+		;;
 	fio) fio_read "$2" "$3" "$4" "$5" ;;
 	ior) ior_read "$2" "$3" "$4" "$5" ;;
 	mdtest) mdtest_read "$2" "$3" "$4" "$5" ;;
@@ -1228,7 +1328,7 @@ read_one() {
 # reads CLASS_INDEX: every repetition x path x cache state, pfsread and its peers side by side,
 # the order rotating over repetitions and rows.
 reads() {
-	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k=0 first n j tool out line
+	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k=0 first n j tool out line mbps wall cpu
 	declare -A got
 	for rep in $(seq 1 "$REPS"); do
 		ceilings "$name-$rep"
@@ -1239,7 +1339,7 @@ reads() {
 					[ "$rep" -eq 1 ] && record read "$name" "$path" "$cache" - - na - - "${AVAILABLE[$path]}"
 					continue
 				fi
-				[ "$cache" = cold ] && [ "$IS_ROOT" -eq 0 ] && continue
+				[ "$cache" = cold ] && [ "$CAN_DROP" -eq 0 ] && continue
 				[ "$cache" = warm ] && warm_up "$i"
 				row_tools "$i" "$path"
 				n=${#TOOLS[@]}
@@ -1252,9 +1352,10 @@ reads() {
 				for tool in "${TOOLS[@]}"; do
 					out=${got[$tool]}
 					if [ "$tool" = pfsread ]; then
-						record read "$name" "$path" "$cache" "$rep" "$first" pfsread "${out% *}" - "${out#* }"
+						record read "$name" "$path" "$cache" "$rep" "$first" pfsread "${out%% *}" - "${out#* }"
 					else
-						record read "$name" "$path" "$cache" "$rep" "$first" "$tool" "${out% *}" "${out#* }" -
+						read -r mbps wall cpu <<<"$out"
+						record read "$name" "$path" "$cache" "$rep" "$first" "$tool" "$mbps" "$wall" "cpu=${cpu:--}"
 					fi
 					line="$line  $(printf '%s %9s MB/s' "$tool" "${out%% *}")"
 				done
@@ -1266,7 +1367,7 @@ reads() {
 
 # table: medians per row, ratio of the medians, fraction of the row's ceiling.
 table() {
-	"$PYTHON" - "$RAW" "$IS_ROOT" <<'PY'
+	"$PYTHON" - "$RAW" "$CAN_DROP" <<'PY'
 import statistics as st, sys
 raw, is_root = sys.argv[1], sys.argv[2] == "1"
 rows, vals, notes, places, ceil = [], {}, {}, {}, {"mem": [], "dev": []}
@@ -1286,8 +1387,11 @@ for line in open(raw):
     vals.setdefault(key, {}).setdefault(tool, []).append(float(mbps))
     if tool == "fio" and wall != "-":
         vals[key].setdefault("wall", []).append(float(wall))
-    if note.startswith("resident="):
-        vals[key].setdefault("resident", []).append(float(note[9:]))
+    marks = dict(w.split("=", 1) for w in note.split() if "=" in w)
+    if "resident" in marks:
+        vals[key].setdefault("resident", []).append(float(marks["resident"]))
+    if marks.get("cpu", "-") not in ("-", "nan"):
+        vals[key].setdefault(tool + " cpu", []).append(float(marks["cpu"]))
     if note.startswith("pos="):
         places.setdefault(key, {}).setdefault(rep, {})[(tool, int(note[4:]))] = float(mbps)
 def gen_ratio(key):
@@ -1316,7 +1420,8 @@ memcpy = ceiling("mem", "  memory copy, numpy, one thread, 4 MiB buffer")
 dev = ceiling("dev", "  device, fio O_DIRECT sequential read, psync and io_uring QD16")
 print()
 hdr = f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'fio MB/s':>10} {'ratio':>6} " \
-      f"{'best ratio':>10} {'of ceiling':>10}  {'fio wall MB/s':>13}"
+      f"{'best ratio':>10} {'of ceiling':>10}  {'fio wall MB/s':>13} {'pfsread CPU s/GB':>16} " \
+      f"{'fio CPU s/GB':>12}"
 print(hdr)
 print("-" * len(hdr))
 odd, above = [], False
@@ -1328,7 +1433,7 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     cls, path, cache = key
     if key in notes:
         print(f"{cls:<7} {path:<8} {cache:<5} {'n/a':>12} {'n/a':>10} {'n/a':>6} {'n/a':>10}"
-              f" {'n/a':>10}  {'n/a':>13}  ({notes[key]})")
+              f" {'n/a':>10}  {'n/a':>13} {'n/a':>16} {'n/a':>12}  ({notes[key]})")
         continue
     v = vals[key]
     p, f = st.median(v["pfsread"]), st.median(v["fio"])
@@ -1342,8 +1447,10 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
         top, tag = (dev, "dev") if (cache == "cold" or path == "direct") else (memcpy, "mem")
         frac = f"{p / top:.2f} {tag}" if top else "n/a"
         above = above or bool(top and p > top)
+    cpu = {t: (f"{st.median(v[t + ' cpu']):.3f}" if t + " cpu" in v else "-")
+           for t in ("pfsread", "fio")}
     print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {ratio:6.3f} {best:10.3f} {frac:>10}"
-          f"  {wall}")
+          f"  {wall} {cpu['pfsread']:>16} {cpu['fio']:>12}")
     res = v.get("resident")
     if res and ((cache == "cold" and max(res) > 0.05) or
                 (cache == "warm" and path != "direct" and min(res) < 0.95)):
@@ -1359,12 +1466,16 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "virtual disk's host caches it: a cold read runs at about 1 or about 2 GB/s by the host's "
       "luck,\nso medians of a few repetitions can land on either side; the bests are what each "
       "side can do).\nof ceiling = pfsread / mem (warm) or dev "
-      "(cold, and O_DIRECT warm or cold).")
+      "(cold, and O_DIRECT warm or cold).\nCPU s/GB: user + system CPU seconds per 10^9 bytes "
+      "read (medians): pfsread's ranks' cpu_user_s + cpu_sys_s\n(getrusage of the rank's "
+      "process over its timed reads), fio's usr_cpu + sys_cpu of its job (getrusage over the job);"
+      "\nneither counts the kernel's work done outside the process (page-cache read-ahead, "
+      "interrupts).")
 if above:
     print("A fraction above 1: pfsread beat the best ceiling measured; the ceiling figures are "
           "noisy\nhere (the virtual disk is cached by its host), so read those fractions as rough.")
 if not is_root:
-    print("Not root: cold rows (drop_caches) skipped.")
+    print("Not root or BENCH_DROP=0: cold rows (drop_caches) skipped.")
 for o in odd:
     print("warning: " + o)
 PY
@@ -1518,7 +1629,7 @@ main() {
 	[ "$DIRECT_OK" -eq 1 ] || AVAILABLE[direct]="no O_DIRECT on $DIR"
 	[ "$PEERS" -eq 1 ] && { [ "$ONLY" = all ] || [ "$ONLY" = md ]; } && md_check_room
 	[ "$ONLY" = progress ] || print_commands
-	if [ "$IS_ROOT" -eq 0 ]; then echo "Not root: no drop_caches, so cold rows are skipped."; fi
+	if [ "$CAN_DROP" -eq 0 ]; then echo "Not root or BENCH_DROP=0: no drop_caches, so cold rows are skipped."; fi
 	[ -z "$PEERS_WHY" ] || echo "$PEERS_WHY."
 	trap remove_data EXIT
 	trap 'exit 130' INT TERM # through remove_data: files, names, mounts
@@ -1529,6 +1640,9 @@ main() {
 		return 0
 	fi
 	[ "$ONLY" = progress ] || make_prime
+	calibrate_machine
+	machine_facts
+	echo
 	if [ "$ONLY" != md ]; then
 		for i in "${!CLASS_NAMES[@]}"; do
 			echo "Class ${CLASS_NAMES[i]}: generation"
@@ -1542,6 +1656,8 @@ main() {
 	fi
 	[ "$PEERS" -eq 1 ] && { [ "$ONLY" = all ] || [ "$ONLY" = md ]; } && metadata
 	if [ "$ONLY" != md ]; then
+		echo
+		machine_facts
 		echo
 		table
 	fi

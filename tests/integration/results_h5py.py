@@ -22,7 +22,8 @@ min(readers_per_node, ranks on the node) and add up to active_readers; each rank
 bytes match its file rows; open_start <= read_end <= close_end for every file row; start <= end
 for every active rank; bandwidth_MBps == bytes / elapsed_s / 1e6; the ranks' exits from the
 opening barrier start at 0 and end at start_skew_s, open_s + read_s + close_s within each
-rank's span and, with overlap_s, equal to its files' summed times, flagged "clock" exactly when beyond
+rank's span and, with overlap_s, equal to its files' summed times, cpu_user_s and cpu_sys_s
+finite and not negative, flagged "clock" exactly when beyond
 clock_bound_s; cache_state follows resident_fraction (cold <= 5%, warm >= 95%).
 
 Exit status: 0 when everything holds (one summary line on stdout); 1 at the first failure, with
@@ -52,7 +53,7 @@ PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
 RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
                "close_s", "resident_fraction", "verify_s", "io_s", "process_s", "barrier_s",
                "clock_offset_s", "clock_error_s", "storage_read_bytes", "rchar", "net_rx_bytes",
-               "counted", "peak_rss", "overlap_s")
+               "counted", "peak_rss", "overlap_s", "cpu_user_s", "cpu_sys_s")
 FILE_FIELDS = ("file", "rank", "open_start", "read_end", "close_end", "bytes", "target")
 
 
@@ -86,7 +87,7 @@ def attrs_of(obj, where, spec):
 
 def check_root(f, expect):
     root = attrs_of(f, "/", ROOT_ATTRS)
-    check(root["schema_version"] == 5, "/", "schema_version %d" % root["schema_version"])
+    check(root["schema_version"] == 6, "/", "schema_version %d" % root["schema_version"])
     for key in ("nranks", "nnodes", "status"):
         if key in expect:
             check(root[key] == expect[key], "/", "%s is %r, expected %r" % (key, root[key], expect[key]))
@@ -246,6 +247,10 @@ def check_ranks(where, a, ranks, files, node_of_rank):
     check(np.allclose(steps + ranks["overlap_s"], sums, rtol=1e-6, atol=1e-6), where,
           "open_s + read_s + close_s + overlap_s %s differ from the files' summed times %s"
           % (steps + ranks["overlap_s"], sums))
+    # the CPU time of each rank's process in the timed part: known, and not negative
+    cpu = ranks["cpu_user_s"] + ranks["cpu_sys_s"]
+    check(np.isfinite(cpu).all() and (ranks["cpu_user_s"] >= 0).all() and
+          (ranks["cpu_sys_s"] >= 0).all(), where, "cpu_user_s or cpu_sys_s unknown or negative")
 
 
 def check_clock(where, a, ranks):

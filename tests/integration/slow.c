@@ -16,7 +16,9 @@
  * PFSREAD_STOP_LOG first, so that the test can find, wake or kill it (lost_rank.t).
  * PFSREAD_HOLD_UNTIL=FILE makes each slowed call wait, instead of its
  * milliseconds, until FILE exists (or a signal comes): a command held mid-way for as long as
- * the test needs, then let go (locks.t). */
+ * the test needs, then let go (locks.t). PFSREAD_SLOW_CALLS=N slows only the first N calls
+ * that would be slowed, the rest run at full speed: one repetition of a measurement made slow
+ * and the others not (calibrate.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -43,6 +45,10 @@ static void slow(const char *name, const char *path)
 	const char *under = getenv("PFSREAD_SLOW_UNDER"), *log = getenv("PFSREAD_SLOW_LOG");
 	long ms = slow_ms(name);
 	if (ms <= 0 || (path != NULL && under != NULL && strncmp(path, under, strlen(under)) != 0))
+		return;
+	static long slowed;
+	const char *calls = getenv("PFSREAD_SLOW_CALLS");
+	if (calls != NULL && ++slowed > strtol(calls, NULL, 10))
 		return;
 	if (log != NULL) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -57,7 +57,7 @@ static void test_reference(void)
 	struct answer a;
 	for (int i = 0; i < 6; i++)
 		report_cell_ceiling(&c[i], &reference, 100, NULL);
-	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0};
+	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0, NULL};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(a.n >= 3 && a.n <= ANSWER_MAX, "at most %d lines (%d)", ANSWER_MAX, a.n);
@@ -96,7 +96,7 @@ static void test_above_and_warm(void)
 	c[2].resident_fraction = 0.97;
 	for (int i = 0; i < 3; i++)
 		report_cell_ceiling(&c[i], &hw, 100, NULL);
-	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0};
+	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0, NULL};
 	answer_build(&in, &a);
 	dump(&a);
 	int above = find(&a, "ABOVE it, the ceiling is contradicted");
@@ -131,7 +131,7 @@ static void test_read_path_and_no_ceiling(void)
 	}
 	for (int i = 0; i < 2; i++)
 		report_cell_shortfall(&c[i], c, 2, &fs);
-	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0};
+	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL};
 	answer_build(&in, &a);
 	dump(&a);
 	int r = find(&a, "read path below its peers: small x 1 reader/node, backend mmap, 62% of "
@@ -147,7 +147,7 @@ static void test_read_path_and_no_ceiling(void)
 			   0,
 	   "each cell's limit says where its figure came from (else the run's source)");
 
-	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0};
+	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
 	for (int i = 0; i < 2; i++) {
 		c[i].ceiling_MBps = c[i].efficiency = NAN;
 		c[i].shortfall[0] = c[i].cause[0] = '\0';
@@ -159,7 +159,7 @@ static void test_read_path_and_no_ceiling(void)
 		    "server_disk_MBps: D} in the config, or give a pfsread calibrate file") >= 0,
 	   "and exactly what to give, in one line");
 
-	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0};
+	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
 	answer_build(&empty, &a);
 	ok(a.n == 1 && find(&a, "no completed phases") == 0, "no cells: one line says so");
 }
@@ -173,7 +173,7 @@ static void test_many_tables(void)
 		c[i] = cell("d", 1 + i % 2, 100 + 10 * i, 0);
 		snprintf(c[i].sweep.backend, sizeof c[i].sweep.backend, "%s", backends[i / 2]);
 	}
-	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0};
+	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(a.n <= ANSWER_MAX && find(&a, "backend uring: best of all: d x 2 readers/node: 170") == 0 &&
@@ -181,10 +181,43 @@ static void test_many_tables(void)
 	   "four tables: the best and the worst of all, named by their table");
 }
 
+/* A calibrated ceiling carries how far its repetitions were apart: in the cell lines, and in
+ * the contradiction, which says whether the repetitions agreed. */
+static void test_calibrated_spread(void)
+{
+	struct ceil_hw hw = {.node_disk_MBps = 100, .node_disk_spread = 1.45};
+	struct report_cell c[2] = {cell("big", 1, 150, 0), cell("big", 2, 90, 0)};
+	const double spread[2] = {1.45, 1.45};
+	const char *source[2] = {"calibrated", "calibrated"};
+	struct answer a;
+	for (int i = 0; i < 2; i++) {
+		c[i].reader_nodes = 1; /* one node: its disk, 100 MB/s, is the ceiling */
+		c[i].readers = c[i].sweep.readers_per_node;
+		report_cell_ceiling(&c[i], &hw, 1, NULL);
+	}
+	struct answer_in in = {c, 2, 1, "calibrated", source, NULL, 0, NULL, 0, spread};
+	answer_build(&in, &a);
+	dump(&a);
+	ok(find(&a, "(node disks, calibrated, repetitions max/min 1.45): ABOVE it") >= 0,
+	   "the cell above its ceiling: the limit, where from and its repetitions' spread");
+	ok(find(&a, "ceiling contradicted: the calibrated figure 100 MB/s (node disks; its "
+		    "repetitions were far apart: max/min 1.45) is contradicted") >= 0,
+	   "the contradiction says the calibration was not stable");
+	const double calm[2] = {1.05, 1.05};
+	in.spread = calm;
+	answer_build(&in, &a);
+	ok(find(&a, "(node disks; its repetitions agreed: max/min 1.05)") >= 0,
+	   "a stable calibration that is contradicted all the same: said so");
+	in.spread = NULL;
+	answer_build(&in, &a);
+	ok(find(&a, "max/min") < 0, "no spread known: none said");
+}
+
 int main(void)
 {
 	test_reference();
 	test_above_and_warm();
+	test_calibrated_spread();
 	test_read_path_and_no_ceiling();
 	test_many_tables();
 	return tap_done();

@@ -42,8 +42,8 @@ static void set_phase(size_t i, int ds, int readers, const char *backend, int re
 	p->bandwidth_MBps = mbps;
 	p->elapsed_s = (double)p->bytes / (mbps * 1e6);
 	p->status = results_phase_status_parse(status);
-	ranks[i][0] = (struct rank_rec){0, 0, 1, 0.0, 1.0, p->bytes, 8, 0.25, 0.5, 0.125, 0.0, 0.0, 0.875, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-	ranks[i][1] = (struct rank_rec){1, 0, 0, 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	ranks[i][0] = (struct rank_rec){0, 0, 1, 0.0, 1.0, p->bytes, 8, 0.25, 0.5, 0.125, 0.0, 0.0, 0.875, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	ranks[i][1] = (struct rank_rec){1, 0, 0, 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 	phases[i].ranks = ranks[i];
 	phases[i].nranks = 2;
 	phases[i].files = NULL;
@@ -181,13 +181,13 @@ static void test_csv(const struct run_data *run)
 		   "n,mean_MBps,min_MBps,max_MBps,pattern,decomposition,queue_depth,advice,warm,sd_MBps,"
 		   "ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,metadata_fraction,"
 		   "resident_fraction,readers,reader_nodes,ceiling_MBps,limit,efficiency,cache_state,"
-		   "repetitions,bytes_from,from_storage_fraction,short_cause,shortfall\n",
+		   "repetitions,bytes_from,from_storage_fraction,short_cause,shortfall,cpu_s_per_GB\n",
 		   strlen("file,dataset,file_size_B,readers_per_node,backend,transfer_size_B,order,"
 			  "cache,n,mean_MBps,min_MBps,max_MBps,pattern,decomposition,queue_depth,"
 			  "advice,warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
 			  "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,"
 			  "limit,efficiency,cache_state,repetitions,bytes_from,"
-			  "from_storage_fraction,short_cause,shortfall\n")) == 0,
+			  "from_storage_fraction,short_cause,shortfall,cpu_s_per_GB\n")) == 0,
 	   "csv: the header row (the first 12 columns as before, then the new ones)");
 	/* sd of 1000, 1010, 1020 is 10; the 95% CI 4.303 x 10 / sqrt 3 = 24.843 */
 	ok(strstr(s, "\n\"we\"\"ird,run.h5\",1GB,1000000000,1,posix,4194304,sorted,drop,3,1010.000,"

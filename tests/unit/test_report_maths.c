@@ -28,10 +28,10 @@ static struct file_rec big_files[3] = {
 	{2, 1, 0.0, 0.5, 3.0, 3.0, 300000000, 0, 0},
 };
 static struct rank_rec big_ranks[4] = {
-	{0, 0, 1, 0.0, 2.0, 200000000, 2, 0.2, 1.7, 0.1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	{1, 0, 1, 0.0, 3.0, 300000000, 1, 0.5, 2.5, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	{2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	{3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{0, 0, 1, 0.0, 2.0, 200000000, 2, 0.2, 1.7, 0.1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{1, 0, 1, 0.0, 3.0, 300000000, 1, 0.5, 2.5, 0.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 
 /* Phase "small": every rank reads one 2 MB file from 0; ends 1, 1, 2, 4 s.
@@ -44,10 +44,10 @@ static struct file_rec small_files[4] = {
 	{13, 3, 0, 0, 4.0, 4.0, 2000000, 0, 0},
 };
 static struct rank_rec small_ranks[4] = {
-	{0, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	{1, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	{2, 1, 1, 0, 2.0, 2000000, 1, 0, 2.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	{3, 1, 1, 0, 4.0, 2000000, 1, 0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{0, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{1, 0, 1, 0, 1.0, 2000000, 1, 0, 1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{2, 1, 1, 0, 2.0, 2000000, 1, 0, 2.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{3, 1, 1, 0, 4.0, 2000000, 1, 0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 };
 
 #define NPH 6
@@ -129,6 +129,32 @@ static void test_phase(void)
 	analyze_phase(&no_files, &s);
 	ok(near(s.stonewall_bytes, 200e6 + 300e6 * 2.0 / 3.0) && s.files == 3,
 	   "without file records: readers pro rata of their own span (200 + 200 MB)");
+}
+
+/* CPU per GB: the ranks' user + system seconds summed over the phase's bytes; unknown when a
+ * rank that read has none (an older file), not 0. */
+static void test_cpu(void)
+{
+	struct phase_summary s;
+	struct phase_data pd = phases[0]; /* 500 MB read by ranks 0 and 1 */
+	struct rank_rec r[4];
+	memcpy(r, big_ranks, sizeof r);
+	r[0].cpu_user_s = 0.25, r[0].cpu_sys_s = 0.125;
+	r[1].cpu_user_s = 0.5, r[1].cpu_sys_s = 0.125;
+	r[2].cpu_user_s = 0.001, r[2].cpu_sys_s = 0; /* waited: a little, counted too */
+	r[3].cpu_user_s = NAN, r[3].cpu_sys_s = NAN; /* read nothing: its figure does not matter */
+	pd.ranks = r;
+	pd.info.bytes = 500000000;
+	analyze_phase(&pd, &s);
+	ok(near(s.cpu_user_s, 0.751) && near(s.cpu_sys_s, 0.25) && near(s.cpu_s_per_GB, 1.001 / 0.5),
+	   "1.001 CPU s over 0.5 GB: %.4f s/GB", s.cpu_s_per_GB);
+	r[1].cpu_sys_s = NAN;
+	analyze_phase(&pd, &s);
+	ok(isnan(s.cpu_s_per_GB), "a rank that read has no figure: unknown");
+	r[1].cpu_sys_s = 0.125;
+	pd.info.bytes = 0;
+	analyze_phase(&pd, &s);
+	ok(isnan(s.cpu_s_per_GB), "nothing read: unknown");
 }
 
 static void test_nodes(void)
@@ -254,8 +280,8 @@ static void test_straggler_threshold(void)
 	static struct file_rec f[2] = {{0, 0, 0, 0.1, 1.0, 1.0, 100000000, 0, 0},
 				       {1, 1, 0, 0.1, 1.003, 1.1, 100000000, 0, 0}};
 	static struct rank_rec r[2] = {
-		{0, 0, 1, 0, 1.0, 100000000, 1, 0.1, 0.9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-		{1, 1, 1, 0, 1.003, 100000000, 1, 0.1, 0.903, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+		{0, 0, 1, 0, 1.0, 100000000, 1, 0.1, 0.9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{1, 1, 1, 0, 1.003, 100000000, 1, 0.1, 0.903, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 	static int32_t map[2] = {0, 1};
 	struct phase_data pd = phases[0];
 	struct report_straggler sn[5], sf[5];
@@ -317,10 +343,10 @@ static void test_nonsense(void)
 {
 	struct file_rec f[2] = {{0, 99, NAN, NAN, NAN, NAN, 5, 0, 0}, {1, -3, 0, 0, 1, 1, 1000000, 0, 0}};
 	struct rank_rec r[4] = {
-		{0, -5, 1, 0, 1, 1000000, 1, NAN, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-		{1, 7, 1, 0, 2, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-		{2, 1, 1, NAN, 1, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-		{3, 1, 1, 2, 1, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ends before it starts */
+		{0, -5, 1, 0, 1, 1000000, 1, NAN, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{1, 7, 1, 0, 2, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{2, 1, 1, NAN, 1, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{3, 1, 1, 2, 1, 1000000, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* ends before it starts */
 	};
 	struct phase_data pd = phases[4];
 	struct run_data run;
@@ -349,6 +375,7 @@ int main(void)
 	struct run_data run;
 	build(&run);
 	test_phase();
+	test_cpu();
 	test_nodes();
 	test_cells(&run);
 	test_repetitions();

@@ -66,7 +66,8 @@ static void build_records(void)
 		rec[k] = (struct rank_rec){0, 0, 1, 0.001, 0.124 + k, p->bytes, p->nfiles,
 					   0.01, 0.1, 0.003, 0.25, 0.5, 0.113, 0.0625,
 					   0.002, 1.5, 0.0001, 4096u + (uint64_t)k, 8192,
-					   77u + (uint64_t)k, 1, (uint64_t)(12345678 + k), 0.375};
+					   77u + (uint64_t)k, 1, (uint64_t)(12345678 + k), 0.375,
+					   0.25 + k, 0.125};
 	}
 	for (int i = 0; i < NFILES0; i++)
 		files0[i] = (struct file_rec){(uint64_t)(NFILES0 - 1 - i),
@@ -114,7 +115,8 @@ static int same_rank(const struct rank_rec *a, const struct rank_rec *b)
 	       a->storage_read_bytes == b->storage_read_bytes && a->rchar == b->rchar &&
 	       a->net_rx_bytes == b->net_rx_bytes && a->counted == b->counted &&
 	       a->peak_rss == b->peak_rss &&
-	       a->overlap_s == b->overlap_s;
+	       a->overlap_s == b->overlap_s && a->cpu_user_s == b->cpu_user_s &&
+	       a->cpu_sys_s == b->cpu_sys_s;
 }
 
 static int same_file(const struct file_rec *a, const struct file_rec *b)

@@ -1,0 +1,86 @@
+/* data_calib: a calibration in the report's JSON (its "calibration" object): the file's
+ * figures, every node's, and the spread of their repetitions. Keys and strings escaped. */
+#include <inttypes.h>
+
+#include "report/internal.h"
+
+/* "name": value pairs, with the separator in front of all but the first. */
+static void dc_key(FILE *out, const char *key, int first)
+{
+	fputs(first ? "" : ", ", out);
+	rp_json_str(out, key);
+	fputs(": ", out);
+}
+
+static void dc_str(FILE *out, const char *key, const char *s, int first)
+{
+	dc_key(out, key, first);
+	rp_json_str(out, s);
+}
+
+static void dc_num(FILE *out, const char *key, double v)
+{
+	dc_key(out, key, 0);
+	rp_json_num(out, v);
+}
+
+static void dc_u64(FILE *out, const char *key, uint64_t v)
+{
+	dc_key(out, key, 0);
+	fprintf(out, "%" PRIu64, v);
+}
+
+/* "KEY": {n, median_MBps, min_MBps, max_MBps, q1_MBps, q3_MBps, max_over_min, stable} */
+static void dc_spread(FILE *out, const char *key, const struct calib_spread *s)
+{
+	dc_key(out, key, 0);
+	fprintf(out, "{\"n\": %d", s->n);
+	dc_num(out, "median_MBps", s->median);
+	dc_num(out, "min_MBps", s->min);
+	dc_num(out, "max_MBps", s->max);
+	dc_num(out, "q1_MBps", s->q1);
+	dc_num(out, "q3_MBps", s->q3);
+	dc_num(out, "max_over_min", s->ratio);
+	dc_key(out, "stable", 0);
+	fputs(s->n >= 2 && !calib_spread_wide(s) ? "true}" : "false}", out);
+}
+
+void rp_json_calib(FILE *out, const struct calib_data *c)
+{
+	static const char *const spread_key[CALIB_NFIG] = {"disk_spread", "memcpy_spread",
+							   "link_spread"};
+	fputs("\"calibration\": ", out);
+	if (c == NULL) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{", out);
+	dc_str(out, "file", c->path, 1);
+	dc_str(out, "start_time", c->start_time, 0);
+	dc_str(out, "disk_source", c->disk_source, 0);
+	dc_str(out, "disk_method", c->disk_method, 0);
+	dc_u64(out, "disk_bytes", c->disk_bytes);
+	dc_u64(out, "mem_bytes", c->mem_bytes);
+	dc_u64(out, "msg_bytes", c->msg_bytes);
+	dc_num(out, "disk_MBps", c->disk_MBps);
+	dc_num(out, "memcpy_MBps", c->memcpy_MBps);
+	dc_num(out, "link_MBps", c->link_MBps);
+	dc_u64(out, "repetitions", (uint64_t)(c->reps > 0 ? c->reps : 0));
+	dc_u64(out, "llc_bytes", c->llc_bytes);
+	dc_num(out, "disk_resident", c->disk_resident);
+	for (int k = 0; k < CALIB_NFIG; k++)
+		dc_spread(out, spread_key[k], &c->spread[k]);
+	dc_key(out, "nodes", 0);
+	fputc('[', out);
+	for (int n = 0; n < c->nnodes; n++) {
+		fputs(n ? ", {" : "{", out);
+		dc_str(out, "host", c->nodes[n].host, 1);
+		dc_num(out, "disk_MBps", c->nodes[n].disk_MBps);
+		dc_num(out, "memcpy_MBps", c->nodes[n].memcpy_MBps);
+		dc_num(out, "link_MBps", c->nodes[n].link_MBps);
+		for (int k = 0; k < CALIB_NFIG; k++)
+			dc_spread(out, spread_key[k], &c->nodes[n].spread[k]);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
