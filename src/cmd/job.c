@@ -457,7 +457,7 @@ static void job_report(const struct job *j, int *status)
 		safe_fput(stderr, e.msg, 0);
 		fputc('\n', stderr);
 		if (*status == 0)
-			*status = e.status ? e.status : PF_RUNTIME;
+			*status = PF_RUNTIME;
 	}
 	fflush(stdout);
 }

@@ -217,6 +217,8 @@ int plan_parse(int argc, char **argv, struct plan_args *a, struct pf_err *e)
 	if (a->config == NULL || (!a->pilot && (a->ranks == 0 || a->nodes == 0)))
 		return pf_fail(e, PF_USAGE, "plan: usage: pfsread plan CONFIG --ranks N --nodes M "
 			       "(or under MPI: plan CONFIG --pilot [N])");
+	if (a->print != NULL && a->pilot)
+		return pf_fail(e, PF_USAGE, "plan: --print goes without --pilot");
 	if (a->pilot_output != NULL && !a->pilot)
 		return pf_fail(e, PF_USAGE, "plan: --pilot-output goes with --pilot");
 	if (a->pilot && (a->est.from != NULL || a->est.calibration != NULL))
