@@ -511,13 +511,13 @@ static int job_prepare(int argc, char **argv, struct job *j, struct pf_err *e)
 		return s == JOB_START_DONE ? 1 : -1;
 	if (job_chain_check(j, e) != 0)
 		return -1;
-	if (j->generate < 0)
-		j->generate = job_datasets_missing(&j->x);
 	job_say("job %s: %d node(s) x %d ranks, pfsread %s (git %s)", j->al.id, j->al.nodes,
 		j->al.per_node, PFSREAD_VERSION, PFSREAD_GIT);
 	job_say("config %s, results %s", j->config, j->results);
 	job_argv_show(&j->launch, shown, sizeof shown);
 	job_say("launch: %s", shown);
+	if (j->generate < 0)
+		j->generate = job_datasets_missing(&j->x);
 	return 0;
 }
 
