@@ -333,11 +333,11 @@ static int job_submit_argv(const struct job *j, struct job_argv *out, char *name
 	return rc ? -1 : 0;
 }
 
-/* With a chain of more than this job: the follow-on, submitted now to start after this one
- * ends however it ends (afterany: also after a kill at the time limit). It continues the same
- * file and exits at once when this job completed it. Its variables travel in the environment
- * of sbatch (--export=ALL) or qsub (-v with names only, the values from qsub's environment):
- * never in a NAME=VALUE list, which Slurm and PBS split at every comma. */
+/* With a chain of more than this job: the follow-on, submitted before this job runs, to start
+ * after it ends however it ends (afterany: also after a kill at the time limit). It continues
+ * the same file and exits at once when this job completed it. Its variables travel in the
+ * environment of sbatch (--export=ALL) or qsub (-v with names only, the values from qsub's
+ * environment): never in a NAME=VALUE list, which Slurm and PBS split at every comma. */
 static int job_chain_next(struct job *j, struct pf_err *e)
 {
 	char names[8192], chain[32], text[JOB_TEXT];
