@@ -3,7 +3,7 @@
 # counts, then how the aggregate bandwidth scales with the nodes and where it saturates.
 #   usage: jobscripts/pfsread-scaling.sh RESULTS.h5...
 # Any batch system: jobscripts/slurm/pfsread-sweep.sh runs it as the last job of a sweep; with
-# PBS, run it on the files of the jobs (see jobscripts/pbs/pfsread.pbs).
+# PBS, run it on the files of the jobs (see docs/scale.md, "Sweeps over node counts").
 # Files that do not exist (a job that failed before writing) are named and left out.
 # Each cell of the summary is the mean aggregate bandwidth over repetitions (and over runs with
 # the same node count); a row saturates at the smallest node count that reaches 90% of its peak.

@@ -160,6 +160,8 @@ static int dispatch(int argc, char **argv, int quiet, struct pf_err *e)
 		rc = -1;
 	else if (strcmp(cmd, "report") == 0)
 		rc = report_command(nargs, args, e);
+	else if (strcmp(cmd, "job") == 0)
+		rc = job_command(nargs, args, e); /* the launcher's ranks run MPI, not this one */
 	else if (strcmp(cmd, "plan") == 0 && !has_arg(nargs, args, "--pilot"))
 		rc = plan_command(nargs, args, e); /* plan --pilot reads: under MPI, as run */
 	else

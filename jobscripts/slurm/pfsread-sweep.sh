@@ -17,8 +17,8 @@
 # In DIR: NAME-JOBID.h5 and NAME-JOBID.out per job, scaling.txt (the report and the summary).
 # Environment: PFSREAD (the binary; default pfsread on PATH, else build/pfsread of this
 # repository), and what jobscripts/slurm/pfsread.sbatch reads (PFSREAD_LAUNCHER, ...), passed on.
-# Exit status: 0 when every job and the summary succeeded (with --no-wait: when all were
-# submitted), 1 otherwise, 2 on a usage or configuration error.
+# Exit status: 0 when every job completed its study and the summary succeeded (with
+# --no-wait: when all were submitted), 1 otherwise, 2 on a usage or configuration error.
 set -eu
 
 die() {
@@ -61,13 +61,12 @@ bin=${PFSREAD:-$(command -v pfsread || printf '%s\n' "$here/../../build/pfsread"
 [ -x "$bin" ] || die "$bin is not an executable pfsread: set PFSREAD"
 bin=$(abspath "$bin")
 
-# The experiment's name and its largest readers_per_node (the 6th column of the table; the
-# file size takes two), from a dry run.
-plan=$("$bin" plan "$config" --ranks 4096 --nodes 1) || exit $?
-name=$(printf '%s\n' "$plan" | sed -n '1s/^experiment \([^:]*\): .*/\1/p')
+# The experiment's name and its largest readers_per_node, each a value of its own from plan
+# (which checks the config first).
+name=$("$bin" plan "$config" --ranks 4096 --nodes 1 --print name) || exit $?
 if [ -z "$per_node" ]; then
-	per_node=$(printf '%s\n' "$plan" |
-		awk 'NR > 2 && $1 ~ /^[0-9]+$/ && $6 > m { m = $6 } END { print m + 0 }')
+	per_node=$("$bin" plan "$config" --ranks 4096 --nodes 1 --print readers-per-node-max) ||
+		exit $?
 fi
 if [ -z "$node_list" ]; then
 	n=1
@@ -126,8 +125,8 @@ status=0
 sbatch --wait "$@" >/dev/null || status=1
 cat "$dir/scaling.txt" 2>/dev/null || status=1
 for id in $(echo "$ids" | tr ':' ' '); do
-	if ! grep -q '^pfsread job: done, exit status 0,' "$dir/$name-$id.out" 2>/dev/null; then
-		echo "pfsread-sweep: job $id failed: see $dir/$name-$id.out" >&2
+	if ! "$bin" job --complete "$dir/$name-$id.h5" 2>/dev/null; then
+		echo "pfsread-sweep: job $id did not complete its study: see $dir/$name-$id.out" >&2
 		status=1
 	fi
 done

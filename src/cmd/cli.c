@@ -28,6 +28,7 @@ static const char cli_compiler[] = "gcc";
 #endif
 
 static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
+static const char *const print_keys[] = {"name", "readers-per-node-max", NULL};
 
 #define HELP_OPT {"--help", "-h", NULL, NULL, "print this help and exit"}
 
@@ -89,6 +90,8 @@ static const struct cli_opt plan_opts[] = {
 	 "estimate from it; a count after it (--pilot N) is the files per phase, spread over "
 	 "the readers, at least one each (default two per reader, at least 8); --ranks and "
 	 "--nodes default to the pilot's own"},
+	{"--print", NULL, "KEY", print_keys, "after the checks, print only KEY's value on one "
+	 "line, for scripts: name (the experiment's) or readers-per-node-max"},
 	{"--pilot-output", NULL, "FILE", NULL, "keep the pilot's results in FILE (else a "
 	 "temporary file next to the config's results, removed afterwards)"},
 	HELP_OPT,
@@ -97,6 +100,17 @@ static const struct cli_opt plan_opts[] = {
 static const struct cli_opt help_opts[] = {
 	{"--man", NULL, NULL, NULL, "print the man page (roff) instead"},
 	{"--completion", NULL, NULL, NULL, "print the bash completion script instead"},
+	HELP_OPT,
+	{NULL, NULL, NULL, NULL, NULL}};
+
+static const struct cli_opt job_opts[] = {
+	{"--chain", NULL, "N", NULL, "carry the study over up to N jobs: each submits the next "
+	 "(afterany) before it runs, with a time budget, and the next resumes the file"},
+	{"--script", NULL, "FILE", NULL, "the job script as the batch system ran it (the job "
+	 "scripts pass \"$0\"): the chain's follow-on is submitted from it when neither "
+	 "PFSREAD_JOB_SCRIPT nor Slurm's Command of the job names the script"},
+	{"--complete", NULL, "FILE", NULL, "no job: exit 0 when results FILE holds a complete "
+	 "study, 1 when not (the sweep asks it of each job's file)"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 
@@ -141,6 +155,15 @@ static const struct cli_cmd commands[] = {
 	 "from that pilot.",
 	 "pfsread plan configs/pvfs2-study.yaml --ranks 400 --nodes 100\n"
 	 "mpirun -np 4 pfsread plan configs/local.yaml --pilot", plan_opts},
+	{"job", "[CONFIG]", 0, "a Slurm or PBS job: check, generate, run, chain, report",
+	 "What a batch job script runs, inside the job: the allocation from SLURM_* or PBS_* "
+	 "and PBS_NODEFILE, plan's checks against it, generate through the launcher (mpirun or "
+	 "srun) when a data set is not complete, run into NAME-JOBID.h5, the follow-on job of a "
+	 "chain, then the report. CONFIG defaults to PFSREAD_CONFIG; the other PFSREAD_* "
+	 "variables it reads are in docs/scale.md. Exit status: run's (75: stopped with phases "
+	 "left), or 2 when the checks stop the job before anything runs.",
+	 "pfsread job configs/pvfs2-study.yaml\n"
+	 "pfsread job configs/pvfs2-study.yaml --chain 10 --script \"$0\"", job_opts},
 	{"help", "[COMMAND]", 0, "the command list, or one command's help",
 	 "Print the list of commands, or the help of COMMAND (as COMMAND --help does).",
 	 "pfsread help run", help_opts},

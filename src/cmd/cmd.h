@@ -18,6 +18,12 @@ int plan_command(int argc, char **argv, struct pf_err *e);
 int mpi_command(const char *cmd, int argc, char **argv, const char *command_line,
 		struct pf_err *e);
 
+/* `pfsread job [CONFIG] [--chain N] [--script FILE]`: a batch job's whole experiment (the
+ * allocation, plan's checks, generate and run through the launcher, the chain's follow-on,
+ * the report), on one process without MPI. Returns the job's exit status (0, or the
+ * launcher's or the report's), or -1 with e set when it stopped before the launch. */
+int job_command(int argc, char **argv, struct pf_err *e);
+
 struct experiment;
 
 /* Collective: rank 0 reads the config at path once and broadcasts its text; every rank

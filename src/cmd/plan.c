@@ -96,7 +96,7 @@ static void plan_print_phase(const struct experiment *x, const struct topo_map *
  * (a directory not ours, another data set there) are plan's. *missing gets 1 when d is not
  * generated whole yet. */
 static int plan_check_dataset(const struct experiment *x, const struct cfg_dataset *d,
-			      int *missing, struct pf_err *e)
+			      int quiet, int *missing, struct pf_err *e)
 {
 	struct manifest have;
 	int state = GEN_FRESH;
@@ -106,8 +106,9 @@ static int plan_check_dataset(const struct experiment *x, const struct cfg_datas
 	if (state == GEN_DONE || d->layout.kind == CFG_LAYOUT_IN_PLACE)
 		return 0;
 	*missing = 1;
-	printf("check: data set %s is %s: generate makes it (run alone would stop)\n", d->name,
-	       state == GEN_RESUME ? "generated in part" : "not generated");
+	if (!quiet)
+		printf("check: data set %s is %s: generate makes it (run alone would stop)\n", d->name,
+		       state == GEN_RESUME ? "generated in part" : "not generated");
 	return 0;
 }
 
@@ -130,8 +131,10 @@ static int plan_root_unseen(const struct experiment *x)
 /* Every check run and generate would make before touching a file, here at submission: the
  * backends, the cache mode (drop needs root), readers per node against the ranks (above),
  * the data sets (generated or not, and what generate would refuse), and the room generate
- * needs for what is missing (space_check, as generate counts it, whole data sets). */
-static int plan_checks(const struct experiment *x, const struct topo_map *t, struct pf_err *e)
+ * needs for what is missing (space_check, as generate counts it, whole data sets). Quiet:
+ * no "check:" lines, only the failure. */
+static int plan_checks(const struct experiment *x, const struct topo_map *t, int quiet,
+		       struct pf_err *e)
 {
 	struct space_need need = {0, 0};
 	struct space_fs fs;
@@ -142,6 +145,8 @@ static int plan_checks(const struct experiment *x, const struct topo_map *t, str
 		return -1;
 	if (plan_root_unseen(x)) {
 		char root[SAFE_ROOM(CFG_PATH_MAX)];
+		if (quiet)
+			return 0;
 		printf("check: %s and its parent are not here (not mounted on this machine?): the "
 		       "data sets and the room to generate them are not checked\n",
 		       safe_text(root, sizeof root, x->root, 0));
@@ -149,7 +154,7 @@ static int plan_checks(const struct experiment *x, const struct topo_map *t, str
 	}
 	for (size_t i = 0; i < x->ndatasets; i++) {
 		int missing = 0;
-		if (plan_check_dataset(x, &x->datasets[i], &missing, e) != 0)
+		if (plan_check_dataset(x, &x->datasets[i], quiet, &missing, e) != 0)
 			return -1;
 		any |= missing;
 		if (missing && x->space_check) {
@@ -163,10 +168,13 @@ static int plan_checks(const struct experiment *x, const struct topo_map *t, str
 	if (any && x->space_check && (space_probe(x->root, &fs, e) != 0 ||
 				      space_check(&fs, &need, "generate", e) != 0))
 		return -1;
-	printf("check: backends, cache, readers per node%s: ok\n",
-	       any ? (x->space_check ? ", room to generate" : "") : ", data sets generated");
+	if (!quiet)
+		printf("check: backends, cache, readers per node%s: ok\n",
+		       any ? (x->space_check ? ", room to generate" : "") : ", data sets generated");
 	return 0;
 }
+
+static int plan_print_value(const struct plan_args *a, struct pf_err *e);
 
 int plan_parse(int argc, char **argv, struct plan_args *a, struct pf_err *e)
 {
@@ -196,6 +204,8 @@ int plan_parse(int argc, char **argv, struct plan_args *a, struct pf_err *e)
 					return -1;
 				a->pilot_files = (uint64_t)n;
 			}
+		} else if (strcmp(argv[i], "--print") == 0 && i + 1 < argc) {
+			a->print = argv[++i];
 		} else if (strcmp(argv[i], "--pilot-output") == 0 && i + 1 < argc) {
 			a->pilot_output = argv[++i];
 		} else if (argv[i][0] == '-' || a->config != NULL) {
@@ -207,6 +217,8 @@ int plan_parse(int argc, char **argv, struct plan_args *a, struct pf_err *e)
 	if (a->config == NULL || (!a->pilot && (a->ranks == 0 || a->nodes == 0)))
 		return pf_fail(e, PF_USAGE, "plan: usage: pfsread plan CONFIG --ranks N --nodes M "
 			       "(or under MPI: plan CONFIG --pilot [N])");
+	if (a->print != NULL && a->pilot)
+		return pf_fail(e, PF_USAGE, "plan: --print goes without --pilot");
 	if (a->pilot_output != NULL && !a->pilot)
 		return pf_fail(e, PF_USAGE, "plan: --pilot-output goes with --pilot");
 	if (a->pilot && (a->est.from != NULL || a->est.calibration != NULL))
@@ -223,55 +235,101 @@ int plan_command(int argc, char **argv, struct pf_err *e)
 	if (a.pilot) /* main sends --pilot to MPI: not here */
 		return pf_fail(e, PF_USAGE, "plan: --pilot runs under MPI (mpirun ... pfsread plan "
 			       "CONFIG --pilot)");
-	return plan_show(&a, e);
+	return a.print != NULL ? plan_print_value(&a, e) : plan_show(&a, e);
+}
+
+/* The config loaded into x (the caller frees it with cfg_free, also on failure) and checked
+ * as run checks it at load, and an even map of ranks over nodes into t (freed by the caller):
+ * what plan and job refuse before anything else. */
+static int plan_prepare(const char *config, int ranks, int nodes, struct experiment *x,
+			struct topo_map *t, struct pf_err *e)
+{
+	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
+	memset(x, 0, sizeof *x);
+	if (nodes > ranks)
+		return pf_fail(e, PF_USAGE, "plan: more nodes than ranks");
+	backend_config(blocks, BACKEND_BLOCKS_MAX);
+	if (cfg_load(config, blocks, x, e) != 0)
+		return -1;
+	/* before any line of the table: what run refuses at load, plan refuses */
+	plan_default_cache(x);
+	int rc = run_check_config(x, e);
+	/* one process: scanning the trees here is the exact count, and no storm */
+	if (rc == 0)
+		rc = fromtree_scan_all(x, e);
+	if (rc == 0 && plan_even_map(ranks, nodes, t) != 0)
+		rc = pf_fail(e, PF_RUNTIME, "plan: out of memory");
+	for (size_t i = 0; rc == 0 && i < x->nreaders; i++) {
+		if (x->readers_per_node[i] <= plan_min_node_size(t))
+			continue;
+		char key[64];
+		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
+		rc = cfg_fail_at(e, x, x->readers_pos[i], key,
+				 "%d reader%s per node, but %d rank%s on %d node%s give a node only %d",
+				 x->readers_per_node[i], units_s((unsigned long long)x->readers_per_node[i]),
+				 ranks, units_s((unsigned long long)ranks), nodes,
+				 units_s((unsigned long long)nodes), plan_min_node_size(t));
+	}
+	return rc;
+}
+
+int plan_check_quiet(const char *config, int ranks, int nodes, struct experiment *x,
+		     struct pf_err *e)
+{
+	struct topo_map t = {0};
+	int rc = plan_prepare(config, ranks, nodes, x, &t, e);
+	if (rc == 0)
+		rc = plan_checks(x, &t, 1, e);
+	topo_map_free(&t);
+	return rc;
+}
+
+/* --print KEY: plan's checks, quiet, then one value on its own line, for a script to take
+ * whole (the sweep over node counts): the experiment's name, or its largest readers_per_node. */
+static int plan_print_value(const struct plan_args *a, struct pf_err *e)
+{
+	struct experiment x;
+	int rc = plan_check_quiet(a->config, a->ranks, a->nodes, &x, e), most = 0;
+	if (rc == 0 && strcmp(a->print, "name") == 0) {
+		printf("%s\n", x.name);
+	} else if (rc == 0 && strcmp(a->print, "readers-per-node-max") == 0) {
+		for (size_t i = 0; i < x.nreaders; i++)
+			most = x.readers_per_node[i] > most ? x.readers_per_node[i] : most;
+		printf("%d\n", most);
+	} else if (rc == 0) {
+		rc = pf_fail(e, PF_USAGE, "plan: --print takes name or readers-per-node-max, not "
+			     "'%s'", a->print);
+	}
+	cfg_free(&x);
+	return rc;
+}
+
+/* The table's head line, the data sets and the defaults in force. */
+static void plan_print_head(const struct experiment *x, int ranks, int nodes, uint64_t n)
+{
+	char root[SAFE_ROOM(CFG_PATH_MAX)];
+	printf("experiment %s: %llu phase%s on %d rank%s over %d node%s, data sets under %s\n",
+	       x->name, (unsigned long long)n, n == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s",
+	       nodes, nodes == 1 ? "" : "s", safe_text(root, sizeof root, x->root, 0));
+	for (size_t i = 0; i < x->ndatasets; i++)
+		plan_print_dataset(x, &x->datasets[i]);
+	if (x->cache == CFG_CACHE_SHIFT) {
+		char shift[512];
+		plan_shift_describe(x, nodes, shift, sizeof shift);
+		printf("%s\n", shift);
+	}
+	plan_print_defaults(x);
 }
 
 int plan_show(const struct plan_args *a, struct pf_err *e)
 {
-	const char *config = a->config;
-	const struct plan_est_opts est = a->est;
-	int ranks = a->ranks, nodes = a->nodes;
-	if (nodes > ranks)
-		return pf_fail(e, PF_USAGE, "plan: more nodes than ranks");
-	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	struct topo_map t = {0};
-	backend_config(blocks, BACKEND_BLOCKS_MAX);
-	if (cfg_load(config, blocks, &x, e) != 0)
-		return -1;
-	/* before any line of the table: what run refuses at load, plan refuses */
-	plan_default_cache(&x);
-	int rc = run_check_config(&x, e);
-	/* one process: scanning the trees here is the exact count, and no storm */
-	if (rc == 0)
-		rc = fromtree_scan_all(&x, e);
-	if (rc == 0 && plan_even_map(ranks, nodes, &t) != 0)
-		rc = pf_fail(e, PF_RUNTIME, "plan: out of memory");
-	for (size_t i = 0; rc == 0 && i < x.nreaders; i++) {
-		if (x.readers_per_node[i] <= plan_min_node_size(&t))
-			continue;
-		char key[64];
-		snprintf(key, sizeof key, "sweep.readers_per_node[%zu]", i);
-		rc = cfg_fail_at(e, &x, x.readers_pos[i], key,
-				 "%d reader%s per node, but %d rank%s on %d node%s give a node only %d",
-				 x.readers_per_node[i], units_s((unsigned long long)x.readers_per_node[i]),
-				 ranks, units_s((unsigned long long)ranks), nodes,
-				 units_s((unsigned long long)nodes), plan_min_node_size(&t));
-	}
+	int rc = plan_prepare(a->config, a->ranks, a->nodes, &x, &t, e);
 	if (rc == 0) {
 		uint64_t n = plan_phase_count(&x), total = 0;
-		char vol[32], root[SAFE_ROOM(CFG_PATH_MAX)];
-		printf("experiment %s: %llu phase%s on %d rank%s over %d node%s, data sets under %s\n",
-		       x.name, (unsigned long long)n, n == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s",
-		       nodes, nodes == 1 ? "" : "s", safe_text(root, sizeof root, x.root, 0));
-		for (size_t i = 0; i < x.ndatasets; i++)
-			plan_print_dataset(&x, &x.datasets[i]);
-		if (x.cache == CFG_CACHE_SHIFT) {
-			char shift[512];
-			plan_shift_describe(&x, nodes, shift, sizeof shift);
-			printf("%s\n", shift);
-		}
-		plan_print_defaults(&x);
+		char vol[32];
+		plan_print_head(&x, a->ranks, a->nodes, n);
 		printf("%5s  %-12s %10s %9s %7s %8s %15s %-8s %9s %-8s %4s %12s\n", "phase",
 		       "dataset", "file size", "files", "r/node", "readers", "files/reader",
 		       "backend", "transfer", "order", "rep", "bytes");
@@ -283,10 +341,9 @@ int plan_show(const struct plan_args *a, struct pf_err *e)
 		}
 		printf("total volume read: %s (%llu B)\n", units_format_size(total, vol, sizeof vol),
 		       (unsigned long long)total);
-		/* after the table: the job scripts read the first lines (name, root, data sets) */
-		rc = plan_checks(&x, &t, e);
+		rc = plan_checks(&x, &t, 0, e);
 		if (rc == 0)
-			rc = plan_estimate(&x, &t, &est, e);
+			rc = plan_estimate(&x, &t, &a->est, e);
 	}
 	topo_map_free(&t);
 	cfg_free(&x);

@@ -15,6 +15,7 @@ struct plan_args {
 	int pilot;                 /* --pilot [N] */
 	uint64_t pilot_files;      /* N, files per phase; 0: two per reader, at least 8 */
 	const char *pilot_output;  /* --pilot-output FILE: keep the pilot's results there */
+	const char *print;         /* --print KEY: after the checks, that one value alone */
 };
 
 /* plan's command line into a; usage errors (PF_USAGE) as the user typed them. */
@@ -24,6 +25,13 @@ int plan_parse(int argc, char **argv, struct plan_args *a, struct pf_err *e);
 int plan_show(const struct plan_args *a, struct pf_err *e);
 
 struct experiment;
+
+/* The checks plan makes (the config as run loads it, readers per node against ranks over
+ * nodes, the backends, the cache, the data sets' directories, the room to generate), on this
+ * process, printing nothing: 0 with the config in x, or -1 with e set as plan would fail.
+ * The caller frees x (cfg_free) either way. */
+int plan_check_quiet(const char *config, int ranks, int nodes, struct experiment *x,
+		     struct pf_err *e);
 
 /* The config left cache out: drop where this process may write /proc/sys/vm/drop_caches
  * (root), else fadvise, which needs no privilege and evicts only the files read (a given

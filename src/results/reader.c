@@ -501,3 +501,22 @@ out:
 		results_free(run);
 	return rc;
 }
+
+int results_is_complete(const char *path, struct pf_err *e)
+{
+	struct run_data run;
+	struct rd c = {path, e, &run, -1, -1, -1, NULL, NULL, NULL, NULL};
+	hid_t file = -1;
+	char *status = NULL;
+	memset(&run, 0, sizeof run);
+	if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+		return pf_fail(e, PF_RUNTIME, "%s: cannot configure HDF5 error reporting", path);
+	int rc = rd_open(&c, &file) < 0 || rd_version(&c, file) < 0 ||
+			 rd_attr_str(&c, file, "/", "status", &status) < 0
+		 ? -1
+		 : strcmp(status, "complete") == 0;
+	free(status);
+	if (results_h5_close(file) < 0 && rc >= 0)
+		rc = rd_fail(&c, "/", "cannot close");
+	return rc;
+}

@@ -294,6 +294,10 @@ int results_h5_signature(const char *path, struct pf_err *e);
 int results_read(const char *path, struct run_data *run, struct pf_err *e);
 void results_free(struct run_data *run);
 
+/* 1 when path's root says its study is complete, 0 when it says anything else, -1 with e set
+ * when it is not a results file this version reads. Reads the root's attributes only. */
+int results_is_complete(const char *path, struct pf_err *e);
+
 /* How results_read_rows hands over each phase's file rows: in chunks, after the phase's
  * attributes and rank records are read, rather than all phases' rows held at once. */
 struct results_rows {

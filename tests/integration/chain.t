@@ -55,6 +55,8 @@ st=$?
 ok $((st == 75 ? 0 : 1)) "the first job stops at its budget with exit status 75 (got $st)"
 OUT=$(cat "$SCRATCH/job.100.out")
 contains "chain: follow-on job 201 submitted (9 more at most)" "it submitted its follow-on"
+expect_status 1 "job --complete: a file stopped at its budget is not complete" \
+	"$PFSREAD" job --complete "$SCRATCH/res/chained-100.h5"
 OUT=$(cat "$SCRATCH/sbatch.201")
 contains "--dependency=afterany:100" "after it, however it ends"
 contains "--ntasks-per-node=2" "with the job's shape (not the script's #SBATCH lines), which --resume needs"
@@ -82,6 +84,7 @@ for n in a["phases"]:
         assert a["phases"][n].attrs[k] == b["phases"][n].attrs[k], (n, k)
 assert len(b["parts"]) >= 2, len(b["parts"])
 PY
+expect_status 0 "job --complete: the chain's final file is" "$PFSREAD" job --complete "$SCRATCH/res/chained-100.h5"
 OUT=$(cat "$SCRATCH/job.$id.out")
 contains "runs (resumed):" "the last job's report shows one study over several jobs"
 n=$(grep -c '^status ' "$SCRATCH/job.$id.out")

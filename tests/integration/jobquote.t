@@ -142,8 +142,8 @@ EOF
 jobdir="$SCRATCH/job scripts,PFSREAD_CHAIN=9"
 mkdir -p "$jobdir"
 cp jobscripts/slurm/pfsread.sbatch "$jobdir/"
-# the PBS script with a site setting, not exported, that qsub -v must still find
-sed 's/^# module load openmpi hdf5$/PFSREAD_SRUN_MPI=pmix/' jobscripts/pbs/pfsread.pbs >"$jobdir/pfsread.pbs"
+# the PBS script with a site setting that qsub -v must pass on
+sed 's/^# module load openmpi hdf5$/export PFSREAD_SRUN_MPI=pmix/' jobscripts/pbs/pfsread.pbs >"$jobdir/pfsread.pbs"
 res="$SCRATCH/res dir,PFSREAD_CHAIN=99"
 mkdir -p "$res"
 # the real launcher for lib.sh's mpi, before the stand-ins come first on PATH
@@ -254,7 +254,7 @@ row "its PFSREAD_CONFIG intact" "$SD/qsub.301.env" "PFSREAD_CONFIG=$cfg"
 row "its PFSREAD_CHAIN_RESULTS intact" "$SD/qsub.301.env" "PFSREAD_CHAIN_RESULTS=$pbsdir/q-300[1].pbs.h5"
 row "its PFSREAD: the job's binary" "$SD/qsub.301.env" "PFSREAD=$PFSREAD"
 row "its PFSREAD_CHAIN one less" "$SD/qsub.301.env" "PFSREAD_CHAIN=1"
-row "and the site setting that was not exported" "$SD/qsub.301.env" "PFSREAD_SRUN_MPI=pmix"
+row "and the site setting" "$SD/qsub.301.env" "PFSREAD_SRUN_MPI=pmix"
 check "the PBS follow-on, started with what qsub was given, runs" \
 	pjob "301[1].pbs" "$SD/qsub.301.env" "$jobdir/pfsread.pbs"
 OUT=$(cat "$SCRATCH/job.301[1].pbs.out")
@@ -271,7 +271,7 @@ STANDIN_MPI="HYDRA build details:" check "a PBS job with MPICH and a node file p
 row "mpirun.mpich gets -f and the node file as one argument" "$(last_mpirun)" -f "$nodefile"
 # shellcheck disable=SC2034 # contains reads OUT
 OUT=$(cat "$SCRATCH/job.310.pbs.out")
-contains "-ppn 2 -f $(printf '%q' "$nodefile")" "the launch line shows it quoted"
+contains "-ppn 2 -f '$nodefile'" "the launch line shows it quoted"
 
 # ---- the sweep: the summary job's results files ----
 

@@ -27,6 +27,14 @@ for cmd in generate run; do
 done
 expect_status 0 "data sets not generated: plan goes on" "$PFSREAD" plan "$SCRATCH/ok.yaml" --ranks 2 --nodes 1
 contains "check: data set a is not generated: generate makes it" "and says generate makes them"
+# --print KEY: the same checks, quiet, and one value alone (the sweep takes it whole)
+{ base "$SCRATCH/data" 64KiB; echo "name: printed"; echo "sweep: {readers_per_node: [1, 4, 2]}"; } >"$SCRATCH/pr.yaml"
+check "plan --print name: the name alone" test "$("$PFSREAD" plan "$SCRATCH/pr.yaml" --ranks 8 --nodes 2 --print name)" = printed
+check "plan --print readers-per-node-max: the largest" \
+	test "$("$PFSREAD" plan "$SCRATCH/pr.yaml" --ranks 8 --nodes 2 --print readers-per-node-max)" = 4
+expect_status 2 "plan --print still checks: 4 readers per node on 2 ranks a node refused" \
+	"$PFSREAD" plan "$SCRATCH/pr.yaml" --ranks 4 --nodes 2 --print name
+contains "sweep.readers_per_node[1]" "with plan's message"
 mkdir -p "$SCRATCH/data/a" && echo x >"$SCRATCH/data/a/stray"
 expect_status 2 "a directory that is not ours: plan refuses as generate would" "$PFSREAD" plan "$SCRATCH/ok.yaml" --ranks 2 --nodes 1
 contains "directory is not empty and holds no pfsread manifest" "with generate's message"

@@ -13,9 +13,11 @@ PBS_SCRIPT=$TOP/jobscripts/pbs/pfsread.pbs
 
 # ---- the scripts without a batch system ----
 
-sed -n '/^# ---- nothing below needs editing/,$p' "$SBATCH_SCRIPT" >"$SCRATCH/body.sbatch"
-sed -n '/^# ---- nothing below needs editing/,$p' "$PBS_SCRIPT" >"$SCRATCH/body.pbs"
-check "pfsread.sbatch and pfsread.pbs share one body" cmp "$SCRATCH/body.sbatch" "$SCRATCH/body.pbs"
+# A script a site reads at a glance: its header, the site's settings and `pfsread job`.
+for s in "$SBATCH_SCRIPT" "$PBS_SCRIPT"; do
+	check "${s##*/}: under 60 lines, its last line execs pfsread job" sh -c '
+		[ "$(wc -l <"$1")" -lt 60 ] && tail -n 1 "$1" | grep -q "^exec .* job "' sh "$s"
+done
 cfg="$SCRATCH/t.yaml"
 small_config "$cfg" "$SCRATCH/data" "sweep: {readers_per_node: [1, 2]}" "cache: fadvise"
 expect_status 2 "outside a job: refused" bash "$SBATCH_SCRIPT" "$cfg"
