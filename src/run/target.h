@@ -69,8 +69,9 @@ int target_parse_gluster(const char *pathinfo, char *out, size_t len);
  * 0, or -1 when it names no datafile. */
 int target_parse_viewdist(const char *text, char *out, size_t len);
 
-/* One line of /proc/self/mountinfo: its file system type ("fuse.pvfs2fuse") into out when
- * the line's device is maj:min. 1 when it is, 0 when another device's, -1 when no such line. */
+/* One line of /proc/self/mountinfo: its file system type and source, a space between ("fuse
+ * pvfs2fuse#tcp://srv:3334/orangefs"), into out when the line's device is maj:min. 1 when it
+ * is, 0 when another device's, -1 when no such line (or it does not fit). */
 int target_parse_mountinfo(const char *line, unsigned maj, unsigned min, char *out, size_t len);
 
 /* Lustre's lustre.lov value (lov_mds_md v1/v3, or a composite layout's first component):

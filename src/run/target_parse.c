@@ -159,11 +159,13 @@ int target_parse_mountinfo(const char *line, unsigned maj, unsigned min, char *o
 		return -1;
 	if (a != maj || b != min)
 		return 0;
-	size_t n = strcspn(sep + 3, " \n");
-	if (n == 0 || n >= len)
+	const char *type = sep + 3;
+	size_t n = strcspn(type, " \n"), m = type[n] == ' ' ? strcspn(type + n + 1, " \n") : 0;
+	if (n == 0 || n + 1 + m >= len)
 		return -1;
-	memcpy(out, sep + 3, n);
-	out[n] = '\0';
+	memcpy(out, type, n + 1 + m); /* the type, a space, the source */
+	out[n + 1 + m] = '\0';
+	out[n] = ' ';
 	return 1;
 }
 
@@ -237,8 +239,8 @@ static void tp_gluster(const char *path, char *out, size_t len)
 		 n < 0 ? strerror((int)-n) : "pathinfo not understood");
 }
 
-/* The type of the file system holding path ("fuse.pvfs2fuse"), from /proc/self/mountinfo by
- * st_dev: 0, or -1 when not found. */
+/* The type and source of the file system holding path ("fuse pvfs2fuse#tcp://..."), from
+ * /proc/self/mountinfo by st_dev: 0, or -1 when not found. */
 static int tp_fstype(const char *path, char *out, size_t len)
 {
 	struct stat st;
@@ -254,6 +256,15 @@ static int tp_fstype(const char *path, char *out, size_t len)
 			rc = 0;
 	fclose(f);
 	return rc;
+}
+
+/* Whether a mount's "type source" is pvfs2fuse's: type "fuse", source
+ * "pvfs2fuse#tcp://host:port/fs", whose '#' mountinfo writes as "\043" (or a subtype). */
+static int tp_is_pvfs2fuse(const char *type_source)
+{
+	return strncmp(type_source, "fuse.pvfs2fuse ", 15) == 0 ||
+	       strncmp(type_source, "fuse pvfs2fuse#", 15) == 0 ||
+	       strncmp(type_source, "fuse pvfs2fuse\\043", 18) == 0;
 }
 
 /* pvfs2-viewdist -f path's output into text (at most len - 1 bytes, NUL-terminated): its
@@ -365,7 +376,7 @@ int target_lookup(const char *path, const char *host, char *out, size_t len)
 	}
 	switch ((uint32_t)sf.f_type) {
 	case TP_FUSE:
-		if (tp_fstype(path, out, len) == 0 && strcmp(out, "fuse.pvfs2fuse") == 0)
+		if (tp_fstype(path, out, len) == 0 && tp_is_pvfs2fuse(out))
 			tp_orangefs(path, out, len);
 		else
 			tp_gluster(path, out, len);

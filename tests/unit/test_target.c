@@ -126,10 +126,13 @@ static void test_viewdist(void)
 	ok(target_parse_viewdist("Could not open /box/fs/x\n", out, sizeof out) == -1,
 	   "an error message: refused");
 	char t[64];
-	const char *mi = "1420 29 0:97 / /box/fs rw,nosuid,nodev,relatime shared:733 - fuse.pvfs2fuse "
-			 "pvfs2fuse rw,user_id=0,group_id=0\n";
-	ok(target_parse_mountinfo(mi, 0, 97, t, sizeof t) == 1 && strcmp(t, "fuse.pvfs2fuse") == 0,
-	   "mountinfo: the type of the device's mount (%s)", t);
+	const char *mi = "1420 29 0:97 / /box/fs rw,nosuid,nodev,relatime shared:733 - fuse "
+			 "pvfs2fuse\\043tcp://10.77.0.2:3334/orangefs rw,user_id=0,group_id=0\n";
+	ok(target_parse_mountinfo(mi, 0, 97, t, sizeof t) == 1 &&
+		   strcmp(t, "fuse pvfs2fuse\\043tcp://10.77.0.2:3334/orangefs") == 0,
+	   "mountinfo: the type and source of the device's mount (%s)", t);
+	char tiny[8];
+	ok(target_parse_mountinfo(mi, 0, 97, tiny, sizeof tiny) == -1, "mountinfo: too long, refused");
 	ok(target_parse_mountinfo(mi, 0, 98, t, sizeof t) == 0, "mountinfo: another device");
 	ok(target_parse_mountinfo("garbage\n", 0, 97, t, sizeof t) == -1, "mountinfo: not a line");
 }
