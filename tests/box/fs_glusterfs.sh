@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # fs_glusterfs.sh: GlusterFS in the box, sourced by box.sh: glusterd with its own working
 # directory on the server, a distribute volume over --bricks bricks on loop XFS images, mounted
-# at /box/fs on every node (converged: converged.sh). glusterd writes a few things outside the
+# at /box/fs on every node. glusterd writes a few things outside the
 # directories it is given: down removes what did not exist before (gluster_leftovers).
 BOX_FS_LIST="$BOX_FS_LIST glusterfs"
 BOX_FS_DAEMONS="$BOX_FS_DAEMONS glusterfs"
@@ -13,7 +13,6 @@ G() { ton srv gluster --mode=script --glusterd-sock="$B/srv/gl/run/glusterd.sock
 
 fs_glusterfs_up() {
 	local i bricks="" n
-	[ "$(state converged)" = 1 ] && { gluster_converged_up; return; }
 	mkdir -p "$B/srv/gl/lib" "$B/srv/gl/run" "$B/log" "$B/img"
 	# glusterd writes a few things outside the directories it is given: know what was there
 	find /var/lib/glusterd /run/gluster /var/log/glusterfs 2>/dev/null | sort >"$RUN/gluster.before"
