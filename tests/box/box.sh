@@ -131,12 +131,18 @@ qdisc_set() {
 	d=$(state delay_ms)
 	if [ "$3" = off ]; then
 		t tc -n "$1" qdisc del dev "$2" root 2>/dev/null
-		[ "${d:-0}" = 0 ] || t tc -n "$1" qdisc add dev "$2" root netem delay "${d}ms" limit 100000
+		[ "${d:-0}" = 0 ] || t tc -n "$1" qdisc add dev "$2" root netem delay "${d}ms" limit 100000 ||
+			no_netem
 		return
 	fi
 	t tc -n "$1" qdisc replace dev "$2" root handle 1: tbf rate "${3}mbit" burst 256kb latency 50ms &&
 		{ [ "${d:-0}" = 0 ] || t tc -n "$1" qdisc replace dev "$2" parent 1:1 handle 10: \
-			netem delay "${d}ms" limit 100000; }
+			netem delay "${d}ms" limit 100000 || no_netem; }
+}
+
+no_netem() {
+	WHY="--delay-ms needs tc's netem, which this kernel lacks (CONFIG_NET_SCH_NETEM)"
+	return 1
 }
 
 # the switch NAME's link ends on (racks.sh: a node's rack switch)
@@ -606,6 +612,11 @@ for top in sys.argv[1:]:
             except OSError:
                 continue
             try:
+                # DONTNEED skips dirty pages: a file just written is written back first
+                try:
+                    os.fdatasync(fd)
+                except OSError:
+                    pass
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)'
