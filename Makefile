@@ -152,10 +152,11 @@ bench-scale: deps
 	tests/bench/report_scale.sh $${BENCH_DIR:-/var/tmp}/pfsread-report-scale
 
 # The cluster in a box (tests/box/box.sh; README "Cluster in a box"): nodes in network, mount
-# and UTS namespaces on shaped links, GlusterFS / MooseFS / CephFS servers. Root, netns, FUSE.
-#   make box-check   the truth tests (tests/box/*.t), one box at a time (~8 minutes)
+# and UTS namespaces on shaped links, GlusterFS / MooseFS / CephFS / OrangeFS servers (OrangeFS
+# built once into /var/cache/pfsread-box by its first box, ~4 minutes). Root, netns, FUSE.
+#   make box-check   the truth tests (tests/box/*.t), one box at a time (~10 minutes)
 #   make box-demo    GlusterFS against MooseFS (and CephFS) in miniature, one HTML report
-# The box tests take ~8 minutes, which make check (~17 minutes without them) cannot hold within
+# The box tests take ~10 minutes, which make check (~17 minutes without them) cannot hold within
 # its 20: they are their own target. `make check CHECK_BOX=1` adds them where the machine allows
 # (root, network namespaces, /dev/fuse; they skip with the reason otherwise). dfs.t, in the
 # suite, starts a box of its own.

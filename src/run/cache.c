@@ -109,6 +109,10 @@ int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
 	uint64_t start = offset / page * page, end = offset + len;
 	int rc = cache_count_pages(fd, start, end - start, &pages);
 	close(fd);
+	/* a file that cannot be mapped (ENODEV: a FUSE client in direct I/O, as pvfs2fuse is) has
+	 * no pages in this node's page cache: none resident */
+	if (rc == -ENODEV)
+		return 0;
 	if (rc != 0)
 		return pf_fail_errno(e, rc, "%s: mincore", path);
 	*resident = pages * page > len ? len : pages * page;

@@ -19,7 +19,8 @@ int cache_fadvise_file(const char *path, int noatime, struct pf_err *e);
 
 /* Bytes of [offset, offset + len) of path that are in the page cache now (mincore on a
  * mapping; reads nothing, but a mapping marks the file accessed: with noatime the file is
- * opened with O_NOATIME where permitted). A file that cannot be opened counts as not resident. */
+ * opened with O_NOATIME where permitted). A file that cannot be opened, or not mapped (ENODEV:
+ * a FUSE client in direct I/O keeps no pages of it), counts as not resident. */
 int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
 		   uint64_t *resident, struct pf_err *e);
 

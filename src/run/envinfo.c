@@ -213,7 +213,8 @@ int envinfo_fs_remote(const char *mount_type, const char *source)
 		"nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "pvfs2",
 		"orangefs", "ceph", "glusterfs", "afs", "9p", "ocfs2", "gfs2", "panfs", "wekafs",
 		"daos", "fuse.glusterfs", "fuse.mfs", "fuse.ceph-fuse", "fuse.ceph", "fuse.sshfs",
-		"fuse.s3fs", "fuse.lizardfs", "fuse.beegfs", "fuse.dfuse", "fuse.juicefs", "fuse.gcsfuse"};
+		"fuse.s3fs", "fuse.lizardfs", "fuse.beegfs", "fuse.dfuse", "fuse.juicefs", "fuse.gcsfuse",
+		"fuse.pvfs2fuse"};
 	static const char *const local[] = {
 		"ext2", "ext3", "ext4", "xfs", "btrfs", "zfs", "f2fs", "tmpfs", "ramfs", "vfat",
 		"exfat", "ntfs", "ntfs3", "overlay", "squashfs", "iso9660", "jfs", "reiserfs"};

@@ -2,7 +2,9 @@
  * Asked of the file system itself, outside every timed region: GlusterFS's
  * trusted.glusterfs.pathinfo (the brick: host and brick path), Lustre's lustre.lov (the OST
  * indices of the layout, parsed by hand), CephFS's ceph.file.layout.pool (the data pool), a
- * local file's block device (st_dev -> /sys/dev/block). Everything else is "unknown: why".
+ * local file's block device (st_dev -> /sys/dev/block), OrangeFS's servers through its FUSE
+ * client (pvfs2-viewdist, a process per file: pvfs2fuse answers no extended attribute).
+ * Everything else is "unknown: why".
  * Each lookup runs in a helper process and is waited for at most TARGET_LOOKUP_S, a phase's at
  * most TARGET_BUDGET_S in all: a hung FUSE getxattr costs one timeout, after which this rank
  * looks up nothing more ("unknown: timeout"). Answers are kept per data set and file, so a data
@@ -60,6 +62,17 @@ int target_lookup(const char *path, const char *host, char *out, size_t len);
  * several POSIX entries): "n1:/b/b0" per brick, comma-separated, the first the one a read
  * goes to first. 0, or -1 when it names no brick. */
 int target_parse_gluster(const char *pathinfo, char *out, size_t len);
+
+/* pvfs2-viewdist's output ("Datafile 0 - tcp://10.77.0.11:3334, handle: ..." a line per
+ * datafile, in stripe order): the servers as host:port, comma-separated, the first holding
+ * the file's start ("10.77.0.11:3334,10.77.0.12:3334"), "+N" when the list would not fit.
+ * 0, or -1 when it names no datafile. */
+int target_parse_viewdist(const char *text, char *out, size_t len);
+
+/* One line of /proc/self/mountinfo: its file system type and source, a space between ("fuse
+ * pvfs2fuse#tcp://srv:3334/orangefs"), into out when the line's device is maj:min. 1 when it
+ * is, 0 when another device's, -1 when no such line (or it does not fit). */
+int target_parse_mountinfo(const char *line, unsigned maj, unsigned min, char *out, size_t len);
 
 /* Lustre's lustre.lov value (lov_mds_md v1/v3, or a composite layout's first component):
  * "ost 3" or, striped, "ost 3,4,5" (the first holding the file's start), or "ost 3 +7" when

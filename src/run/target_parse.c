@@ -1,16 +1,21 @@
 /* target_parse: what a file system says about where a file lives, read (target_lookup) and
  * parsed by hand into a short name: GlusterFS pathinfo, Lustre's layout (lov_mds_md as
- * lustre_user.h documents it; no liblustreapi), CephFS's pool, a local block device. */
+ * lustre_user.h documents it; no liblustreapi), CephFS's pool, OrangeFS's datafile servers
+ * (pvfs2-viewdist's output), a local block device. */
 #include "run/target.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -114,6 +119,56 @@ int target_parse_gluster(const char *pathinfo, char *out, size_t len)
 	return bricks ? 0 : -1;
 }
 
+int target_parse_viewdist(const char *text, char *out, size_t len)
+{
+	size_t at = 0, named = 0, total = 0;
+	int full = 0;
+	if (len == 0)
+		return -1;
+	out[0] = '\0';
+	for (const char *p = text; *p != '\0';) {
+		size_t n = strcspn(p, "\n");
+		const char *eol = p + n, *dash = strstr(p, " - ");
+		if (strncmp(p, "Datafile ", 9) == 0) {
+			if (dash == NULL || dash > eol)
+				return -1;
+			const char *host = dash + 3, *scheme = strstr(host, "://");
+			if (scheme != NULL && scheme < eol)
+				host = scheme + 3;
+			size_t h = strcspn(host, ", \n");
+			if (h == 0)
+				return -1;
+			total++;
+			if (!full && tp_append(out, len, &at, ",", host, h) != 0)
+				full = 1;
+			else if (!full)
+				named++;
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	if (total == 0)
+		return -1;
+	return full ? (named ? tp_more(out, len, named, total) : -1) : 0;
+}
+
+int target_parse_mountinfo(const char *line, unsigned maj, unsigned min, char *out, size_t len)
+{
+	unsigned a, b;
+	const char *sep = strstr(line, " - ");
+	if (sscanf(line, "%*u %*u %u:%u", &a, &b) != 2 || sep == NULL)
+		return -1;
+	if (a != maj || b != min)
+		return 0;
+	const char *type = sep + 3;
+	size_t n = strcspn(type, " \n"), m = type[n] == ' ' ? strcspn(type + n + 1, " \n") : 0;
+	if (n == 0 || n + 1 + m >= len)
+		return -1;
+	memcpy(out, type, n + 1 + m); /* the type, a space, the source */
+	out[n + 1 + m] = '\0';
+	out[n] = ' ';
+	return 1;
+}
+
 /* The stripes of one plain layout at buf[0..n): "ost A,B,..." into out. */
 static int tp_lov_plain(const unsigned char *b, size_t n, char *out, size_t len)
 {
@@ -184,6 +239,91 @@ static void tp_gluster(const char *path, char *out, size_t len)
 		 n < 0 ? strerror((int)-n) : "pathinfo not understood");
 }
 
+/* The type and source of the file system holding path ("fuse pvfs2fuse#tcp://..."), from
+ * /proc/self/mountinfo by st_dev: 0, or -1 when not found. */
+static int tp_fstype(const char *path, char *out, size_t len)
+{
+	struct stat st;
+	char line[4096];
+	int rc = -1;
+	if (stat(path, &st) != 0)
+		return -1;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (f == NULL)
+		return -1;
+	while (rc != 0 && fgets(line, sizeof line, f) != NULL)
+		if (target_parse_mountinfo(line, major(st.st_dev), minor(st.st_dev), out, len) == 1)
+			rc = 0;
+	fclose(f);
+	return rc;
+}
+
+/* Whether a mount's "type source" is pvfs2fuse's: type "fuse", source
+ * "pvfs2fuse#tcp://host:port/fs", whose '#' mountinfo writes as "\043" (or a subtype). */
+static int tp_is_pvfs2fuse(const char *type_source)
+{
+	return strncmp(type_source, "fuse.pvfs2fuse ", 15) == 0 ||
+	       strncmp(type_source, "fuse pvfs2fuse#", 15) == 0 ||
+	       strncmp(type_source, "fuse pvfs2fuse\\043", 18) == 0;
+}
+
+/* pvfs2-viewdist -f path's output into text (at most len - 1 bytes, NUL-terminated): its
+ * exit status (127: not found in PATH), or -errno when it could not be run. It finds the
+ * file system through PVFS2TAB_FILE (or /etc/pvfs2tab), which must name the FUSE mount. */
+static int tp_viewdist(const char *path, char *text, size_t len)
+{
+	int fd[2], status;
+	size_t n = 0;
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fd[0]);
+		close(fd[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		/* killed with its parent (the helper a rank gives up on) */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int null = open("/dev/null", O_RDWR);
+		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(fd[1], STDOUT_FILENO) < 0 ||
+		    dup2(null, STDERR_FILENO) < 0)
+			_exit(126);
+		execlp("pvfs2-viewdist", "pvfs2-viewdist", "-f", path, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	for (;;) {
+		ssize_t r = read(fd[0], text + n, len - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n == len - 1)
+			break;
+	}
+	text[n] = '\0';
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void tp_orangefs(const char *path, char *out, size_t len)
+{
+	char text[8192];
+	int st = tp_viewdist(path, text, sizeof text);
+	if (st < 0)
+		snprintf(out, len, "unknown: OrangeFS: pvfs2-viewdist: %s", strerror(-st));
+	else if (st == 127)
+		snprintf(out, len, "unknown: OrangeFS: no pvfs2-viewdist in PATH");
+	else if (target_parse_viewdist(text, out, len) != 0)
+		snprintf(out, len, "unknown: OrangeFS: pvfs2-viewdist named no server (exit %d)", st);
+}
+
 static void tp_lustre(const char *path, char *out, size_t len)
 {
 	char v[65536];
@@ -236,7 +376,10 @@ int target_lookup(const char *path, const char *host, char *out, size_t len)
 	}
 	switch ((uint32_t)sf.f_type) {
 	case TP_FUSE:
-		tp_gluster(path, out, len);
+		if (tp_fstype(path, out, len) == 0 && tp_is_pvfs2fuse(out))
+			tp_orangefs(path, out, len);
+		else
+			tp_gluster(path, out, len);
 		per_file = 1;
 		break;
 	case TP_LUSTRE:

@@ -1,29 +1,35 @@
 #!/bin/bash
 # box.sh: a cluster in a box on one Linux machine (root, no systemd): client nodes n1..nN, each
 # its own network, mount and UTS namespace, joined to a storage server by shaped veth links, and
-# a real distributed file system (GlusterFS, MooseFS or CephFS) mounted at /box/fs on every node.
+# a real distributed file system (GlusterFS, MooseFS, CephFS or OrangeFS) mounted at /box/fs on
+# every node. With --converged the file system's servers run on every node instead (OrangeFS:
+# a server per node on that node's own storage image, no separate server).
 #
 #   box.sh up --nodes N --link-mbit R [--slow NODE=R2 ...] [--server-mbit S]
-#             [--fs glusterfs|moosefs|cephfs|none] [--bricks B]
+#             [--fs glusterfs|moosefs|cephfs|orangefs|none] [--bricks B] [--converged]
+#             [--racks K --uplink-mbit U] [--disk-mibps D] [--delay-ms L]
 #   box.sh exec NODE -- CMD...      run CMD on NODE (n1..nN, head or server)
 #   box.sh hostfile [--nodes K] [--slots S]   a hostfile of the first K nodes (default all, 4 slots)
 #   box.sh mpirun ARGS...           mpirun across the nodes (the box's hostfile unless ARGS name hosts)
 #   box.sh down                     remove everything (idempotent)
 #   box.sh status                   what is up
 # and, for tests:
-#   box.sh rate NODE|server MBIT|off    reshape a link (both directions)
+#   box.sh rate NODE|server|rK MBIT|off reshape a link, or rack K's uplink (both directions)
 #   box.sh cut NODE | mend NODE         cut / restore the path between NODE and the server
 #   box.sh rx NODE                      bytes NODE has received on its link
 #   box.sh iperf NODE [SECONDS]         TCP goodput server -> NODE in Mbit/s (iperf3)
 #   box.sh cold [DIR]                   evict the files under /box/fs/DIR from every cache in the box
 #   box.sh diskcap MIBPS|off [K]        cap the server's reads from its brick devices (cgroup v1
-#                                       blkio); with K, from brick K's device alone (1..--bricks)
+#                                       blkio); with K, from brick K's device alone (1..--bricks;
+#                                       converged: node K's)
 #
 # Layout (addresses exist only inside the box's namespaces; none has a default route):
 #   box-sw    the switch: bridge br0 and one port p-NAME per link; tc tbf on p-NAME limits what NAME
-#             receives (a node's reads), tc tbf on NAME's eth0 what it sends
+#             receives (a node's reads), tc tbf on NAME's eth0 what it sends (racks.sh: the
+#             backbone, the nodes' ports on rack switches box-rK); --delay-ms: netem on each
+#             of them too, L ms each way per link
 #   box-head  10.77.0.1   where mpirun runs (unshaped)
-#   box-srv   10.77.0.2   the storage server: every file system daemon
+#   box-srv   10.77.0.2   the storage server: every file system daemon (none when converged)
 #   box-nK    10.77.0.(10+K)  client node nK
 # While a box is up the root namespace carries `unreachable 10.77.0.0/24`, so a box address used
 # there by mistake goes nowhere. All state, images and logs live on a tmpfs at /box capped in size
@@ -38,19 +44,17 @@ SRV_IP=10.77.0.2
 RUN=$B/run
 TMPFS_MB=${BOX_TMPFS_MB:-3072}      # the whole box: images, state, logs
 IMG_MB=${BOX_IMG_MB:-1024}          # one brick / chunk store / OSD image (sparse)
-GL_MOUNT_OPTS=${BOX_GLUSTER_MOUNT_OPTS:-}
-GL_PING_TIMEOUT=${BOX_GLUSTER_PING_TIMEOUT:-10}
-# MooseFS's default 1 MiB read-ahead pulled 91 MiB over the link for a 64 MiB file read by two
-# ranks: the smallest read-ahead keeps the bytes on the wire close to the bytes read
-MFS_MOUNT_OPTS=${BOX_MFS_MOUNT_OPTS:-mfsreadaheadleng=131072}
-# ceph-fuse's object cache keeps "cold" re-reads in user space: off, so the page cache is the only one
-CEPH_FUSE_OPTS=${BOX_CEPH_FUSE_OPTS:---client_oc=false}
 CG_BLKIO=/sys/fs/cgroup/blkio/box-srv
+BOX_HERE=$(cd "$(dirname "$0")" && pwd)
+# file systems added by a file of their own (fs_NAME.sh: fs_NAME_up and its other hooks)
+BOX_FS_LIST=""  # (their knobs, BOX_GLUSTER_*, BOX_MFS_*, ..., are theirs too)
+# the file system's processes in the nodes, which go with their mounts (down spares them first)
+BOX_FS_DAEMONS=""
 
 say() { echo "box: $*" >&2; }
 step() { [ -z "${BOX_VERBOSE:-}" ] || say "$1: $(since "$2") s"; }
 die() { say "$*"; exit 1; }
-usage() { say "$*"; sed -n '3,20p' "$0" >&2; exit 2; }
+usage() { say "$*"; sed -n '3,25p' "$0" >&2; exit 2; }
 t() { timeout "${T:-60}" "$@"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -116,23 +120,42 @@ box_netns() { ip netns list 2>/dev/null | awk '$1 ~ /^box-/ { print $1 }'; }
 # shape NAME RATE: the link of NAME (nK or srv) at RATE Mbit/s both ways ("off": unshaped)
 shape() {
 	local name=$1 rate=$2
-	if [ "$rate" = off ]; then
-		t tc -n box-sw qdisc del dev "p-$name" root 2>/dev/null
-		t tc -n "box-$name" qdisc del dev eth0 root 2>/dev/null
-		return 0
-	fi
-	case "$rate" in '' | *[!0-9]*) die "bad rate '$rate' (Mbit/s, a whole number, or off)" ;; esac
+	case "$rate" in off) ;; '' | *[!0-9]*) die "bad rate '$rate' (Mbit/s, a whole number, or off)" ;; esac
 	# the switch's port sends to NAME: that limits NAME's reads; NAME's eth0 limits its writes
-	t tc -n box-sw qdisc replace dev "p-$name" root tbf rate "${rate}mbit" burst 256kb latency 50ms &&
-		t tc -n "box-$name" qdisc replace dev eth0 root tbf rate "${rate}mbit" burst 256kb latency 50ms
+	qdisc_set "$(sw_of "$name")" "p-$name" "$rate" && qdisc_set "box-$name" eth0 "$rate"
 }
 
-# link NAME ADDRESS: namespace box-NAME with eth0 at ADDRESS on the switch, no default route
+# qdisc_set NS DEV RATE|off: DEV sends at most RATE Mbit/s, each packet held --delay-ms first
+qdisc_set() {
+	local d
+	d=$(state delay_ms)
+	if [ "$3" = off ]; then
+		t tc -n "$1" qdisc del dev "$2" root 2>/dev/null
+		[ "${d:-0}" = 0 ] || t tc -n "$1" qdisc add dev "$2" root netem delay "${d}ms" limit 100000 ||
+			no_netem
+		return
+	fi
+	t tc -n "$1" qdisc replace dev "$2" root handle 1: tbf rate "${3}mbit" burst 256kb latency 50ms &&
+		{ [ "${d:-0}" = 0 ] || t tc -n "$1" qdisc replace dev "$2" parent 1:1 handle 10: \
+			netem delay "${d}ms" limit 100000 || no_netem; }
+}
+
+no_netem() {
+	WHY="--delay-ms needs tc's netem, which this kernel lacks (CONFIG_NET_SCH_NETEM)"
+	return 1
+}
+
+# the switch NAME's link ends on (racks.sh: a node's rack switch)
+sw_of() { echo box-sw; }
+
+# link NAME ADDRESS: namespace box-NAME with eth0 at ADDRESS on its switch, no default route
 link_up() {
+	local sw
+	sw=$(sw_of "$1")
 	t ip netns add "box-$1" &&
-		t ip -n box-sw link add "p-$1" type veth peer name eth0 netns "box-$1" &&
-		t ip -n box-sw link set "p-$1" master br0 &&
-		t ip -n box-sw link set "p-$1" up &&
+		t ip -n "$sw" link add "p-$1" type veth peer name eth0 netns "box-$1" &&
+		t ip -n "$sw" link set "p-$1" master br0 &&
+		t ip -n "$sw" link set "p-$1" up &&
 		t ip -n "box-$1" addr add "$2/24" dev eth0 &&
 		t ip -n "box-$1" link set eth0 up &&
 		t ip -n "box-$1" link set lo up
@@ -144,10 +167,11 @@ net_up() {
 	t ip route add unreachable "$SUBNET" || return 1
 	t ip netns add box-sw && t ip -n box-sw link add br0 type bridge &&
 		t ip -n box-sw link set br0 up && t ip -n box-sw link set lo up || return 1
+	[ "$(state racks)" = 0 ] || racks_up || return 1
 	link_up head "$HEAD_IP" && link_up srv "$SRV_IP" || return 1
 	for n in $(nodes); do link_up "$n" "$(node_ip "$n")" || return 1; done
 	for n in $(nodes); do shape "$n" "$(slow_rate "$n")" || return 1; done
-	[ "$(state server_mbit)" = off ] || shape srv "$(state server_mbit)"
+	shape srv "$(state server_mbit)"
 }
 
 slow_rate() {
@@ -220,10 +244,7 @@ on() {
 	esac
 }
 
-# ---- GlusterFS ----
-
-G() { ton srv gluster --mode=script --glusterd-sock="$B/srv/gl/run/glusterd.socket" \
-	--log-file="$B/log/gluster-cli.log" "$@"; }
+# ---- storage images (the file systems' bricks; each file system is a file: fs_NAME.sh) ----
 
 # image NAME FSTYPE DIR: a loop device on a sparse image in the tmpfs, formatted, mounted at DIR
 image() {
@@ -236,269 +257,6 @@ image() {
 	ext4) T=120 t mkfs.ext4 -q -F -m 0 "$dev" ;;
 	esac || return 1
 	mkdir -p "$3" && t mount "$dev" "$3"
-}
-
-gluster_up() {
-	local i bricks="" n
-	mkdir -p "$B/srv/gl/lib" "$B/srv/gl/run" "$B/log" "$B/img"
-	# glusterd writes a few things outside the directories it is given: know what was there
-	find /var/lib/glusterd /run/gluster /var/log/glusterfs 2>/dev/null | sort >"$RUN/gluster.before"
-	cp -r /var/lib/glusterd/groups "$B/srv/gl/lib/" 2>/dev/null
-	for i in $(seq "$(state bricks)"); do
-		image "brick$i" xfs "$B/srv/brick$i" && mkdir -p "$B/srv/brick$i/b" || return 1
-		bricks="$bricks $SRV_IP:$B/srv/brick$i/b"
-	done
-	cat >"$B/srv/gl/glusterd.vol" <<EOF
-volume management
-    type mgmt/glusterd
-    option working-directory $B/srv/gl/lib
-    option run-directory $B/srv/gl/run
-    option logging-directory $B/log
-    option glusterd-sockfile $B/srv/gl/run/glusterd.socket
-    option transport-type socket
-    option transport.address-family inet
-    option transport.socket.bind-address $SRV_IP
-    option transport.socket.listen-port 24007
-    option transport.socket.read-fail-log off
-    option ping-timeout 0
-    option event-threads 1
-    option max-port 60999
-end-volume
-EOF
-	ton srv glusterd -f "$B/srv/gl/glusterd.vol" -p "$B/srv/gl/run/glusterd.pid" \
-		-l "$B/log/glusterd.log" </dev/null >>"$B/log/glusterd.out" 2>&1 || return 1
-	record_ns box-srv
-	for i in $(seq 100); do G volume list >/dev/null 2>&1 && break; sleep 0.2; done
-	# shellcheck disable=SC2086
-	G volume create vol transport tcp $bricks force >/dev/null || return 1
-	# a client cut off from the server gives up after 10 s (GlusterFS's default: 42 s)
-	G volume set vol network.ping-timeout "$GL_PING_TIMEOUT" >/dev/null || return 1
-	G volume start vol >/dev/null || return 1
-	record_ns box-srv
-	for n in $(nodes); do
-		ton "$n" mount -t glusterfs \
-			-o "log-file=$B/log/client-$n.log${GL_MOUNT_OPTS:+,$GL_MOUNT_OPTS}" \
-			"$SRV_IP:/vol" "$B/fs" </dev/null >>"$B/log/mount.out" 2>&1 || return 1
-		record_ns "box-$n"
-	done
-}
-
-gluster_leftovers() {
-	local p
-	[ -f "$RUN/gluster.before" ] || return 0
-	# only what did not exist before the box started, deepest first
-	find /var/lib/glusterd /run/gluster /var/log/glusterfs 2>/dev/null | sort |
-		comm -13 "$RUN/gluster.before" - | sort -r | while read -r p; do
-		rm -f "$p" 2>/dev/null || rmdir "$p" 2>/dev/null
-	done
-}
-
-# ---- MooseFS ----
-
-# mfs_daemon PROG ARGS...: a MooseFS daemon started in box-srv, with the box's own /dev/null.
-# The daemons drop to WORKING_USER, and mfsmaster's background saver (a child forked after
-# that) puts /dev/null on its fds 0-2 by open("/dev/null", O_RDWR) as that user, asserting
-# on the result: where the machine's /dev/null is not the 0666 character device 1:3 (a
-# regular file left where a tool had removed it, a nodev mount), the saver dies on
-# "bgsaver.c:1095 - failed assertion 'dup(f)==STDIN_FILENO'" and the master with it. Each
-# daemon runs in a private mount namespace of its own whose /dev/null is the device node the
-# box made on its tmpfs, whatever the machine's is. BOX_MFS_PRELOAD (tests only) is put in
-# the daemon's LD_PRELOAD, to make it fail on purpose.
-mfs_daemon() {
-	on srv unshare --mount --propagation private sh -c 'mount --bind "$0" /dev/null && exec "$@"' \
-		"$B/srv/mfs/null" env ${BOX_MFS_PRELOAD:+LD_PRELOAD="$BOX_MFS_PRELOAD"} \
-		timeout "${T:-60}" "$@" </dev/null >>"$B/log/mfs.log" 2>&1
-}
-
-# mfs_why WHAT: WHY, one line: WHAT failed, and the first failed assertion of a MooseFS
-# daemon in its log (a master that has asserted leaves only "can't connect" to its
-# clients), else the log's last line
-mfs_why() {
-	local line
-	line=$(grep -m 1 'failed assertion' "$B/log/mfs.log" 2>/dev/null)
-	[ -n "$line" ] || line=$(tail -n 1 "$B/log/mfs.log" 2>/dev/null)
-	WHY="moosefs: $1 failed (mfs.log: ${line:-empty})"
-}
-
-mfs_up() {
-	local i n e="$B/srv/mfs/etc"
-	mkdir -p "$e" "$B/srv/mfs/master" "$B/img" "$B/log"
-	cat >"$e/mfsmaster.cfg" <<EOF
-WORKING_USER = mfs
-WORKING_GROUP = mfs
-DATA_PATH = $B/srv/mfs/master
-EXPORTS_FILENAME = $e/mfsexports.cfg
-TOPOLOGY_FILENAME = $e/mfstopology.cfg
-MATOML_LISTEN_HOST = $SRV_IP
-MATOCS_LISTEN_HOST = $SRV_IP
-MATOCL_LISTEN_HOST = $SRV_IP
-EOF
-	echo "$SUBNET / rw,alldirs,admin,maproot=0:0" >"$e/mfsexports.cfg"
-	: >"$e/mfstopology.cfg"
-	cp /var/lib/mfs/metadata.mfs.empty "$B/srv/mfs/master/metadata.mfs" || return 1
-	for i in $(seq "$(state bricks)"); do
-		image "chunks$i" ext4 "$B/srv/chunks$i" || return 1
-		mkdir -p "$B/srv/mfs/cs$i"
-		echo "$B/srv/chunks$i" >"$e/mfshdd$i.cfg"
-		cat >"$e/mfschunkserver$i.cfg" <<EOF
-WORKING_USER = mfs
-WORKING_GROUP = mfs
-DATA_PATH = $B/srv/mfs/cs$i
-HDD_CONF_FILENAME = $e/mfshdd$i.cfg
-HDD_LEAVE_SPACE_DEFAULT = 16MiB
-BIND_HOST = $SRV_IP
-MASTER_HOST = $SRV_IP
-CSSERV_LISTEN_HOST = $SRV_IP
-CSSERV_LISTEN_PORT = $((9421 + i))
-EOF
-		chown -R mfs:mfs "$B/srv/chunks$i" "$B/srv/mfs/cs$i"
-	done
-	chown -R mfs:mfs "$B/srv/mfs/master"
-	t mknod -m 0666 "$B/srv/mfs/null" c 1 3 || { WHY="cannot make $B/srv/mfs/null"; return 1; }
-	mfs_daemon mfsmaster -c "$e/mfsmaster.cfg" start || { mfs_why mfsmaster; return 1; }
-	for i in $(seq "$(state bricks)"); do
-		mfs_daemon mfschunkserver -c "$e/mfschunkserver$i.cfg" start || {
-			mfs_why mfschunkserver
-			return 1
-		}
-	done
-	record_ns box-srv
-	for n in $(nodes); do
-		ton "$n" mfsmount "$B/fs" -H "$SRV_IP" ${MFS_MOUNT_OPTS:+-o "$MFS_MOUNT_OPTS"} \
-			</dev/null >>"$B/log/mfs.log" 2>&1 || { mfs_why "mfsmount on $n"; return 1; }
-		record_ns "box-$n"
-	done
-	# until the chunk servers have registered the file system has no space and writes fail
-	for i in $(seq 101); do
-		[ "$(on n1 df -P "$B/fs" | awk 'NR == 2 { print $4 }')" -gt 0 ] 2>/dev/null && break
-		[ "$i" -le 100 ] || { mfs_why "the chunk servers (no space after 20 s)"; return 1; }
-		sleep 0.2
-	done
-	# one copy of each chunk (one server), no trash: the tools talk to the master through a mount
-	ton n1 mfssetgoal -r 1 "$B/fs" >/dev/null && ton n1 mfssettrashtime -r 0 "$B/fs" >/dev/null
-}
-
-# ---- CephFS ----
-
-CEPH_CONF=$B/srv/ceph/ceph.conf
-ceph_cli() { ton srv ceph -c "$CEPH_CONF" "$@"; }
-
-# ceph_start NAME DAEMON ARGS...: a daemon in the foreground of a background process in box-srv
-ceph_start() {
-	local name=$1
-	shift
-	nsenter --net=/run/netns/box-srv "$@" -f -c "$CEPH_CONF" </dev/null >>"$B/log/$name.out" 2>&1 &
-	record_pid $!
-}
-
-ceph_conf() {
-	local c=$B/srv/ceph
-	cat >"$CEPH_CONF" <<EOF
-[global]
-fsid = $1
-mon initial members = a
-mon host = [v2:$SRV_IP:3300,v1:$SRV_IP:6789]
-auth cluster required = cephx
-auth service required = cephx
-auth client required = cephx
-auth allow insecure global id reclaim = false
-keyring = $c/admin.keyring
-run dir = $c/run
-log file = $B/log/ceph-\$name.log
-mon cluster log file = $B/log/ceph.log
-crash dir = $c/crash
-ms bind ipv4 = true
-ms bind ipv6 = false
-ms bind port min = 6900
-ms bind port max = 7100
-osd pool default size = 1
-osd pool default min size = 1
-osd pool default pg autoscale mode = off
-osd crush chooseleaf type = 0
-mon allow pool size one = true
-mon warn on pool no redundancy = false
-mgr initial modules = iostat
-[client]
-admin socket = $c/run/\$cluster-\$name.\$pid.asok
-[mon]
-public addr = $SRV_IP
-mon data = $c/mon/\$cluster-\$id
-[mgr]
-public addr = $SRV_IP
-mgr data = $c/mgr/\$cluster-\$id
-keyring = $c/mgr/\$cluster-\$id/keyring
-[osd]
-public addr = $SRV_IP
-cluster addr = $SRV_IP
-osd data = $c/osd/\$cluster-\$id
-keyring = $c/osd/\$cluster-\$id/keyring
-osd objectstore = bluestore
-bluestore block create = true
-bluestore block size = $((IMG_MB * 1048576))
-# 896 MiB is the floor: lower values are silently ignored and the 4 GiB default applies
-osd memory target = 939524096
-[mds]
-public addr = $SRV_IP
-mds data = $c/mds/\$cluster-\$id
-keyring = $c/mds/\$cluster-\$id/keyring
-mds cache memory limit = 134217728
-EOF
-}
-
-ceph_up() {
-	local c=$B/srv/ceph fsid i id u n pgs
-	mkdir -p "$c/run" "$c/crash" "$c/mon/ceph-a" "$c/mgr/ceph-x" "$c/mds/ceph-a" "$B/log"
-	fsid=$(cat /proc/sys/kernel/random/uuid)
-	ceph_conf "$fsid"
-	t ceph-authtool --create-keyring "$c/mon.keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null &&
-		t ceph-authtool --create-keyring "$c/admin.keyring" --gen-key -n client.admin \
-			--cap mon 'allow *' --cap osd 'allow *' --cap mds 'allow *' --cap mgr 'allow *' >/dev/null &&
-		t ceph-authtool "$c/mon.keyring" --import-keyring "$c/admin.keyring" >/dev/null &&
-		t monmaptool --create --addv a "[v2:$SRV_IP:3300,v1:$SRV_IP:6789]" --fsid "$fsid" \
-			"$c/monmap" >/dev/null &&
-		t ceph-mon -c "$CEPH_CONF" --mkfs -i a --monmap "$c/monmap" --keyring "$c/mon.keyring" ||
-		return 1
-	ceph_start mon.a ceph-mon -i a
-	for i in $(seq 60); do ceph_cli --connect-timeout 5 mon stat >/dev/null 2>&1 && break; sleep 0.5; done
-	ceph_cli auth get-or-create mgr.x mon 'allow profile mgr' osd 'allow *' mds 'allow *' \
-		-o "$c/mgr/ceph-x/keyring" || return 1
-	ceph_start mgr.x ceph-mgr -i x
-	for i in $(seq "$(state bricks)"); do
-		u=$(cat /proc/sys/kernel/random/uuid)
-		id=$(ceph_cli osd new "$u") || return 1
-		mkdir -p "$c/osd/ceph-$id"
-		ceph_cli auth get-or-create "osd.$id" mon 'allow profile osd' mgr 'allow profile osd' \
-			osd 'allow *' -o "$c/osd/ceph-$id/keyring" || return 1
-		# BlueStore on a sparse file in the tmpfs (no LVM, no ceph-volume)
-		T=120 ton srv ceph-osd -c "$CEPH_CONF" -i "$id" --mkfs --osd-uuid "$u" \
-			>>"$B/log/osd.$id.mkfs" 2>&1 || return 1
-		ceph_start "osd.$id" ceph-osd -i "$id"
-	done
-	ceph_cli osd pool create cephfs_metadata 8 >/dev/null 2>&1 &&
-		ceph_cli osd pool create cephfs_data 32 >/dev/null 2>&1 &&
-		ceph_cli fs new cephfs cephfs_metadata cephfs_data >/dev/null 2>&1 &&
-		ceph_cli auth get-or-create mds.a mon 'allow profile mds' osd 'allow rwx' mds 'allow' \
-			mgr 'allow profile mds' -o "$c/mds/ceph-a/keyring" || return 1
-	ceph_start mds.a ceph-mds -i a
-	pgs=0
-	for i in $(seq 240); do
-		# every placement group active+clean ("41 pgs: 41 active+clean; ...")
-		ceph_cli mds stat 2>/dev/null | grep -q 'up:active' &&
-			ceph_cli pg stat 2>/dev/null | awk '$1 == $3 && $4 ~ /^active\+clean/ { ok = 1 } END { exit !ok }' &&
-			pgs=1 && break
-		sleep 0.5
-	done
-	[ "$pgs" = 1 ] || { say "ceph: not active+clean in 120 s"; return 1; }
-	for n in $(nodes); do
-		# (nsenter itself in the background, not a function: $! is then the client's pid)
-		nsenter --net="/run/netns/box-$n" --mount="$B/ns/$n.mnt" \
-			ceph-fuse -f -c "$CEPH_CONF" -n client.admin -m "$SRV_IP:6789" \
-			$CEPH_FUSE_OPTS "$B/fs" </dev/null >>"$B/log/ceph-fuse-$n.out" 2>&1 &
-		record_pid $!
-		for i in $(seq 100); do on "$n" mountpoint -q "$B/fs" && break; sleep 0.2; done
-		on "$n" mountpoint -q "$B/fs" || return 1
-		record_ns "box-$n"
-	done
 }
 
 # ---- MPI: an rsh agent into the nodes, a wrapper giving each rank its node's host name ----
@@ -542,6 +300,7 @@ mpi_env() {
 	export OMPI_MCA_hwloc_base_binding_policy=none
 	export TMPDIR=$B/tmp/head
 	mkdir -p "$TMPDIR"
+	fs_hook env
 }
 
 # ---- commands ----
@@ -558,7 +317,8 @@ leftovers() {
 }
 
 cmd_up() {
-	local nodes="" link="" slow="" server=off fs=glusterfs bricks="" n s start left
+	local nodes="" link="" slow="" server=off fs=glusterfs bricks="" conv=0 n s start left
+	local racks=0 uplink="" disk=off delay=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--nodes) nodes=${2:-} && shift 2 ;;
@@ -567,6 +327,11 @@ cmd_up() {
 		--server-mbit) server=${2:-} && shift 2 ;;
 		--fs) fs=${2:-} && shift 2 ;;
 		--bricks) bricks=${2:-} && shift 2 ;;
+		--converged) conv=1 && shift ;;
+		--racks) racks=${2:-} && shift 2 ;;
+		--uplink-mbit) uplink=${2:-} && shift 2 ;;
+		--disk-mibps) disk=${2:-} && shift 2 ;;
+		--delay-ms) delay=${2:-} && shift 2 ;;
 		*) usage "up: unknown argument '$1'" ;;
 		esac || usage "up: $1 needs a value"
 	done
@@ -580,28 +345,39 @@ cmd_up() {
 		[ "${n#n}" -le "$nodes" ] 2>/dev/null || usage "up: --slow names $n, the box has $nodes nodes"
 		case "${s#*=}" in '' | *[!0-9]* | 0) usage "up: bad rate in --slow '$s'" ;; esac
 	done
-	case "$fs" in glusterfs | moosefs | none) : "${bricks:=1}" ;; cephfs) : "${bricks:=2}" ;;
-	*) usage "up: --fs glusterfs|moosefs|cephfs|none, not '$fs'" ;; esac
+	case " $BOX_FS_LIST none " in *" $fs "*) ;;
+	*) usage "up: --fs $(echo $BOX_FS_LIST none | tr ' ' '|'), not '$fs'" ;; esac
+	case "$fs" in cephfs) : "${bricks:=2}" ;; *) : "${bricks:=1}" ;; esac
 	case "$bricks" in '' | *[!0-9]* | 0) usage "up: bad --bricks '$bricks'" ;; esac
+	case "$racks" in *[!0-9]*) usage "up: bad --racks '$racks'" ;; esac
+	[ "$racks" -le "$nodes" ] || usage "up: --racks $racks, more than the $nodes nodes"
+	case "$racks:$uplink" in 0:) ;; 0:*) usage "up: --uplink-mbit needs --racks" ;;
+	*:0 | *:*[!0-9]* | *:) usage "up: --racks K needs --uplink-mbit U (Mbit/s)" ;; esac
+	case "$disk" in off) ;; '' | *[!0-9]* | 0) usage "up: bad --disk-mibps '$disk'" ;; esac
+	case "$delay" in '' | *[!0-9]*) usage "up: bad --delay-ms '$delay' (whole ms)" ;; esac
+	if [ "$conv" = 1 ]; then
+		case "$fs" in orangefs) bricks=$nodes ;;
+		*) usage "up: --converged needs --fs orangefs" ;; esac
+	fi
 	[ "$(id -u)" -eq 0 ] || die "up needs root"
 	left=$(leftovers)
 	[ -z "$left" ] || die "a box is left over ($left): run '$0 down' first"
+	# what a file system needs once (a build), before anything of the box exists
+	FS=$fs fs_hook prepare || die "cannot start: $WHY"
 
 	start=$(now)
 	trap 'say "up interrupted: tearing down"; cmd_down >/dev/null 2>&1; exit 130' INT TERM
 	mkdir -p "$B" && t mount -t tmpfs -o "size=${TMPFS_MB}m,nr_inodes=20000,mode=0755" boxfs "$B" &&
 		t mount --make-private "$B" || up_failed
 	mkdir -p "$RUN" "$B/fs" "$B/log" "$B/img" && : >"$RUN/pids" && : >"$RUN/loops"
-	printf 'nodes=%s\nlink_mbit=%s\nslow=%s\nserver_mbit=%s\nfs=%s\nbricks=%s\n' \
-		"$nodes" "$link" "${slow# }" "$server" "$fs" "$bricks" >"$RUN/state"
+	printf 'nodes=%s\nlink_mbit=%s\nslow=%s\nserver_mbit=%s\nfs=%s\nbricks=%s\nconverged=%s\n' \
+		"$nodes" "$link" "${slow# }" "$server" "$fs" "$bricks" "$conv" >"$RUN/state"
+	printf 'racks=%s\nuplink_mbit=%s\ndisk_mibps=%s\ndelay_ms=%s\n' "$racks" "${uplink:-off}" \
+		"$disk" "$delay" >>"$RUN/state"
 	net_up || up_failed
 	ns_up || up_failed
-	case "$fs" in
-	glusterfs) gluster_up ;;
-	moosefs) mfs_up ;;
-	cephfs) ceph_up ;;
-	none) true ;;
-	esac || up_failed
+	fs_hook up || up_failed
+	[ "$disk" = off ] || cmd_diskcap "$disk" || { WHY="cannot cap the storage's reads (diskcap)"; up_failed; }
 	mpi_up || up_failed
 	trap - INT TERM
 	echo "up=$(since "$start")" >>"$RUN/state"
@@ -625,7 +401,8 @@ cmd_summary() {
 	echo "box up in $(state up) s: $(state nodes) nodes n1-n$(state nodes)," \
 		"links $(state link_mbit) Mbit/s${slow:+ (slow: $slow)}, server link" \
 		"$([ "$server" = off ] && echo unshaped || echo "$server Mbit/s"), $(state fs)" \
-		"$([ "$(state fs)" = none ] || echo "($(state bricks) bricks) at $B/fs")"
+		"$([ "$(state fs)" = none ] || echo "($(state bricks) bricks$([ "$(state converged)" != 1 ] ||
+			echo ", converged: one on every node")) at $B/fs")$(racks_summary)"
 }
 
 cmd_down() {
@@ -638,7 +415,7 @@ cmd_down() {
 	for n in $(box_netns); do
 		case "$n" in box-srv | box-sw) continue ;; esac
 		for p in $(ip netns pids "$n" 2>/dev/null); do
-			case "$(cat "/proc/$p/comm" 2>/dev/null)" in glusterfs | mfsmount | ceph-fuse) ;; *) pids="$pids $p" ;; esac
+			case " $BOX_FS_DAEMONS " in *" $(cat "/proc/$p/comm" 2>/dev/null) "*) ;; *) pids="$pids $p" ;; esac
 		done
 	done
 	# (a rank stuck in a read of a cut-off FUSE mount dies only once its client is gone, below)
@@ -706,6 +483,7 @@ cmd_exec() {
 	[ $# -ge 3 ] && [ "$2" = -- ] || usage "exec NODE -- CMD..."
 	check_node "$n"
 	shift 2
+	fs_hook env
 	case "$n" in
 	server | srv) exec nsenter --net=/run/netns/box-srv -- "$@" ;;
 	head) exec nsenter --net=/run/netns/box-head --mount="$B/ns/head.mnt" --wd="$PWD" -- "$@" ;;
@@ -768,7 +546,12 @@ cmd_status() {
 cmd_rate() {
 	local n=${1:-} r=${2:-}
 	need_up
-	[ -n "$r" ] || usage "rate NODE|server MBIT|off"
+	[ -n "$r" ] || usage "rate NODE|server|rK MBIT|off"
+	case "$n" in
+	r[1-9]*) [ "${n#r}" -le "$(state racks)" ] 2>/dev/null || die "no rack '$n' in the box"
+		shape_uplink "$n" "$r"
+		return ;;
+	esac
 	check_node "$n"
 	case "$n" in server) n=srv ;; head) die "the head's link is not shaped" ;; esac
 	shape "$n" "$r"
@@ -829,12 +612,17 @@ for top in sys.argv[1:]:
             except OSError:
                 continue
             try:
+                # DONTNEED skips dirty pages: a file just written is written back first
+                try:
+                    os.fdatasync(fd)
+                except OSError:
+                    pass
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)'
 	for n in $(nodes); do T=120 ton "$n" python3 -c "$p" "$B/fs/$d" || return 1; done
 	# shellcheck disable=SC2046
-	T=120 t python3 -c "$p" $(ls -d "$B"/srv/brick*/b "$B"/srv/chunks* 2>/dev/null)
+	T=120 t python3 -c "$p" $(ls -d "$B"/srv/brick*/b "$B"/srv/chunks* 2>/dev/null) $(fs_hook cold_dirs)
 }
 
 cmd_diskcap() {
@@ -844,7 +632,11 @@ cmd_diskcap() {
 	case "$k" in '' | [1-9] | [1-9][0-9]) ;; *) usage "diskcap: bad brick number '$k'" ;; esac
 	[ -d /sys/fs/cgroup/blkio ] || die "diskcap needs cgroup v1 blkio"
 	mkdir -p "$CG_BLKIO" || return 1
-	for p in $(ip netns pids box-srv); do echo "$p" >"$CG_BLKIO/cgroup.procs" 2>/dev/null; done
+	# the processes that read the storage: the server's, or converged every node's
+	for p in $(ip netns pids box-srv; [ "$(state converged)" != 1 ] ||
+		for d in $(nodes); do ip netns pids "box-$d"; done); do
+		echo "$p" >"$CG_BLKIO/cgroup.procs" 2>/dev/null
+	done
 	for d in $(cat "$RUN/loops"); do
 		# one brick: the device whose image is brickK.img (or chunksK, osdK)
 		[ -z "$k" ] || losetup -nO BACK-FILE "$d" | grep -Eq "/(brick|chunks|osd)$k\.img\$" ||
@@ -894,5 +686,19 @@ main() {
 	*) usage "unknown command '$cmd'" ;;
 	esac
 }
+
+# fs_hook NAME ARGS...: the file system's hook fs_FS_NAME (FS: the box's, or $FS), if it has one
+fs_hook() {
+	local f="fs_${FS:-$(state fs)}_$1"
+	shift
+	[ "$(type -t "$f")" = function ] || return 0
+	"$f" "$@"
+}
+
+# what adding a file system or a shape of the box adds: a file of its own
+for f in "$BOX_HERE"/fs_*.sh "$BOX_HERE"/racks.sh; do
+	# shellcheck disable=SC1090
+	[ -f "$f" ] && . "$f"
+done
 
 main "$@"

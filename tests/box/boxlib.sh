@@ -29,7 +29,8 @@ box_require() {
 	fi
 }
 
-# box_up ARGS...: a box for this test, torn down on exit, failure and signal (INT, TERM, HUP);
+# box_up ARGS...: a box for this test, torn down on exit, failure and signal (INT, TERM, HUP),
+# given BOX_UP_TIMEOUT seconds (300) to come up;
 # when it cannot start, BOX_WHY says why in one line
 box_up() {
 	BOX_OWNED=1
@@ -38,7 +39,7 @@ box_up() {
 	trap 'exit 143' TERM
 	trap 'exit 129' HUP
 	T0=$(date +%s.%N)
-	BOX_SUMMARY=$(timeout 300 "$BOX" up "$@" 2>"$SCRATCH/box-up.err")
+	BOX_SUMMARY=$(timeout "${BOX_UP_TIMEOUT:-300}" "$BOX" up "$@" 2>"$SCRATCH/box-up.err")
 	st=$?
 	echo "# $BOX_SUMMARY ($(elapsed "$T0") s wall)"
 	# BOX_WHY: why the box could not start, one line (box.sh's "cannot start: ...")

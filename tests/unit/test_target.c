@@ -1,6 +1,6 @@
 /* test_target: the parsers of where a file lives (run/target_parse.c) on hand-made input:
  * GlusterFS pathinfo strings, Lustre lov_mds_md buffers built byte by byte from the documented
- * layout (v1, v3, composite), /sys/dev/block links. */
+ * layout (v1, v3, composite), pvfs2-viewdist's output, mountinfo lines, /sys/dev/block links. */
 #include "tap.h"
 
 #include <stdint.h>
@@ -98,6 +98,45 @@ static void test_lov(void)
 	ok(target_parse_lov(c, n, out, sizeof out) == -1, "composite pointing past its end: refused");
 }
 
+static void test_viewdist(void)
+{
+	const char *four = "dist_name = simple_stripe\n"
+			   "dist_params:\n"
+			   "strip_size:65536\n"
+			   "\n"
+			   "Metadataserver: tcp://10.77.0.11:3334\n"
+			   "Number of datafiles/servers = 4\n"
+			   "Datafile 0 - tcp://10.77.0.13:3334, handle: 4611686018427387898 "
+			   "(3ffffffffffffffa.bstream)\n"
+			   "Datafile 1 - tcp://10.77.0.14:3334, handle: 1 (00000001.bstream)\n"
+			   "Datafile 2 - tcp://n1:3334, handle: 2 (00000002.bstream)\n"
+			   "Datafile 3 - tcp://10.77.0.12:3334, handle: 3 (00000003.bstream)\n";
+	char out[RECORD_TARGET_MAX];
+	ok(target_parse_viewdist(four, out, sizeof out) == 0 &&
+		   strcmp(out, "10.77.0.13:3334,10.77.0.14:3334,n1:3334,10.77.0.12:3334") == 0,
+	   "four datafiles: their servers in stripe order (%s)", out);
+	char small[36];
+	ok(target_parse_viewdist(four, small, sizeof small) == 0 &&
+		   strcmp(small, "10.77.0.13:3334,10.77.0.14:3334 +2") == 0,
+	   "too many to name: the first ones and a count (%s)", small);
+	ok(target_parse_viewdist("Number of datafiles/servers = 0\n", out, sizeof out) == -1,
+	   "no datafile: refused");
+	ok(target_parse_viewdist("Datafile 0 tcp://a:1\n", out, sizeof out) == -1,
+	   "a datafile line without its server: refused");
+	ok(target_parse_viewdist("Could not open /box/fs/x\n", out, sizeof out) == -1,
+	   "an error message: refused");
+	char t[64];
+	const char *mi = "1420 29 0:97 / /box/fs rw,nosuid,nodev,relatime shared:733 - fuse "
+			 "pvfs2fuse\\043tcp://10.77.0.2:3334/orangefs rw,user_id=0,group_id=0\n";
+	ok(target_parse_mountinfo(mi, 0, 97, t, sizeof t) == 1 &&
+		   strcmp(t, "fuse pvfs2fuse\\043tcp://10.77.0.2:3334/orangefs") == 0,
+	   "mountinfo: the type and source of the device's mount (%s)", t);
+	char tiny[8];
+	ok(target_parse_mountinfo(mi, 0, 97, tiny, sizeof tiny) == -1, "mountinfo: too long, refused");
+	ok(target_parse_mountinfo(mi, 0, 98, t, sizeof t) == 0, "mountinfo: another device");
+	ok(target_parse_mountinfo("garbage\n", 0, 97, t, sizeof t) == -1, "mountinfo: not a line");
+}
+
 static void test_blockdev(void)
 {
 	char out[64];
@@ -119,6 +158,7 @@ int main(void)
 {
 	test_gluster();
 	test_lov();
+	test_viewdist();
 	test_blockdev();
 	return tap_done();
 }

@@ -1,0 +1,195 @@
+#!/bin/sh
+# orangefs: OrangeFS and the converged shape in the box. (The first run builds OrangeFS once
+# into its cache: BOX_UP_TIMEOUT covers that.)
+#  0. OrangeFS neither built nor buildable: up fails saying so in one line, leaving nothing.
+#  1. OrangeFS with 2 servers on the server, 2 nodes: pvfs2fuse at /box/fs on each node, a file
+#     written on one read on the other; pfsread's files name both servers as their targets
+#     (pvfs2-viewdist), the aggregate at the nodes' links (iperf3, within 10%); down leaves nothing.
+#  2. converged OrangeFS, 4 nodes in 2 racks (uplinks at twice a node's link, not the limit): a
+#     server on every node, none on the server; every file striped over the 4 nodes' servers;
+#     link-bound: each node reads 1/S of its data from its own server without its link, so the
+#     bytes on its link are (S-1)/S of what it read (within 2%), the aggregate is N x goodput x
+#     S/(S-1) (within 10%; within 5% is a TODO: 91.4-95.3% measured), the report's ceiling the
+#     same (data_on_compute_nodes) and its limit "reader links"; every node's storage capped at
+#     D: the aggregate S x D (within 5%), limit "server disks"; both uplinks at 16 Mbit/s: the
+#     aggregate 4 x an uplink's goodput (within 20%; 5% a TODO), the report's ceiling that
+#     (within 5%), limit "rack uplinks"; down leaves nothing.
+#  3. (first) --converged with GlusterFS is a usage error: not built (docs/box.md says why).
+. "$(dirname "$0")/boxlib.sh"
+
+box_require
+: "${BOX_UP_TIMEOUT:=1800}"
+export BOX_UP_TIMEOUT
+mbps() { awk -v m="$1" 'BEGIN { printf "%.2f", m / 8 }'; }
+# servers NS: the OrangeFS servers running in network namespace NS
+servers() { for p in $(ip netns pids "$1"); do cat "/proc/$p/comm"; done | grep -c '^pvfs2-server$'; }
+# targets H5: the distinct target names of the files, one a line
+targets() {
+	"$PYTHON" -c '
+import h5py, sys
+p = h5py.File(sys.argv[1], "r")["phases/0000"]
+names = [t.decode() if isinstance(t, bytes) else t for t in p["targets"][:]]
+for n in sorted(set(names[t] for t in p["files"]["target"])):
+    print(n)' "$1"
+}
+# read_ds NAME HOSTS HARDWARE: generate (once per NAME) and a cold run, 1 reader per node
+read_ds() {
+	box_config "$SCRATCH/$1.yaml" "$1" "/box/fs/$1" "$DS" "sweep: {readers_per_node: [1]}" \
+		"repetitions: 1" "cache: fadvise" "$3"
+	check "$1: generate" bmpi "$2" 1 "$PFSREAD" generate "$SCRATCH/$1.yaml"
+	"$BOX" cold "$1"
+	for n in $(echo "$2" | tr , ' '); do "$BOX" rx "$n"; done >"$SCRATCH/$1.rx0"
+	check "$1: a cold run" bmpi "$2" 1 "$PFSREAD" run "$SCRATCH/$1.yaml"
+	for n in $(echo "$2" | tr , ' '); do "$BOX" rx "$n"; done >"$SCRATCH/$1.rx1"
+}
+# rx_ratios NAME BYTES: each node's bytes received during the run / BYTES (what it read)
+rx_ratios() {
+	paste -d ' ' "$SCRATCH/$1.rx0" "$SCRATCH/$1.rx1" |
+		awk -v b="$2" '{ printf "%s%.4f", (NR > 1 ? " " : ""), ($2 - $1) / b }'
+}
+
+# ---- 0. no build and nothing to build it from: said in one line, nothing left ----
+if BOX_ORANGEFS="$SCRATCH/none" BOX_ORANGEFS_SRC="$SCRATCH/nosrc" box_up --nodes 1 --link-mbit 100 \
+	--fs orangefs; then
+	ok 1 "up fails when OrangeFS is neither built nor buildable"
+	"$BOX" down >/dev/null 2>&1
+else
+	ok 0 "up fails when OrangeFS is neither built nor buildable"
+fi
+case "$BOX_WHY" in "orangefs: not built in $SCRATCH/none and no build.sh in $SCRATCH/nosrc"*) st=0 ;; *) st=1 ;; esac
+ok $st "... saying why in one line: $BOX_WHY"
+[ -z "$(box_left)" ]
+ok $? "... leaving nothing"
+
+expect_status 2 "--converged with GlusterFS is a usage error" \
+	"$BOX" up --nodes 2 --link-mbit 100 --fs glusterfs --converged
+
+# ---- 1. OrangeFS, 2 servers on the server node ----
+DS="{name: o, file_size: 8MiB, file_count: 16}"
+if ! box_up --nodes 2 --link-mbit 100 --fs orangefs --bricks 2; then
+	ok 1 "an OrangeFS box of 2 nodes and 2 servers comes up: $BOX_WHY"
+	done_testing
+fi
+ok 0 "an OrangeFS box of 2 nodes and 2 servers comes up"
+box_pids up
+case "$BOX_SUMMARY" in *"2 nodes"*orangefs*"2 bricks"*) st=0 ;; *) st=1 ;; esac
+ok $st "the summary names OrangeFS and its 2 servers"
+[ "$(servers box-srv)" -eq 2 ]
+ok $? "2 pvfs2-server run on the server"
+for n in n1 n2; do
+	expect_status 0 "$n: /box/fs is mounted" "$BOX" exec $n -- findmnt -n -o SOURCE /box/fs
+	case "$OUT" in pvfs2fuse#tcp://10.77.0.2:333[45]/orangefs) st=0 ;; *) st=1 ;; esac
+	ok $st "$n: ... by pvfs2fuse ($OUT)"
+done
+mountpoint -q /box/fs
+[ $? -ne 0 ]
+ok $? "the root namespace does not see the nodes' mounts"
+"$BOX" exec n1 -- sh -c 'echo hello >/box/fs/hello'
+expect_status 0 "a file written on n1 is read on n2" "$BOX" exec n2 -- cat /box/fs/hello
+contains hello "... with its content"
+
+G=$("$BOX" iperf n1 3)
+GM=$(mbps "$G")
+figure "link goodput (iperf3 server -> n1)" "$G Mbit/s = $GM MB/s"
+read_ds o n1,n2 "hardware: {node_link_MBps: $GM}"
+b=$(rep_json "$SCRATCH/o.h5" "d['cells'][0]['mean_MBps']")
+figure "OrangeFS, 2 nodes: aggregate" "$b MB/s (2 x goodput: $(awk -v g="$GM" 'BEGIN { print 2 * g }') MB/s)"
+within "$b" "$(awk -v g="$GM" 'BEGIN { print 2 * g }')" 0.10
+ok $? "OrangeFS, 2 nodes: the aggregate is the nodes' links (within 10%)"
+T=$(targets "$SCRATCH/o.h5")
+echo "$T" | sed 's/^/# target: /'
+echo "$T" | grep -Eqx '10\.77\.0\.2:333[45],10\.77\.0\.2:333[45]' &&
+	! echo "$T" | grep -Evqx '10\.77\.0\.2:3334,10\.77\.0\.2:3335|10\.77\.0\.2:3335,10\.77\.0\.2:3334'
+ok $? "every file's target names the 2 servers it is striped over"
+box_down_clean "OrangeFS: down leaves nothing (namespaces, mounts, loop devices, daemons, guard route)"
+
+# ---- 2. converged OrangeFS, 4 nodes ----
+N=4
+DS="{name: c, file_size: 16MiB, file_count: 32}"
+if ! box_up --nodes $N --link-mbit 50 --fs orangefs --converged --racks 2 --uplink-mbit 100; then
+	ok 1 "a converged OrangeFS box of $N nodes comes up: $BOX_WHY"
+	done_testing
+fi
+ok 0 "a converged OrangeFS box of $N nodes comes up"
+box_pids up
+case "$BOX_SUMMARY" in *"converged"*"2 racks (uplinks 100 Mbit/s)"*) st=0 ;; *) st=1 ;; esac
+ok $st "the summary says converged, 2 racks"
+ip -n box-r1 link show p-n2 >/dev/null 2>&1 && ip -n box-r2 link show p-n3 >/dev/null 2>&1 &&
+	ip -n box-sw link show dn-r2 >/dev/null 2>&1
+ok $? "n1-n2 on rack switch 1, n3-n4 on rack switch 2, both uplinked to the backbone"
+st=0
+for k in $(seq $N); do [ "$(servers "box-n$k")" -eq 1 ] || st=1; done
+ok $st "one pvfs2-server on every node"
+[ "$(servers box-srv)" -eq 0 ]
+ok $? "none on the server"
+G=$("$BOX" iperf n1 3)
+GM=$(mbps "$G")
+WANT=$(awk -v g="$GM" -v n=$N 'BEGIN { printf "%.2f", n * g * n / (n - 1) }')
+figure "link goodput (iperf3 -> n1)" "$G Mbit/s = $GM MB/s"
+# the uplinks (2 x a link) carry a quarter of the reads: not the limit
+read_ds c n1,n2,n3,n4 "hardware: {node_link_MBps: $GM, storage_servers: $N, data_on_compute_nodes: true, racks: 2, rack_uplink_MBps: $(awk -v g="$GM" 'BEGIN { print 2 * g }')}"
+b=$(rep_json "$SCRATCH/c.h5" "d['cells'][0]['mean_MBps']")
+c=$(rep_json "$SCRATCH/c.h5" "d['cells'][0]['ceiling']['MBps']")
+figure "converged OrangeFS, $N nodes: aggregate" "$b MB/s (N x goodput x S/(S-1): $WANT MB/s)"
+figure "... the report's ceiling" "$c MB/s"
+R=$(rx_ratios c $((32 * 16 * 1048576 / N)))
+figure "bytes on each node's link / bytes it read" "$R (S-1)/S = $(awk -v n=$N 'BEGIN { print (n - 1) / n }')"
+st=0
+[ "$(echo "$R" | wc -w)" -eq $N ] || st=1
+for r in $R; do within "$r" "$(awk -v n=$N 'BEGIN { print (n - 1) / n }')" 0.02 || st=1; done
+ok $st "converged: a node's own stripe does not cross its link: (S-1)/S of its reads do (within 2%)"
+within "$b" "$WANT" 0.10
+ok $? "converged, link-bound: the aggregate is N x goodput x S/(S-1) (within 10%)"
+within "$b" "$WANT" 0.05
+todo $? "converged, link-bound: ... within 5%" \
+	"91.4-95.3% of it here; each reader at 92% while the link carries 90% of its bytes: not yet explained"
+
+within "$c" "$WANT" 0.05
+ok $? "converged: the report's ceiling is the same (within 5%)"
+[ "$(rep_json "$SCRATCH/c.h5" "d['cells'][0]['ceiling']['limit']")" = "reader links" ]
+ok $? "converged: the report names the reader links as the limit"
+T=$(targets "$SCRATCH/c.h5")
+echo "$T" | sed 's/^/# target: /'
+echo "$T" | awk -F, -v n=$N '{ for (i = 1; i <= NF; i++) if ($i !~ /^10\.77\.0\.1[1-9]:3334$/) bad = 1; if (NF != n) bad = 1 }
+	END { exit bad || NR == 0 }'
+ok $? "every file is striped over the $N nodes' servers"
+# every node's storage capped at 4 MiB/s (diskcap: cgroup v1 blkio on the images): S x D
+if [ -d /sys/fs/cgroup/blkio ]; then
+	DS="{name: d, file_size: 8MiB, file_count: 16}"
+	WANT=$(awk -v n=$N 'BEGIN { printf "%.2f", n * 4 * 1.048576 }')
+	check "every node's storage capped at 4 MiB/s" "$BOX" diskcap 4
+	read_ds d n1,n2,n3,n4 "hardware: {node_link_MBps: $GM, storage_servers: $N, data_on_compute_nodes: true, server_disk_MBps: 4.194304}"
+	"$BOX" diskcap off
+	b=$(rep_json "$SCRATCH/d.h5" "d['cells'][0]['mean_MBps']")
+	figure "converged, disks at 4 MiB/s: aggregate" "$b MB/s (S x D: $WANT MB/s)"
+	within "$b" "$WANT" 0.05
+	ok $? "converged, disk-capped: the aggregate is S x D (within 5%)"
+	[ "$(rep_json "$SCRATCH/d.h5" "d['cells'][0]['ceiling']['limit']")" = "server disks" ]
+	ok $? "converged, disk-capped: the report names the server disks as the limit"
+fi
+# both racks' uplinks tight (16 Mbit/s): a rack's readers take half of all reads, half of which
+# (the other rack's servers) come in over its uplink: the aggregate is 4 x the uplink's goodput
+if [ -f "$SCRATCH/d.yaml" ]; then
+	"$BOX" rate r1 16 && "$BOX" rate r2 16
+	U=$(mbps "$("$BOX" iperf n1 3)")
+	WANT=$(awk -v u="$U" 'BEGIN { printf "%.2f", 4 * u }')
+	sed -e 's/^name: d/name: u/' -e "s/^hardware: .*/hardware: {node_link_MBps: $GM, storage_servers: $N, data_on_compute_nodes: true, racks: 2, rack_uplink_MBps: $U}/" \
+		"$SCRATCH/d.yaml" >"$SCRATCH/u.yaml"
+	"$BOX" cold d
+	check "u: a cold run, uplinks at 16 Mbit/s" bmpi n1,n2,n3,n4 1 "$PFSREAD" run "$SCRATCH/u.yaml"
+	"$BOX" rate r1 off && "$BOX" rate r2 off
+	b=$(rep_json "$SCRATCH/u.h5" "d['cells'][0]['mean_MBps']")
+	figure "converged, 2 racks, uplinks at 16 Mbit/s: aggregate" "$b MB/s (4 x uplink goodput $U: $WANT MB/s)"
+	within "$b" "$WANT" 0.20
+	ok $? "2 racks, tight uplinks: the aggregate is 4 x an uplink's goodput (within 20%)"
+	within "$b" "$WANT" 0.05
+	todo $? "2 racks, tight uplinks: ... within 5%" \
+		"85-91% of it here, not yet explained (docs/box.md: a candidate)"
+
+	within "$(rep_json "$SCRATCH/u.h5" "d['cells'][0]['ceiling']['MBps']")" "$WANT" 0.05 &&
+		[ "$(rep_json "$SCRATCH/u.h5" "d['cells'][0]['ceiling']['limit']")" = "rack uplinks" ]
+	ok $? "2 racks, tight uplinks: the report's ceiling is the same, limit \"rack uplinks\""
+fi
+box_down_clean "converged OrangeFS: down leaves nothing"
+
+done_testing
