@@ -118,7 +118,7 @@ ok_status $? "  the root shows, as \\xNN"
 
 mkdir -p "$ROOT" && : >"$ROOT/s"
 mpi 1 "$PFSREAD" generate "$SCRATCH/h.yaml" >"$SCRATCH/gen.out" 2>"$SCRATCH/gen.err"
-ok_status $(($? != 0 ? 0 : 1)) "generate fails where the data set's directory is a file"
+[ $? -ne 0 ]; ok_status $? "generate fails where the data set's directory is a file"
 clean "  no escape reaches its stdout or stderr" "$SCRATCH/gen.out" "$SCRATCH/gen.err"
 grep -qF "$SHOWN/s: exists and is not a directory" "$SCRATCH/gen.err"
 ok_status $? "  the message names the path, as \\xNN"
