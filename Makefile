@@ -120,7 +120,7 @@ demo: deps
 #   make bench        4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions
 #   make bench-quick  2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB, one repetition (~2 minutes)
 # BENCH_DIR must be on the file system to measure (not tmpfs); cold rows need root.
-# IOR_DIR=PREFIX (IOR and mdtest built from github.com/hpc/ior, README "Performance") adds
+# IOR_DIR=PREFIX (IOR and mdtest built from github.com/hpc/ior, docs/performance.md) adds
 # IOR and mdtest rows and a small-file class measured against mdtest.
 DEB_BENCH_PACKAGES = fio python3-h5py
 BENCH_DIR ?= /var/tmp/pfsread-bench

@@ -2,8 +2,8 @@
  * them. An O_DIRECT or io_uring read into 4 KiB pages reaches the device as one segment per
  * page, and a device takes a bounded number of segments per request (virtio-blk: 254), so a
  * 4 MiB read is cut into several requests of a few hundred KiB; a 2 MiB huge page is one
- * segment, and the read goes out whole. Measured on the development VM (README,
- * Performance): cold O_DIRECT reads of 1 GiB files went from about 1.1 to 2.9 GB/s. */
+ * segment, and the read goes out whole. On the development VM (docs/performance.md) two cold
+ * 1 GiB files read this way take 1,200 device requests, fio's reads of them 2,000-5,500. */
 #include "util/iobuf.h"
 
 #include <errno.h>

@@ -17,7 +17,7 @@
 #   environment: PFSREAD (default build/pfsread), MPIRUN (default mpirun),
 #                PYTHON (default /usr/bin/python3, which must have h5py and numpy),
 #                IOR_DIR (an IOR/mdtest build from github.com/hpc/ior: its install prefix, with
-#                bin/ior and bin/mdtest; README "Performance"; unset: no IOR and mdtest rows),
+#                bin/ior and bin/mdtest; docs/performance.md; unset: no IOR and mdtest rows),
 #                MD_FILES (small files of the metadata class, a multiple of 1000; above 200,000
 #                they go on a loop ext4 file system in a capped tmpfs the bench mounts, as root),
 #                MD_BYTES (their size, default 4096; 0: empty files, open+close only),
@@ -256,7 +256,7 @@ check_tools() {
 	"$PYTHON" -c 'import h5py, numpy' 2>/dev/null ||
 		die "$PYTHON cannot import h5py and numpy (Debian: python3-h5py)"
 	PEERS=0
-	PEERS_WHY="IOR_DIR unset: no IOR and no mdtest rows (build them from github.com/hpc/ior outside this tree and set IOR_DIR to the install prefix; README \"Performance\")"
+	PEERS_WHY="IOR_DIR unset: no IOR and no mdtest rows (build them from github.com/hpc/ior outside this tree and set IOR_DIR to the install prefix; docs/performance.md)"
 	if [ -n "$IOR_DIR" ]; then
 		IOR=$(find_peer ior) || die "IOR_DIR=$IOR_DIR: no ior in bin/, ./ or src/"
 		MDTEST=$(find_peer mdtest) || die "IOR_DIR=$IOR_DIR: no mdtest in bin/, ./ or src/"

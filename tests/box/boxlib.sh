@@ -108,7 +108,7 @@ box_down_clean() {
 	echo "# $out ($(elapsed "$T0") s wall)"
 	left=$(box_left "$SCRATCH/pids.down")
 	[ $st -eq 0 ] && [ -z "$left" ]
-	ok $? "$1${left:+ (left: $left)}"
+	ok_status $? "$1${left:+ (left: $left)}"
 }
 
 # rx_total NODES...: bytes the nodes have received on their links, summed

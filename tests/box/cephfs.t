@@ -17,10 +17,10 @@ command -v ceph-fuse >/dev/null 2>&1 && command -v ceph-osd >/dev/null 2>&1 ||
 box_require
 
 if ! box_up --nodes 2 --link-mbit "$BOX_LINK" --fs cephfs --bricks 2; then
-	ok 1 "a box of 2 nodes on CephFS (2 OSDs) comes up"
+	fail "a box of 2 nodes on CephFS (2 OSDs) comes up"
 	done_testing
 fi
-ok 0 "a box of 2 nodes on CephFS (2 OSDs) comes up"
+pass "a box of 2 nodes on CephFS (2 OSDs) comes up"
 expect_status 0 "CephFS is mounted at /box/fs on n2" "$BOX" exec n2 -- findmnt -n -o FSTYPE /box/fs
 contains "ceph" "... by ceph-fuse ($OUT)"
 
@@ -58,6 +58,6 @@ check "run on 2 nodes" bmpi n1,n2 1 "$PFSREAD" run "$SCRATCH/c.yaml"
 b=$(rep_json "$SCRATCH/c.h5" "d['cells'][0]['mean_MBps']")
 figure "CephFS, 2 nodes: pfsread aggregate" "$b MB/s (2 links: $(awk -v g="$GM" 'BEGIN { print 2 * g }') MB/s)"
 within "$b" "$(awk -v g="$GM" 'BEGIN { print 2 * g }')" 0.10
-ok $? "CephFS, 2 nodes: the cold aggregate is at the nodes' links (within 10%)"
+ok_status $? "CephFS, 2 nodes: the cold aggregate is at the nodes' links (within 10%)"
 box_down_clean "the CephFS box tears down to nothing"
 done_testing

@@ -27,7 +27,7 @@ cut_run() {
 		sleep 0.2
 	done
 	"$BOX" cut n2
-	ok $? "$1: n2's path to the server is cut mid-phase ($(($("$BOX" rx n2) - before)) bytes into it)"
+	ok_status $? "$1: n2's path to the server is cut mid-phase ($(($("$BOX" rx n2) - before)) bytes into it)"
 	T0=$(date +%s.%N)
 	wait $job
 	ST=$?
@@ -35,23 +35,23 @@ cut_run() {
 	figure "$1: run ended after the cut" "$TOOK s (phase_timeout $2 s), exit $ST"
 	grep -v -e '^ *$' -e '-----' "$SCRATCH/$1.out" | grep -e '^pfsread' -e '^\[' | sed 's/^/#   /'
 	[ $ST -ne 0 ] && [ $ST -lt 124 ]
-	ok $? "$1: the run fails (exit $ST), it is not killed by the test's time limit"
+	ok_status $? "$1: the run fails (exit $ST), it is not killed by the test's time limit"
 }
 
 box_require
 
 # ---- A. GlusterFS: the client gives up before the limit ----
 if ! box_up --nodes 2 --link-mbit "$BOX_LINK" --fs glusterfs; then
-	ok 1 "a box of 2 nodes on GlusterFS comes up: $BOX_WHY"
+	fail "a box of 2 nodes on GlusterFS comes up: $BOX_WHY"
 	done_testing
 fi
-ok 0 "a box of 2 nodes on GlusterFS comes up"
+pass "a box of 2 nodes on GlusterFS comes up"
 LIMIT=30
 cut_run gl "$LIMIT"
 [ $ST -eq 1 ]
-ok $? "gl: the run exits with status 1 (a run-time failure)"
+ok_status $? "gl: the run exits with status 1 (a run-time failure)"
 ge "$LIMIT" "$TOOK"
-ok $? "gl: the run ends within its phase_timeout of the cut"
+ok_status $? "gl: the run ends within its phase_timeout of the cut"
 check "gl: the results file is readable, its phase failed, the failure on n2's ranks only" \
 	"$PYTHON" -c '
 import h5py, sys
@@ -68,31 +68,31 @@ assert bad == {"n2"}, bad
 print("phase", status, "after", p.attrs["elapsed_s"], "s; files in error on", sorted(bad))
 ' "$SCRATCH/gl.h5" "$LIMIT"
 OUT=$("$PFSREAD" report "$SCRATCH/gl.h5" 2>&1)
-case "$OUT" in *timeout* | *failed*) ok 0 "gl: the report shows the phase's status" ;;
-*) ok 1 "gl: the report shows the phase's status" ;;
+case "$OUT" in *timeout* | *failed*) pass "gl: the report shows the phase's status" ;;
+*) fail "gl: the report shows the phase's status" ;;
 esac
 grep '^pfsread: ' "$SCRATCH/gl.out" | grep -qw n2
-ok $? "gl: the run's error message names the node (n2), not only the rank"
+ok_status $? "gl: the run's error message names the node (n2), not only the rank"
 box_down_clean "gl: the box tears down to nothing after the fault"
 
 # ---- B. MooseFS: the client hangs on, pfsread's limit must end the run ----
 if ! box_up --nodes 2 --link-mbit "$BOX_LINK" --fs moosefs; then
-	ok 1 "a box of 2 nodes on MooseFS comes up: $BOX_WHY"
+	fail "a box of 2 nodes on MooseFS comes up: $BOX_WHY"
 	done_testing
 fi
-ok 0 "a box of 2 nodes on MooseFS comes up"
+pass "a box of 2 nodes on MooseFS comes up"
 LIMIT=5
 cut_run mfs "$LIMIT"
 # from the phase's start: the limit and 5 s at the closing barrier (guard.h), well inside
 # this bound; the cut came after the start, and the abort takes a moment
 ge "$((3 * LIMIT + 5 + 5))" "$TOOK"
-ok $? "mfs: the run ends within 3 x phase_timeout + 10 s of the cut (pfsread's bound)"
+ok_status $? "mfs: the run ends within 3 x phase_timeout + 10 s of the cut (pfsread's bound)"
 check "mfs: the results file is still readable" "$PYTHON" -c '
 import h5py, sys
 f = h5py.File(sys.argv[1], "r")
 print("status", f.attrs["status"], "phases", len(f["phases"]))
 ' "$SCRATCH/mfs.h5"
 grep '^pfsread: ' "$SCRATCH/mfs.out" | grep 'did not arrive' | grep -qw n2
-ok $? "mfs: rank 0 names the stuck ranks and their node (n2): they never reached the closing barrier"
+ok_status $? "mfs: rank 0 names the stuck ranks and their node (n2): they never reached the closing barrier"
 box_down_clean "mfs: the box tears down to nothing after the fault"
 done_testing

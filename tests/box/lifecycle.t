@@ -20,7 +20,7 @@ expect_status 1 "exec without a box says there is none" "$BOX" exec n1 -- true
 contains "no box is up" "... in those words"
 expect_status 0 "down without a box is fine" "$BOX" down
 [ -z "$(box_left)" ]
-ok $? "the usage errors left nothing behind"
+ok_status $? "the usage errors left nothing behind"
 
 # ---- a file system that cannot start: the box says why in one line, and leaves nothing ----
 # (nodevnull.c refuses /dev/null to every process but root's, so mfsmaster's saver asserts)
@@ -28,68 +28,68 @@ check "build the /dev/null-refusing shim" cc -shared -fPIC -O2 -o "$SCRATCH/node
 	tests/box/nodevnull.c -ldl
 export BOX_MFS_PRELOAD="$SCRATCH/nodevnull.so"
 if box_up --nodes 1 --link-mbit "$BOX_LINK" --fs moosefs; then
-	ok 1 "up fails when mfsmaster cannot start"
+	fail "up fails when mfsmaster cannot start"
 	"$BOX" down >/dev/null 2>&1
 else
-	ok 0 "up fails when mfsmaster cannot start"
+	pass "up fails when mfsmaster cannot start"
 fi
 unset BOX_MFS_PRELOAD
 case "$BOX_WHY" in
-*"mfs.log: bgsaver.c:"*"failed assertion 'dup(f)==STDIN_FILENO'"*) ok 0 "the cause in one line: $BOX_WHY" ;;
-*) ok 1 "the cause in one line, from the daemon's log: got '$BOX_WHY'" ;;
+*"mfs.log: bgsaver.c:"*"failed assertion 'dup(f)==STDIN_FILENO'"*) pass "the cause in one line: $BOX_WHY" ;;
+*) fail "the cause in one line, from the daemon's log: got '$BOX_WHY'" ;;
 esac
 [ "$(grep -c '^box: cannot start: ' "$SCRATCH/box-up.err")" -eq 1 ]
-ok $? "... said once"
+ok_status $? "... said once"
 [ -z "$(box_left)" ]
-ok $? "the failed up left nothing behind"
+ok_status $? "the failed up left nothing behind"
 
 # ---- a MooseFS box: n2 slow, the server's link capped ----
 if ! box_up --nodes 2 --link-mbit "$BOX_LINK" --slow n2=100 --server-mbit 300 --fs moosefs; then
-	ok 1 "a MooseFS box of 2 nodes comes up: $BOX_WHY"
+	fail "a MooseFS box of 2 nodes comes up: $BOX_WHY"
 	done_testing
 fi
-ok 0 "a MooseFS box of 2 nodes comes up"
+pass "a MooseFS box of 2 nodes comes up"
 box_pids up
 case "$BOX_SUMMARY" in *"2 nodes"*"slow: n2=100"*"300 Mbit/s"*moosefs*) st=0 ;; *) st=1 ;; esac
-ok $st "up prints a one-line summary (nodes, rates, file system)"
+ok_status $st "up prints a one-line summary (nodes, rates, file system)"
 expect_status 1 "up refuses while a box is up" "$BOX" up --nodes 1 --link-mbit 100
 contains "left over" "... saying a box is left over"
 ip route show type unreachable | grep -q '^unreachable 10.77.0.0/24'
-ok $? "the root namespace has the guard route while the box is up"
+ok_status $? "the root namespace has the guard route while the box is up"
 
 expect_status 0 "exec n2 -- hostname" "$BOX" exec n2 -- hostname
 [ "$OUT" = n2 ]
-ok $? "each node has its own host name (n2: '$OUT')"
+ok_status $? "each node has its own host name (n2: '$OUT')"
 expect_status 0 "exec n1 -- ip route" "$BOX" exec n1 -- ip route
 case "$OUT" in *default*) st=1 ;; *) st=0 ;; esac
-ok $st "no default route in a node"
+ok_status $st "no default route in a node"
 expect_status 0 "a node resolves the others' names" "$BOX" exec n1 -- getent hosts n2
 contains "10.77.0.12" "... from the box's own hosts file (n2 is 10.77.0.12)"
 expect_status 0 "mpirun's namespace resolves them too" "$BOX" exec head -- getent hosts n1
 contains "10.77.0.11" "... (n1 is 10.77.0.11)"
 grep -qw n1 /etc/hosts
 [ $? -ne 0 ]
-ok $? "the machine's /etc/hosts does not know the nodes"
+ok_status $? "the machine's /etc/hosts does not know the nodes"
 
 expect_status 0 "the file system is mounted at /box/fs on n1" "$BOX" exec n1 -- findmnt -n -o FSTYPE /box/fs
 contains "fuse" "... a FUSE mount ($OUT)"
 expect_status 0 "... and on n2" "$BOX" exec n2 -- findmnt -n -o FSTYPE /box/fs
 mountpoint -q /box/fs
 [ $? -ne 0 ]
-ok $? "the root namespace does not see the nodes' mounts"
+ok_status $? "the root namespace does not see the nodes' mounts"
 "$BOX" exec n1 -- sh -c 'echo hello >/box/fs/hello'
 expect_status 0 "a file written on n1 is read on n2 at the same path" "$BOX" exec n2 -- cat /box/fs/hello
 contains "hello" "... with its content"
 
 expect_status 0 "the hostfile" "$BOX" hostfile
 [ "$OUT" = "$(printf 'n1 slots=4\nn2 slots=4')" ]
-ok $? "... names every node with 4 slots"
+ok_status $? "... names every node with 4 slots"
 expect_status 0 "mpirun runs 2 ranks a node" "$BOX" mpirun --map-by ppr:2:node sh -c \
 	'echo "$(hostname) $(ip -4 -o addr show dev eth0 | awk "{ print \$4 }") $(mountpoint -q /box/fs && echo mounted)"'
 want=$(printf 'n1 10.77.0.11/24 mounted\nn1 10.77.0.11/24 mounted\nn2 10.77.0.12/24 mounted\nn2 10.77.0.12/24 mounted')
 [ "$(printf '%s\n' "$OUT" | sort)" = "$want" ]
 st=$?
-ok $st "each rank has its node's host name, address and mount"
+ok_status $st "each rank has its node's host name, address and mount"
 [ $st -eq 0 ] || printf '%s\n' "$OUT" | sed 's/^/#   /'
 
 # the goodputs the box set: n2 at 100 Mbit/s, n1 at the server's 300
@@ -97,9 +97,9 @@ G1=$("$BOX" iperf n1 3)
 G2=$("$BOX" iperf n2 3)
 figure "goodput n1 (server capped at 300) / n2 (100)" "$G1 / $G2 Mbit/s"
 within "$G1" 287 0.05
-ok $? "n1's goodput is the server's cap (~287 Mbit/s)"
+ok_status $? "n1's goodput is the server's cap (~287 Mbit/s)"
 within "$G2" 96 0.05
-ok $? "n2's goodput is its own link's (~96 Mbit/s)"
+ok_status $? "n2's goodput is its own link's (~96 Mbit/s)"
 DS="{name: m, file_size: 16MiB, file_count: 8}"
 box_config "$SCRATCH/m.yaml" m /box/fs/life "$DS" "sweep: {readers_per_node: [1]}" "cache: fadvise" \
 	"repetitions: 1" "hardware: {node_link_MBps: 50, storage_servers: 1, server_link_MBps: $(awk -v g="$G1" 'BEGIN { print g / 8 }')}"
@@ -109,11 +109,11 @@ check "run on MooseFS, one node" bmpi n1 1 "$PFSREAD" run "$SCRATCH/m.yaml"
 b=$(rep_json "$SCRATCH/m.h5" "d['cells'][0]['mean_MBps']")
 figure "MooseFS, n1: pfsread aggregate" "$b MB/s (server goodput $(awk -v g="$G1" 'BEGIN { print g / 8 }') MB/s)"
 within "$b" "$(awk -v g="$G1" 'BEGIN { print g / 8 }')" 0.10
-ok $? "MooseFS, 1 node: pfsread at the server's cap (within 10%)"
+ok_status $? "MooseFS, 1 node: pfsread at the server's cap (within 10%)"
 [ "$(rep_json "$SCRATCH/m.h5" "d['cells'][0]['ceiling']['limit']")" = "server links" ]
-ok $? "MooseFS, 1 node: the report names the server's link as the limit"
+ok_status $? "MooseFS, 1 node: the report names the server's link as the limit"
 [ "$(rep_json "$SCRATCH/m.h5" "d['meta']['hostnames']")" = "['n1']" ]
-ok $? "the results name the node by its box host name"
+ok_status $? "the results name the node by its box host name"
 
 # the server's disk capped at 20 MiB/s (cgroup v1 blkio on its chunk device; cold bricks)
 if "$BOX" diskcap 20; then
@@ -124,11 +124,11 @@ if "$BOX" diskcap 20; then
 	b=$(rep_json "$SCRATCH/m-disk.h5" "d['cells'][0]['mean_MBps']")
 	figure "MooseFS, n1, server disk at 20 MiB/s: aggregate" "$b MB/s (cap 20.97 MB/s)"
 	within "$b" 20.97 0.10
-	ok $? "server disk capped: pfsread at the disk's cap (within 10%)"
+	ok_status $? "server disk capped: pfsread at the disk's cap (within 10%)"
 	[ "$(rep_json "$SCRATCH/m-disk.h5" "d['cells'][0]['ceiling']['limit']")" = "server disks" ]
-	ok $? "server disk capped: the report names the server's disks as the limit"
+	ok_status $? "server disk capped: the report names the server's disks as the limit"
 else
-	ok 1 "the server's disk can be capped (cgroup v1 blkio)"
+	fail "the server's disk can be capped (cgroup v1 blkio)"
 fi
 
 box_down_clean "down leaves nothing: namespaces, mounts, loop devices, daemons, guard route"
@@ -169,7 +169,7 @@ EOF
 		sleep 0.2
 	done
 	[ -e "$SCRATCH/victim.reading" ]
-	ok $? "a test holding a box reads through it"
+	ok_status $? "a test holding a box reads through it"
 	sleep 2
 	T0=$(date +%s.%N)
 	kill "-$1" $vpid
@@ -180,14 +180,14 @@ victim TERM
 left=$(box_left "$SCRATCH/pids.victim")
 figure "SIGTERM to the test: torn down in" "$(elapsed "$T0") s"
 [ -z "$left" ]
-ok $? "a test killed with SIGTERM mid-run tears its box down to nothing${left:+ (left: $left)}"
+ok_status $? "a test killed with SIGTERM mid-run tears its box down to nothing${left:+ (left: $left)}"
 
 victim KILL
 [ -n "$(box_left)" ]
-ok $? "a test killed with SIGKILL leaves its box (no trap runs)"
+ok_status $? "a test killed with SIGKILL leaves its box (no trap runs)"
 expect_status 0 "down removes what it left" "$BOX" down
 left=$(box_left "$SCRATCH/pids.victim")
 [ -z "$left" ]
-ok $? "after down nothing is left of it${left:+ (left: $left)}"
+ok_status $? "after down nothing is left of it${left:+ (left: $left)}"
 
 done_testing

@@ -10,14 +10,14 @@
 box_require
 # the copier: tests/box/mmcopy.c, built here unless given
 MM=${1:-$SCRATCH/mmcopy}
-[ -n "${1:-}" ] || ${CC:-cc} -O2 -o "$MM" "$TOP/tests/box/mmcopy.c" || { ok 1 "build mmcopy"; done_testing; }
-box_up --nodes 2 --link-mbit "$BOX_LINK" --fs glusterfs || { ok 1 "box up"; done_testing; }
+[ -n "${1:-}" ] || ${CC:-cc} -O2 -o "$MM" "$TOP/tests/box/mmcopy.c" || { fail "build mmcopy"; done_testing; }
+box_up --nodes 2 --link-mbit "$BOX_LINK" --fs glusterfs || { fail "box up"; done_testing; }
 G=$("$BOX" iperf n1 5)
 figure "link goodput" "$G Mbit/s = $(awk -v g="$G" 'BEGIN { printf "%.1f", g / 8 }') MB/s per node"
 DS="{name: p, file_size: 16MiB, file_count: 12}"
 box_config "$SCRATCH/gen.yaml" gen /box/fs/readpaths "$DS"
 bmpi n1,n2 1 "$PFSREAD" generate "$SCRATCH/gen.yaml" >/dev/null 2>&1
-ok $? "generate"
+ok_status $? "generate"
 FILES=$("$BOX" exec n1 -- find /box/fs/readpaths -type f -name '*.dat' | sort)
 [ -n "$FILES" ] || FILES=$("$BOX" exec n1 -- find /box/fs/readpaths -type f -size +1M | sort)
 F1=$(echo "$FILES" | head -n 6 | tr '\n' ' ')
@@ -67,7 +67,7 @@ run() {
 		"sweep: {readers_per_node: [1], $2}" "repetitions: 2" "cache: fadvise" "${3:-}"
 	"$BOX" cold readpaths
 	bmpi n1,n2 1 "$PFSREAD" run "$SCRATCH/$1.yaml" >"$SCRATCH/$1.out" 2>&1
-	ok $? "run $1"
+	ok_status $? "run $1"
 	"$PYTHON" -c '
 import h5py, sys
 f = h5py.File(sys.argv[1], "r")

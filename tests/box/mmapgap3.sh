@@ -8,14 +8,14 @@
 
 box_require
 MM=$SCRATCH/mmcopy
-${CC:-cc} -O2 -o "$MM" "$TOP/tests/box/mmcopy.c" || { ok 1 "build mmcopy"; done_testing; }
-box_up --nodes 2 --link-mbit "$BOX_LINK" --fs glusterfs || { ok 1 "box up"; done_testing; }
+${CC:-cc} -O2 -o "$MM" "$TOP/tests/box/mmcopy.c" || { fail "build mmcopy"; done_testing; }
+box_up --nodes 2 --link-mbit "$BOX_LINK" --fs glusterfs || { fail "box up"; done_testing; }
 G=$("$BOX" iperf n1 5)
 figure "link goodput" "$G Mbit/s = $(awk -v g="$G" 'BEGIN { printf "%.1f", 2 * g / 8 }') MB/s for 2 nodes"
 DS="{name: p, file_size: 16MiB, file_count: 12}"
 box_config "$SCRATCH/gen.yaml" gen /box/fs/readpaths "$DS"
 bmpi n1,n2 1 "$PFSREAD" generate "$SCRATCH/gen.yaml" >/dev/null 2>&1
-ok $? "generate"
+ok_status $? "generate"
 FILES=$("$BOX" exec n1 -- find /box/fs/readpaths -type f -size +1M | sort)
 F1=$(echo "$FILES" | head -n 6 | tr '\n' ' ')
 F2=$(echo "$FILES" | tail -n 6 | tr '\n' ' ')

@@ -21,17 +21,17 @@ box_require
 R=$BOX_LINK
 FS=${BOX_FS:-glusterfs}
 if ! box_up --nodes 2 --link-mbit "$R" --fs "$FS"; then
-	ok 1 "a box of 2 nodes on $FS comes up"
+	fail "a box of 2 nodes on $FS comes up"
 	done_testing
 fi
-ok 0 "a box of 2 nodes on $FS comes up"
+pass "a box of 2 nodes on $FS comes up"
 
 G=$("$BOX" iperf n1 5)
 LINKS=$(awk -v m="$G" 'BEGIN { printf "%.2f", 2 * m / 8 }')
 LINK1=$(awk -v m="$G" 'BEGIN { printf "%.2f", m / 8 }')
 figure "link goodput (iperf3 server -> n1)" "$G Mbit/s; 2 links: $LINKS MB/s"
 ge "$G" 1
-ok $? "the link's goodput is measured"
+ok_status $? "the link's goodput is measured"
 
 DS="{name: p, file_size: 16MiB, file_count: 12}"
 box_config "$SCRATCH/gen.yaml" gen /box/fs/readpaths "$DS"
@@ -46,7 +46,7 @@ study() {
 	"$BOX" cold readpaths &&
 		bmpi n1,n2 1 "$PFSREAD" run "$SCRATCH/$1.yaml" >"$SCRATCH/$1.out" 2>&1
 	st=$?
-	ok $st "run $1 ($2)"
+	ok_status $st "run $1 ($2)"
 	[ $st -eq 0 ] || sed 's/^/#   /' "$SCRATCH/$1.out" | tail -n 20
 	check "$1: h5py: the results and the per-rank time accounting hold" \
 		"$PYTHON" "$CHECK_H5" "$SCRATCH/$1.h5" '{"nranks": 2, "status": "complete"}'
@@ -76,10 +76,10 @@ study indep "backend: [mpiio], pattern: [shared]" "mpiio: {collective: false}"
 # others): mmap with advice sequential while both links are reshaped to half the rate, the
 # links declared at their full goodput
 "$BOX" rate n1 $((R / 2)) && "$BOX" rate n2 $((R / 2))
-ok $? "both links reshaped to $((R / 2)) Mbit/s"
+ok_status $? "both links reshaped to $((R / 2)) Mbit/s"
 study halved "backend: [mmap], advice: [sequential]"
 "$BOX" rate n1 "$R" && "$BOX" rate n2 "$R"
-ok $? "both links back at $R Mbit/s"
+ok_status $? "both links back at $R Mbit/s"
 
 # the default of each read path: posix and uring sequential, mmap none, direct and mpiio none
 default_of() { case "$1" in posix | uring) echo sequential ;; *) echo none ;; esac; }
@@ -98,11 +98,11 @@ while read -r be pat adv bw all; do
 		"page-fault reads on FUSE measure the machine's load: a plain mmap copy falls the same way and read() does not (docs/box.md, mmapgap*.sh)" ;;
 	"mpiio shared/collective") todo $st "$what (its default): cold within 10% of the links" \
 		"collective lock step: each file's open, reads and close wait for the slowest node (the nodes exchange ~1% of the bytes: not the two-phase exchange)" ;;
-	*) ok $st "$what (its default): cold within 10% of the links" ;;
+	*) ok_status $st "$what (its default): cold within 10% of the links" ;;
 	esac
 done <"$SCRATCH/phases.txt"
 [ "$(wc -l <"$SCRATCH/phases.txt")" -eq 14 ]
-ok $? "14 phases measured (posix, uring, mmap x 3 advice; direct, mpiio x 2 patterns; mpiio shared independent)"
+ok_status $? "14 phases measured (posix, uring, mmap x 3 advice; direct, mpiio x 2 patterns; mpiio shared independent)"
 
 OUT=$("$PFSREAD" report "$SCRATCH/hinted.h5")
 contains "mmap backend" "the report shows the mmap phases"
@@ -137,7 +137,7 @@ for c in json.load(open(sys.argv[1]))["runs"][0]["cells"]:
 sys.exit(bad != 0)' "$SCRATCH/$run.json" "$run")
 	st=$?
 	printf '%s\n' "$got"
-	ok $st "$run: the report names each cold cell below 90% of the links with its read path's cause, and no other"
+	ok_status $st "$run: the report names each cold cell below 90% of the links with its read path's cause, and no other"
 done
 # the halved links: the cell must fall short, and the report's text say so with the cause its
 # read path is known for (the text wraps at 100 columns: matched as one line)
@@ -147,7 +147,7 @@ c = [c for c in json.load(open(sys.argv[1]))["runs"][0]["cells"] if c["cache_sta
 print("%.3f" % c[0]["ceiling"]["efficiency"])' "$SCRATCH/halved.json")
 figure "mmap, advice sequential, links halved" "$eff of the declared links"
 awk -v e="$eff" 'BEGIN { exit !(e < 0.75) }'
-ok $? "halved links: the mmap cell reads below 75% of the declared links ($eff)"
+ok_status $? "halved links: the mmap cell reads below 75% of the declared links ($eff)"
 OUT=$("$PFSREAD" report "$SCRATCH/halved.h5" | tr '\n' ' ' | sed 's/  */ /g')
 contains "below 90%: likely MADV_SEQUENTIAL (advice sequential) on a FUSE mount" \
 	"the report's text: mmap with MADV_SEQUENTIAL on FUSE, below the links, with the reason"

@@ -10,10 +10,10 @@
 box_require
 [ -d /sys/fs/cgroup/blkio ] || skip_all "no cgroup v1 blkio to cap a brick's disk"
 if ! box_up --nodes 2 --link-mbit "$BOX_LINK" --fs glusterfs --bricks 2; then
-	ok 1 "a box of 2 nodes on GlusterFS with 2 bricks comes up"
+	fail "a box of 2 nodes on GlusterFS with 2 bricks comes up"
 	done_testing
 fi
-ok 0 "a box of 2 nodes on GlusterFS with 2 bricks comes up"
+pass "a box of 2 nodes on GlusterFS with 2 bricks comes up"
 
 DS="{name: t, file_size: 2MiB, file_count: 32}"
 box_config "$SCRATCH/t.yaml" t /box/fs/targets "$DS" "sweep: {readers_per_node: [1]}" \
@@ -48,18 +48,18 @@ v=$(verdict capped verdict)
 echo "# capped: $v"
 st=$(verdict capped slow_targets)
 sn=$(verdict capped slow_nodes)
-case "$st" in "['"*"/srv/brick2/"*"']") ok 0 "capped: brick 2 is slow from every node" ;;
-*) ok 1 "capped: brick 2 is slow from every node (slow targets: $st)" ;; esac
+case "$st" in "['"*"/srv/brick2/"*"']") pass "capped: brick 2 is slow from every node" ;;
+*) fail "capped: brick 2 is slow from every node (slow targets: $st)" ;; esac
 [ "$sn" = "[]" ]
-ok $? "capped: no node is blamed (slow nodes: $sn)"
+ok_status $? "capped: no node is blamed (slow nodes: $sn)"
 "$PFSREAD" report "$SCRATCH/capped.h5" >"$SCRATCH/capped.txt" 2>&1
 grep -q "brick2/b (.*x the other targets) is slow from every node" "$SCRATCH/capped.txt"
-ok $? "capped: the text report says so"
+ok_status $? "capped: the text report says so"
 
 v=$(verdict even verdict)
 echo "# not capped: $v"
 [ "$(verdict even slow_targets)" = "[]" ] && [ "$(verdict even slow_nodes)" = "[]" ]
-ok $? "not capped: neither a node nor a target is blamed"
+ok_status $? "not capped: neither a node nor a target is blamed"
 
 box_down_clean "the box tears down to nothing"
 done_testing

@@ -14,10 +14,10 @@
 box_require
 R=$BOX_LINK
 if ! box_up --nodes 3 --link-mbit "$R" --fs glusterfs; then
-	ok 1 "a box of 3 nodes on GlusterFS comes up"
+	fail "a box of 3 nodes on GlusterFS comes up"
 	done_testing
 fi
-ok 0 "a box of 3 nodes on GlusterFS comes up"
+pass "a box of 3 nodes on GlusterFS comes up"
 
 mbps() { awk -v m="$1" 'BEGIN { printf "%.2f", m / 8 }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", 100 * a / b }'; }
@@ -27,7 +27,7 @@ G=$("$BOX" iperf n1 5)
 GM=$(mbps "$G")
 figure "link goodput (iperf3 server -> n1)" "$G Mbit/s = $GM MB/s"
 ge "$G" 1
-ok $? "the link's goodput is measured"
+ok_status $? "the link's goodput is measured"
 
 # data set a: 24 files of 16 MiB (24 splits evenly over 1, 2, 3, 4 and 8 readers)
 DSA="{name: a, file_size: 16MiB, file_count: 24}"
@@ -41,7 +41,7 @@ study() {
 	"$BOX" cold truth &&
 		bmpi "$2" "$3" "$PFSREAD" run "$SCRATCH/$1.yaml" >"$SCRATCH/$1.out" 2>&1
 	st=$?
-	ok $st "run $1 ($2, $4 reader(s)/node)"
+	ok_status $st "run $1 ($2, $4 reader(s)/node)"
 	[ $st -eq 0 ] || sed 's/^/#   /' "$SCRATCH/$1.out" | tail -n 20
 }
 cell() { rep_json "$SCRATCH/$1.h5" "d['cells'][$2]['$3']"; }
@@ -52,7 +52,7 @@ study one n1 1 1 "$(hw "$GM" 100000)"
 B1=$(cell one 0 mean_MBps)
 figure "1 node: pfsread aggregate" "$B1 MB/s ($(pct "$B1" "$GM") of the goodput)"
 within "$B1" "$GM" 0.10
-ok $? "1 node: pfsread's cold aggregate is within 10% of the link's goodput"
+ok_status $? "1 node: pfsread's cold aggregate is within 10% of the link's goodput"
 OUT=$("$PFSREAD" report "$SCRATCH/one.h5")
 contains "reader links (the ceiling)" "1 node: the report's ceilings name the node's link as the limit"
 
@@ -64,11 +64,11 @@ B3=$(cell three 0 mean_MBps)
 figure "2 nodes: pfsread aggregate" "$B2 MB/s ($(awk -v a="$B2" -v b="$B1" 'BEGIN { printf "%.2f", a / b }') x one node)"
 figure "3 nodes: pfsread aggregate" "$B3 MB/s ($(awk -v a="$B3" -v b="$B1" 'BEGIN { printf "%.2f", a / b }') x one node)"
 ge "$B2" "$(awk -v b="$B1" 'BEGIN { print 0.85 * 2 * b }')"
-ok $? "2 nodes: aggregate >= 0.85 x 2 x one node"
+ok_status $? "2 nodes: aggregate >= 0.85 x 2 x one node"
 ge "$B3" "$(awk -v b="$B1" 'BEGIN { print 0.85 * 3 * b }')"
-ok $? "3 nodes: aggregate >= 0.85 x 3 x one node"
+ok_status $? "3 nodes: aggregate >= 0.85 x 3 x one node"
 [ "$(limit three 0)" = "reader links" ]
-ok $? "3 nodes: the report names the nodes' links as the limit"
+ok_status $? "3 nodes: the report names the nodes' links as the limit"
 
 "$BOX" rate server "$R"
 S=$("$BOX" iperf n1 5)
@@ -81,9 +81,9 @@ for run in two-cap three-cap; do
 	b=$(cell $run 0 mean_MBps)
 	figure "$run: pfsread aggregate" "$b MB/s ($(pct "$b" "$SM") of the server's goodput)"
 	within "$b" "$SM" 0.10
-	ok $? "$run: the aggregate stays at the server's cap (within 10%)"
+	ok_status $? "$run: the aggregate stays at the server's cap (within 10%)"
 	[ "$(limit $run 0)" = "server links" ]
-	ok $? "$run: the report names the server's link as the limit"
+	ok_status $? "$run: the report names the server's link as the limit"
 done
 
 # ---- 3. readers per node 1, 2, 4 on 2 nodes ----
@@ -95,14 +95,14 @@ for i in 0 1 2; do
 	b=$(cell rpn $i mean_MBps)
 	figure "2 nodes, $r readers/node: aggregate" "$b MB/s ($(pct "$b" "$(awk -v g="$GM" 'BEGIN { print 2 * g }')") of 2 links)"
 	within "$b" "$(awk -v g="$GM" 'BEGIN { print 2 * g }')" 0.10
-	ok $? "2 nodes, $r readers/node: at the rate of the nodes' links (within 10%)"
+	ok_status $? "2 nodes, $r readers/node: at the rate of the nodes' links (within 10%)"
 	[ "$(limit rpn $i)" = "reader links" ]
-	ok $? "2 nodes, $r readers/node: the report names the nodes' links as the limit"
+	ok_status $? "2 nodes, $r readers/node: the report names the nodes' links as the limit"
 	lo=$(awk -v a="${lo:-$b}" -v b="$b" 'BEGIN { print (b < a) ? b : a }')
 	hi=$(awk -v a="${hi:-$b}" -v b="$b" 'BEGIN { print (b > a) ? b : a }')
 done
 ge "$(awk -v l="$lo" 'BEGIN { print 1.10 * l }')" "$hi"
-ok $? "readers per node 1, 2, 4: flat (largest <= 1.10 x smallest: $lo .. $hi MB/s)"
+ok_status $? "readers per node 1, 2, 4: flat (largest <= 1.10 x smallest: $lo .. $hi MB/s)"
 
 # ---- 4. a straggler ----
 Q=$((R / 4))
@@ -116,9 +116,9 @@ host=$(rep_json "$SCRATCH/slow.h5" "d['stragglers']['nodes'][0]['host']")
 ts=$(rep_json "$SCRATCH/slow.h5" "d['stragglers']['nodes'][0]['times_slower']")
 figure "straggler named, times slower" "$host, $ts"
 [ "$host" = n3 ]
-ok $? "straggler: the report names n3 (its box host name) as the slowest node"
+ok_status $? "straggler: the report names n3 (its box host name) as the slowest node"
 within "$ts" "$(awk -v a="$G" -v b="$GS" 'BEGIN { print a / b }')" 0.20
-ok $? "straggler: times slower within 20% of the true ratio of the links"
+ok_status $? "straggler: times slower within 20% of the true ratio of the links"
 # each node reads a third: the slow node's time sets the aggregate (3 x its rate); when the
 # fast ones finish, the slow one has read its rate's share of their time (2 fast + 1 slow)
 agg=$(cell slow 0 mean_MBps)
@@ -128,9 +128,9 @@ want_sw=$(awk -v f="$GM" -v s="$GSM" 'BEGIN { print 2 * f + s }')
 figure "straggler: aggregate (physics)" "$agg MB/s ($want_agg)"
 figure "straggler: stonewall (physics)" "$sw MB/s ($want_sw)"
 within "$agg" "$want_agg" 0.10
-ok $? "straggler: aggregate = 3 x the slow link (within 10%)"
+ok_status $? "straggler: aggregate = 3 x the slow link (within 10%)"
 within "$sw" "$want_sw" 0.15
-ok $? "straggler: stonewall = 2 x the fast link + the slow one (within 15%)"
+ok_status $? "straggler: stonewall = 2 x the fast link + the slow one (within 15%)"
 
 # ---- 5. cache truth, from the bytes on the nodes' links ----
 DSC="{name: c, file_size: 8MiB, file_count: 16}"
@@ -144,7 +144,7 @@ cachestudy() {
 	bmpi n1,n2 1 "$PFSREAD" run "$SCRATCH/$1.yaml" >"$SCRATCH/$1.out" 2>&1
 	st=$?
 	WIRE=$(($(rx_total n1 n2) - before))
-	ok $st "run $1 (cache: $2, $3 repetition(s))"
+	ok_status $st "run $1 (cache: $2, $3 repetition(s))"
 	[ $st -eq 0 ] || sed 's/^/#   /' "$SCRATCH/$1.out" | tail -n 20
 }
 phase() { rep_json "$SCRATCH/$1.h5" "d['phases'][$2]['$3']"; }
@@ -153,7 +153,7 @@ cachestudy shift shift 1
 read0=$(phase shift 0 bytes)
 figure "shift: bytes on the links / bytes read" "$WIRE / $read0 ($(pct "$WIRE" "$read0"))"
 ge "$WIRE" "$(awk -v b="$read0" 'BEGIN { print 0.95 * b }')"
-ok $? "cache shift on 2 nodes reads cold: the links carried >= 95% of the bytes read"
+ok_status $? "cache shift on 2 nodes reads cold: the links carried >= 95% of the bytes read"
 
 "$BOX" cold cache
 cachestudy none none 2
@@ -162,16 +162,16 @@ second=$((WIRE - read0))
 [ $second -lt 0 ] && second=0
 figure "none: bytes on the links, both repetitions" "$WIRE for 2 x $read0 read (the second: <= $second)"
 ge "$WIRE" "$(awk -v b="$read0" 'BEGIN { print 0.95 * b }')"
-ok $? "cache none, repetition 1 of 2 (after a cold start) crossed the links"
+ok_status $? "cache none, repetition 1 of 2 (after a cold start) crossed the links"
 ge "$(awk -v b="$read0" 'BEGIN { print 0.10 * b }')" "$second"
-ok $? "cache none, repetition 2 of 2 is warm: the links carried < 10% of its bytes"
+ok_status $? "cache none, repetition 2 of 2 is warm: the links carried < 10% of its bytes"
 res=$(phase none 1 resident_fraction)
 figure "none: repetition 2 resident fraction" "$res"
 ge "$res" 0.95
-ok $? "cache none, repetition 2: its resident fraction says warm (>= 95%)"
+ok_status $? "cache none, repetition 2: its resident fraction says warm (>= 95%)"
 OUT=$(phase none 1 warm)
 [ "$OUT" = True ]
-ok $? "cache none, repetition 2: the report flags it warm"
+ok_status $? "cache none, repetition 2: the report flags it warm"
 OUT=$("$PFSREAD" report "$SCRATCH/none.h5")
 contains "WARM" "cache none: the report's cells keep the warm repetition apart (WARM)"
 
@@ -179,8 +179,8 @@ cachestudy drop drop 1
 read0=$(phase drop 0 bytes)
 figure "drop: bytes on the links / bytes read" "$WIRE / $read0 ($(pct "$WIRE" "$read0"))"
 ge "$WIRE" "$(awk -v b="$read0" 'BEGIN { print 0.95 * b }')"
-ok $? "cache drop after the warm repetition reads cold again: >= 95% on the links"
+ok_status $? "cache drop after the warm repetition reads cold again: >= 95% on the links"
 [ "$(phase drop 0 warm)" = False ]
-ok $? "cache drop: the report does not flag it warm"
+ok_status $? "cache drop: the report does not flag it warm"
 
 done_testing

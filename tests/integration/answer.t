@@ -85,7 +85,7 @@ S="$SCRATCH/study.h5"
 # head12: the first 12 lines of $OUT as one line (text paragraphs wrap at 100 columns)
 head12() { printf '%s\n' "$OUT" | head -n 12 | tr '\n' ' ' | sed 's/  */ /g'; }
 has() { # has TEXT WHAT: TEXT within the first 12 lines
-	case $(head12) in *"$1"*) ok 0 "$2" ;; *) ok 1 "$2"; printf '%s\n' "$OUT" | head -n 12 | sed 's/^/#   /' ;; esac
+	case $(head12) in *"$1"*) pass "$2" ;; *) fail "$2"; printf '%s\n' "$OUT" | head -n 12 | sed 's/^/#   /' ;; esac
 }
 
 expect_status 0 "report study.h5 (text)" "$PFSREAD" report "$S"
@@ -98,14 +98,14 @@ has "- metadata-bound: 2MB x 1 reader/node spends 23.8% of reader time in open+c
 	"text: small files' open+close named too"
 first=$(printf '%s\n' "$OUT" | head -n 1)
 test "$first" = "answer for $S: is this figure reasonable, and why"
-ok $? "text: the answer is the first line ($first)"
+ok_status $? "text: the answer is the first line ($first)"
 n=$(printf '%s\n' "$OUT" | sed -n '/^$/q;p' | wc -l)
 test "$n" -ge 3 && test "$n" -le 12
-ok $? "text: the answer block is at most 12 lines ($n)"
+ok_status $? "text: the answer block is at most 12 lines ($n)"
 ans_at=$(printf '%s\n' "$OUT" | grep -n '^answer for ' | head -1 | cut -d: -f1)
 ceil_at=$(printf '%s\n' "$OUT" | grep -n '^ceilings: the least of the limits' | head -1 | cut -d: -f1)
 test -n "$ans_at" && test -n "$ceil_at" && test "$ans_at" -lt "$ceil_at"
-ok $? "the details stay below it (${ans_at:-?} < ${ceil_at:-?})"
+ok_status $? "the details stay below it (${ans_at:-?} < ${ceil_at:-?})"
 
 expect_status 0 "report study.h5 --format markdown" "$PFSREAD" report "$S" --format markdown
 has "- **best: 1GB x 2 readers/node: 1218 MB/s = 10.3% of 11,818 (reader links, declared)**" \
@@ -115,13 +115,13 @@ has "-\\> more requests in flight" "markdown: a finding with its recommendation"
 expect_status 0 "report study.h5 --brief" "$PFSREAD" report "$S" --brief
 n=$(printf '%s\n' "$OUT" | wc -l)
 test "$n" -ge 3 && test "$n" -le 12 && ! printf '%s\n' "$OUT" | grep -q -e '^results  ' -e '^ceilings:' -e 'statistics per cell'
-ok $? "--brief: the answer block alone ($n lines, no header, no tables)"
+ok_status $? "--brief: the answer block alone ($n lines, no header, no tables)"
 has "best: 1GB x 2 readers/node: 1218 MB/s = 10.3% of 11,818" "--brief: the best cell"
 expect_status 0 "report study.h5 --brief --format markdown" "$PFSREAD" report "$S" --brief \
 	--format markdown
 n=$(printf '%s\n' "$OUT" | wc -l)
 test "$n" -ge 3 && test "$n" -le 12 && ! printf '%s\n' "$OUT" | grep -q -e '|'
-ok $? "--brief markdown: the answer alone, no table ($n lines)"
+ok_status $? "--brief markdown: the answer alone, no table ($n lines)"
 
 expect_status 0 "report study.h5 --format json" "$PFSREAD" report "$S" --format json
 printf '%s\n' "$OUT" >"$SCRATCH/study.json"
@@ -163,12 +163,12 @@ small_config "$SCRATCH/run.yaml" "$SCRATCH/data" \
 	"hardware: {node_disk_MBps: 0.001, node_memcpy_MBps: 0.001}"
 mpi 1 "$PFSREAD" generate "$SCRATCH/run.yaml" >/dev/null 2>&1 &&
 	mpi 1 "$PFSREAD" run "$SCRATCH/run.yaml" -o "$SCRATCH/run.h5" --no-table >/dev/null 2>&1
-ok $? "a real run writes its results file"
+ok_status $? "a real run writes its results file"
 expect_status 0 "report run.h5 --brief" "$PFSREAD" report "$SCRATCH/run.h5" --brief
 has "ABOVE it, the ceiling is contradicted" "a real run: its best cell contradicts the declared ceiling"
 has "- ceiling contradicted: the declared figure" "and the finding says so first"
 case $(head12) in *"best: "*" MB/s = "*"% of "*"(node disks, declared)"*) r=0 ;; *) r=1 ;; esac
-ok $r "a real run: the best cell with its share of the ceiling and the limit"
+ok_status $r "a real run: the best cell with its share of the ceiling and the limit"
 
 expect_status 0 "report --help" "$PFSREAD" report --help
 contains "--brief" "--help lists --brief"

@@ -160,7 +160,7 @@ if command -v strace >/dev/null 2>&1; then
 			want=17
 			[ "$hint" = false ] && want=0
 			test "$n" -eq "$want"
-			ok $? "$be, sequential_hint: $hint: $n files advised sequential (want $want, one per file)"
+			ok_status $? "$be, sequential_hint: $hint: $n files advised sequential (want $want, one per file)"
 		done
 	done
 	# a file of one page or less is read whole by its first read whatever the read-ahead
@@ -175,7 +175,7 @@ if command -v strace >/dev/null 2>&1; then
 			"$PFSREAD" run "$SCRATCH/pages.yaml" -o "$SCRATCH/pages.h5" --force >/dev/null 2>&1
 		n=$(grep -c "POSIX_FADV_SEQUENTIAL) = 0" "$SCRATCH/pages-$be.trace")
 		test "$n" -eq 3
-		ok $? "$be: files of one page are not advised, the 3 of 4097 B are ($n advised)"
+		ok_status $? "$be: files of one page are not advised, the 3 of 4097 B are ($n advised)"
 	done
 else
 	echo "# strace not installed: the sequential_hint check is skipped"
@@ -197,11 +197,11 @@ if command -v strace >/dev/null 2>&1; then
 			{ [ "$adv" = none ] || { [ "$adv" = default ] && [ "$be" = mmap ]; }; } && want=0 rec=none
 			[ "$adv" = willneed ] && want=0 wantw=17 rec=willneed
 			test "$n" -eq "$want" && test "$w" -eq "$wantw"
-			ok $? "$be, advice $adv: $n files advised sequential, $w willneed (want $want, $wantw)"
+			ok_status $? "$be, advice $adv: $n files advised sequential, $w willneed (want $want, $wantw)"
 			got=$("$PYTHON" -c 'import h5py, sys; a = h5py.File(sys.argv[1], "r")["phases/0000"].attrs; print(a["advice"], "|", a["hints"])' "$SCRATCH/adv-$be-$adv.h5")
 			echo "# recorded: $got"
 			case "$got" in "$rec |"*) true ;; *) false ;; esac
-			ok $? "$be, advice $adv: the phase records advice $rec and its hints"
+			ok_status $? "$be, advice $adv: the phase records advice $rec and its hints"
 		done
 	done
 fi
@@ -218,14 +218,14 @@ for g in h5py.File(sys.argv[1], "r")["phases"].values():
 ' "$SCRATCH/adv-block.h5" | sort -u | tr '\n' ' ')
 echo "# recorded: $got"
 [ "$got" = "mmap:sequential:True posix:none:False " ]
-ok $? "mmap: {advice: sequential} and posix: {advice: none}: every phase records the block's advice"
+ok_status $? "mmap: {advice: sequential} and posix: {advice: none}: every phase records the block's advice"
 small_config "$SCRATCH/adv-bad.yaml" "$root" "sweep: {backend: [posix, mpiio], advice: [none, sequential]}"
 OUT=$(mpi 1 "$PFSREAD" run "$SCRATCH/adv-bad.yaml" -o "$SCRATCH/adv-bad.h5" 2>&1)
 st=$?
 echo "$OUT" | sed 's/^/# /'
 [ $st -eq 2 ] && echo "$OUT" | grep -q "sweep.advice\[1\].*mpiio.*cannot give 'sequential'" && [ ! -e "$SCRATCH/adv-bad.h5" ]
-ok $? "advice sequential with mpiio (which gives none): usage error naming the key, no results file"
+ok_status $? "advice sequential with mpiio (which gives none): usage error naming the key, no results file"
 OUT=$("$PFSREAD" report "$SCRATCH/adv-mmap-none.h5" 2>&1)
 echo "$OUT" | grep -q "none advice"
-ok $? "the report's headings name the advice"
+ok_status $? "the report's headings name the advice"
 done_testing

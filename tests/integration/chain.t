@@ -52,7 +52,7 @@ job() {
 }
 job 100 PFSREAD_CONFIG="$cfg" PFSREAD_CHAIN=10
 st=$?
-ok $((st == 75 ? 0 : 1)) "the first job stops at its budget with exit status 75 (got $st)"
+[ "$st" -eq 75 ]; ok_status $? "the first job stops at its budget with exit status 75 (got $st)"
 OUT=$(cat "$SCRATCH/job.100.out")
 contains "chain: follow-on job 201 submitted (9 more at most)" "it submitted its follow-on"
 expect_status 1 "job --complete: a file stopped at its budget is not complete" \
@@ -73,7 +73,7 @@ while [ -f "$SCRATCH/sbatch.$id" ] && [ "$jobs" -lt 10 ]; do
 	[ "$st" -eq 0 ] && break
 	id=$((id + 1))
 done
-ok $((st == 0 ? 0 : 1)) "the chain completes the study ($jobs jobs, last exit $st)"
+[ "$st" -eq 0 ]; ok_status $? "the chain completes the study ($jobs jobs, last exit $st)"
 check "every phase once, as in the uninterrupted run" "$PYTHON" - "$SCRATCH/full.h5" "$SCRATCH/res/chained-100.h5" <<'PY'
 import h5py, sys
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
@@ -88,7 +88,7 @@ expect_status 0 "job --complete: the chain's final file is" "$PFSREAD" job --com
 OUT=$(cat "$SCRATCH/job.$id.out")
 contains "runs (resumed):" "the last job's report shows one study over several jobs"
 n=$(grep -c '^status ' "$SCRATCH/job.$id.out")
-ok $((n == 1 ? 0 : 1)) "its log holds the report once, not run's table and then the report (got $n)"
+[ "$n" -eq 1 ]; ok_status $? "its log holds the report once, not run's table and then the report (got $n)"
 next=$((id + 1))
 if [ -f "$SCRATCH/sbatch.$next" ]; then
 	vars=$(sed -n 's/^env: //p' "$SCRATCH/sbatch.$next")
@@ -96,11 +96,11 @@ if [ -f "$SCRATCH/sbatch.$next" ]; then
 	job "$next" $vars
 	st=$?
 	OUT=$(cat "$SCRATCH/job.$next.out")
-	ok $((st == 0 ? 0 : 1)) "a follow-on after completion exits 0"
+	[ "$st" -eq 0 ]; ok_status $? "a follow-on after completion exits 0"
 	contains "is complete: nothing left for this follow-on job" "and says why"
 else
-	ok 0 "the chain's cap left no follow-on"
-	ok 0 "the chain's cap left no follow-on"
+	pass "the chain's cap left no follow-on"
+	pass "the chain's cap left no follow-on"
 fi
 
 # PBS: the follow-on gets this job's resources as qstat -f lists them (select or nodes,

@@ -31,12 +31,12 @@ if [ "$(id -u)" -eq 0 ]; then
 		grep -q "^| \`\(sweep\.\)\?$k\`" "$TOP/docs/config.md" || missing="$missing $k"
 	done
 	test -s "$SCRATCH/keys" && test -z "$missing"
-	ok $? "docs/config.md's table of defaults has every key plan lists (missing:$missing)"
+	ok_status $? "docs/config.md's table of defaults has every key plan lists (missing:$missing)"
 	expect_status 0 "plan of a config that gives cache, repetitions, order" "$PFSREAD" plan "$SCRATCH/some.yaml" --ranks 2 --nodes 1
 	case $(block) in *"cache:"*|*"repetitions:"*|*"order:"*) r=1 ;; *) r=0 ;; esac
-	ok $r "the keys given are not listed as defaults"
+	ok_status $r "the keys given are not listed as defaults"
 else
-	for i in 1 2 3 4 5 6 7 8 9 10 11; do ok 0 "# SKIP not root"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do pass "# SKIP not root"; done
 fi
 
 # without root (nobody): the default is fadvise, and run reads with it
@@ -55,6 +55,6 @@ if [ "$(id -u)" -eq 0 ] && [ -n "$nobody" ] && command -v setpriv >/dev/null 2>&
 	expect_status 2 "run, not root, with cache: drop given: refused" as_nobody "$PFSREAD" run drop.yaml -o r2.h5 --progress 0
 	contains "drop.yaml:4:8: key 'cache': cache: drop needs root" "at the key, naming root"
 else
-	for i in 1 2 3 4 5 6 7; do ok 0 "# SKIP not root, or no nobody or setpriv"; done
+	for i in 1 2 3 4 5 6 7; do pass "# SKIP not root, or no nobody or setpriv"; done
 fi
 done_testing

@@ -62,10 +62,10 @@ done
 INNER
 timeout 300 unshare --net --mount --propagation private sh "$SCRATCH/inner.sh" \
 	>"$SCRATCH/inner.out" 2>&1
-ok $? "three runs on the FUSE mount inside the namespaces"
+ok_status $? "three runs on the FUSE mount inside the namespaces"
 cat "$SCRATCH/inner.out" "$SCRATCH/plain.out" 2>/dev/null | tail -20 | sed 's/^/# /'
 grep -q "fuse.glusterfs $SUB.1:/vol" "$SCRATCH/mountinfo"
-ok $? "the mount is a remote one as pfsread sees it (fuse.glusterfs from $SUB.1:/vol)"
+ok_status $? "the mount is a remote one as pfsread sees it (fuse.glusterfs from $SUB.1:/vol)"
 
 check "the run records the link it found and where" "$PYTHON" -c '
 import h5py, sys

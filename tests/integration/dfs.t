@@ -36,7 +36,7 @@ study moosefs /box/fs/pfsread
 skip() {
 	why=$1
 	shift
-	for d in "$@"; do ok 0 "$d # SKIP $why"; done
+	for d in "$@"; do pass "$d # SKIP $why"; done
 }
 # a file system that cannot start fails once, with the cause box.sh names (BOX_WHY); the
 # checks that need it are skipped for that reason, the other file systems go on
@@ -47,12 +47,12 @@ for fs in local glusterfs moosefs; do
 	moosefs) box_up --nodes 1 --link-mbit 10000 --fs moosefs ;;
 	esac
 	if [ $? -ne 0 ]; then
-		ok 1 "$fs: ready: $BOX_WHY"
+		fail "$fs: ready: $BOX_WHY"
 		skip "$fs did not start" "$fs: generate" "$fs: run" "$fs: every file read once, bytes right" \
 			"$fs: the box tears down to nothing"
 		continue
 	fi
-	ok 0 "$fs: ready"
+	pass "$fs: ready"
 	check "$fs: generate" on_fs "$fs" "$PFSREAD" generate "$SCRATCH/$fs.yaml"
 	check "$fs: run" on_fs "$fs" "$PFSREAD" run "$SCRATCH/$fs.yaml"
 	check "$fs: every file read once, bytes right" "$PYTHON" "$CHECK_H5" "$SCRATCH/$fs.h5" \

@@ -49,24 +49,24 @@ check "run it on 2 ranks" mpi 2 "$PFSREAD" run "$SCRATCH/c.yaml" -o "$SCRATCH/r.
 H="$SCRATCH/hostile.h5"
 cp "$SCRATCH/r.h5" "$H"
 HOST=$("$PYTHON" "$TOP/tests/integration/escapes_h5.py" "$H")
-ok $? "escapes_h5.py poisons its host names, storage targets and data set names"
+ok_status $? "escapes_h5.py poisons its host names, storage targets and data set names"
 
 i=0
 for f in "text" "markdown" "csv" "json" "csv --per-file" "csv --per-rank" "text --wide"; do
 	i=$((i + 1))
 	# shellcheck disable=SC2086
 	"$PFSREAD" report "$H" --format $f >"$SCRATCH/out.$i" 2>"$SCRATCH/err.$i"
-	ok $? "report --format $f"
+	ok_status $? "report --format $f"
 	clean "  no escape reaches its stdout or stderr" "$SCRATCH/out.$i" "$SCRATCH/err.$i"
 done
 grep -q 'n\\x1b]0;x\\x07\\x1b\[2Jc\\xc2\\x9b2Jr\\x9b31m\\x80\\x9f\\x7f\\x0acaf' "$SCRATCH/out.1"
-ok $? "text: the host name shows, each byte kept out as \\xNN, the e-acute whole"
+ok_status $? "text: the host name shows, each byte kept out as \\xNN, the e-acute whole"
 grep -q '^| tn\\x1b]0;x\\x07\\x1b\[2J' "$SCRATCH/out.2"
-ok $? "markdown: the storage target shows the same way"
+ok_status $? "markdown: the storage target shows the same way"
 
 "$PFSREAD" report "$H" --html "$SCRATCH/page.html" --plot "$SCRATCH/plots" \
 	>"$SCRATCH/out.h" 2>"$SCRATCH/err.h"
-ok $? "report --html --plot"
+ok_status $? "report --html --plot"
 clean "  no escape reaches the HTML page" "$SCRATCH/page.html" "$SCRATCH/err.h"
 for svg in "$SCRATCH"/plots/*.svg; do
 	clean "  nor the chart $(basename "$svg")" "$svg" /dev/null
@@ -74,7 +74,7 @@ done
 
 "$PFSREAD" report "$SCRATCH/r.h5" --html "$SCRATCH/plain.html" 2>/dev/null
 grep -q '^root: .*/data$' "$SCRATCH/plain.html"
-ok $? "the page's config keeps its lines (newline is not \\x0a in its <pre>)"
+ok_status $? "the page's config keeps its lines (newline is not \\x0a in its <pre>)"
 
 check "csv --per-file, --per-rank: undoing each \\xNN gives the host's and target's bytes back" \
 	"$PYTHON" - "$SCRATCH/out.5" "$SCRATCH/out.6" "$HOST" <<'PY'
@@ -111,17 +111,17 @@ datasets:
   - {name: s, file_size: 4KiB, file_count: 4}
 YAML
 "$PFSREAD" plan "$SCRATCH/h.yaml" --ranks 1 --nodes 1 >"$SCRATCH/plan.out" 2>"$SCRATCH/plan.err"
-ok $? "plan takes a root that holds escapes"
+ok_status $? "plan takes a root that holds escapes"
 clean "  no escape reaches its stdout or stderr" "$SCRATCH/plan.out" "$SCRATCH/plan.err"
 grep -qF "data sets under $SHOWN" "$SCRATCH/plan.out"
-ok $? "  the root shows, as \\xNN"
+ok_status $? "  the root shows, as \\xNN"
 
 mkdir -p "$ROOT" && : >"$ROOT/s"
 mpi 1 "$PFSREAD" generate "$SCRATCH/h.yaml" >"$SCRATCH/gen.out" 2>"$SCRATCH/gen.err"
-ok $(($? != 0 ? 0 : 1)) "generate fails where the data set's directory is a file"
+[ $? -ne 0 ]; ok_status $? "generate fails where the data set's directory is a file"
 clean "  no escape reaches its stdout or stderr" "$SCRATCH/gen.out" "$SCRATCH/gen.err"
 grep -qF "$SHOWN/s: exists and is not a directory" "$SCRATCH/gen.err"
-ok $? "  the message names the path, as \\xNN"
+ok_status $? "  the message names the path, as \\xNN"
 
 rm -rf "$ROOT" && : >"$ROOT"
 expect_status 2 "a root that is a regular file is a config error" \

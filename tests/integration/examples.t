@@ -11,15 +11,15 @@ work="$SCRATCH/work"
 mkdir -p "$work/results" "$work/data"
 cp -R configs jobscripts "$work/"
 "$PYTHON" tests/integration/examples.py "$SCRATCH/ex" README.md docs/*.md >"$SCRATCH/list" ||
-	{ ok 1 "the examples are extracted"; done_testing; }
+	{ fail "the examples are extracted"; done_testing; }
 test -s "$SCRATCH/list"
-ok $? "the README and docs/ hold examples ($(wc -l <"$SCRATCH/list"))"
+ok_status $? "the README and docs/ hold examples ($(wc -l <"$SCRATCH/list"))"
 
 # a results file for the Python examples: a small study of one rank
 small_config "$work/small.yaml" "$work/data/small"
 (cd "$work" && mpi 1 "$PFSREAD" generate small.yaml >/dev/null 2>&1 &&
 	mpi 1 "$PFSREAD" run small.yaml -o results/local-example.h5 >/dev/null 2>&1)
-ok $? "a results file for the examples to read"
+ok_status $? "a results file for the examples to read"
 
 bindir=$(dirname "$PFSREAD")
 tab=$(printf '\t')
@@ -27,8 +27,8 @@ while IFS="$tab" read -r n lang where reason; do
 	block="$SCRATCH/ex/$n.$lang"
 	if [ -n "$reason" ]; then
 		case $reason in
-		"(no reason given)") ok 1 "$where: a skipped $lang example says why" ;;
-		*) ok 0 "# SKIP $where ($lang): $reason" ;;
+		"(no reason given)") fail "$where: a skipped $lang example says why" ;;
+		*) pass "# SKIP $where ($lang): $reason" ;;
 		esac
 		continue
 	fi
@@ -43,7 +43,7 @@ while IFS="$tab" read -r n lang where reason; do
 		;;
 	yaml)
 		if ! grep -q "^datasets:" "$block"; then
-			ok 0 "# SKIP $where: a YAML fragment, not a config"
+			pass "# SKIP $where: a YAML fragment, not a config"
 			continue
 		fi
 		cfg="$SCRATCH/ex/$n.config.yaml"

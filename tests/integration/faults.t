@@ -14,7 +14,7 @@ expect_status 1 "run refuses a truncated file before any timing" \
 	mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/short.h5"
 contains "$victim: 1000 bytes, the manifest says 65537" "the message names the file and both sizes"
 test ! -e "$SCRATCH/short.h5"
-ok $? "no results file is started for a data set that is not whole"
+ok_status $? "no results file is started for a data set that is not whole"
 expect_status 1 "verify fails on the truncated file" mpi 2 "$PFSREAD" verify "$cfg"
 contains "$victim" "verify names the truncated file"
 
@@ -45,14 +45,14 @@ done
 kill_tree "$pid"
 made=$(find "$root2" -name 'f*' ! -name '*.part' | wc -l)
 grep -q "complete 0" "$root2/many/.pfsread-manifest"
-ok $? "the interrupted data set's manifest does not claim it complete ($made of 400 files made)"
+ok_status $? "the interrupted data set's manifest does not claim it complete ($made of 400 files made)"
 expect_status 1 "run refuses an incomplete data set" mpi 1 "$PFSREAD" run "$cfg2" -o "$SCRATCH/x.h5"
 contains "not generated completely" "the message says why"
 check "generate resumes" mpi 2 "$PFSREAD" generate "$cfg2"
 grep -q "complete 1" "$root2/many/.pfsread-manifest"
-ok $? "the manifest now says complete"
+ok_status $? "the manifest now says complete"
 test "$(partial_files "$root2" 2097152)" -eq 0
-ok $? "no partial file is left"
+ok_status $? "no partial file is left"
 check "the resumed data set verifies" mpi 2 "$PFSREAD" verify "$cfg2"
 expect_status 0 "generate on a complete data set keeps it" mpi 2 "$PFSREAD" generate "$cfg2"
 contains "0 files made, 400 kept" "and says so"
@@ -65,5 +65,5 @@ sed "s|$root2|$root3|" "$cfg2" >"$SCRATCH/t3.yaml"
 expect_status 2 "generate refuses a non-empty directory without a manifest" \
 	mpi 1 "$PFSREAD" generate "$SCRATCH/t3.yaml"
 test "$(cat "$root3/many/keep.txt")" = precious
-ok $? "the foreign file is untouched"
+ok_status $? "the foreign file is untouched"
 done_testing

@@ -45,10 +45,10 @@ for f in "$TOP"/tests/fuzz/regress/results-hdf5/*; do
 	[ -f "$f" ] || continue
 	v=$("$TOP/tests/fuzz/triage.sh" "$BIN/fuzz_results" "$f")
 	case $? in
-	0) ok 0 "HDF5 no longer fails on $(basename "$f")" ;;
+	0) pass "HDF5 no longer fails on $(basename "$f")" ;;
 	3) T_COUNT=$((T_COUNT + 1))
 	   echo "not ok $T_COUNT - $(basename "$f"): fails inside HDF5 ($v) # TODO HDF5 defect" ;;
-	*) ok 1 "$(basename "$f"): $v" ;;
+	*) fail "$(basename "$f"): $v" ;;
 	esac
 done
 
@@ -56,7 +56,7 @@ done
 for t in config results; do
 	out=$("$TOP/tests/fuzz/run.sh" "$BIN" "$t" "$SECONDS_EACH" "$SCRATCH/fuzz")
 	rc=$?
-	ok "$rc" "fuzz_$t for ${SECONDS_EACH}s: nothing found in our code"
+	ok_status "$rc" "fuzz_$t for ${SECONDS_EACH}s: nothing found in our code"
 	printf '%s\n' "$out" | sed 's/^/#   /'
 	if [ "$rc" -ne 0 ]; then
 		mkdir -p "$BIN/crashes/$t" && cp "$SCRATCH/fuzz/crashes/$t"/* "$BIN/crashes/$t/"

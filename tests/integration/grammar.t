@@ -19,30 +19,30 @@ plural_after_one() {
 say() { # say DESCRIPTION FILE: passes when FILE has no "1 <plural>"
 	hits=$(plural_after_one "$2")
 	[ -z "$hits" ]
-	ok $? "$1"
+	ok_status $? "$1"
 	[ -z "$hits" ] || printf '%s\n' "$hits" | sed 's/^/#   /'
 }
 "$PFSREAD" plan "$SCRATCH/one.yaml" --ranks 1 --nodes 1 >"$SCRATCH/plan.out" 2>&1
-ok $? "plan of one rank on one node"
+ok_status $? "plan of one rank on one node"
 say "plan: singular after 1" "$SCRATCH/plan.out"
 check "generate" mpi 1 "$PFSREAD" generate "$SCRATCH/one.yaml"
 mpi 1 "$PFSREAD" run "$SCRATCH/one.yaml" -o "$SCRATCH/one.h5" --progress 0 >"$SCRATCH/run.out" 2>&1
-ok $? "run of one rank on one node"
+ok_status $? "run of one rank on one node"
 say "run: singular after 1" "$SCRATCH/run.out"
 grep -q "x 1 reader/node, .*(1 file)" "$SCRATCH/run.out"
-ok $? "run's phase line: 1 reader/node, 1 file"
+ok_status $? "run's phase line: 1 reader/node, 1 file"
 for f in text markdown; do
 	"$PFSREAD" report "$SCRATCH/one.h5" --format $f >"$SCRATCH/report.$f" 2>&1
-	ok $? "report --format $f"
+	ok_status $? "report --format $f"
 	say "report --format $f: singular after 1" "$SCRATCH/report.$f"
 done
 grep -q "1 reader/node: measured" "$SCRATCH/report.text"
-ok $? "the ceiling line: 1 reader/node"
+ok_status $? "the ceiling line: 1 reader/node"
 grep -q "(1 rank)" "$SCRATCH/report.text"
-ok $? "the memory line: 1 rank"
+ok_status $? "the memory line: 1 rank"
 mpi 1 "$PFSREAD" clean "$SCRATCH/one.yaml" >"$SCRATCH/clean.out" 2>&1
-ok $? "clean"
+ok_status $? "clean"
 say "clean: singular after 1" "$SCRATCH/clean.out"
 grep -q "removed 1 file " "$SCRATCH/clean.out"
-ok $? "clean: removed 1 file"
+ok_status $? "clean: removed 1 file"
 done_testing

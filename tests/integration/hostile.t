@@ -92,14 +92,14 @@ expect_status 1 "clean with a manifest changed to list 2 of the 6 files fails" 	
 contains "removed 2 files (the manifest lists 2)" "it counts the 2 it removed"
 contains "still holds 4 files with the names pfsread gives" "it names the 4 it could not account for"
 test -f "$man" && test -f "$M/d13/small/d000001/f0000000005"
-ok $? "the manifest and the unlisted files are kept (clean can be run again)"
+ok_status $? "the manifest and the unlisted files are kept (clean can be run again)"
 cp "$SCRATCH/manifest.saved" "$man"
 expect_status 0 "with the manifest back, clean finishes" mpi 2 "$PFSREAD" clean "$cfg13"
 contains "removed 4 files (the manifest lists 6)" "it counts what it removed this time"
 contains "kept 1 file pfsread did not make" "and what it kept"
-case "$OUT" in *"//"*) ok 1 "paths print normalised (no //)" ;; *) ok 0 "paths print normalised (no //)" ;; esac
+case "$OUT" in *"//"*) fail "paths print normalised (no //)" ;; *) pass "paths print normalised (no //)" ;; esac
 test -f "$M/d13/small/d000000/notes.txt" && test ! -e "$man"
-ok $? "the foreign file stays, the manifest is gone"
+ok_status $? "the foreign file stays, the manifest is gone"
 
 # ---- 13: a from_tree path too long ----
 deep="$M/deep"
@@ -135,9 +135,9 @@ while [ ! -e "$SCRATCH/bus.h5" ] && [ "$i" -lt 600 ]; do sleep 0.01; i=$((i + 1)
 sleep 0.3 # inside the first file's copy (about 0.75 s of CPU)
 truncate -s 4096 "$victim"
 wait $pid
-ok $(($? == 1 ? 0 : 1)) "a file truncated under the mmap copy: exit status 1, the rank alive"
+[ $? -eq 1 ]; ok_status $? "a file truncated under the mmap copy: exit status 1, the rank alive"
 OUT=$(cat "$SCRATCH/bus.out")
-case "$OUT" in *"Bus error"*|*"signal 7"*) ok 1 "no SIGBUS death" ;; *) ok 0 "no SIGBUS death" ;; esac
+case "$OUT" in *"Bus error"*|*"signal 7"*) fail "no SIGBUS death" ;; *) pass "no SIGBUS death" ;; esac
 check "the truncated file has error ENODATA on its row in both phases, the other is whole" \
 	"$PYTHON" -c '
 import h5py, sys, errno
@@ -225,7 +225,7 @@ assert all(rows[i]["error"] == 0 and rows[i]["bytes"] == 300000 for i in (0, 1, 
 ' "$SCRATCH/fadv.h5"
 	: >"$rules"
 else
-	ok 0 "# SKIP faultfs: no /dev/fuse or libfuse3-dev ($(head -c 200 "$SCRATCH/faultfs.err" 2>/dev/null))"
+	pass "# SKIP faultfs: no /dev/fuse or libfuse3-dev ($(head -c 200 "$SCRATCH/faultfs.err" 2>/dev/null))"
 fi
 
 # ---- 5: the results file system fills up ----
@@ -264,7 +264,7 @@ if [ -n "$ENOSPC" ]; then
 	expect_status 1 "a results write that fails on rank 0 although there was room: exit 1" \
 		mpi 2 -x LD_PRELOAD="$ENOSPC" -x ENOSPC_SUFFIX=/late.h5 -x ENOSPC_AT=120000 \
 		-x ENOSPC_RANK=0 "$PFSREAD" run "$SCRATCH/t5b.yaml" -o "$M/late.h5"
-	case "$OUT" in *"ignal 11"*|*egmentation*) ok 1 "no crash" ;; *) ok 0 "no crash" ;; esac
+	case "$OUT" in *"ignal 11"*|*egmentation*) fail "no crash" ;; *) pass "no crash" ;; esac
 	contains "the file holds what was written before" "the message says what is in the file"
 	check "the phases flushed before are readable (h5py)" "$PYTHON" -c '
 import h5py, sys
@@ -284,14 +284,14 @@ assert len(st) > 0 and all(s == "complete" for s in st), st
 	case "$OUT" in
 	*"writing a phase to the results file: stuck for 10 s"* | \
 		*"rank 1 ("*"H5Dwrite failed: file write failed; the file holds what was written before"*)
-		ok 0 "the stuck or failed write is given up and named" ;;
-	*) ok 1 "the stuck or failed write is given up and named"
+		pass "the stuck or failed write is given up and named" ;;
+	*) fail "the stuck or failed write is given up and named"
 	   printf '%s\n' "$OUT" | tail -5 | sed 's/^/#   /' ;;
 	esac
 	test $(($(date +%s) - start)) -lt 120
-	ok $? "within the watchdog's bound (10 s here), not the test's timeout"
+	ok_status $? "within the watchdog's bound (10 s here), not the test's timeout"
 else
-	ok 0 "# SKIP no C compiler for the LD_PRELOAD shim"
+	pass "# SKIP no C compiler for the LD_PRELOAD shim"
 fi
 
 # ---- 11: generate's rate, phase lines, SIGTERM through mpirun, plan's repetitions ----
@@ -301,7 +301,7 @@ contains "~200 kept whole), writing 0 MB/s" "and its rate counts no kept file"
 expect_status 0 "plan" "$PFSREAD" plan "$SCRATCH/t5.yaml" --ranks 2 --nodes 1
 printf '%s\n' "$OUT" | awk '$1 ~ /^[0-9]+$/ {print $(NF-2)}' | sort -n | uniq >"$SCRATCH/reps"
 test "$(head -1 "$SCRATCH/reps")" = 0 && test "$(tail -1 "$SCRATCH/reps")" = 99
-ok $? "plan numbers repetitions 0 to 99, as run's phase lines do (rep 0 ...)"
+ok_status $? "plan numbers repetitions 0 to 99, as run's phase lines do (rep 0 ...)"
 
 sed -e 's/^repetitions: 100/repetitions: 1000/' "$SCRATCH/t5.yaml" >"$SCRATCH/t11.yaml"
 echo "process: {cpu_ns_per_byte: 200}" >>"$SCRATCH/t11.yaml"
@@ -325,10 +325,10 @@ while [ -n "$todo" ]; do
 done
 kill -TERM $ranks
 wait $pid
-ok $(($? == 143 ? 0 : 1)) "SIGTERM to the ranks: mpirun exits 143 (ranks $ranks)"
+[ $? -eq 143 ]; ok_status $? "SIGTERM to the ranks: mpirun exits 143 (ranks $ranks)"
 OUT=$(cat "$SCRATCH/term.out")
 contains "INTERRUPTED" "the interrupted phase's line says INTERRUPTED, not FAILED"
-case "$OUT" in *") FAILED"*) ok 1 "no phase line says FAILED" ;; *) ok 0 "no phase line says FAILED" ;; esac
+case "$OUT" in *") FAILED"*) fail "no phase line says FAILED" ;; *) pass "no phase line says FAILED" ;; esac
 
 # a read that never returns (a FIFO swapped in after the checks): TIMED OUT
 cat >"$SCRATCH/t11t.yaml" <<YAML
@@ -348,7 +348,7 @@ i=0
 while [ ! -e "$M/hang.h5" ] && [ "$i" -lt 600 ]; do sleep 0.01; i=$((i + 1)); done
 mv "$pipe" "$M/pipe.saved" && mkfifo "$pipe"
 wait $pid
-ok $(($? == 1 ? 0 : 1)) "a read that hangs: exit status 1 after the time limit"
+[ $? -eq 1 ]; ok_status $? "a read that hangs: exit status 1 after the time limit"
 OUT=$(cat "$SCRATCH/hang.out")
 contains "TIMED OUT" "the phase line says TIMED OUT, not FAILED"
 rm -f "$pipe" && mv "$M/pipe.saved" "$pipe"

@@ -30,15 +30,15 @@ for f in text markdown csv json; do
 done
 left=$(ls -A)
 test -z "$left"
-ok $? "nothing ran: the directory the report ran in is still empty"
+ok_status $? "nothing ran: the directory the report ran in is still empty"
 [ -n "$left" ] && printf '#   made: %s\n' $left
 cd "$TOP" || exit 1
 
 # the strings did reach gnuplot, as text
 grep -q 'touch bcfgpath' "$SCRATCH/plots/hostile-bandwidth.svg"
-ok $? "the config's hostile name is in the chart's title, as text"
+ok_status $? "the config's hostile name is in the chart's title, as text"
 ls "$SCRATCH/plots" | grep -q '^r_touch_bfname_'
-ok $? "the hostile results file name is made safe in the charts' names"
+ok_status $? "the hostile results file name is made safe in the charts' names"
 expect_status 2 "a plot directory whose name holds a newline is refused" \
 	"$PFSREAD" report "$H" --plot "$SCRATCH/a
 b"

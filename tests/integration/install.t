@@ -13,37 +13,37 @@ root="$dest$prefix"
 for f in bin/pfsread share/man/man1/pfsread.1 share/bash-completion/completions/pfsread \
 	share/pfsread/configs/local.yaml share/pfsread/jobscripts/local/pfsread-local.sh; do
 	test -f "$root/$f"
-	ok $? "installed: $f"
+	ok_status $? "installed: $f"
 done
 # the documents, with README.md beside docs/ as in the source (their links hold)
 for f in README.md $(cd "$TOP" && ls docs/*.md); do
 	cmp -s "$TOP/$f" "$root/share/doc/pfsread/$f"
-	ok $? "installed: share/doc/pfsread/$f"
+	ok_status $? "installed: share/doc/pfsread/$f"
 done
 grep -q "^\.I $prefix/share/doc/pfsread/docs/config\.md\$" "$root/share/man/man1/pfsread.1"
-ok $? "the installed man page names the installed config reference"
+ok_status $? "the installed man page names the installed config reference"
 
 # the man page: renders, and names every command help lists
 if command -v man >/dev/null 2>&1; then
 	man -l "$root/share/man/man1/pfsread.1" >"$SCRATCH/man.txt" 2>/dev/null
-	ok $? "man -l renders pfsread.1"
+	ok_status $? "man -l renders pfsread.1"
 else
-	ok 0 "# SKIP no man"
+	pass "# SKIP no man"
 fi
 for c in $("$PFSREAD" help | awk '/^commands:/ { p = 1; next } /^$/ { p = 0 } p { print $1 }'); do
 	grep -q "^\.SS $c\$" "$root/share/man/man1/pfsread.1"
-	ok $? "the man page has a section for $c"
+	ok_status $? "the man page has a section for $c"
 done
 grep -q -- '--format' "$root/share/man/man1/pfsread.1" ||
 	grep -q -- '\\-\\-format' "$root/share/man/man1/pfsread.1"
-ok $? "the man page lists report's options"
+ok_status $? "the man page lists report's options"
 # every exit status the code gives (err.h's classes but PF_HUNG, which aborts with 1; a signal's
 # 128 + N), each as a tagged paragraph of EXIT STATUS
 statuses=$(sed -n 's/^[[:space:]]*PF_[A-Z]* = \([0-9]*\).*/\1/p' "$TOP/src/util/err.h" | grep -vx 3)
 for s in $statuses 130 143; do
 	awk '/^\.SH EXIT STATUS/ { p = 1; next } /^\.SH/ { p = 0 } p' "$root/share/man/man1/pfsread.1" |
 		grep -q -e "^\.B $s\$" -e "[^0-9]$s for SIG"
-	ok $? "the man page's EXIT STATUS gives exit status $s"
+	ok_status $? "the man page's EXIT STATUS gives exit status $s"
 done
 
 # the completion, in bash: commands, options, an option's values
@@ -74,5 +74,5 @@ mv "$root/share/pfsread/configs/local.yaml.small" "$root/share/pfsread/configs/l
 expect_status 0 "the installed pfsread-local.sh runs from another directory" \
 	sh -c "cd '$work' && env -u PFSREAD '$root/share/pfsread/jobscripts/local/pfsread-local.sh' '' 2"
 ls "$work"/results/local-*.h5 >/dev/null 2>&1
-ok $? "its results land under the directory it ran from"
+ok_status $? "its results land under the directory it ran from"
 done_testing

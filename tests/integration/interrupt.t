@@ -60,11 +60,11 @@ signal_ranks() {
 gone="$root/small/d000001/f0000000009"
 held_run "$SCRATCH/gone.h5"
 test -e "$SCRATCH/gone.h5"
-ok $? "the run is held in its first phase (its results file is there)"
+ok_status $? "the run is held in its first phase (its results file is there)"
 mv "$gone" "$SCRATCH/gone.saved"
 let_go
 wait $pid
-ok $(($? == 1 ? 0 : 1)) "a file gone in the middle of a run: exit status 1"
+[ $? -eq 1 ]; ok_status $? "a file gone in the middle of a run: exit status 1"
 OUT=$(cat "$SCRATCH/held.out")
 contains "$gone: cannot open: No such file or directory" "the message names the file and why"
 check "its phases are failed with the error on the file's row, the other phases complete" \
@@ -97,7 +97,7 @@ for variant in posix uring uring+process; do
 	mv "$pipe" "$SCRATCH/pipe.saved" && mkfifo "$pipe"
 	let_go
 	wait $pid
-	ok $(($? == 1 ? 0 : 1)) "$variant: a read that hangs: exit status 1 after the time limit"
+	[ $? -eq 1 ]; ok_status $? "$variant: a read that hangs: exit status 1 after the time limit"
 	OUT=$(cat "$SCRATCH/held.out")
 	contains "time limit of 2 s reached; rank 0 on" "$variant: the message names the limit, the rank and the host"
 	contains "had not finished file $pipe after 0 bytes" "$variant: and the file, with the bytes read so far"
@@ -147,7 +147,7 @@ for n in names[:-1]:
 	fi
 done
 test "$good" -eq 6
-ok $? "SIGTERM at 6 random moments: every results file closed, status interrupted, finished phases intact ($good/6)"
+ok_status $? "SIGTERM at 6 random moments: every results file closed, status interrupted, finished phases intact ($good/6)"
 OUT=$(cat "$SCRATCH/term.out")
 contains "interrupted by signal 15" "the message says which signal"
 
@@ -162,9 +162,9 @@ pid=$!
 wait_for "$SCRATCH/cue"
 signal_ranks TERM "$pid"
 wait $pid
-ok $(($? != 0 ? 0 : 1)) "generate stops on SIGTERM with a non-zero status"
+[ $? -ne 0 ]; ok_status $? "generate stops on SIGTERM with a non-zero status"
 test "$(partial_files "$SCRATCH/gen" 8388608)" -eq 0
-ok $? "no partial file is left behind"
+ok_status $? "no partial file is left behind"
 check "generate again" mpi 2 "$PFSREAD" generate "$cfg2"
 check "verify" mpi 2 "$PFSREAD" verify "$cfg2"
 done_testing

@@ -116,9 +116,9 @@ row() {
 	desc=$1
 	shift
 	if out=$(in_row "$@"); then
-		ok 0 "$desc"
+		pass "$desc"
 	else
-		ok 1 "$desc"
+		fail "$desc"
 		printf '%s\n' "$out"
 	fi
 }
@@ -212,7 +212,7 @@ expect_status 2 "a chain with a config path holding a newline: refused" \
 	sjob 120 /dev/null "$jobdir/pfsread.sbatch" "$nlcfg" --chain 3
 OUT=$(cat "$SCRATCH/job.120.out")
 contains "a chain cannot pass a path with a newline" "the message says why"
-ok "$([ ! -e "$SD/sbatch.201" ] && echo 0 || echo 1)" "and nothing was submitted"
+[ ! -e "$SD/sbatch.201" ]; ok_status $? "and nothing was submitted"
 
 # ---- PBS: --chain, the node file, an array job's id ----
 

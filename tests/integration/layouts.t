@@ -37,28 +37,28 @@ hashed_bytes=$(printf '%s\n' "$OUT" | sed -n 's/^data set hashed: 200 files, .* 
 check "generate with 2 ranks" mpi 2 "$PFSREAD" generate "$cfg"
 files=$(cd "$root/hashed" && find . -type f ! -name '.pfsread-*' | sort)
 test "$(printf '%s\n' "$files" | wc -l)" -eq 200
-ok $? "200 files under the hashed data set"
+ok_status $? "200 files under the hashed data set"
 (cd "$root/hashed" && find . -type f ! -name '.pfsread-*' -exec sha1sum {} +) |
 	awk '{n = split($2, p, "/"); if (p[n] != $1) bad = 1} END {exit bad}'
-ok $? "every file's name is the sha1 of its content (sha1sum)"
+ok_status $? "every file's name is the sha1 of its content (sha1sum)"
 printf '%s\n' "$files" | awk -F/ '{
 	if (NF != 5 || length($2) != 2 || length($3) != 2 || length($4) != 2) bad = 1
 	if (substr($5, 1, 6) != $2 $3 $4) bad = 1
 } END {exit bad}'
-ok $? "every file is at ./xx/xx/xx/NAME, the levels its name's first 2-digit groups"
+ok_status $? "every file is at ./xx/xx/xx/NAME, the levels its name's first 2-digit groups"
 list="$root/hashed/.pfsread-digests-sha1"
 test "$(wc -l <"$list")" -eq 200 && test "$(wc -c <"$list")" -eq $((200 * 41))
-ok $? "the name list (the sha1 list) has one 40-digit line per file"
+ok_status $? "the name list (the sha1 list) has one 40-digit line per file"
 test "$(sort "$list")" = "$(printf '%s\n' "$files" | awk -F/ '{print $5}' | sort)"
-ok $? "the name list holds exactly the names on disk"
+ok_status $? "the name list holds exactly the names on disk"
 grep -qx "layout hashed 3 2 sha1" "$root/hashed/.pfsread-manifest"
-ok $? "the manifest records the layout"
+ok_status $? "the manifest records the layout"
 disk=$(printf '%s\n' "$files" | (cd "$root/hashed" && xargs stat -c %s) | awk '{s += $1} END {print s}')
 test "$disk" = "$hashed_bytes"
-ok $? "the bytes on disk are what plan said ($disk)"
+ok_status $? "the bytes on disk are what plan said ($disk)"
 test "$(find "$root/flat" -maxdepth 1 -type f -name 'f*' | wc -l)" -eq 30 &&
 	test "$(find "$root/flat" -mindepth 1 -type d | wc -l)" -eq 0 && test -f "$root/flat/f0000000029"
-ok $? "the flat data set's 30 files lie directly in its directory"
+ok_status $? "the flat data set's 30 files lie directly in its directory"
 check "verify" mpi 2 "$PFSREAD" verify "$cfg"
 
 order_check='
@@ -104,12 +104,12 @@ expect_status 0 "clean with a planted symbolic link" mpi 2 "$PFSREAD" clean "$cf
 contains "not followed" "clean says it did not follow the link"
 after=$(cd "$precious" && find . -type f | sort | xargs sha1sum)
 test -n "$before" && test "$before" = "$after"
-ok $? "no file behind the link was touched"
+ok_status $? "no file behind the link was touched"
 test -f "$root/hashed/ff/ff/notes.txt" && test -L "$root/hashed/$lvl1" &&
 	test "$(find "$root/hashed" -type f | wc -l)" -eq 1
-ok $? "a file clean did not make is kept with its directories, the link stays, the rest is gone"
+ok_status $? "a file clean did not make is kept with its directories, the link stays, the rest is gone"
 test ! -e "$list" && test ! -e "$root/hashed/.pfsread-manifest" && test ! -e "$root/flat"
-ok $? "the name list and the manifest are gone; the flat data set is gone entirely"
+ok_status $? "the name list and the manifest are gone; the flat data set is gone entirely"
 rm -rf "${root:?}/hashed"
 
 # interrupted generate: kill -9 while it writes, then resume
@@ -129,7 +129,7 @@ done
 kill_tree "$pid"
 made=$(find "$root/hashed" -type f ! -name '.*' ! -name '*.part' | wc -l)
 grep -q "complete 0" "$root/hashed/.pfsread-manifest"
-ok $? "the killed generate left an incomplete manifest ($made of 400 files made)"
+ok_status $? "the killed generate left an incomplete manifest ($made of 400 files made)"
 # A line is written before its file is renamed into place: no file is left that no line names
 # (clean finds files by their lines), whatever instant the kill hit.
 (cd "$root/hashed" && find . -type f ! -name '.*' ! -name '*.part' | sed 's,.*/,,' | sort) >"$SCRATCH/present"
@@ -137,19 +137,19 @@ tr -d '\000' <"$list" | sort >"$SCRATCH/listed" # lines not written yet are hole
 comm -23 "$SCRATCH/present" "$SCRATCH/listed" >"$SCRATCH/unlisted"
 sed 's/^/# unlisted: /' "$SCRATCH/unlisted" | head -3
 test ! -s "$SCRATCH/unlisted"
-ok $? "every file the killed generate renamed into place is in the name list"
+ok_status $? "every file the killed generate renamed into place is in the name list"
 check "generate resumes" mpi 2 "$PFSREAD" generate "$cfg"
 grep -q "complete 1" "$root/hashed/.pfsread-manifest" && test "$(find "$root" -name '*.part' | wc -l)" -eq 0
-ok $? "complete, no partial file left"
+ok_status $? "complete, no partial file left"
 test "$(find "$root/hashed" -type f ! -name '.pfsread-*' | wc -l)" -eq 400
-ok $? "400 files, none twice"
+ok_status $? "400 files, none twice"
 check "the resumed data set verifies" mpi 2 "$PFSREAD" verify "$cfg"
 (cd "$root/hashed" && find . -type f ! -name '.pfsread-*' -exec sha1sum {} +) |
 	awk '{n = split($2, p, "/"); if (p[n] != $1) bad = 1} END {exit bad}'
-ok $? "every resumed file is named by its sha1"
+ok_status $? "every resumed file is named by its sha1"
 check "clean" mpi 2 "$PFSREAD" clean "$cfg"
 test ! -e "$root/hashed" && test ! -e "$root/flat"
-ok $? "clean removed both data sets and their directories"
+ok_status $? "clean removed both data sets and their directories"
 
 # configs/corpus.yaml at a small scale
 cor="$SCRATCH/corpus.yaml"

@@ -33,10 +33,12 @@ capped_mount() {
 	LIB_MOUNTS="$1 $LIB_MOUNTS"
 }
 
-# ok STATUS DESCRIPTION: a TAP line; STATUS 0 passes.
-ok() {
+# Checks pass when what they name holds: ok_status STATUS NAME on exit status 0, pass, fail.
+# (The convention of every test, C and Python too: tests/README.md.) tap_line pass|fail NAME:
+# one TAP line.
+tap_line() {
 	T_COUNT=$((T_COUNT + 1))
-	if [ "$1" -eq 0 ]; then
+	if [ "$1" = pass ]; then
 		echo "ok $T_COUNT - $2"
 	else
 		T_FAILED=$((T_FAILED + 1))
@@ -44,14 +46,31 @@ ok() {
 	fi
 }
 
+# ok_status STATUS NAME: passes when STATUS, an exit status, is 0: `cmd; ok_status $? NAME`.
+ok_status() {
+	if [ "$1" -eq 0 ]; then tap_line pass "$2"; else tap_line fail "$2"; fi
+}
+
+# pass NAME, fail NAME: a check the test has decided itself.
+pass() { tap_line pass "$1"; }
+fail() { tap_line fail "$1"; }
+
+# ok: not a helper in the shell tests (`ok 1` passes in C and would fail here); a call stops
+# the test, so a test written the other way cannot pass by miscounting.
+ok() {
+	echo "Bail out! $0 calls ok $*: use ok_status STATUS NAME, pass NAME or fail NAME" \
+		"(tests/README.md)"
+	exit 1
+}
+
 # check DESCRIPTION COMMAND...: passes when the command exits 0; shows its output otherwise.
 check() {
 	desc=$1
 	shift
 	if out=$("$@" 2>&1); then
-		ok 0 "$desc"
+		pass "$desc"
 	else
-		ok 1 "$desc"
+		fail "$desc"
 		printf '%s\n' "$out" | sed 's/^/#   /' | tail -n 30
 	fi
 }
@@ -65,9 +84,9 @@ expect_status() {
 	OUT=$("$@" 2>&1)
 	got=$?
 	if [ "$got" -eq "$want" ]; then
-		ok 0 "$desc"
+		pass "$desc"
 	else
-		ok 1 "$desc (exit $got, wanted $want)"
+		fail "$desc (exit $got, wanted $want)"
 		printf '%s\n' "$OUT" | sed 's/^/#   /' | tail -n 30
 	fi
 }
@@ -75,9 +94,9 @@ expect_status() {
 # contains TEXT DESCRIPTION: passes when $OUT contains TEXT.
 contains() {
 	case "$OUT" in
-	*"$1"*) ok 0 "$2" ;;
+	*"$1"*) pass "$2" ;;
 	*)
-		ok 1 "$2"
+		fail "$2"
 		printf '#   wanted "%s" in:\n' "$1"
 		printf '%s\n' "$OUT" | sed 's/^/#   /' | tail -n 20
 		;;

@@ -56,7 +56,7 @@ check "generate the data sets" "$PFSREAD" generate "$cfg"
 
 # ---- a run writing its results file ------------------------------------------------------
 held pread:1 "$PFSREAD" run "$cfg" -o "$res/a.h5" --no-table
-ok "$([ -e "$SCRATCH/held" ] && echo 0 || echo 1)" "the run is held in its phases"
+[ -e "$SCRATCH/held" ]; ok_status $? "the run is held in its phases"
 pid=$bg
 expect_status 75 "run --resume of the results file a live run writes is refused (75)" \
 	"$PFSREAD" run "$cfg" --resume "$res/a.h5"
@@ -68,15 +68,15 @@ expect_status 75 "generate while a run reads the data sets is refused (75)" \
 	"$PFSREAD" generate "$cfg"
 contains "is in use by run (pid $pid on host $host" "... naming the run"
 expect_status 75 "clean while a run reads the data sets is refused (75)" "$PFSREAD" clean "$cfg"
-ok "$([ -e "$root/big/.pfsread-manifest" ] && echo 0 || echo 1)" "... and removed nothing"
+[ -e "$root/big/.pfsread-manifest" ]; ok_status $? "... and removed nothing"
 expect_status 75 "under mpirun, both ranks agree on the refusal" \
 	mpi 2 "$PFSREAD" clean "$cfg"
 check "another run, to another results file, shares the data sets" \
 	"$PFSREAD" run "$cfg" -o "$res/b.h5" --no-table
 let_go
-ok "$status" "the held run finishes once let go"
+ok_status "$status" "the held run finishes once let go"
 check "its results file is whole (report reads it)" "$PFSREAD" report "$res/a.h5"
-ok "$([ ! -e "$res/a.h5.lock" ] && [ ! -e "$root/.pfsread-locks" ] && echo 0 || echo 1)" \
+[ ! -e "$res/a.h5.lock" ] && [ ! -e "$root/.pfsread-locks" ]; ok_status $? \
 	"no lock is left behind"
 
 # ---- clean, then generate, each held ------------------------------------------------------
@@ -87,17 +87,17 @@ contains "is in use by clean (pid $pid on host $host" "... naming clean"
 expect_status 75 "run while clean runs is refused (75)" \
 	"$PFSREAD" run "$cfg" -o "$res/c.h5" --no-table
 contains "in use by clean" "... naming clean"
-ok "$([ ! -e "$res/c.h5" ] && echo 0 || echo 1)" "... and wrote no results file"
+[ ! -e "$res/c.h5" ]; ok_status $? "... and wrote no results file"
 let_go
-ok "$status" "the held clean finishes once let go"
-ok "$([ ! -e "$root/big" ] && echo 0 || echo 1)" "... and removed the data sets"
+ok_status "$status" "the held clean finishes once let go"
+[ ! -e "$root/big" ]; ok_status $? "... and removed the data sets"
 held pwrite:1 "$PFSREAD" generate "$cfg"
 pid=$bg
 expect_status 75 "a second generate is refused (75)" "$PFSREAD" generate "$cfg"
 contains "is in use by generate (pid $pid on host $host" "... naming the first"
 expect_status 75 "clean while generate runs is refused (75)" "$PFSREAD" clean "$cfg"
 let_go
-ok "$status" "the held generate finishes once let go"
+ok_status "$status" "the held generate finishes once let go"
 check "verify: the data sets are whole" "$PFSREAD" verify "$cfg"
 
 # ---- a holder killed with SIGKILL -----------------------------------------------------------
@@ -155,7 +155,7 @@ rm -f "$root/.pfsread-locks/run.elsewhere.4242"
 small_config "$SCRATCH/w.yaml" "$root" "repetitions: 1" "startup_timeout: 2s"
 held pwrite:1 "$PFSREAD" run "$SCRATCH/w.yaml" -o "$res/w.h5" --no-table
 pid=$bg
-ok "$([ -e "$root/.pfsread-locks/run.$host.$pid" ] && [ -e "$res/w.h5.lock" ] && echo 0 || echo 1)" \
+[ -e "$root/.pfsread-locks/run.$host.$pid" ] && [ -e "$res/w.h5.lock" ]; ok_status $? \
 	"a run held as it creates its results file holds the data sets and the file"
 watchdog 240 "$bg"
 wait "$bg"
@@ -164,16 +164,16 @@ watchdog_end
 bg=""
 OUT=$(cat "$SCRATCH/bg.out")
 contains "start-up did not finish within 2 s" "the start-up watchdog ends it"
-ok "$([ ! -e "$root/.pfsread-locks" ] && echo 0 || echo 1)" "... and its lock is gone with it"
+[ ! -e "$root/.pfsread-locks" ]; ok_status $? "... and its lock is gone with it"
 rm -f "$SCRATCH/go"
 
 # ---- files that vanish under a run for other reasons: one line per phase -------------------
 held pread:1 "$PFSREAD" run "$cfg" -o "$res/g.h5" --no-table
 rm -f "$root"/small/d*/f*
 let_go
-ok "$([ "$status" -eq 1 ] && echo 0 || echo 1)" "a run whose files vanish mid-way fails (exit 1)"
+[ "$status" -eq 1 ]; ok_status $? "a run whose files vanish mid-way fails (exit 1)"
 n=$(printf '%s\n' "$OUT" | grep -c "No such file")
-ok "$([ "$n" -le 2 ] && echo 0 || echo 1)" \
+[ "$n" -le 2 ]; ok_status $? \
 	"... with one line for the phase's 11 vanished files, and the run's one message ($n lines)"
 contains "phase 1: 11 files: No such file or directory (the first: $root/small/d000000/f0000000000" \
 	"... which counts them and names the first"

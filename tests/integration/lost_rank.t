@@ -82,13 +82,13 @@ lost() {
 # file, marked)
 verdict() {
 	test -n "$stopped"
-	ok $? "$1: rank $2 was stopped (pid ${stopped:-none})"
-	ok $((status == 1 ? 0 : 1)) "$1: exit status 1 (got $status)"
+	ok_status $? "$1: rank $2 was stopped (pid ${stopped:-none})"
+	[ "$status" -eq 1 ]; ok_status $? "$1: exit status 1 (got $status)"
 	awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t < b) }'
-	ok $? "$1: the run ended $took s after it started (bound: phase_timeout + 30 = $bound s)"
+	ok_status $? "$1: the run ended $took s after it started (bound: phase_timeout + 30 = $bound s)"
 	contains "$3: rank $2 ($host) did not arrive within" "$1: the message names the rank, the host and the step"
 	n=$(printf '%s\n' "$OUT" | grep -c "did not arrive")
-	ok $((n == 1 ? 0 : 1)) "$1: one line says it ($n)"
+	[ "$n" -eq 1 ]; ok_status $? "$1: one line says it ($n)"
 	check "$1: the results file is closed and whole (h5py)" "$PYTHON" "$CHECK_H5" "$4" \
 		"{\"status\": \"timeout\", \"phases\": 1}"
 	check "$1: the file says why, and the phase is marked" "$PYTHON" -c '
@@ -105,7 +105,7 @@ if sys.argv[3] == "1":
 	# shellcheck disable=SC2086
 	left=$(alive $procs $stopped)
 	test -z "$left"
-	ok $? "$1: no process of the run is left (${left:-none})"
+	ok_status $? "$1: no process of the run is left (${left:-none})"
 	# shellcheck disable=SC2086
 	for p in $left; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
 	procs=""
@@ -145,10 +145,10 @@ verdict "stopped before the close (4 ranks)" 2 "before closing the results file"
 #    own, status timeout, and ends the run
 lost 2 1 MPI_Exscan:1 "$SCRATCH/inside.h5"
 test -n "$stopped"
-ok $? "stopped inside the results write: rank 1 was stopped (pid ${stopped:-none})"
-ok $((status == 1 ? 0 : 1)) "stopped inside the results write: exit status 1 (got $status)"
+ok_status $? "stopped inside the results write: rank 1 was stopped (pid ${stopped:-none})"
+[ "$status" -eq 1 ]; ok_status $? "stopped inside the results write: exit status 1 (got $status)"
 awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t < b) }'
-ok $? "stopped inside the results write: the run ended $took s after it started (bound $bound s)"
+ok_status $? "stopped inside the results write: the run ended $took s after it started (bound $bound s)"
 contains "rank 0 ($host): phase 0: writing a phase to the results file: stuck for 20 s; rank 1 ($host) is stopped; giving up; the results file is closed, status timeout" \
 	"stopped inside the results write: the message names the stopped rank, its host, the step and the file's state"
 check "stopped inside the results write: the file is closed, status timeout, without the phase (h5py)" \
@@ -156,6 +156,6 @@ check "stopped inside the results write: the file is closed, status timeout, wit
 # shellcheck disable=SC2086
 left=$(alive $procs $stopped)
 test -z "$left"
-ok $? "stopped inside the results write: no process of the run is left (${left:-none})"
+ok_status $? "stopped inside the results write: no process of the run is left (${left:-none})"
 
 done_testing

@@ -15,7 +15,7 @@ capped_mount "$clone" 1600m 20000 || skip_all "cannot mount a capped tmpfs"
 check "a fresh clone" git clone -q "$TOP" "$clone/pfsread"
 cd "$clone/pfsread" || exit 1
 cp -R "$TOP/build" . && find build -type f -exec touch {} +
-ok $? "the clone borrows this build's objects"
+ok_status $? "the clone borrows this build's objects"
 
 # make check in the quick start: its build only (see the top)
 mkdir -p "$SCRATCH/bin"
@@ -31,9 +31,9 @@ awk '/^```sh/ { n++; if (n == 1) { p = 1; next } } /^```/ { p = 0 } p' README.md
 	>"$SCRATCH/quickstart.sh"
 n=$(grep -c . "$SCRATCH/quickstart.sh")
 test "$n" -ge 4 && test "$n" -le 10
-ok $? "the quick start is 4 to 10 lines ($n)"
+ok_status $? "the quick start is 4 to 10 lines ($n)"
 grep -q "^make demo" "$SCRATCH/quickstart.sh" && grep -q "^make check" "$SCRATCH/quickstart.sh"
-ok $? "it begins with the two set-up commands"
+ok_status $? "it begins with the two set-up commands"
 expect_status 0 "the quick start runs as written" \
 	env PATH="$SCRATCH/bin:$PATH" timeout 600 sh -e "$SCRATCH/quickstart.sh"
 contains "usage: pfsread COMMAND" "its help lists the commands"
@@ -41,10 +41,10 @@ contains "comparison: b against a" "its report compares the two runs"
 first=$(printf "%s\n" "$OUT" | grep -n "^comparison: b against a" | cut -d: -f1)
 table=$(printf "%s\n" "$OUT" | grep -n "^results  " | tail -1 | cut -d: -f1)
 test -n "$first" && test -n "$table" && test "$first" -lt "$table"
-ok $? "the comparison comes before the runs' tables"
+ok_status $? "the comparison comes before the runs' tables"
 ls results/local-*.h5 >"$SCRATCH/runs" 2>/dev/null
 test "$(wc -l <"$SCRATCH/runs")" -eq 2
-ok $? "the quick start made two results files"
+ok_status $? "the quick start made two results files"
 
 # --help of every command that help lists
 for c in $(build/pfsread help | awk '/^commands:/ { p = 1; next } /^$/ { p = 0 } p { print $1 }'); do

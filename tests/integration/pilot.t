@@ -44,9 +44,9 @@ for i in 0 1 2 3; do
 done
 contains " in all for 4 phases" "and of the study"
 total=$(printf '%s\n' "$OUT" | sed -n 's/^estimate: \(.*\) in all for 4 phases.*/\1/p')
-ok $([ -n "$total" ] && echo 0 || echo 1) "the total for the 4 phases: '$total'"
+[ -n "$total" ]; ok_status $? "the total for the 4 phases: '$total'"
 left=$(find "$top/res" -name '*.pilot*' 2>/dev/null | wc -l)
-ok $((left == 0 ? 0 : 1)) "the pilot's results file is gone afterwards ($left left)"
+[ "$left" -eq 0 ]; ok_status $? "the pilot's results file is gone afterwards ($left left)"
 
 # a whole run, the same slow reads: its phases' elapsed_s summed
 expect_status 0 "a whole run" slow "$PFSREAD" run "$cfg" -o "$SCRATCH/full.h5" --progress 0 --no-table
@@ -61,7 +61,7 @@ est=$(printf '%s\n' "$total" | awk '{ s = 0; for (i = 1; i < NF; i += 2) { v = $
 	s += u == "ms" ? v / 1000 : u == "us" ? v / 1e6 : u == "min" ? v * 60 : u == "h" ? v * 3600 : v }
 	print s }')
 echo "# pilot estimate $est s, whole run's phases $actual s"
-ok $(awk -v a="$actual" -v b="$est" 'BEGIN { exit !(a > 0 && b > 0 && b / a < 3 && a / b < 3) }'; echo $?) \
+ok_status $(awk -v a="$actual" -v b="$est" 'BEGIN { exit !(a > 0 && b > 0 && b / a < 3 && a / b < 3) }'; echo $?) \
 	"the estimate ($est s) is within a factor of 3 of the run's summed phase times ($actual s)"
 [ "$T_FAILED" -eq 0 ] || printf '%s\n' "$PILOT_OUT" | sed 's/^/#   /'
 

@@ -22,10 +22,10 @@ for np in 1 2 4; do
 	check "np=$np: generate" mpi "$np" "$PFSREAD" generate "$cfg"
 	n=$(find "$root/big" -type f -name 'f*' | wc -l)
 	test "$n" -eq 6
-	ok $? "np=$np: generate made 6 files for data set big ($n)"
+	ok_status $? "np=$np: generate made 6 files for data set big ($n)"
 	most=$(for d in "$root"/*/d*; do ls "$d" | wc -l; done | sort -n | tail -n 1)
 	test "$most" -le 4
-	ok $? "np=$np: no directory holds more than files_per_dir files ($most)"
+	ok_status $? "np=$np: no directory holds more than files_per_dir files ($most)"
 	check "np=$np: verify passes on a fresh data set" mpi "$np" "$PFSREAD" verify "$cfg"
 	expect_status 0 "np=$np: run" mpi "$np" "$PFSREAD" run "$cfg" -o "$SCRATCH/np$np.h5"
 	contains "MB/s" "np=$np: run prints the result table"
@@ -72,7 +72,7 @@ expect_status 2 "run refuses to overwrite an existing results file" \
 contains "--force" "the message says how to overwrite"
 after=$(cksum <"$SCRATCH/np1.h5")
 test "$before" = "$after"
-ok $? "the existing results file is untouched"
+ok_status $? "the existing results file is untouched"
 check "run --force overwrites it" mpi 1 "$PFSREAD" run "$cfg" -o "$SCRATCH/np1.h5" --force
 
 # the results pattern expands {name} and {jobid}
@@ -80,10 +80,10 @@ export SLURM_JOB_ID=4242
 check "run without -o writes under the config's results pattern" mpi 1 "$PFSREAD" run "$cfg"
 unset SLURM_JOB_ID
 test -f "$SCRATCH/results/t-4242.h5"
-ok $? "results/{name}-{jobid}.h5 became results/t-4242.h5"
+ok_status $? "results/{name}-{jobid}.h5 became results/t-4242.h5"
 
 # clean removes what generate made, and the data set can be made again
 check "clean" mpi 2 "$PFSREAD" clean "$SCRATCH/np2.yaml"
 test ! -e "$SCRATCH/data-2/big" && test -d "$SCRATCH/data-2"
-ok $? "clean removed the data sets but not the root"
+ok_status $? "clean removed the data sets but not the root"
 done_testing

@@ -16,14 +16,14 @@ contains "unknown backend 'nope'" "naming the backend and the key"
 { base "$SCRATCH/typo" 64KiB; echo "sweep: {backend: [posix, mmapp], transfer_size: [4KiB, 1MiB]}"; } >"$SCRATCH/typo.yaml"
 expect_status 2 "a backend typo: plan refuses (exit 2)" "$PFSREAD" plan "$SCRATCH/typo.yaml" --ranks 2 --nodes 1
 contains "typo.yaml:6:26: key 'sweep.backend[1]': unknown backend 'mmapp': did you mean 'mmap'?" "at the key's file:line:col, with a suggestion"
-case "$OUT" in *phase*|*mmapp\ *) ok 1 "and before the phase table";; *) ok 0 "and before the phase table";; esac
+case "$OUT" in *phase*|*mmapp\ *) fail "and before the phase table";; *) pass "and before the phase table";; esac
 for cmd in generate run; do
 	out=; [ "$cmd" = run ] && out="-o $SCRATCH/typo.h5"
 	# shellcheck disable=SC2086
 	expect_status 2 "a backend typo: $cmd refuses (exit 2)" mpi 2 "$PFSREAD" $cmd "$SCRATCH/typo.yaml" $out --progress 0
 	contains "typo.yaml:6:26: key 'sweep.backend[1]': unknown backend 'mmapp'" "$cmd names the file:line:col and the key"
 	[ ! -e "$SCRATCH/typo" ] && [ ! -e "$SCRATCH/typo.h5" ]
-	ok $? "$cmd wrote nothing"
+	ok_status $? "$cmd wrote nothing"
 done
 expect_status 0 "data sets not generated: plan goes on" "$PFSREAD" plan "$SCRATCH/ok.yaml" --ranks 2 --nodes 1
 contains "check: data set a is not generated: generate makes it" "and says generate makes them"
@@ -43,8 +43,8 @@ if capped_mount "$SCRATCH/small" 16m 2000; then
 	expect_status 2 "too little room to generate: plan refuses" "$PFSREAD" plan "$SCRATCH/big.yaml" --ranks 2 --nodes 1
 	contains "generate needs" "with the room needed and free"
 else
-	ok 0 "# SKIP not root: no capped mount"
-	ok 0 "# SKIP not root: no capped mount"
+	pass "# SKIP not root: no capped mount"
+	pass "# SKIP not root: no capped mount"
 fi
 # the estimate from a results file (a pilot's, or a study's first parts) and the job's limit
 rm -rf "$SCRATCH/data"

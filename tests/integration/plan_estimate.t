@@ -19,8 +19,8 @@ contains "estimate phase 0: 10.0 s" "phase 0: 10^9 B at 100 MB/s"
 contains "estimate phase 1: 10.0 s" "phase 1 the same (one node's disk)"
 contains "estimate: 20.0 s in all for 2 phases" "and the total"
 case "$OUT" in
-*warning:*) ok 1 "no limit known: no warning" ;;
-*) ok 0 "no limit known: no warning" ;;
+*warning:*) fail "no limit known: no warning" ;;
+*) pass "no limit known: no warning" ;;
 esac
 expect_status 0 "a limit of 2 minutes" "$PFSREAD" plan "$SCRATCH/hw.yaml" --ranks 2 --nodes 1 --walltime 2min
 contains "estimate: fits the job's 2 min" "the study fits"
@@ -52,8 +52,8 @@ expect_status 0 "--walltime wins over the job's" env PATH="$SCRATCH/bin:$PATH" S
 contains "more than the job's 20 min 00 s (--walltime)" "as given"
 expect_status 0 "a job id that is no id is not run through a shell" env PATH="$SCRATCH/bin:$PATH" 'SLURM_JOB_ID=77;touch x' "$PFSREAD" plan "$SCRATCH/slow.yaml" --ranks 2 --nodes 1
 case "$OUT" in
-*warning:*) ok 1 "and gives no limit" ;;
-*) ok 0 "and gives no limit" ;;
+*warning:*) fail "and gives no limit" ;;
+*) pass "and gives no limit" ;;
 esac
 
 # a calibration file's measured figures come first
@@ -61,11 +61,11 @@ if mpi 1 "$PFSREAD" calibrate "$SCRATCH/none.yaml" -o "$SCRATCH/cal.h5" --disk-s
 	expect_status 0 "--calibration" "$PFSREAD" plan "$SCRATCH/hw.yaml" --ranks 2 --nodes 1 --calibration "$SCRATCH/cal.h5"
 	contains "estimate: from calibration $SCRATCH/cal.h5 (mean of 1 node) and the config's hardware: section (node disk " "calibration first, then the hardware: section"
 	case "$OUT" in
-	*"node disk 100 MB/s"*) ok 1 "the measured disk replaces the declared one" ;;
-	*) ok 0 "the measured disk replaces the declared one" ;;
+	*"node disk 100 MB/s"*) fail "the measured disk replaces the declared one" ;;
+	*) pass "the measured disk replaces the declared one" ;;
 	esac
 else
-	ok 1 "calibrate for the estimate: $(tail -n 3 "$SCRATCH/cal.log")"
+	fail "calibrate for the estimate: $(tail -n 3 "$SCRATCH/cal.log")"
 fi
 expect_status 1 "a calibration file that is not one" "$PFSREAD" plan "$SCRATCH/hw.yaml" --ranks 2 --nodes 1 --calibration "$SCRATCH/hw.yaml"
 done_testing

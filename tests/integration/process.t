@@ -23,9 +23,9 @@ process_config "$cfg" "{digest: xxh64}"
 check "generate with a digest, 2 ranks" mpi 2 "$PFSREAD" generate "$cfg"
 list="$root/small/.pfsread-digests-xxh64"
 test "$(wc -l <"$list")" -eq 11 && test "$(wc -c <"$list")" -eq $((11 * 17))
-ok $? "the xxh64 list has one 16-digit line per file (11)"
+ok_status $? "the xxh64 list has one 16-digit line per file (11)"
 grep -qx "digests xxh64" "$root/small/.pfsread-manifest"
-ok $? "the manifest names the list"
+ok_status $? "the manifest names the list"
 if ! command -v xxhsum >/dev/null 2>&1; then
 	tests/install-deps.sh xxhash >/dev/null 2>&1 || true
 fi
@@ -33,10 +33,10 @@ if command -v xxhsum >/dev/null 2>&1; then
 	want=$(xxhsum -H64 "$root/small/d000001/f0000000005" 2>/dev/null | cut -d' ' -f1)
 	got=$(sed -n 6p "$list")
 	test "$want" = "$got"
-	ok $? "line 5 of the list is xxhsum -H64 of file 5 ($got = $want)"
+	ok_status $? "line 5 of the list is xxhsum -H64 of file 5 ($got = $want)"
 	want=$(xxhsum -H64 "$root/big/d000001/f0000000004" 2>/dev/null | cut -d' ' -f1)
 	test "$want" = "$(sed -n 5p "$root/big/.pfsread-digests-xxh64")"
-	ok $? "and for a 1 MiB file written in blocks"
+	ok_status $? "and for a 1 MiB file written in blocks"
 else
 	echo "# xxhsum (Debian package xxhash) not available: independent xxh64 check skipped"
 fi
@@ -71,11 +71,11 @@ sha="$SCRATCH/sha1.yaml"
 process_config "$sha" "{digest: sha1}"
 check "generate again with sha1 (files kept)" mpi 2 "$PFSREAD" generate "$sha"
 grep -qx "digests xxh64 sha1" "$root/small/.pfsread-manifest"
-ok $? "the manifest names both lists"
+ok_status $? "the manifest names both lists"
 want=$(sha1sum "$root/small/d000002/f0000000009" | cut -d' ' -f1)
 test "$want" = "$(sed -n 10p "$root/small/.pfsread-digests-sha1")" &&
 	test "$(wc -c <"$root/small/.pfsread-digests-sha1")" -eq $((11 * 41))
-ok $? "line 9 of the sha1 list is sha1sum of file 9 ($want)"
+ok_status $? "line 9 of the sha1 list is sha1sum of file 9 ($want)"
 expect_status 0 "run with the sha1 digest, 2 ranks" mpi 2 "$PFSREAD" run "$sha" -o "$SCRATCH/s2.h5"
 check "sha1: h5py checker" "$PYTHON" "$CHECK_H5" "$SCRATCH/s2.h5" '{"phases": 4, "status": "complete"}'
 check "sha1: process is sha1, io_s and process_s > 0" "$PYTHON" -c "$time_split" "$SCRATCH/s2.h5" sha1
@@ -219,7 +219,7 @@ clean_cfg=$cfg
 check "clean" mpi 2 "$PFSREAD" clean "$clean_cfg"
 left=$(find "$root" | wc -l)
 test ! -e "$root/small" && test ! -e "$root/big" && test ! -e "$root/odd"
-ok $? "clean removed the digest lists with the rest ($left entries left under root)"
+ok_status $? "clean removed the digest lists with the rest ($left entries left under root)"
 
 # configs/contention.yaml at a small scale: 8 ranks on one node, 1, 4 and 8 readers
 con="$SCRATCH/contention.yaml"

@@ -27,13 +27,13 @@ contains "progress: phase 1/2 big x 1 r/node: " "a line for the phase of 1 reade
 contains "progress: phase 2/2 big x 2 r/node: " "a line for the phase of 2 readers per node"
 OUT=$(printf '%s\n' "$OUT" | grep '^progress: phase' | head -n 1)
 case "$OUT" in
-*" MB of 67.1 MB ("*"%), "*" of 8 files, "*" MB/s now, ETA "*", study ETA "*) ok 0 "a line says bytes, files, rate and ETAs" ;;
-*) ok 1 "a line says bytes, files, rate and ETAs: $OUT" ;;
+*" MB of 67.1 MB ("*"%), "*" of 8 files, "*" MB/s now, ETA "*", study ETA "*) pass "a line says bytes, files, rate and ETAs" ;;
+*) fail "a line says bytes, files, rate and ETAs: $OUT" ;;
 esac
 expect_status 0 "--progress 0" mpi 2 $slow "$PFSREAD" run "$cfg" -o "$SCRATCH/q.h5" --progress 0
 case "$OUT" in
-*progress:*) ok 1 "no progress line with --progress 0" ;;
-*) ok 0 "no progress line with --progress 0" ;;
+*progress:*) fail "no progress line with --progress 0" ;;
+*) pass "no progress line with --progress 0" ;;
 esac
 expect_status 0 "verify with progress lines" mpi 2 $slow "$PFSREAD" verify "$gcfg" --progress 0.1
 contains "progress: verify many:" "verify shows its progress"
@@ -45,18 +45,18 @@ U="$SCRATCH/u"
 ucfg="$SCRATCH/u.yaml"
 printf 'root: %s\ndatasets: [{name: u, file_size: 8MiB, file_count: 16}]\nsweep: {transfer_size: [4KiB], readers_per_node: [1], backend: [uring]}\nuring: {queue_depth: 1}\ncache: none\n' "$U/data" >"$ucfg"
 if mpi 1 "$PFSREAD" plan "$ucfg" 2>&1 | grep -q "unknown backend 'uring'"; then
-	ok 0 "# SKIP this build has no liburing"
+	pass "# SKIP this build has no liburing"
 elif capped_mount "$U" 200m 1000; then
 	check "generate the uring run's data set" mpi 2 "$PFSREAD" generate "$ucfg" --progress 0
 	expect_status 0 "a uring run with a line every 0.01 s" mpi 2 env LD_PRELOAD="$SCRATCH/slow.so" \
 		PFSREAD_SLOW=fadvise:50 "$PFSREAD" run "$ucfg" -o "$U/u.h5" --progress 0.01
 	OUT=$(printf '%s\n' "$OUT" | grep '^progress: phase 1/1 u x 1 r/node: ' | grep -v ': 0 B of' | head -n 1)
 	case "$OUT" in
-	*" MB of 134.2 MB ("*) ok 0 "the uring pipeline's phase has a line with its bytes" ;;
-	*) ok 1 "the uring pipeline's phase has a line with its bytes: none in the output" ;;
+	*" MB of 134.2 MB ("*) pass "the uring pipeline's phase has a line with its bytes" ;;
+	*) fail "the uring pipeline's phase has a line with its bytes: none in the output" ;;
 	esac
 else
-	ok 0 "# SKIP cannot mount a tmpfs for the uring phase"
+	pass "# SKIP cannot mount a tmpfs for the uring phase"
 fi
 expect_status 2 "--progress that is no duration: refused" mpi 1 "$PFSREAD" run "$cfg" --progress often
 done_testing

@@ -134,33 +134,33 @@ md_table_ends() {
 		END { exit bad > 0 }'
 }
 md_table_ends
-ok $? "markdown: a blank line after every table"
+ok_status $? "markdown: a blank line after every table"
 expect_status 0 "report a.h5 b.h5 --format markdown" "$PFSREAD" report "$A" "$B" --format markdown
 md_table_ends
-ok $? "markdown, two runs: a blank line after every table"
+ok_status $? "markdown, two runs: a blank line after every table"
 
 # ---- comparison of two runs ----
 expect_status 0 "report a.h5 b.h5 (text)" "$PFSREAD" report "$A" "$B"
 long=$(printf '%s\n' "$OUT" | awk 'length($0) > 100' | wc -l)
 test "$long" -eq 0
-ok $? "text: every line fits 100 columns ($long do not)"
+ok_status $? "text: every line fits 100 columns ($long do not)"
 first=$(printf '%s\n' "$OUT" | grep -v '^$' | head -1)
 test "$first" = "answer for $A: is this figure reasonable, and why"
-ok $? "the answer block opens the report (first line: $first)"
+ok_status $? "the answer block opens the report (first line: $first)"
 cmp_at=$(printf '%s\n' "$OUT" | grep -n '^comparison: b against a (ratio b/a)$' | head -1 | cut -d: -f1)
 run_at=$(printf '%s\n' "$OUT" | grep -n '^results  ' | head -1 | cut -d: -f1)
 test -n "$cmp_at" && test -n "$run_at" && test "$cmp_at" -lt "$run_at"
-ok $? "the comparison follows it, before the first run's table (${cmp_at:-?} < ${run_at:-?})"
+ok_status $? "the comparison follows it, before the first run's table (${cmp_at:-?} < ${run_at:-?})"
 before=$(printf '%s\n' "$OUT" | sed -n '/^results  /q;p' | tr '\n' ' ' | tr -s ' ')
 case $before in *"answer: b/a "*"beyond noise"*) r=0 ;; *) r=1 ;; esac
-ok $r "the answer (median ratio, beyond noise or not) comes before the first run's table"
+ok_status $r "the answer (median ratio, beyond noise or not) comes before the first run's table"
 case $before in *"minimum detectable difference"*) r=0 ;; *) r=1 ;; esac
-ok $r "the answer says the minimum detectable difference"
+ok_status $r "the answer says the minimum detectable difference"
 contains "  MDD  reps" "comparison: the MDD and repetitions columns"
 expect_status 0 "report a.h5 b.h5 --wide" "$PFSREAD" report "$A" "$B" --wide
 long=$(printf '%s\n' "$OUT" | awk 'length($0) > 100' | wc -l)
 test "$long" -gt 0
-ok $? "--wide keeps the wide tables whole ($long lines over 100 columns)"
+ok_status $? "--wide keeps the wide tables whole ($long lines over 100 columns)"
 contains "cache differs: drop in $A, fadvise in $B (compared anyway)" \
 	"comparison: the differing cache strategy said plainly"
 contains "only in $B: data set huge" "comparison: a data set only in b named"
@@ -246,7 +246,7 @@ for run in ("a", "b"):
         assert os.path.exists(base + ".dat")
 ' "$SCRATCH/plots"
 grep -q "readers per node" "$SCRATCH/plots/a-bandwidth.svg" && grep -q "test.yaml" "$SCRATCH/plots/a-bandwidth.svg"
-ok $? "the bandwidth chart has its axis label and a title saying what was run"
+ok_status $? "the bandwidth chart has its axis label and a title saying what was run"
 check "the overlay of the two runs: PNG, SVG and PDF per backend, a line per run and data set told apart by colour and dash, ticks at the readers measured, units on the axis" \
 	"$PYTHON" -c '
 import glob, os, re, sys
@@ -283,7 +283,7 @@ expect_status 2 "calibrate refuses to overwrite its file without --force" mpi_no
 	"$PFSREAD" calibrate "$SCRATCH/cal.yaml" -o "$SCRATCH/calib.h5"
 contains "--force" "the message says how to overwrite"
 test -z "$(find "$SCRATCH/data" -name '.pfsread-calibrate*')"
-ok $? "the temporary disk file was removed"
+ok_status $? "the temporary disk file was removed"
 check "calibration file: disk, memory copy and link figures for both nodes (h5py)" "$PYTHON" -c '
 import h5py, math, sys
 g = h5py.File(sys.argv[1], "r")["calibration"]

@@ -22,16 +22,16 @@ with h5py.File(sys.argv[1], "r+") as f:
 expect_status 0 "report of the file (text)" "$PFSREAD" report "$H"
 printf '%s\n' "$OUT" >"$SCRATCH/odd.txt"
 if grep -qiw 'nan\|-nan\|inf' "$SCRATCH/odd.txt"; then
-	ok 1 "no nan or inf printed"
+	fail "no nan or inf printed"
 	grep -inw 'nan\|-nan\|inf' "$SCRATCH/odd.txt" | sed 's/^/#   /' | head
 else
-	ok 0 "no nan or inf printed"
+	pass "no nan or inf printed"
 fi
 contains "complete, INVALID: negative elapsed time" "the phase with a negative time is flagged in the phases table"
 contains "phase 0001 is INVALID (negative elapsed time" "and said so below it"
 contains "complete, INVALID: bandwidth not a number" "the NaN bandwidth is flagged"
 grep -q '^big (100 MB files) *100.0  ' "$SCRATCH/odd.txt" && ! grep -q '^small (1 MB files)  ' "$SCRATCH/odd.txt"
-ok $? "the study table averages only valid phases, and has no row for a cell without one"
+ok_status $? "the study table averages only valid phases, and has no row for a cell without one"
 
 expect_status 0 "report --format json" "$PFSREAD" report "$H" --format json
 printf '%s\n' "$OUT" >"$SCRATCH/odd.json"

@@ -44,18 +44,18 @@ peak_kb() {
 	tail -n 1 "$SCRATCH/time.txt"
 }
 base=$(peak_kb "$SMALL")
-ok $? "report of the small file (peak RSS ${base:-?} KiB)"
+ok_status $? "report of the small file (peak RSS ${base:-?} KiB)"
 big=$(peak_kb "$H")
-ok $? "report of the large file (peak RSS ${big:-?} KiB)"
+ok_status $? "report of the large file (peak RSS ${big:-?} KiB)"
 rows_kb=$((8 * ROWS * 64 / 1024))
 # held whole, the rows alone would add $rows_kb KiB; streamed they add 8 bytes a row (each
 # file's time, for the medians and the latency chart) and one 2 MiB chunk
 # (a sanitized build's allocator keeps freed memory in quarantine: its RSS says nothing here)
 if ldd "$PFSREAD" 2>/dev/null | grep -q libasan; then
-	ok 0 "# skip: $PFSREAD is built with AddressSanitizer"
+	pass "# skip: $PFSREAD is built with AddressSanitizer"
 else
 	[ -n "$base" ] && [ -n "$big" ] && [ "$big" -lt $((base + rows_kb / 2)) ]
-	ok $? "its peak RSS ($big KiB) is below the small file's ($base KiB) plus half the rows' $rows_kb KiB"
+	ok_status $? "its peak RSS ($big KiB) is below the small file's ($base KiB) plus half the rows' $rows_kb KiB"
 fi
 
 check "stonewall bytes and the slowest files are those h5py computes from the rows" "$PYTHON" -c '
@@ -95,12 +95,12 @@ for g, e in zip(got, expect_slow[:5]):
 csv_kb=$(tail -n 1 "$SCRATCH/time.txt")
 lines=$(cat "$SCRATCH/lines.txt")
 [ "$lines" -eq $((8 * ROWS + 1)) ]
-ok $? "report --format csv --per-file of the large file: a header and $((8 * ROWS)) rows ($lines lines)"
+ok_status $? "report --format csv --per-file of the large file: a header and $((8 * ROWS)) rows ($lines lines)"
 if ldd "$PFSREAD" 2>/dev/null | grep -q libasan; then
-	ok 0 "# skip: $PFSREAD is built with AddressSanitizer"
+	pass "# skip: $PFSREAD is built with AddressSanitizer"
 else
 	[ -n "$base" ] && [ -n "$csv_kb" ] && [ "$csv_kb" -lt $((base + rows_kb / 2)) ] 2>/dev/null
-	ok $? "its peak RSS (${csv_kb:-?} KiB) is below the small file's ($base KiB) plus half the rows' $rows_kb KiB"
+	ok_status $? "its peak RSS (${csv_kb:-?} KiB) is below the small file's ($base KiB) plus half the rows' $rows_kb KiB"
 fi
 
 expect_status 0 "the text report of the large file" "$PFSREAD" report "$H"

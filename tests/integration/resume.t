@@ -65,11 +65,11 @@ while [ "$st" -eq 75 ] && [ "$k" -lt 40 ]; do
 	st=$?
 	k=$((k + 1))
 done
-ok $((st == 0 ? 0 : 1)) "resumed with budgets until complete (exit 0 after $k more runs)"
+[ "$st" -eq 0 ]; ok_status $? "resumed with budgets until complete (exit 0 after $k more runs)"
 parts=$(same "$SCRATCH/b.h5" 2>&1)
-ok $? "every phase once, as in the uninterrupted run ($parts parts)"
+ok_status $? "every phase once, as in the uninterrupted run ($parts parts)"
 [ "${parts:-0}" -ge 2 ] 2>/dev/null
-ok $? "the file records each part of the study"
+ok_status $? "the file records each part of the study"
 OUT=$("$PFSREAD" report "$SCRATCH/b.h5" 2>&1)
 contains "runs (resumed):" "the report shows the study spanning several runs"
 
@@ -100,7 +100,7 @@ kill -USR1 "$pid"
 wait "$pid"
 st=$?
 watchdog_end
-ok $((st == 75 ? 0 : 1)) "SIGUSR1: exit status 75 (got $st)"
+[ "$st" -eq 75 ]; ok_status $? "SIGUSR1: exit status 75 (got $st)"
 check "SIGUSR1: partial, no interrupted phase" "$PYTHON" -c '
 import h5py, sys
 f = h5py.File(sys.argv[1], "r")
@@ -124,7 +124,7 @@ for k in 2 3 4 5 6 7 8 9 10; do
 done
 check "resumed after 10 SIGTERMs: exit 0" mpi 2 $slow "$PFSREAD" run "$cfg" --resume "$SCRATCH/s.h5"
 parts=$(same "$SCRATCH/s.h5" 2>&1)
-ok $? "no phase lost or twice, as in the uninterrupted run ($parts parts)"
+ok_status $? "no phase lost or twice, as in the uninterrupted run ($parts parts)"
 
 # 4. SIGKILL: the file is left "running", resume continues it. The random moment is drawn
 # after the first phase is in the file (its line printed): a file killed before it holds
@@ -142,7 +142,7 @@ watchdog_end
 expect_status 0 "after SIGKILL: resumed to the end" mpi 2 $slow "$PFSREAD" run "$cfg" --resume "$SCRATCH/k.h5"
 contains "its run ended without closing it" "it says the file was left running"
 parts=$(same "$SCRATCH/k.h5" 2>&1)
-ok $? "every phase once after SIGKILL ($parts parts)"
+ok_status $? "every phase once after SIGKILL ($parts parts)"
 
 # 4b. SIGKILL in the middle of writing the file (slow.c: SIGKILL at the process's Nth pwrite,
 # the same point every time): a phase whose link was written but not its object header (it
@@ -171,16 +171,16 @@ for n in 25 20 30 35 15 40; do
 		break
 	fi
 done
-ok $([ -n "$found" ] && echo 0 || echo 1) "killed at its pwrite $found: a phase in /phases that cannot be opened ($(unopenable "$SCRATCH/w.h5" 2>&1 | tail -n 1))"
+[ -n "$found" ]; ok_status $? "killed at its pwrite $found: a phase in /phases that cannot be opened ($(unopenable "$SCRATCH/w.h5" 2>&1 | tail -n 1))"
 for k in 1 2; do
 	mpi 2 $slow PFSREAD_KILL_AT=pwrite:${found:-25} "$PFSREAD" run "$cfg" --resume "$SCRATCH/w.h5" --progress 0 >"$SCRATCH/w.out" 2>&1
 	st=$?
-	ok $((st == 137 || st == 0 ? 0 : 1)) "resumed and killed again at the same point (exit $st: 137, or 0 when it ended first)"
+	ok_status $((st == 137 || st == 0 ? 0 : 1)) "resumed and killed again at the same point (exit $st: 137, or 0 when it ended first)"
 	grep '^resuming\|^pfsread:' "$SCRATCH/w.out" | sed 's/^/#   /'
 done
 expect_status 0 "then resumed to the end" mpi 2 $slow "$PFSREAD" run "$cfg" --resume "$SCRATCH/w.h5" --progress 0
 parts=$(same "$SCRATCH/w.h5" 2>&1)
-ok $? "every phase once after kills in the middle of writing ($parts parts)"
+ok_status $? "every phase once after kills in the middle of writing ($parts parts)"
 check "the half-written phases are set aside in /discarded, not in /phases" "$PYTHON" -c '
 import h5py, sys
 f = h5py.File(sys.argv[1], "r")
@@ -195,7 +195,7 @@ contains "the config differs (line 8: 'repetitions: 2' in the file, 'repetitions
 expect_status 2 "another shape: refused" mpi 3 "$PFSREAD" run "$cfg" --resume "$SCRATCH/r.h5"
 contains "it was run on 2 ranks over 1 node, this job has 3 ranks over 1 node" "the message names both shapes"
 cmp -s "$SCRATCH/b.h5" "$SCRATCH/r.h5"
-ok $? "a refused file is left as it was"
+ok_status $? "a refused file is left as it was"
 expect_status 2 "--resume with -o: refused" mpi 1 "$PFSREAD" run "$cfg" --resume "$SCRATCH/r.h5" -o x.h5
 expect_status 2 "--resume of a file that is not there: refused" mpi 1 "$PFSREAD" run "$cfg" --resume "$SCRATCH/none.h5"
 expect_status 2 "--time-budget that is no duration: refused" mpi 1 "$PFSREAD" run "$cfg" -o "$SCRATCH/x.h5" --time-budget soon

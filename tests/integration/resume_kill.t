@@ -56,7 +56,7 @@ for n in 80 86 90 94; do
 	expect_status 0 "killed at pwrite $n: resumed to the end" \
 		mpi 2 "$PFSREAD" run "$cfg" --resume "$SCRATCH/k$n.h5" --progress 0
 	out=$(same "$SCRATCH/k$n.h5" 2>&1)
-	ok $? "killed at pwrite $n: every phase once, as in the uninterrupted run"
+	ok_status $? "killed at pwrite $n: every phase once, as in the uninterrupted run"
 	[ -n "$out" ] && printf '%s\n' "$out" | tail -n 3 | sed 's/^/#   /'
 done
 
@@ -73,7 +73,7 @@ for n in 2 3 65; do
 	expect_status 0 "a resume killed at its pwrite $n: resumed to the end" \
 		mpi 2 "$PFSREAD" run "$cfg" --resume "$SCRATCH/r$n.h5" --progress 0
 	out=$(same "$SCRATCH/r$n.h5" 2>&1)
-	ok $? "a resume killed at its pwrite $n: every phase once"
+	ok_status $? "a resume killed at its pwrite $n: every phase once"
 	[ -n "$out" ] && printf '%s\n' "$out" | tail -n 3 | sed 's/^/#   /'
 done
 
@@ -85,7 +85,7 @@ for n in 3 16; do
 		mpi 2 "$PFSREAD" run "$cfg" --resume "$SCRATCH/e$n.h5" --progress 0
 	contains "rerun without --resume" "it says what to do"
 	cmp -s "$SCRATCH/e$n.h5" "$SCRATCH/e$n.copy"
-	ok $? "the refused file is left as it was"
+	ok_status $? "the refused file is left as it was"
 done
 # 3. a file whose /phases cannot be read (as a kill left files of an earlier pfsread): one byte
 # of its header changed by hand (its checksum then fails); refused, nothing kept, file left
@@ -107,5 +107,5 @@ expect_status 2 "/phases unreadable: refused" \
 contains "its /phases group cannot be read" "it says what cannot be read"
 contains "rerun without --resume" "and what to do"
 cmp -s "$SCRATCH/bad.h5" "$SCRATCH/bad.copy"
-ok $? "the refused file is left as it was"
+ok_status $? "the refused file is left as it was"
 done_testing

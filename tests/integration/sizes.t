@@ -33,7 +33,7 @@ contains "data set logn-onefile: 1 file," "plan lists the one-file twin"
 contains "data set hist: 60 files, 952.0 KB (951972 B)" "plan gives the histogram's exact bytes"
 logn_bytes=$(printf '%s\n' "$OUT" | sed -n 's/^data set logn: 300 files, .* (\([0-9]*\) B).*/\1/p')
 test ! -e "$root"
-ok $? "plan wrote nothing"
+ok_status $? "plan wrote nothing"
 
 check "generate with 2 ranks" mpi 2 "$PFSREAD" generate "$cfg"
 sizes_of() { # DIR: "index size" per file, sorted
@@ -42,21 +42,21 @@ sizes_of() { # DIR: "index size" per file, sorted
 n=$(sizes_of "$root/logn" | wc -l)
 disk=$(sizes_of "$root/logn" | awk '{s += $2} END {print s}')
 test "$n" -eq 300 && test "$disk" = "$logn_bytes"
-ok $? "generate made 300 files of $disk B in all, as plan said ($logn_bytes)"
+ok_status $? "generate made 300 files of $disk B in all, as plan said ($logn_bytes)"
 distinct=$(sizes_of "$root/logn" | awk '{print $2}' | sort -u | wc -l)
 test "$distinct" -gt 100
-ok $? "lognormal sizes vary ($distinct distinct sizes)"
+ok_status $? "lognormal sizes vary ($distinct distinct sizes)"
 sizes_of "$root/logn" | awk '$2 < 7 || $2 > 1048576 {bad = 1} END {exit bad}'
-ok $? "every size within [7 B, 1 MiB]"
+ok_status $? "every size within [7 B, 1 MiB]"
 twin=$(stat -c %s "$root/logn-onefile/d000000/f0000000000")
 test "$twin" = "$logn_bytes"
-ok $? "the twin is one file of the same total ($twin B)"
+ok_status $? "the twin is one file of the same total ($twin B)"
 hist=$(sizes_of "$root/hist" | awk '{print $2}' | sort -n | uniq -c | awk '{printf "%sx%s ", $1, $2}')
 test "$hist" = "17x100 40x4096 3x262144 "
-ok $? "histogram counts exact on disk ($hist)"
+ok_status $? "histogram counts exact on disk ($hist)"
 grep -q "^sizes lognormal median=4096 sigma=1.5 min=7 max=1048576 seed=11 nfiles=300 total=$logn_bytes\$" \
 	"$root/logn/.pfsread-manifest"
-ok $? "the manifest records the size spec and seed"
+ok_status $? "the manifest records the size spec and seed"
 
 # the same sizes whatever the number of ranks that made them
 root1="$SCRATCH/data1"
@@ -66,9 +66,9 @@ sed -e "s|^root: .*|root: $root1|" -e 's/readers_per_node: \[1, 2\]/readers_per_
 check "generate the same config with 1 rank elsewhere" mpi 1 "$PFSREAD" generate "$SCRATCH/one.yaml"
 test "$(sizes_of "$root/logn")" = "$(sizes_of "$root1/logn")" &&
 	test "$(sizes_of "$root/hist")" = "$(sizes_of "$root1/hist")"
-ok $? "1 and 2 ranks make the same sizes (reproducible from the seed)"
+ok_status $? "1 and 2 ranks make the same sizes (reproducible from the seed)"
 cmp -s "$root/logn/d000001/f0000000100" "$root1/logn/d000001/f0000000100"
-ok $? "and the same bytes"
+ok_status $? "and the same bytes"
 
 check "verify passes" mpi 2 "$PFSREAD" verify "$cfg"
 
@@ -121,7 +121,7 @@ write_config 1.5
 check "clean removes what generate made" mpi 2 "$PFSREAD" clean "$cfg"
 left=$(find "$root" -type f | wc -l)
 test "$left" -eq 0
-ok $? "nothing left after clean ($left files)"
+ok_status $? "nothing left after clean ($left files)"
 
 # configs/small-vs-large.yaml at a small scale (470 files), under the scratch directory
 svl="$SCRATCH/svl.yaml"

@@ -38,7 +38,7 @@ submit() {
 	rc=$?
 	JOB=$(printf '%s\n' "$out" | sed -n '1{s/;.*//;p;}')
 	LOG=$(cat "$dir/job-$JOB.out" 2>/dev/null)
-	ok $rc "$desc"
+	ok_status $rc "$desc"
 	if [ $rc -ne 0 ]; then
 		printf '%s\n%s\n' "$out" "$LOG" | sed 's/^/#   /' | tail -n 30
 	fi
@@ -121,7 +121,7 @@ assert n == [1, 2], n' "$SCRATCH/sweep"
 mkdir -p "$SCRATCH/qsub"
 OUT=$(cd "$SCRATCH/qsub" && timeout 240 qsub -V -v "PFSREAD_CONFIG=$cfg" -q two \
 	-l nodes=2:ppn=2 -N pfsread -j oe -o "$SCRATCH/qsub/qsub.out" -W block=true "$PBS_SCRIPT" 2>&1)
-ok $? "qsub (the wrapper) -l nodes=2:ppn=2 -W block=true"
+ok_status $? "qsub (the wrapper) -l nodes=2:ppn=2 -W block=true"
 JOB=$(printf '%s\n' "$OUT" | tail -n 1)
 LOG=$(cat "$SCRATCH/qsub/qsub.out" 2>/dev/null)
 logged "done, exit status 0" "the PBS script succeeded under the wrapper"

@@ -52,7 +52,7 @@ trap 'exit 1' INT TERM HUP
 
 # bail DESCRIPTION: Slurm did not come up; show its logs and stop here.
 bail() {
-	ok 1 "$1"
+	fail "$1"
 	tail -n 15 "$S"/*.log 2>/dev/null | sed 's/^/#   /'
 	done_testing
 }
@@ -159,4 +159,4 @@ until idle; do
 	[ "$(date +%s)" -lt "$deadline" ] || bail "three idle Slurm nodes within 60 s"
 	sleep 0.5
 done
-ok 0 "munged, slurmctld and three slurmd up, three idle nodes"
+pass "munged, slurmctld and three slurmd up, three idle nodes"

@@ -49,7 +49,7 @@ expect_status 2 "10^12 files: refused at load" mpi 2 "$PFSREAD" generate "$cfg"
 contains "$cfg:4:45: key 'datasets[0].file_count': expected an integer from 1 to 1000000000" \
 	"naming file:line:col and the key"
 empty
-ok $? "nothing was created"
+ok_status $? "nothing was created"
 
 # 2. 10^7 files of a byte: a count pfsread accepts, but not inodes this file system has
 write_cfg "{name: many, file_size: 1B, file_count: 10000000}"
@@ -59,14 +59,14 @@ contains "generate needs 41.0 GB and 1.0e7 inodes" "with what it needs (a block 
 contains "$mnt has " "and what the file system has"
 contains "space_check: false" "and the way around for a file system that misreports"
 empty
-ok $? "nothing was created"
+ok_status $? "nothing was created"
 
 # 3. bytes: two data sets that fit one by one but not together
 write_cfg "{name: a, file_size: 1MiB, file_count: 40}" "{name: b, file_size: 1MiB, file_count: 40}"
 expect_status 2 "two data sets of 40 MiB on 64 MiB: refused" mpi 2 "$PFSREAD" generate "$cfg"
 contains "generate needs 83.9 MB" "counting both"
 empty
-ok $? "nothing was created, not even the first data set"
+ok_status $? "nothing was created, not even the first data set"
 
 # 4. the guard: a data set that fits when generate starts; something else then takes the room
 #    while it writes (every write made 100 ms slow so that it is still writing), leaving less
@@ -88,12 +88,12 @@ status=$?
 watchdog_end
 bg=""
 OUT=$(cat "$SCRATCH/bg.out")
-ok $((status == 1 ? 0 : 1)) "someone else fills the file system: generate stops (exit $status)"
+[ "$status" -eq 1 ]; ok_status $? "someone else fills the file system: generate stops (exit $status)"
 contains "stopped before the file system fills: $root/a has " "and says why"
 test "$(partial_files "$mnt/r" 131072)" -eq 0 && grep -q "complete 0" "$root/a/.pfsread-manifest"
-ok $? "no partial file, the manifest does not claim the data set whole"
+ok_status $? "no partial file, the manifest does not claim the data set whole"
 test "$(free_kib)" -gt 0
-ok $? "the file system did not fill ($(free_kib) KiB free)"
+ok_status $? "the file system did not fill ($(free_kib) KiB free)"
 made=$(find "$root/a" -type f -name 'f*' | wc -l)
 
 # 5. a resumed data set needs room for what is missing only: leave room for the rest, not for
@@ -102,7 +102,7 @@ rm "$mnt/filler"
 need=$(((300 - made) * 128 + 1024 + 128))
 fallocate -l "$(($(free_kib) - need - 512))K" "$mnt/filler"
 test "$(free_kib)" -lt $((300 * 128 + 1024))
-ok $? "there is less room than the whole data set needs ($(free_kib) KiB free, $made files made)"
+ok_status $? "there is less room than the whole data set needs ($(free_kib) KiB free, $made files made)"
 expect_status 0 "resume with room for the $((300 - made)) missing files (not for all 300)" \
 	mpi 2 "$PFSREAD" generate "$cfg"
 contains "files made, $made kept" "the files made before are kept"
@@ -117,7 +117,7 @@ expect_status 1 "space_check: false: generate goes ahead, and meets the full dis
 contains "space_check: false: free space is neither checked nor watched" "and says so"
 contains "No space left on device" "the writes fail as they would without pfsread's check"
 test "$(partial_files "$mnt/r" 1048576)" -eq 0
-ok $? "no partial file is left"
+ok_status $? "no partial file is left"
 sed -i '/space_check/d' "$cfg"
 check "clean" mpi 2 "$PFSREAD" clean "$cfg"
 
@@ -129,14 +129,14 @@ expect_status 2 "run refuses a results file that does not fit" \
 	mpi 2 "$PFSREAD" run "$cfg" -o "$small/r.h5"
 contains "run (its results file) needs " "naming what needs the room"
 test ! -e "$small/r.h5"
-ok $? "no results file is started"
+ok_status $? "no results file is started"
 
 # 8. calibrate: a temporary file of --disk-size per node
 expect_status 2 "calibrate refuses a temporary file that does not fit" \
 	mpi 1 "$PFSREAD" calibrate "$cfg" --disk-size 1GiB -o "$SCRATCH/c.h5"
 contains "calibrate (a temporary file of --disk-size per node) needs 1.1 GB" "with the figures"
 test "$(find "$root" -maxdepth 1 -name '.pfsread-calibrate-*' | wc -l)" -eq 0
-ok $? "no temporary file was made"
+ok_status $? "no temporary file was made"
 
 # 9. readers_per_node above the ranks of a node: generate refuses it too, as run does
 echo "sweep: {readers_per_node: [1, 4]}" >>"$cfg"

@@ -78,9 +78,9 @@ stop_bg() {
 prompt() {
 	want=${2:-143}
 	or=${3:-$want}
-	ok $((status == want || status == or ? 0 : 1)) "$1: exit status $want (got $status)"
+	ok_status $((status == want || status == or ? 0 : 1)) "$1: exit status $want (got $status)"
 	awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t < b) }'
-	ok $? "$1: ended $took s after the signal (bound $bound s; tens of seconds of the stage were left)"
+	ok_status $? "$1: ended $took s after the signal (bound $bound s; tens of seconds of the stage were left)"
 }
 
 count() { find "$@" 2>/dev/null | wc -l; }
@@ -130,9 +130,9 @@ contains "generate: interrupted by signal 15; run generate again to finish" \
 dirs=$(count "$root/many" -mindepth 1 -type d)
 files=$(count "$root/many" -type f -name 'f*')
 test "$dirs" -le $((files + 1)) && test "$files" -lt 5000
-ok $? "directories are made with their first file, not up front ($dirs directories, $files files of 10000)"
+ok_status $? "directories are made with their first file, not up front ($dirs directories, $files files of 10000)"
 test "$(partial_files "$root/many" 512)" -eq 0 && grep -q "complete 0" "$root/many/.pfsread-manifest"
-ok $? "no partial file, and the manifest does not claim the data set whole"
+ok_status $? "no partial file, and the manifest does not claim the data set whole"
 
 # 3. planning: generate resumes a data set whose files are all there but whose manifest says
 #    incomplete (stopped just before the end): the resume's count of what is whole stats every
@@ -156,7 +156,7 @@ cue
 stop_bg
 prompt "generation"
 test "$(partial_files "$root/big" 1048576)" -eq 0
-ok $? "generation: no partial file left"
+ok_status $? "generation: no partial file left"
 
 # 5. verify: every read 2 ms (10,000 files)
 slowly pread:2 "$PFSREAD" verify "$SCRATCH/many.yaml"
@@ -172,7 +172,7 @@ stop_bg
 prompt "run: the check of every file"
 contains "run: checking the files: interrupted by signal 15" "run: the message says which stage"
 test ! -e "$SCRATCH/checks.h5"
-ok $? "run: no results file was started"
+ok_status $? "run: no results file was started"
 
 # 7. report: every read of the results file 300 ms (a file on a slow file system)
 check "run (for a results file to report)" "$PFSREAD" run "$SCRATCH/many.yaml" -o "$mnt/many.h5"
@@ -190,7 +190,7 @@ stop_bg
 prompt "calibrate"
 contains "calibrate: interrupted by signal 15" "calibrate: the message says so"
 test "$(count "$root" -maxdepth 1 -name '.pfsread-calibrate-*')" -eq 0 && test ! -e "$SCRATCH/calib.h5"
-ok $? "calibrate: its temporary file is removed, no calibration file is written"
+ok_status $? "calibrate: its temporary file is removed, no calibration file is written"
 
 # 9. clean: every unlink 2 ms (10,000 files and their directories); the manifest stays until
 #    the end, so clean run again finishes the job
@@ -200,10 +200,10 @@ stop_bg
 prompt "clean"
 contains "clean: interrupted by signal 15; the manifest is kept" "clean: the message says so"
 test -e "$root/many/.pfsread-manifest"
-ok $? "clean: the manifest is still there"
+ok_status $? "clean: the manifest is still there"
 check "clean again finishes" "$PFSREAD" clean "$SCRATCH/many.yaml"
 test ! -e "$root/many"
-ok $? "clean: nothing of the data set is left"
+ok_status $? "clean: nothing of the data set is left"
 
 # 10. clean trusts no count beyond what generate can make (12.8): a forged manifest's 10^11
 #     files are refused at once, nothing removed
@@ -216,7 +216,7 @@ wait_bg
 prompt "clean of a forged manifest" 1
 contains "damaged manifest: nfiles is more than pfsread ever makes" "the message says why"
 test "$(count "$root/tiny" -type f -name 'f*')" -eq 2
-ok $? "nothing was removed"
+ok_status $? "nothing was removed"
 
 # 11. a timed phase, 2 ranks (12.6): a 12 MiB file per reader at 64 KiB transfers and 1 us of
 #     CPU per byte (12 s per file): the stop flag is looked at after every transfer, so the
@@ -265,7 +265,7 @@ expect_status 1 "phase_timeout 2 s, 2 ranks: exit status 1" \
 	mpi 2 "$PFSREAD" run "$SCRATCH/phase.yaml" -o "$SCRATCH/limit.h5"
 took=$(elapsed "$t0" "$(now)")
 awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t < 2 + 2 * b) }'
-ok $? "the whole run took $took s: the limit (2 s) and a bound for start and end, not the 12 s of the files"
+ok_status $? "the whole run took $took s: the limit (2 s) and a bound for start and end, not the 12 s of the files"
 contains "time limit of 2 s reached; rank " "the message names the limit and the rank"
 contains "after " "and the bytes read"
 check "the phase is recorded as timeout with each file's bytes so far" \

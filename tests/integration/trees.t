@@ -32,7 +32,7 @@ mkfifo "$tree/src/fifo"
 nfiles=$(find "$tree" -type f | wc -l)
 bytes=$(find "$tree" -type f -printf '%s\n' | awk '{s += $1} END {print s}')
 test "$nfiles" -eq 40
-ok $? "the tree: $nfiles files, $bytes B"
+ok_status $? "the tree: $nfiles files, $bytes B"
 
 listing() { # the tree as find sees it, times included (atimes with "atime")
 	find "$tree" -printf "%p %y %s %m %T@ %C@${1:+ %A@}\n" | sort
@@ -60,32 +60,32 @@ contains "data set src: $nfiles files" "plan gives the in-place data set's exact
 contains "skipped 1 symbolic links (not followed) and 1 special files" "plan says what was skipped"
 contains "read in place (nothing written in the tree)" "plan says the tree is read in place"
 test ! -e "$root"
-ok $? "plan wrote nothing"
+ok_status $? "plan wrote nothing"
 
 check "generate with 2 ranks" mpi 2 "$PFSREAD" generate "$cfg"
 sizes() { find "$1" -type f -name "$2" -printf '%s\n' | sort -n; }
 test "$(sizes "$tree" '*')" = "$(sizes "$root/twin" 'f*')"
-ok $? "the twin's sizes are the tree's (exact multiset)"
+ok_status $? "the twin's sizes are the tree's (exact multiset)"
 levels() { find "$1" -mindepth 1 -type d -printf '%d\n' | sort -n | uniq -c; }
 test "$(levels "$tree")" = "$(levels "$root/twin")" && test -n "$(levels "$tree")"
-ok $? "the same directories per level: $(levels "$tree" | tr -s ' \n' ' ')"
+ok_status $? "the same directories per level: $(levels "$tree" | tr -s ' \n' ' ')"
 maxdepth() { find "$1" -type d -printf '%d\n' | sort -n | tail -n 1; }
 test "$(maxdepth "$tree")" -eq 3 && test "$(maxdepth "$root/twin")" -eq 3
-ok $? "the same depth (3)"
+ok_status $? "the same depth (3)"
 per_dir() { find "$1" -type f -name "$2" -printf '%h\n' | sort | uniq -c | awk '{print $1}' | sort -n; }
 test "$(per_dir "$tree" '*')" = "$(per_dir "$root/twin" 'f*')"
-ok $? "the same files per directory"
+ok_status $? "the same files per directory"
 file_levels() { find "$1" -type f -name "$2" -printf '%d\n' | sort -n | uniq -c; }
 test "$(file_levels "$tree" '*')" = "$(file_levels "$root/twin" 'f*')"
-ok $? "every level holds as many files as in the tree"
+ok_status $? "every level holds as many files as in the tree"
 test -d "$root/twin/d000000/d000001" && test -z "$(ls -A "$root/twin/d000000/d000001")"
-ok $? "an empty directory of the tree is an empty directory of the twin"
+ok_status $? "an empty directory of the tree is an empty directory of the twin"
 test "$(find "$root/src" -mindepth 1 | sort | tr '\n' ' ')" = \
 	"$root/src/.pfsread-manifest $root/src/.pfsread-tree "
-ok $? "in place: generate wrote only the manifest and the file list, outside the tree"
+ok_status $? "in place: generate wrote only the manifest and the file list, outside the tree"
 grep -q "^layout in-place$" "$root/src/.pfsread-manifest" &&
 	grep -q "^sizes tree nfiles=40 total=$bytes dirs=7 depth=3 list=" "$root/src/.pfsread-manifest"
-ok $? "the manifest says in-place and the tree's counts"
+ok_status $? "the manifest says in-place and the tree's counts"
 
 expect_status 0 "verify with 2 ranks" mpi 2 "$PFSREAD" verify "$cfg"
 contains "verify twin: 40 files, $bytes B: all bytes as generated" "the twin verifies byte by byte"
@@ -122,18 +122,18 @@ atime_run() { # NOATIME COPY: 0 when the copy's atimes are unchanged by a run in
 		"$SCRATCH/data-$2" "$SCRATCH/results/$2.h5" "$1" "$SCRATCH/$2" >"$SCRATCH/$2.yaml"
 	mpi 2 "$PFSREAD" generate "$SCRATCH/$2.yaml" >/dev/null 2>&1 &&
 		mpi 2 "$PFSREAD" run "$SCRATCH/$2.yaml" -o "$SCRATCH/$2.h5" >/dev/null 2>&1
-	ok $? "run in place with noatime: $1"
+	ok_status $? "run in place with noatime: $1"
 	find "$SCRATCH/$2" -type f -printf '%p %A@\n' | sort >"$SCRATCH/$2.after"
 	cmp -s "$SCRATCH/$2.before" "$SCRATCH/$2.after"
 }
 atime_run false copy-atime
 changed=$?
 if [ "$changed" -ne 0 ]; then
-	ok 0 "without noatime, reading updates the atimes (the check below can fail)"
+	pass "without noatime, reading updates the atimes (the check below can fail)"
 	atime_run true copy-noatime
-	ok $? "with noatime: true the tree's atimes did not change"
+	ok_status $? "with noatime: true the tree's atimes did not change"
 else
-	ok 0 "# SKIP this mount does not update atimes on read (noatime): nothing to check"
+	pass "# SKIP this mount does not update atimes on read (noatime): nothing to check"
 fi
 
 # read-only: the tree bind-mounted read-only reads in place as well
@@ -141,7 +141,7 @@ mkdir -p "$ro"
 if mount --bind "$tree" "$ro" 2>/dev/null && mount -o remount,bind,ro,noatime "$ro" 2>/dev/null; then
 	touch "$ro/x" 2>/dev/null
 	test $? -ne 0
-	ok $? "the bind mount is read-only"
+	ok_status $? "the bind mount is read-only"
 	rocfg="$SCRATCH/ro.yaml"
 	sed -e "s|root: .*|root: $SCRATCH/rodata|" -e "s|from_tree: $tree|from_tree: $ro|" \
 		-e 's/cache: none/cache: fadvise/' "$cfg" >"$rocfg"
@@ -165,24 +165,24 @@ for p in f["phases"].values():
 print(f"# atime modes per data set: {modes}")
 sys.exit(0 if modes == {"src": {"noatime"}, "twin": {sys.argv[2]}} else 1)
 PY
-	ok $? "atime_mode: the tree's own mount (noatime) for in place, the root's ($rootmode) for the twin"
+	ok_status $? "atime_mode: the tree's own mount (noatime) for in place, the root's ($rootmode) for the twin"
 	check "read-only mount: clean" mpi 2 "$PFSREAD" clean "$rocfg"
 	umount "$ro"
-	ok $? "unmount"
+	ok_status $? "unmount"
 else
 	umount "$ro" 2>/dev/null
-	ok 0 "# SKIP read-only bind mount: mount failed (not root, or no mount namespace)"
+	pass "# SKIP read-only bind mount: mount failed (not root, or no mount namespace)"
 fi
 
 expect_status 0 "clean with 2 ranks" mpi 2 "$PFSREAD" clean "$cfg"
 contains "clean src: in place: removed pfsread's description and manifest" "clean says what it removed"
 test ! -e "$root/twin" && test ! -e "$root/src"
-ok $? "clean removed the twin and the in-place data set's own files"
+ok_status $? "clean removed the twin and the in-place data set's own files"
 listing >"$SCRATCH/after"
 if cmp -s "$SCRATCH/before" "$SCRATCH/after"; then
-	ok 0 "the tree (paths, types, sizes, modes, mtimes, ctimes) is as before generate, run, clean"
+	pass "the tree (paths, types, sizes, modes, mtimes, ctimes) is as before generate, run, clean"
 else
-	ok 1 "the tree is as before generate, run, clean"
+	fail "the tree is as before generate, run, clean"
 	diff "$SCRATCH/before" "$SCRATCH/after" | sed 's/^/#   /' | head -n 20
 fi
 
@@ -215,13 +215,13 @@ expect_status 0 "twin: true of a tree: plan" "$PFSREAD" plan "$SCRATCH/onefile.y
 contains "data set src-onefile: 1 file," "plan lists src-onefile"
 check "twin: true of a tree: generate" mpi 2 "$PFSREAD" generate "$SCRATCH/onefile.yaml"
 test "$(stat -c %s "$root/src-onefile/d000000/f0000000000")" -eq "$bytes"
-ok $? "the one-file twin holds the tree's $bytes B"
+ok_status $? "the one-file twin holds the tree's $bytes B"
 expect_status 0 "twin: true of a tree: run" mpi 2 "$PFSREAD" run "$SCRATCH/onefile.yaml" -o "$SCRATCH/onefile.h5"
 expect_status 0 "twin: true of a tree: report" "$PFSREAD" report "$SCRATCH/onefile.h5"
 contains "src: 40 files of mean" "the report gives the tree's small/large ratio"
 check "twin: true of a tree: clean" mpi 2 "$PFSREAD" clean "$SCRATCH/onefile.yaml"
 test ! -e "$root/src-onefile" && test ! -e "$root/src"
-ok $? "clean removed the one-file twin and the description"
+ok_status $? "clean removed the one-file twin and the description"
 
 # bad input: exit 2, file:line:col and the key, nothing written
 bad="$SCRATCH/bad.yaml"
@@ -232,7 +232,7 @@ bad_tree() { # WHAT WANT_TEXT YAML_DATASET_LINE
 	contains "$2" "$1: says why"
 	expect_status 2 "$1: generate exits 2" mpi 1 "$PFSREAD" generate "$bad"
 	test ! -e "$SCRATCH/baddata/t"
-	ok $? "$1: nothing written"
+	ok_status $? "$1: nothing written"
 }
 bad_tree "a missing tree" "key 'datasets[0].from_tree': '$SCRATCH/nowhere': No such file" \
 	"{name: t, from_tree: $SCRATCH/nowhere}"
@@ -249,12 +249,12 @@ printf 'root: %s/data\ndatasets:\n  - {name: t, from_tree: %s, in_place: true}\n
 expect_status 2 "a root inside the tree is refused" "$PFSREAD" plan "$bad" --ranks 1 --nodes 1
 contains "lies inside the tree" "it says the root lies inside the tree"
 test ! -e "$tree/data"
-ok $? "nothing made inside the tree"
+ok_status $? "nothing made inside the tree"
 
 if [ -d /usr/include ]; then
 	check "configs/tree.yaml plans" "$PFSREAD" plan configs/tree.yaml --ranks 2 --nodes 1
 else
-	ok 0 "# SKIP configs/tree.yaml: no /usr/include"
+	pass "# SKIP configs/tree.yaml: no /usr/include"
 fi
 
 done_testing

@@ -39,22 +39,22 @@ FIRST=$(cd "$R" && env PFSREAD_LAUNCH_FLAGS="$flags" PFSREAD_GENERATE=never time
 	sbatch --parsable -p one -N 1 --ntasks-per-node=2 --time=1 -o job-%j.out \
 	"$SBATCH_SCRIPT" "$cfg" --chain 10 2>&1)
 case "$FIRST" in
-*[!0-9]* | "") ok 1 "sbatch --time=1 ... --chain 10: $FIRST" && done_testing ;;
-*) ok 0 "sbatch --time=1 ... --chain 10: job $FIRST" ;;
+*[!0-9]* | "") fail "sbatch --time=1 ... --chain 10: $FIRST" && done_testing ;;
+*) pass "sbatch --time=1 ... --chain 10: job $FIRST" ;;
 esac
 # until no job is left (the last follow-on finds the file complete, or the cap is reached)
 deadline=$(($(date +%s) + 900))
 while [ -n "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && [ "$(date +%s)" -lt "$deadline" ]; do
 	sleep 2
 done
-ok $([ -z "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && echo 0 || echo 1) \
+[ -z "$(timeout 10 squeue -h -o %i 2>/dev/null)" ]; ok_status $? \
 	"the chain ends within 15 minutes"
 jobs=$(ls "$R"/job-*.out "$R"/pfsread-*.out 2>/dev/null | wc -l)
 echo "# $jobs jobs ran"
 for f in "$R"/job-*.out "$R"/pfsread-*.out; do
 	[ -f "$f" ] && sed -n 's/^\(.*chain: .*\|.*the study is not complete.*\|.*is complete: nothing left.*\|.*done, exit status.*\|.*time budget: .*\)$/#   '"${f##*/}"': \1/p' "$f"
 done
-ok $([ "$jobs" -ge 3 ] && echo 0 || echo 1) "the study took several jobs ($jobs)"
+[ "$jobs" -ge 3 ]; ok_status $? "the study took several jobs ($jobs)"
 check "the final file: complete, every phase once, as in the uninterrupted run" \
 	"$PYTHON" - "$SCRATCH/full.h5" "$R/chained-$FIRST.h5" <<'PY'
 import h5py, sys

@@ -561,7 +561,7 @@ static void test_noatime_fallback(void)
 		return;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
-		ok(1, "# SKIP io_uring refused to an unprivileged user");
+		ok(1, "# SKIP io_uring not allowed for an unprivileged user");
 	else
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "noatime refused with EPERM falls back to a plain open (status %d)", status);

@@ -44,7 +44,7 @@ int posix_open_with(const char *path, int flags, const struct bopen *o, struct b
 
 /* A reader of whole files (or of one contiguous slice each) reads sequentially, and saying
  * so is what a streaming reader should do: with 4 MiB reads the default read-ahead window
- * cuts a cold 1 GiB file into twice as many device requests (README, Performance). */
+ * cuts a cold 1 GiB file into twice as many device requests. */
 int posix_hint_sequential(int fd, const struct bopen *o, uint64_t size)
 {
 	if (o->advice != CFG_ADVICE_SEQUENTIAL && o->advice != CFG_ADVICE_WILLNEED)
