@@ -51,15 +51,15 @@ rx_ratios() {
 # ---- 0. no build and nothing to build it from: said in one line, nothing left ----
 if BOX_ORANGEFS="$SCRATCH/none" BOX_ORANGEFS_SRC="$SCRATCH/nosrc" box_up --nodes 1 --link-mbit 100 \
 	--fs orangefs; then
-	ok 1 "up fails when OrangeFS is neither built nor buildable"
+	fail "up fails when OrangeFS is neither built nor buildable"
 	"$BOX" down >/dev/null 2>&1
 else
-	ok 0 "up fails when OrangeFS is neither built nor buildable"
+	pass "up fails when OrangeFS is neither built nor buildable"
 fi
 case "$BOX_WHY" in "orangefs: not built in $SCRATCH/none and no build.sh in $SCRATCH/nosrc"*) st=0 ;; *) st=1 ;; esac
-ok $st "... saying why in one line: $BOX_WHY"
+ok_status $st "... saying why in one line: $BOX_WHY"
 [ -z "$(box_left)" ]
-ok $? "... leaving nothing"
+ok_status $? "... leaving nothing"
 
 expect_status 2 "--converged with GlusterFS is a usage error" \
 	"$BOX" up --nodes 2 --link-mbit 100 --fs glusterfs --converged
@@ -67,23 +67,23 @@ expect_status 2 "--converged with GlusterFS is a usage error" \
 # ---- 1. OrangeFS, 2 servers on the server node ----
 DS="{name: o, file_size: 8MiB, file_count: 16}"
 if ! box_up --nodes 2 --link-mbit 100 --fs orangefs --bricks 2; then
-	ok 1 "an OrangeFS box of 2 nodes and 2 servers comes up: $BOX_WHY"
+	fail "an OrangeFS box of 2 nodes and 2 servers comes up: $BOX_WHY"
 	done_testing
 fi
-ok 0 "an OrangeFS box of 2 nodes and 2 servers comes up"
+pass "an OrangeFS box of 2 nodes and 2 servers comes up"
 box_pids up
 case "$BOX_SUMMARY" in *"2 nodes"*orangefs*"2 bricks"*) st=0 ;; *) st=1 ;; esac
-ok $st "the summary names OrangeFS and its 2 servers"
+ok_status $st "the summary names OrangeFS and its 2 servers"
 [ "$(servers box-srv)" -eq 2 ]
-ok $? "2 pvfs2-server run on the server"
+ok_status $? "2 pvfs2-server run on the server"
 for n in n1 n2; do
 	expect_status 0 "$n: /box/fs is mounted" "$BOX" exec $n -- findmnt -n -o SOURCE /box/fs
 	case "$OUT" in pvfs2fuse#tcp://10.77.0.2:333[45]/orangefs) st=0 ;; *) st=1 ;; esac
-	ok $st "$n: ... by pvfs2fuse ($OUT)"
+	ok_status $st "$n: ... by pvfs2fuse ($OUT)"
 done
 mountpoint -q /box/fs
 [ $? -ne 0 ]
-ok $? "the root namespace does not see the nodes' mounts"
+ok_status $? "the root namespace does not see the nodes' mounts"
 "$BOX" exec n1 -- sh -c 'echo hello >/box/fs/hello'
 expect_status 0 "a file written on n1 is read on n2" "$BOX" exec n2 -- cat /box/fs/hello
 contains hello "... with its content"
@@ -95,33 +95,33 @@ read_ds o n1,n2 "hardware: {node_link_MBps: $GM}"
 b=$(rep_json "$SCRATCH/o.h5" "d['cells'][0]['mean_MBps']")
 figure "OrangeFS, 2 nodes: aggregate" "$b MB/s (2 x goodput: $(awk -v g="$GM" 'BEGIN { print 2 * g }') MB/s)"
 within "$b" "$(awk -v g="$GM" 'BEGIN { print 2 * g }')" 0.10
-ok $? "OrangeFS, 2 nodes: the aggregate is the nodes' links (within 10%)"
+ok_status $? "OrangeFS, 2 nodes: the aggregate is the nodes' links (within 10%)"
 T=$(targets "$SCRATCH/o.h5")
 echo "$T" | sed 's/^/# target: /'
 echo "$T" | grep -Eqx '10\.77\.0\.2:333[45],10\.77\.0\.2:333[45]' &&
 	! echo "$T" | grep -Evqx '10\.77\.0\.2:3334,10\.77\.0\.2:3335|10\.77\.0\.2:3335,10\.77\.0\.2:3334'
-ok $? "every file's target names the 2 servers it is striped over"
+ok_status $? "every file's target names the 2 servers it is striped over"
 box_down_clean "OrangeFS: down leaves nothing (namespaces, mounts, loop devices, daemons, guard route)"
 
 # ---- 2. converged OrangeFS, 4 nodes ----
 N=4
 DS="{name: c, file_size: 16MiB, file_count: 32}"
 if ! box_up --nodes $N --link-mbit 50 --fs orangefs --converged --racks 2 --uplink-mbit 100; then
-	ok 1 "a converged OrangeFS box of $N nodes comes up: $BOX_WHY"
+	fail "a converged OrangeFS box of $N nodes comes up: $BOX_WHY"
 	done_testing
 fi
-ok 0 "a converged OrangeFS box of $N nodes comes up"
+pass "a converged OrangeFS box of $N nodes comes up"
 box_pids up
 case "$BOX_SUMMARY" in *"converged"*"2 racks (uplinks 100 Mbit/s)"*) st=0 ;; *) st=1 ;; esac
-ok $st "the summary says converged, 2 racks"
+ok_status $st "the summary says converged, 2 racks"
 ip -n box-r1 link show p-n2 >/dev/null 2>&1 && ip -n box-r2 link show p-n3 >/dev/null 2>&1 &&
 	ip -n box-sw link show dn-r2 >/dev/null 2>&1
-ok $? "n1-n2 on rack switch 1, n3-n4 on rack switch 2, both uplinked to the backbone"
+ok_status $? "n1-n2 on rack switch 1, n3-n4 on rack switch 2, both uplinked to the backbone"
 st=0
 for k in $(seq $N); do [ "$(servers "box-n$k")" -eq 1 ] || st=1; done
-ok $st "one pvfs2-server on every node"
+ok_status $st "one pvfs2-server on every node"
 [ "$(servers box-srv)" -eq 0 ]
-ok $? "none on the server"
+ok_status $? "none on the server"
 G=$("$BOX" iperf n1 3)
 GM=$(mbps "$G")
 WANT=$(awk -v g="$GM" -v n=$N 'BEGIN { printf "%.2f", n * g * n / (n - 1) }')
@@ -137,22 +137,22 @@ figure "bytes on each node's link / bytes it read" "$R (S-1)/S = $(awk -v n=$N '
 st=0
 [ "$(echo "$R" | wc -w)" -eq $N ] || st=1
 for r in $R; do within "$r" "$(awk -v n=$N 'BEGIN { print (n - 1) / n }')" 0.02 || st=1; done
-ok $st "converged: a node's own stripe does not cross its link: (S-1)/S of its reads do (within 2%)"
+ok_status $st "converged: a node's own stripe does not cross its link: (S-1)/S of its reads do (within 2%)"
 within "$b" "$WANT" 0.10
-ok $? "converged, link-bound: the aggregate is N x goodput x S/(S-1) (within 10%)"
+ok_status $? "converged, link-bound: the aggregate is N x goodput x S/(S-1) (within 10%)"
 within "$b" "$WANT" 0.05
 todo $? "converged, link-bound: ... within 5%" \
 	"91.4-95.3% of it here; each reader at 92% while the link carries 90% of its bytes: not yet explained"
 
 within "$c" "$WANT" 0.05
-ok $? "converged: the report's ceiling is the same (within 5%)"
+ok_status $? "converged: the report's ceiling is the same (within 5%)"
 [ "$(rep_json "$SCRATCH/c.h5" "d['cells'][0]['ceiling']['limit']")" = "reader links" ]
-ok $? "converged: the report names the reader links as the limit"
+ok_status $? "converged: the report names the reader links as the limit"
 T=$(targets "$SCRATCH/c.h5")
 echo "$T" | sed 's/^/# target: /'
 echo "$T" | awk -F, -v n=$N '{ for (i = 1; i <= NF; i++) if ($i !~ /^10\.77\.0\.1[1-9]:3334$/) bad = 1; if (NF != n) bad = 1 }
 	END { exit bad || NR == 0 }'
-ok $? "every file is striped over the $N nodes' servers"
+ok_status $? "every file is striped over the $N nodes' servers"
 # every node's storage capped at 4 MiB/s (diskcap: cgroup v1 blkio on the images): S x D
 if [ -d /sys/fs/cgroup/blkio ]; then
 	DS="{name: d, file_size: 8MiB, file_count: 16}"
@@ -163,9 +163,9 @@ if [ -d /sys/fs/cgroup/blkio ]; then
 	b=$(rep_json "$SCRATCH/d.h5" "d['cells'][0]['mean_MBps']")
 	figure "converged, disks at 4 MiB/s: aggregate" "$b MB/s (S x D: $WANT MB/s)"
 	within "$b" "$WANT" 0.05
-	ok $? "converged, disk-capped: the aggregate is S x D (within 5%)"
+	ok_status $? "converged, disk-capped: the aggregate is S x D (within 5%)"
 	[ "$(rep_json "$SCRATCH/d.h5" "d['cells'][0]['ceiling']['limit']")" = "server disks" ]
-	ok $? "converged, disk-capped: the report names the server disks as the limit"
+	ok_status $? "converged, disk-capped: the report names the server disks as the limit"
 fi
 # both racks' uplinks tight (16 Mbit/s): a rack's readers take half of all reads, half of which
 # (the other rack's servers) come in over its uplink: the aggregate is 4 x the uplink's goodput
@@ -181,14 +181,14 @@ if [ -f "$SCRATCH/d.yaml" ]; then
 	b=$(rep_json "$SCRATCH/u.h5" "d['cells'][0]['mean_MBps']")
 	figure "converged, 2 racks, uplinks at 16 Mbit/s: aggregate" "$b MB/s (4 x uplink goodput $U: $WANT MB/s)"
 	within "$b" "$WANT" 0.20
-	ok $? "2 racks, tight uplinks: the aggregate is 4 x an uplink's goodput (within 20%)"
+	ok_status $? "2 racks, tight uplinks: the aggregate is 4 x an uplink's goodput (within 20%)"
 	within "$b" "$WANT" 0.05
 	todo $? "2 racks, tight uplinks: ... within 5%" \
 		"85-91% of it here, not yet explained (docs/box.md: a candidate)"
 
 	within "$(rep_json "$SCRATCH/u.h5" "d['cells'][0]['ceiling']['MBps']")" "$WANT" 0.05 &&
 		[ "$(rep_json "$SCRATCH/u.h5" "d['cells'][0]['ceiling']['limit']")" = "rack uplinks" ]
-	ok $? "2 racks, tight uplinks: the report's ceiling is the same, limit \"rack uplinks\""
+	ok_status $? "2 racks, tight uplinks: the report's ceiling is the same, limit \"rack uplinks\""
 fi
 box_down_clean "converged OrangeFS: down leaves nothing"
 

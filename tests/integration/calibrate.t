@@ -56,7 +56,7 @@ expect_status 0 "calibrate with one slow repetition of the disk read" \
 	mpi 1 -x LD_PRELOAD="$PRELOAD" -x PFSREAD_SLOW=pread:1000 -x PFSREAD_SLOW_CALLS=2 \
 	"$PFSREAD" calibrate "$SCRATCH/cal.yaml" -o "$SCRATCH/wide.h5" --repetitions 3 $SMALL
 printf '%s\n' "$OUT" | grep -q "^warning: the disk figure is not stable: .* over 3 repetitions (max/min [0-9.]*, above 1.3): a read of 8 MiB .*busy\$"
-ok $? "a warning, in one line"
+ok_status $? "a warning, in one line"
 contains "over 3 repetitions (max/min " "with how many and max/min"
 contains "a read of 8 MiB may be served by a drive's or controller's cache" \
 	"and why it may be: the read is below 256 MiB"

@@ -46,20 +46,20 @@ sjob() {
 
 sjob 1 PFSREAD_GENERATE=always STANDIN_GEN=3
 ok_st=$?
-ok $((ok_st == 3 ? 0 : 1)) "generate fails with 3: the job stops with 3 (got $ok_st)"
+ok_status $((ok_st == 3 ? 0 : 1)) "generate fails with 3: the job stops with 3 (got $ok_st)"
 OUT=$(cat "$SCRATCH/1.out")
-case "$OUT" in *"done, exit status"*) ok 1 "and runs nothing after it" ;; *) ok 0 "and runs nothing after it" ;; esac
+case "$OUT" in *"done, exit status"*) fail "and runs nothing after it" ;; *) pass "and runs nothing after it" ;; esac
 
 sjob 2 PFSREAD_GENERATE=never STANDIN_RUN=75
 st=$?
-ok $((st == 75 ? 0 : 1)) "run stops with 75: the job exits 75 (got $st)"
+ok_status $((st == 75 ? 0 : 1)) "run stops with 75: the job exits 75 (got $st)"
 OUT=$(cat "$SCRATCH/2.out")
 contains "the study is not complete (exit status 75)" "and says the study is not complete"
 contains "done, exit status 75" "its last line gives the status"
 
 sjob 3 PFSREAD_GENERATE=never STANDIN_RUN=kill
 st=$?
-ok $((st == 137 ? 0 : 1)) "the launcher killed by SIGKILL: the job exits 128 + 9 (got $st)"
+ok_status $((st == 137 ? 0 : 1)) "the launcher killed by SIGKILL: the job exits 128 + 9 (got $st)"
 
 # SIGUSR1 to the job's process alone, as Slurm's --signal=B:USR1 sends it
 rm -f "$SD/ready" "$SD/usr1"
@@ -73,12 +73,12 @@ done
 jobpid=$(pgrep -f "pfsread job $cfg" | head -n 1)
 if [ -n "$jobpid" ] && [ -f "$SD/ready" ]; then
 	kill -USR1 "$jobpid"
-	ok 0 "SIGUSR1 sent to pfsread job (pid $jobpid) while its run waits"
+	pass "SIGUSR1 sent to pfsread job (pid $jobpid) while its run waits"
 else
-	ok 1 "pfsread job running its launcher (ready: $(ls "$SD"))"
+	fail "pfsread job running its launcher (ready: $(ls "$SD"))"
 fi
 wait "$bg"
 st=$?
 check "the launcher got it" test -f "$SD/usr1"
-ok $((st == 75 ? 0 : 1)) "and the job exits with the launcher's 75 (got $st)"
+ok_status $((st == 75 ? 0 : 1)) "and the job exits with the launcher's 75 (got $st)"
 done_testing
