@@ -12,14 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#define LOST_TRY(call, r, obj, what, e)                       \
-	do {                                                  \
-		if ((call) < 0) {                             \
-			rc = res_fail((r), (obj), (what), (e)); \
-			goto out;                             \
-		}                                             \
-	} while (0)
-
 void results_drop(struct results *r)
 {
 	if (r == NULL)
@@ -84,7 +76,10 @@ int results_record_lost(struct results *r, const struct phase_info *p,
 	results_drop(r); /* its HDF5 objects are never closed: that would wait for the lost rank */
 	if ((rc = res_open(s, 0, 2, e)) < 0)
 		goto out;
-	LOST_TRY(s->phases = H5Gopen2(s->file, "/phases", H5P_DEFAULT), s, "/phases", "H5Gopen2", e);
+	if ((s->phases = H5Gopen2(s->file, "/phases", H5P_DEFAULT)) < 0) {
+		rc = res_fail(s, "/phases", "H5Gopen2", e);
+		goto out;
+	}
 	if (p != NULL && (rc = res_lost_phase(s, p, mine, files, nfiles, targets, node_of_rank,
 					    e)) < 0)
 		goto out;
@@ -120,8 +115,14 @@ int results_mark_alone(const char *path, const char *status, uint32_t phases, co
 	if ((r = res_new(path, MPI_COMM_NULL, 1)) == NULL)
 		return pf_fail(e, PF_RUNTIME, "%s: out of memory", path);
 	res_now(end, sizeof end);
-	LOST_TRY(r->file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), r, "/", "H5Fopen", e);
-	LOST_TRY(r->str = results_str_type(), r, "/", "string type", e);
+	if ((r->file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT)) < 0) {
+		rc = res_fail(r, "/", "H5Fopen", e);
+		goto out;
+	}
+	if ((r->str = results_str_type()) < 0) {
+		rc = res_fail(r, "/", "string type", e);
+		goto out;
+	}
 	r->part = res_last_part(r);
 	if (res_attr_str(r, r->file, "/", "status", status, e) < 0 ||
 	    res_attr_str(r, r->file, "/", "error", why, e) < 0 ||
