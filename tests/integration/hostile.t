@@ -308,7 +308,8 @@ echo "process: {cpu_ns_per_byte: 200}" >>"$SCRATCH/t11.yaml"
 mpi 2 "$PFSREAD" run "$SCRATCH/t11.yaml" -o "$M/term.h5" >"$SCRATCH/term.out" 2>&1 &
 pid=$!
 i=0
-while [ "$i" -lt 1000 ] && [ "$(grep -c '^\[' "$SCRATCH/term.out")" -lt 2 ]; do
+# the background shell may not have opened term.out yet: a missing file counts as no lines
+while [ "$i" -lt 1000 ] && [ "$(cat "$SCRATCH/term.out" 2>/dev/null | grep -c '^\[')" -lt 2 ]; do
 	sleep 0.02
 	i=$((i + 1))
 done
@@ -323,7 +324,12 @@ while [ -n "$todo" ]; do
 	done
 	todo=$(echo $next)
 done
-kill -TERM $ranks
+if [ -n "$ranks" ]; then
+	kill -TERM $ranks
+else
+	printf '# no pfsread rank found below PID %s after %d polls; its output:\n' "$pid" "$i"
+	sed 's/^/#   /' "$SCRATCH/term.out" | tail -5
+fi
 wait $pid
 [ $? -eq 143 ]; ok_status $? "SIGTERM to the ranks: mpirun exits 143 (ranks $ranks)"
 OUT=$(cat "$SCRATCH/term.out")

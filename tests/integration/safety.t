@@ -102,7 +102,8 @@ check "generate a fresh data set" mpi 2 "$PFSREAD" generate "$cfg"
 mpi 2 "$PFSREAD" run "$cfg" -o "$SCRATCH/killed.h5" >"$SCRATCH/killed.out" 2>&1 &
 pid=$!
 i=0
-while [ "$i" -lt 500 ] && [ "$(grep -c '^\[' "$SCRATCH/killed.out")" -lt 3 ]; do
+# the background shell may not have opened killed.out yet: a missing file counts as no lines
+while [ "$i" -lt 500 ] && [ "$(cat "$SCRATCH/killed.out" 2>/dev/null | grep -c '^\[')" -lt 3 ]; do
 	sleep 0.02
 	i=$((i + 1))
 done
