@@ -164,37 +164,41 @@ int cfg_h_duration(struct cfg_ctx *c, const char *key, struct ynode *v, void *ds
 	return 0;
 }
 
-/* A rate in MB/s: a decimal number > 0 ("117", "117.5"), into a double. */
-int cfg_h_rate(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
+/* A plain decimal number above 0 and at most max ("117", "117.5"; no sign, exponent or
+ * unit); -1 when the text is anything else. */
+static int cfg_positive_decimal(const char *s, double max, double *out)
 {
-	const char *s;
 	char *end = NULL;
-	(void)size;
-	if (cfg_scalar(c, key, v, &s) != 0)
-		return -1;
 	errno = 0;
 	double r = strtod(s, &end);
 	if (strspn(s, "0123456789.") != strlen(s) || end == s || *end != '\0' || errno != 0 ||
-	    !(r > 0) || r > 1e12)
-		return cfg_fail(c, v, key, "expected a rate in MB/s greater than zero, got '%s'", s);
-	*(double *)dst = r;
+	    !(r > 0) || r > max)
+		return -1;
+	*out = r;
 	return 0;
 }
 
-/* sigma: a decimal number > 0 and at most 10 (e^10 spans more than 64 bits). */
-int cfg_h_sigma(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
+/* A rate in MB/s, into a double. */
+int cfg_h_rate(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
 {
 	const char *s;
-	char *end = NULL;
 	(void)size;
 	if (cfg_scalar(c, key, v, &s) != 0)
 		return -1;
-	errno = 0;
-	double r = strtod(s, &end);
-	if (strspn(s, "0123456789.") != strlen(s) || end == s || *end != '\0' || errno != 0 ||
-	    !(r > 0) || r > 10)
+	if (cfg_positive_decimal(s, 1e12, dst) != 0)
+		return cfg_fail(c, v, key, "expected a rate in MB/s greater than zero, got '%s'", s);
+	return 0;
+}
+
+/* sigma: at most 10 (e^10 spans more than 64 bits). */
+int cfg_h_sigma(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst, size_t size)
+{
+	const char *s;
+	(void)size;
+	if (cfg_scalar(c, key, v, &s) != 0)
+		return -1;
+	if (cfg_positive_decimal(s, 10, dst) != 0)
 		return cfg_fail(c, v, key, "expected a decimal number above 0 and at most 10, got '%s'",
 				s);
-	*(double *)dst = r;
 	return 0;
 }
