@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 
 #define CAL_CHUNK (4u << 20)  /* bytes per read or write call */
 #define CAL_NOTE 256
+#define CAL_HUGE (2u << 20) /* a huge page on x86-64 and arm64 */
 /* smaller data set files are not read: a temporary file of --disk-size is (the disk rule) */
 #define CAL_MIN_DATASET_FILE CALIB_DISK_MIN
 
@@ -291,22 +293,80 @@ static int cal_disk(const struct experiment *x, const struct cal_opts *o, int no
 
 /* ---- memory copy ---- */
 
-/* One untimed copy first (every page touched, the code warm), then reps timed ones into MBps. */
+/* The CPU's last-level cache in bytes, 0 when the system does not say. */
+static uint64_t cal_llc(void)
+{
+	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	return l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
+}
+
+/* The default --mem-size: CALIB_MEM_MIN, or four times the last-level cache when that is more
+ * (a copy the cache cannot hold measures the memory), in whole MiB. */
+static uint64_t cal_mem_default(void)
+{
+	uint64_t want = 4 * cal_llc();
+	want = (want + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+	return want > CALIB_MEM_MIN ? want : CALIB_MEM_MIN;
+}
+
+static double cal_median(const double *v, int n)
+{
+	struct calib_spread s;
+	calib_spread_of(v, (size_t)n, &s);
+	return s.median;
+}
+
+
+/* The calling thread's CPU time in seconds, NaN when the clock fails. */
+static double cal_cpu_now(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return NAN;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A buffer of bytes on huge pages where the kernel gives them (NULL when out of memory): on
+ * small pages the copy's rate moved by a quarter from one process to the next with where its
+ * pages happened to land (TLB misses); without transparent huge pages (madvise refused) the
+ * buffer is used as it is. */
+static char *cal_huge(uint64_t bytes)
+{
+	void *p = NULL;
+	uint64_t len = (bytes + CAL_HUGE - 1) / CAL_HUGE * CAL_HUGE;
+	if (posix_memalign(&p, CAL_HUGE, len) != 0)
+		return NULL;
+	if (madvise(p, len, MADV_HUGEPAGE) != 0)
+		errno = 0; /* no huge pages here: the copy runs on small ones */
+	return p;
+}
+
+/* The memory-copy rule: a copy is timed on the copying thread's CPU clock, so the time it
+ * spends waiting for a core that other jobs hold is left out (on a shared node the wall clock
+ * measured the scheduler, not the memory); each repetition is the median of CALIB_MEM_COPIES
+ * copies, one untimed copy first (every page touched, the code warm). */
 static void cal_memcpy(uint64_t bytes, int reps, double *MBps)
 {
-	char *src = malloc(bytes), *dst = malloc(bytes);
+	char *src = cal_huge(bytes), *dst = cal_huge(bytes);
 	volatile char sink = 0;
-	if (src != NULL && dst != NULL) {
-		memset(src, 1, bytes);
-		memset(dst, 0, bytes);
-		memcpy(dst, src, bytes);
-		for (int r = 0; r < reps && stop_signal() == 0; r++) {
-			double t0 = MPI_Wtime();
+	double one[CALIB_MEM_COPIES];
+	if (src == NULL || dst == NULL) {
+		free(src);
+		free(dst);
+		return;
+	}
+	memset(src, 1, bytes);
+	memset(dst, 0, bytes);
+	memcpy(dst, src, bytes);
+	for (int r = 0; r < reps && stop_signal() == 0; r++) {
+		for (int k = 0; k < CALIB_MEM_COPIES; k++) {
+			double t0 = cal_cpu_now();
 			memcpy(dst, src, bytes);
-			double t = MPI_Wtime() - t0;
-			sink = (char)(sink + dst[(size_t)r * 4096 % bytes]);
-			MBps[r] = t > 0 ? (double)bytes / t / 1e6 : NAN;
+			double t = cal_cpu_now() - t0;
+			sink = (char)(sink + dst[(size_t)(r + k) * 4096 % bytes]);
+			one[k] = t > 0 ? (double)bytes / t / 1e6 : NAN;
 		}
+		MBps[r] = cal_median(one, CALIB_MEM_COPIES);
 	}
 	free(src);
 	free(dst);
@@ -379,13 +439,6 @@ static void cal_links(MPI_Comm leaders, int me, int n, uint64_t bytes, int reps,
 
 /* ---- gathering and writing on rank 0 ---- */
 
-static double cal_median(const double *v, int n)
-{
-	struct calib_spread s;
-	calib_spread_of(v, (size_t)n, &s);
-	return s.median;
-}
-
 /* Node n's link in repetition r: the mean of the rates of its pairs, either direction. */
 static double cal_node_link(const struct cal_mine *all, int nnodes, int n, int r)
 {
@@ -437,13 +490,6 @@ static int cal_assemble(const struct cal_mine *all, const struct topology *t, in
 					cal_median(all[n].sent[round].MBps, reps)};
 	}
 	return 0;
-}
-
-/* The CPU's last-level cache in bytes, 0 when the system does not say. */
-static uint64_t cal_llc(void)
-{
-	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-	return l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
 }
 
 static void cal_stamp(char *iso, size_t ilen, char *compact, size_t clen)
@@ -630,13 +676,15 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 
 int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e)
 {
-	struct cal_opts o = {NULL, NULL, 0, CALIB_REPS_DEFAULT, 4 * CALIB_DISK_MIN, 256ull << 20,
+	struct cal_opts o = {NULL, NULL, 0, CALIB_REPS_DEFAULT, 4 * CALIB_DISK_MIN, 0,
 			     64ull << 20};
 	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (cal_parse(argc, argv, &o, e) != 0 || cfg_load(o.config, blocks, &x, e) != 0)
 		return -1;
+	if (o.mem_bytes == 0)
+		o.mem_bytes = cal_mem_default();
 	int rc = cal_run(&x, &o, command_line, e);
 	cfg_free(&x);
 	return rc;

@@ -23,6 +23,12 @@
  * is dominated by its start-up); the default --disk-size is four times it. */
 #define CALIB_DISK_MIN (256ull << 20)
 
+/* The memory-copy rule: the default --mem-size is this or four times the CPU's last-level
+ * cache, whichever is more; each repetition is the median of CALIB_MEM_COPIES copies, each
+ * timed on the copying thread's CPU clock (time spent waiting for a core is left out). */
+#define CALIB_MEM_MIN (256ull << 20)
+#define CALIB_MEM_COPIES 7
+
 /* The figures, in file order. */
 enum calib_figure { CALIB_DISK, CALIB_MEMCPY, CALIB_LINK, CALIB_NFIG };
 
