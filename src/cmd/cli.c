@@ -74,7 +74,7 @@ static const struct cli_opt calibrate_opts[] = {
 	{"--mem-size", NULL, "SIZE", NULL, "bytes copied for the memory figure"},
 	{"--msg-size", NULL, "SIZE", NULL, "bytes of one message for the link figure"},
 	{"--repetitions", NULL, "N", NULL, "measure each figure N times (3 to 100, default 5): "
-	 "the median, with the spread, and a warning when max/min exceeds 1.3"},
+	 "the median, with the spread, and a warning when max/min exceeds 1.10"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 

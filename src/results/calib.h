@@ -17,8 +17,9 @@
 #define CALIB_REPS_DEFAULT 5
 #define CALIB_REPS_MIN 3   /* a median and a spread need three */
 #define CALIB_REPS_MAX 100
-/* Repetitions whose largest is more than this times their least: the figure is not stable. */
-#define CALIB_WIDE 1.3
+/* Repetitions whose largest is more than this times their least (a spread over 10%): the
+ * figure is not stable. calibrate warns and every report flags a ceiling taken from it. */
+#define CALIB_WIDE 1.10
 /* The disk rule: a read below this may be served by a drive's or a controller's own cache (and
  * is dominated by its start-up); the default --disk-size is four times it. */
 #define CALIB_DISK_MIN (256ull << 20)

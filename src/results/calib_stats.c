@@ -89,7 +89,7 @@ int calib_warning(enum calib_figure f, const struct calib_spread *s, uint64_t by
 	calib_why(f, bytes, cache_bytes, why, sizeof why);
 	if (s->min > 0)
 		snprintf(buf, len, "warning: the %s figure is not stable: %.1f-%.1f MB/s over %d "
-			 "repetitions (max/min %.2f, above %.1f): %s", calib_figure_name(f), s->min,
+			 "repetitions (max/min %.2f, above %.2f): %s", calib_figure_name(f), s->min,
 			 s->max, s->n, s->ratio, CALIB_WIDE, why);
 	else
 		snprintf(buf, len, "warning: the %s figure is not stable: a repetition measured "

@@ -26,14 +26,17 @@ static void test_spread(void)
 	ok(s.n == 5 && near(s.median, 120) && near(s.min, 100) && near(s.max, 200),
 	   "5 finite of 6: median 120, min 100, max 200 (n %d, median %g)", s.n, s.median);
 	ok(near(s.q1, 110) && near(s.q3, 130), "quartiles 110 and 130 (%g, %g)", s.q1, s.q3);
-	ok(near(s.ratio, 2.0) && calib_spread_wide(&s), "max/min 2: wide (above %.1f)", CALIB_WIDE);
+	ok(near(s.ratio, 2.0) && calib_spread_wide(&s), "max/min 2: wide (above %.2f)", CALIB_WIDE);
 	const double even[] = {500, 520, 540, 560};
 	calib_spread_of(even, 4, &s);
-	ok(near(s.median, 530) && near(s.ratio, 1.12) && !calib_spread_wide(&s),
-	   "500..560: median 530 between ranks, max/min 1.12, stable");
-	const double edge[] = {100, 130};
+	ok(near(s.median, 530) && near(s.ratio, 1.12) && calib_spread_wide(&s),
+	   "500..560: median 530 between ranks, max/min 1.12: a spread over 10%%, not stable");
+	const double calm[] = {500, 520, 540};
+	calib_spread_of(calm, 3, &s);
+	ok(near(s.ratio, 1.08) && !calib_spread_wide(&s), "500..540: max/min 1.08, stable");
+	const double edge[] = {100, 110};
 	calib_spread_of(edge, 2, &s);
-	ok(!calib_spread_wide(&s), "max/min exactly 1.3 is still stable");
+	ok(!calib_spread_wide(&s), "max/min exactly 1.10 is still stable");
 	const double one[] = {42};
 	calib_spread_of(one, 1, &s);
 	ok(s.n == 1 && near(s.median, 42) && isnan(s.ratio) && !calib_spread_wide(&s),
@@ -63,7 +66,7 @@ static void test_text(void)
 static void test_warning(void)
 {
 	char buf[640];
-	const double calm[] = {540, 563, 590}, wild[] = {210, 563, 400, 300, 500};
+	const double calm[] = {540, 563, 580}, wild[] = {210, 563, 400, 300, 500};
 	struct calib_spread s;
 	calib_spread_of(calm, 3, &s);
 	ok(calib_warning(CALIB_DISK, &s, 1ull << 30, 0, buf, sizeof buf) == 0 && buf[0] == '\0',
@@ -72,7 +75,7 @@ static void test_warning(void)
 	ok(calib_warning(CALIB_DISK, &s, 64ull << 20, 0, buf, sizeof buf) == 1, "wide: a warning");
 	diag("%s", buf);
 	ok(strstr(buf, "warning: the disk figure is not stable: 210.0-563.0 MB/s over 5 repetitions "
-		       "(max/min 2.68, above 1.3)") == buf,
+		       "(max/min 2.68, above 1.10)") == buf,
 	   "it says which figure, the range, how many and max/min");
 	ok(strstr(buf, "a read of 64 MiB may be served by a drive's or controller's cache") &&
 		   strstr(buf, "--disk-size 1 GiB"),
