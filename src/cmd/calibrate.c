@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include "cmd/calibrate_fs.h"
+#include "cmd/calibrate_mem.h"
 #include "results/calib.h"
 
 #include <errno.h>
@@ -18,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,7 +37,6 @@
 
 #define CAL_CHUNK (4u << 20)  /* bytes per read or write call */
 #define CAL_NOTE 256
-#define CAL_HUGE (2u << 20) /* a huge page on x86-64 and arm64 */
 /* smaller data set files are not read: a temporary file of --disk-size is (the disk rule) */
 #define CAL_MIN_DATASET_FILE CALIB_DISK_MIN
 
@@ -45,6 +45,7 @@ struct cal_opts {
 	int force;
 	int reps;
 	uint64_t disk_bytes, mem_bytes, msg_bytes;
+	struct calfs_opts fs; /* --through-fs DATASET, --fs-size */
 };
 
 /* One direction of one node pair, every repetition (MB/s on the sender). */
@@ -89,6 +90,11 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o, struct pf_err *e
 		} else if (strcmp(argv[i], "--mem-size") == 0 && next) {
 			if (cal_size(argv[++i], "--mem-size", &o->mem_bytes, e) != 0)
 				return -1;
+		} else if (strcmp(argv[i], "--through-fs") == 0 && next) {
+			o->fs.dataset = argv[++i];
+		} else if (strcmp(argv[i], "--fs-size") == 0 && next) {
+			if (cal_size(argv[++i], "--fs-size", &o->fs.bytes, e) != 0)
+				return -1;
 		} else if (strcmp(argv[i], "--msg-size") == 0 && next) {
 			if (cal_size(argv[++i], "--msg-size", &o->msg_bytes, e) != 0)
 				return -1;
@@ -107,6 +113,7 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o, struct pf_err *e
 	}
 	if (o->config == NULL)
 		return pf_fail(e, PF_USAGE, "calibrate: name a config file");
+	o->fs.reps = o->reps;
 	if (o->msg_bytes > INT_MAX)
 		return pf_fail(e, PF_USAGE, "calibrate: --msg-size at most 2 GiB - 1");
 	return 0;
@@ -291,86 +298,11 @@ static int cal_disk(const struct experiment *x, const struct cal_opts *o, int no
 	return rc;
 }
 
-/* ---- memory copy ---- */
-
-/* The CPU's last-level cache in bytes, 0 when the system does not say. */
-static uint64_t cal_llc(void)
-{
-	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-	return l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
-}
-
-/* The default --mem-size: CALIB_MEM_MIN, or four times the last-level cache when that is more
- * (a copy the cache cannot hold measures the memory), in whole MiB. */
-static uint64_t cal_mem_default(void)
-{
-	uint64_t want = 4 * cal_llc();
-	want = (want + (1u << 20) - 1) / (1u << 20) * (1u << 20);
-	return want > CALIB_MEM_MIN ? want : CALIB_MEM_MIN;
-}
-
 static double cal_median(const double *v, int n)
 {
 	struct calib_spread s;
 	calib_spread_of(v, (size_t)n, &s);
 	return s.median;
-}
-
-
-/* The calling thread's CPU time in seconds, NaN when the clock fails. */
-static double cal_cpu_now(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return NAN;
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* A buffer of bytes on huge pages where the kernel gives them (NULL when out of memory): on
- * small pages the copy's rate moved by a quarter from one process to the next with where its
- * pages happened to land (TLB misses); without transparent huge pages (madvise refused) the
- * buffer is used as it is. */
-static char *cal_huge(uint64_t bytes)
-{
-	void *p = NULL;
-	uint64_t len = (bytes + CAL_HUGE - 1) / CAL_HUGE * CAL_HUGE;
-	if (posix_memalign(&p, CAL_HUGE, len) != 0)
-		return NULL;
-	if (madvise(p, len, MADV_HUGEPAGE) != 0)
-		errno = 0; /* no huge pages here: the copy runs on small ones */
-	return p;
-}
-
-/* The memory-copy rule: a copy is timed on the copying thread's CPU clock, so the time it
- * spends waiting for a core that other jobs hold is left out (on a shared node the wall clock
- * measured the scheduler, not the memory); each repetition is the median of CALIB_MEM_COPIES
- * copies, one untimed copy first (every page touched, the code warm). */
-static void cal_memcpy(uint64_t bytes, int reps, double *MBps)
-{
-	char *src = cal_huge(bytes), *dst = cal_huge(bytes);
-	volatile char sink = 0;
-	double one[CALIB_MEM_COPIES];
-	if (src == NULL || dst == NULL) {
-		free(src);
-		free(dst);
-		return;
-	}
-	memset(src, 1, bytes);
-	memset(dst, 0, bytes);
-	memcpy(dst, src, bytes);
-	for (int r = 0; r < reps && stop_signal() == 0; r++) {
-		for (int k = 0; k < CALIB_MEM_COPIES; k++) {
-			double t0 = cal_cpu_now();
-			memcpy(dst, src, bytes);
-			double t = cal_cpu_now() - t0;
-			sink = (char)(sink + dst[(size_t)(r + k) * 4096 % bytes]);
-			one[k] = t > 0 ? (double)bytes / t / 1e6 : NAN;
-		}
-		MBps[r] = cal_median(one, CALIB_MEM_COPIES);
-	}
-	free(src);
-	free(dst);
-	(void)sink;
 }
 
 /* ---- MPI point to point between node leaders ---- */
@@ -525,7 +457,7 @@ static int cal_output(const struct experiment *x, const struct cal_opts *o, char
 /* Rank 0: the file, then what it says, then the nodes whose disk could not be measured. */
 static int cal_write(const struct experiment *x, const struct cal_opts *o,
 		     const struct cal_mine *all, const struct topology *t, const char *cmdline,
-		     const char *path, const char *iso, struct pf_err *e)
+		     const char *path, const char *iso, struct calib_data *fs, struct pf_err *e)
 {
 	char src[CAL_NOTE + 64], host[SAFE_ROOM(RECORD_HOST_MAX)], note[SAFE_ROOM(CAL_NOTE)];
 	struct calib_data c = {0}, back;
@@ -538,7 +470,14 @@ static int cal_write(const struct experiment *x, const struct cal_opts *o,
 	c.disk_bytes = all[0].disk_bytes ? all[0].disk_bytes : o->disk_bytes;
 	c.mem_bytes = o->mem_bytes;
 	c.msg_bytes = o->msg_bytes;
-	c.llc_bytes = cal_llc();
+	c.llc_bytes = calmem_llc();
+	c.fs_dataset = fs->fs_dataset; /* the read through the file system, when measured */
+	c.fs_bytes = fs->fs_bytes;
+	c.fs_nsteps = fs->fs_nsteps;
+	memcpy(c.fs_step, fs->fs_step, sizeof c.fs_step);
+	c.fs_readers = fs->fs_readers;
+	c.fs_flat = fs->fs_flat;
+	c.fs_reps_MBps = fs->fs_reps_MBps;
 	int rc = cal_assemble(all, t, o->reps, &c, e);
 	if (rc == 0)
 		rc = calib_write(path, 1, &c, x->yaml_text, e); /* checked by cal_output */
@@ -580,7 +519,7 @@ static int cal_measure(const struct experiment *x, const struct cal_opts *o,
 		return -1;
 	if (any)
 		return 0;
-	cal_memcpy(o->mem_bytes, o->reps, m->memcpy_MBps);
+	calmem_measure(o->mem_bytes, o->reps, m->memcpy_MBps);
 	cal_links(leaders, me, n, o->msg_bytes, o->reps, m);
 	return 0;
 }
@@ -658,6 +597,11 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 	    MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, leaders) !=
 		    MPI_SUCCESS)
 		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Gather failed");
+	struct calib_data fs;
+	char fs_note[CAL_NOTE] = "";
+	memset(&fs, 0, sizeof fs);
+	if (rc == 0 && o->fs.dataset != NULL) /* every rank: each node's first ranks read */
+		rc = calfs_measure(x, &o->fs, &t, &fs, fs_note, sizeof fs_note, e);
 	int mine_stop = stop_signal() != 0, any_stop = 0;
 	if (rc == 0 && MPI_Allreduce(&mine_stop, &any_stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
 			       MPI_SUCCESS)
@@ -666,7 +610,11 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 		rc = stop_check(e, "calibrate") != 0 ? -1
 			 : pf_fail(e, PF_RUNTIME, "calibrate: interrupted on another rank");
 	if (rc == 0 && t.rank == 0)
-		rc = cal_write(x, o, all, &t, cmdline, path, iso, e);
+		rc = cal_write(x, o, all, &t, cmdline, path, iso, &fs, e);
+	if (rc == 0 && fs_note[0] != '\0')
+		printf("calibrate: %s\n", fs_note);
+	free(fs.fs_dataset);
+	free(fs.fs_reps_MBps);
 	free(all);
 	if (leaders != MPI_COMM_NULL && MPI_Comm_free(&leaders) != MPI_SUCCESS && rc == 0)
 		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Comm_free failed");
@@ -677,14 +625,18 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e)
 {
 	struct cal_opts o = {NULL, NULL, 0, CALIB_REPS_DEFAULT, 4 * CALIB_DISK_MIN, 0,
-			     64ull << 20};
+			     64ull << 20, {NULL, CALFS_BYTES_DEFAULT, CALIB_REPS_DEFAULT}};
 	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (cal_parse(argc, argv, &o, e) != 0 || cfg_load(o.config, blocks, &x, e) != 0)
 		return -1;
 	if (o.mem_bytes == 0)
-		o.mem_bytes = cal_mem_default();
+		o.mem_bytes = calmem_default();
+	if (calfs_check(&x, &o.fs, e) != 0) {
+		cfg_free(&x);
+		return -1;
+	}
 	int rc = cal_run(&x, &o, command_line, e);
 	cfg_free(&x);
 	return rc;
