@@ -234,6 +234,12 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 	json_knum(out, "node_memcpy_max_over_min",
 		  h->node_memcpy_spread > 0 ? h->node_memcpy_spread : NAN, 0);
 	json_knum(out, "reader_max_over_min", h->reader_spread > 0 ? h->reader_spread : NAN, 0);
+	/* calibrate --through-fs: the per-node read ceiling, its readers per node and spread */
+	json_knum(out, "node_fsread_MBps", h->node_fsread_MBps > 0 ? h->node_fsread_MBps : NAN, 0);
+	json_knum(out, "node_fsread_readers",
+		  h->node_fsread_readers > 0 ? (double)h->node_fsread_readers : NAN, 0);
+	json_knum(out, "node_fsread_max_over_min",
+		  h->node_fsread_spread > 0 ? h->node_fsread_spread : NAN, 0);
 	fputs("}", out);
 }
 
