@@ -195,6 +195,69 @@ static void test_file(void)
 		calib_free(&back);
 }
 
+/* The rise rule: the readers double while the rate rises by more than 10% on the best so far. */
+static void test_fs_rule(void)
+{
+	struct calib_data c;
+	memset(&c, 0, sizeof c);
+	ok(calib_fs_rising(NAN, 30), "the first step rises");
+	ok(calib_fs_rising(30, 50) && !calib_fs_rising(50, 54) && !calib_fs_rising(50, 55),
+	   "30 to 50: a rise; 50 to 54 or 55 (10%%): flat");
+	ok(calib_fs_rising(50, 55.1) && !calib_fs_rising(50, NAN), "55.1: a rise; NaN: none");
+	c.fs_nsteps = 3;
+	c.fs_step[0] = (struct calib_fs_step){1, 30};
+	c.fs_step[1] = (struct calib_fs_step){2, 50};
+	c.fs_step[2] = (struct calib_fs_step){4, 49};
+	ok(calib_fs_best(&c) == 1, "the best step: 2 readers/node at 50");
+	c.fs_step[1].MBps = NAN;
+	ok(calib_fs_best(&c) == 2, "a step without a figure is not the best");
+	c.fs_nsteps = 0;
+	ok(calib_fs_best(&c) == -1, "no step: none");
+}
+
+/* The read through the file system written and read back, its figure the mean of the node
+ * medians: node 0 50, node 1 40. */
+static void test_fs_file(void)
+{
+	struct calib_data c, back;
+	struct calib_node nodes[2];
+	double *reps[CALIB_NFIG], fs[6] = {49, 50, 51, 40, 41, 39};
+	struct pf_err e = {0};
+	char path[] = "/tmp/test_calib_stats-XXXXXX";
+	int fd = mkstemp(path);
+	ok(fd >= 0, "a scratch file");
+	if (fd < 0)
+		return;
+	close(fd);
+	fill(&c, nodes, reps);
+	c.fs_dataset = "big";
+	c.fs_bytes = 1u << 20;
+	c.fs_nsteps = 2;
+	c.fs_step[0] = (struct calib_fs_step){1, 30};
+	c.fs_step[1] = (struct calib_fs_step){2, 45};
+	c.fs_readers = 2;
+	c.fs_flat = 0;
+	c.fs_reps_MBps = fs;
+	ok(calib_write(path, 1, &c, "name: c\n", &e) == 0, "written (%s)", e.msg);
+	ok(calib_read(path, &back, &e) == 0, "read back (%s)", e.msg);
+	ok(back.fs_dataset && strcmp(back.fs_dataset, "big") == 0 && back.fs_nsteps == 2 &&
+		   back.fs_step[1].readers == 2 && near(back.fs_step[1].MBps, 45) &&
+		   back.fs_readers == 2 && !back.fs_flat && back.fs_bytes == (1u << 20),
+	   "the data set, the steps, the readers of the figure, not flat");
+	ok(near(back.nodes[0].fs_read_MBps, 50) && near(back.nodes[1].fs_read_MBps, 40) &&
+		   near(back.fs_read_MBps, 45) && near(back.fs_spread.ratio, 51.0 / 39),
+	   "node medians 50 and 40, their mean 45, the pooled spread 51/39");
+	calib_free(&back);
+	c.fs_dataset = NULL;
+	ok(calib_write(path, 1, &c, "name: c\n", &e) == 0 && calib_read(path, &back, &e) == 0 &&
+		   back.fs_dataset == NULL && back.fs_nsteps == 0 && isnan(back.fs_read_MBps),
+	   "not measured: nothing written, NaN read");
+	calib_free(&back);
+	unlink(path);
+	for (int f = 0; f < CALIB_NFIG; f++)
+		free(reps[f]);
+}
+
 static void test_cpu(void)
 {
 	struct cpu_mark a = {{1, 500000}, {0, 250000}, 1}, b = {{3, 0}, {0, 750000}, 1};
@@ -223,6 +286,8 @@ int main(void)
 	test_warning();
 	test_summarise();
 	test_file();
+	test_fs_rule();
+	test_fs_file();
 	test_cpu();
 	return tap_done();
 }
