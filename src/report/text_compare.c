@@ -258,13 +258,17 @@ static void calib_fs(FILE *out, const struct calib_data *c, enum report_format f
 		"%s at %d reader%s/node", c->fs_dataset,
 		units_format_size_binary(c->fs_bytes, size, sizeof size), steps,
 		c->fs_flat ? "the rate stopped rising (a rise under 10% is none) at"
-			   : "still rising at the most ranks a node has,", last, last == 1 ? "" : "s",
+			   : "the last step (the most ranks a node has):", last, last == 1 ? "" : "s",
 		calib_spread_text(&c->fs_spread, spread, sizeof spread), c->fs_readers,
 		c->fs_readers == 1 ? "" : "s");
 	for (int n = 0; c->nnodes > 1 && n < c->nnodes; n++)
 		rp_para(out, f, "read through the file system, node %d (%s): %s", n, c->nodes[n].host,
 			calib_spread_text(&c->nodes[n].fs_spread, spread, sizeof spread));
-	if (!c->fs_flat)
+	if (!c->fs_flat && c->fs_nsteps == 1)
+		rp_para(out, f, "warning: the read through the file system was tried with 1 "
+			"reader/node only (one rank per node): the figure is a floor; give more "
+			"ranks per node");
+	else if (!c->fs_flat)
 		rp_para(out, f, "warning: the read through the file system still rose at %d "
 			"reader%s/node: the figure is a floor; give more ranks per node", last,
 			last == 1 ? "" : "s");
