@@ -49,8 +49,8 @@ static double calmem_cpu_now(void)
 }
 
 /* A buffer of bytes on huge pages where the kernel gives them (NULL when out of memory): on
- * small pages the copy's rate moved by a quarter from one process to the next with where its
- * pages happened to land (TLB misses); without transparent huge pages (madvise refused) the
+ * small pages the copy's rate varies by up to a quarter from one process to the next with
+ * where its pages land (TLB misses); without transparent huge pages (madvise refused) the
  * buffer is used as it is. */
 static char *calmem_huge(uint64_t bytes)
 {
@@ -65,7 +65,7 @@ static char *calmem_huge(uint64_t bytes)
 
 /* The memory-copy rule: a copy is timed on the copying thread's CPU clock, so the time it
  * spends waiting for a core that other jobs hold is left out (on a shared node the wall clock
- * measured the scheduler, not the memory); each repetition is the median of CALIB_MEM_COPIES
+ * times the scheduler, not the memory); each repetition is the median of CALIB_MEM_COPIES
  * copies, one untimed copy first (every page touched, the code warm). */
 void calmem_measure(uint64_t bytes, int reps, double *MBps)
 {
