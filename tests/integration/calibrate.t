@@ -160,6 +160,16 @@ rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
 assert rows and all(float(r["efficiency"]) > 1.05 for r in rows), rows
 assert all(r["ceiling_contradicted"] == "1" for r in rows), rows
 ' "$OUT"
+if command -v gnuplot >/dev/null 2>&1; then
+	expect_status 0 "report r.h5 mid.h5 --html" "$PFSREAD" report "$SCRATCH/r.h5" \
+		"$SCRATCH/mid.h5" --html "$SCRATCH/mid.html"
+	check "html: the cells table marks the share above 105%" grep -q "(ceiling contradicted)" \
+		"$SCRATCH/mid.html"
+	check "html: the answer flags the calibration" grep -q "calibration not stable: the " \
+		"$SCRATCH/mid.html"
+else
+	pass "# SKIP html: gnuplot is not installed"
+fi
 expect_status 0 "report r.h5 wide.h5 --format csv" "$PFSREAD" report "$SCRATCH/r.h5" \
 	"$SCRATCH/wide.h5" --format csv
 check "csv: ceiling_contradicted 0 or 1 as the share is above 105% or not" "$PYTHON" -c '
