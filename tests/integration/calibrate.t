@@ -51,6 +51,17 @@ for k in ("disk", "memcpy"):
 assert g["link_MBps_reps"].shape == (1, 4)  # one node: no pair, NaN
 ' "$SCRATCH/c4.h5"
 
+# ---- the memory-copy size rule: without --mem-size, 256 MiB or 4 x the last-level cache ----
+expect_status 0 "calibrate without --mem-size" mpi 1 "$PFSREAD" calibrate "$SCRATCH/cal.yaml" \
+	-o "$SCRATCH/mem.h5" --repetitions 3 --disk-size 8MiB --msg-size 1MiB
+check "mem_bytes: the larger of 256 MiB and 4 x llc_bytes in whole MiB (h5py)" "$PYTHON" -c '
+import h5py, sys
+g = h5py.File(sys.argv[1], "r")["calibration"]
+llc, mem = int(g.attrs["llc_bytes"]), int(g.attrs["mem_bytes"])
+mib = 1 << 20
+assert mem == max(256 * mib, (4 * llc + mib - 1) // mib * mib), (mem, llc)
+' "$SCRATCH/mem.h5"
+
 # ---- a wide spread: the first two disk reads (one repetition of 8 MiB) take a second more ----
 # shellcheck disable=SC2086
 expect_status 0 "calibrate with one slow repetition of the disk read" \
