@@ -275,7 +275,8 @@ static void calib_fs(FILE *out, const struct calib_data *c, enum report_format f
 	if (calib_spread_wide(&c->fs_spread))
 		rp_para(out, f, "warning: the read through the file system is not stable: %s, "
 			"above %.2f: the machine or the file system is busy: calibrate again when "
-			"it is quiet, or with more --repetitions", spread, CALIB_WIDE);
+			"it is quiet, or with more --repetitions",
+			calib_spread_text(&c->fs_spread, spread, sizeof spread), CALIB_WIDE);
 }
 
 int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e)
