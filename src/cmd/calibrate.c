@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include "cmd/calibrate_fs.h"
+#include "cmd/calibrate_mem.h"
 #include "results/calib.h"
 
 #include <errno.h>
@@ -43,6 +45,7 @@ struct cal_opts {
 	int force;
 	int reps;
 	uint64_t disk_bytes, mem_bytes, msg_bytes;
+	struct calfs_opts fs; /* --through-fs DATASET, --fs-size */
 };
 
 /* One direction of one node pair, every repetition (MB/s on the sender). */
@@ -87,6 +90,11 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o, struct pf_err *e
 		} else if (strcmp(argv[i], "--mem-size") == 0 && next) {
 			if (cal_size(argv[++i], "--mem-size", &o->mem_bytes, e) != 0)
 				return -1;
+		} else if (strcmp(argv[i], "--through-fs") == 0 && next) {
+			o->fs.dataset = argv[++i];
+		} else if (strcmp(argv[i], "--fs-size") == 0 && next) {
+			if (cal_size(argv[++i], "--fs-size", &o->fs.bytes, e) != 0)
+				return -1;
 		} else if (strcmp(argv[i], "--msg-size") == 0 && next) {
 			if (cal_size(argv[++i], "--msg-size", &o->msg_bytes, e) != 0)
 				return -1;
@@ -105,6 +113,7 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o, struct pf_err *e
 	}
 	if (o->config == NULL)
 		return pf_fail(e, PF_USAGE, "calibrate: name a config file");
+	o->fs.reps = o->reps;
 	if (o->msg_bytes > INT_MAX)
 		return pf_fail(e, PF_USAGE, "calibrate: --msg-size at most 2 GiB - 1");
 	return 0;
@@ -289,28 +298,11 @@ static int cal_disk(const struct experiment *x, const struct cal_opts *o, int no
 	return rc;
 }
 
-/* ---- memory copy ---- */
-
-/* One untimed copy first (every page touched, the code warm), then reps timed ones into MBps. */
-static void cal_memcpy(uint64_t bytes, int reps, double *MBps)
+static double cal_median(const double *v, int n)
 {
-	char *src = malloc(bytes), *dst = malloc(bytes);
-	volatile char sink = 0;
-	if (src != NULL && dst != NULL) {
-		memset(src, 1, bytes);
-		memset(dst, 0, bytes);
-		memcpy(dst, src, bytes);
-		for (int r = 0; r < reps && stop_signal() == 0; r++) {
-			double t0 = MPI_Wtime();
-			memcpy(dst, src, bytes);
-			double t = MPI_Wtime() - t0;
-			sink = (char)(sink + dst[(size_t)r * 4096 % bytes]);
-			MBps[r] = t > 0 ? (double)bytes / t / 1e6 : NAN;
-		}
-	}
-	free(src);
-	free(dst);
-	(void)sink;
+	struct calib_spread s;
+	calib_spread_of(v, (size_t)n, &s);
+	return s.median;
 }
 
 /* ---- MPI point to point between node leaders ---- */
@@ -379,13 +371,6 @@ static void cal_links(MPI_Comm leaders, int me, int n, uint64_t bytes, int reps,
 
 /* ---- gathering and writing on rank 0 ---- */
 
-static double cal_median(const double *v, int n)
-{
-	struct calib_spread s;
-	calib_spread_of(v, (size_t)n, &s);
-	return s.median;
-}
-
 /* Node n's link in repetition r: the mean of the rates of its pairs, either direction. */
 static double cal_node_link(const struct cal_mine *all, int nnodes, int n, int r)
 {
@@ -439,13 +424,6 @@ static int cal_assemble(const struct cal_mine *all, const struct topology *t, in
 	return 0;
 }
 
-/* The CPU's last-level cache in bytes, 0 when the system does not say. */
-static uint64_t cal_llc(void)
-{
-	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-	return l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
-}
-
 static void cal_stamp(char *iso, size_t ilen, char *compact, size_t clen)
 {
 	time_t now = time(NULL);
@@ -479,7 +457,7 @@ static int cal_output(const struct experiment *x, const struct cal_opts *o, char
 /* Rank 0: the file, then what it says, then the nodes whose disk could not be measured. */
 static int cal_write(const struct experiment *x, const struct cal_opts *o,
 		     const struct cal_mine *all, const struct topology *t, const char *cmdline,
-		     const char *path, const char *iso, struct pf_err *e)
+		     const char *path, const char *iso, struct calib_data *fs, struct pf_err *e)
 {
 	char src[CAL_NOTE + 64], host[SAFE_ROOM(RECORD_HOST_MAX)], note[SAFE_ROOM(CAL_NOTE)];
 	struct calib_data c = {0}, back;
@@ -492,7 +470,14 @@ static int cal_write(const struct experiment *x, const struct cal_opts *o,
 	c.disk_bytes = all[0].disk_bytes ? all[0].disk_bytes : o->disk_bytes;
 	c.mem_bytes = o->mem_bytes;
 	c.msg_bytes = o->msg_bytes;
-	c.llc_bytes = cal_llc();
+	c.llc_bytes = calmem_llc();
+	c.fs_dataset = fs->fs_dataset; /* the read through the file system, when measured */
+	c.fs_bytes = fs->fs_bytes;
+	c.fs_nsteps = fs->fs_nsteps;
+	memcpy(c.fs_step, fs->fs_step, sizeof c.fs_step);
+	c.fs_readers = fs->fs_readers;
+	c.fs_flat = fs->fs_flat;
+	c.fs_reps_MBps = fs->fs_reps_MBps;
 	int rc = cal_assemble(all, t, o->reps, &c, e);
 	if (rc == 0)
 		rc = calib_write(path, 1, &c, x->yaml_text, e); /* checked by cal_output */
@@ -534,7 +519,7 @@ static int cal_measure(const struct experiment *x, const struct cal_opts *o,
 		return -1;
 	if (any)
 		return 0;
-	cal_memcpy(o->mem_bytes, o->reps, m->memcpy_MBps);
+	calmem_measure(o->mem_bytes, o->reps, m->memcpy_MBps);
 	cal_links(leaders, me, n, o->msg_bytes, o->reps, m);
 	return 0;
 }
@@ -612,6 +597,11 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 	    MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, leaders) !=
 		    MPI_SUCCESS)
 		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Gather failed");
+	struct calib_data fs;
+	char fs_note[CAL_NOTE] = "";
+	memset(&fs, 0, sizeof fs);
+	if (rc == 0 && o->fs.dataset != NULL) /* every rank: each node's first ranks read */
+		rc = calfs_measure(x, &o->fs, &t, &fs, fs_note, sizeof fs_note, e);
 	int mine_stop = stop_signal() != 0, any_stop = 0;
 	if (rc == 0 && MPI_Allreduce(&mine_stop, &any_stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
 			       MPI_SUCCESS)
@@ -620,7 +610,11 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 		rc = stop_check(e, "calibrate") != 0 ? -1
 			 : pf_fail(e, PF_RUNTIME, "calibrate: interrupted on another rank");
 	if (rc == 0 && t.rank == 0)
-		rc = cal_write(x, o, all, &t, cmdline, path, iso, e);
+		rc = cal_write(x, o, all, &t, cmdline, path, iso, &fs, e);
+	if (rc == 0 && fs_note[0] != '\0')
+		printf("calibrate: %s\n", fs_note);
+	free(fs.fs_dataset);
+	free(fs.fs_reps_MBps);
 	free(all);
 	if (leaders != MPI_COMM_NULL && MPI_Comm_free(&leaders) != MPI_SUCCESS && rc == 0)
 		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Comm_free failed");
@@ -630,13 +624,19 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 
 int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e)
 {
-	struct cal_opts o = {NULL, NULL, 0, CALIB_REPS_DEFAULT, 4 * CALIB_DISK_MIN, 256ull << 20,
-			     64ull << 20};
+	struct cal_opts o = {NULL, NULL, 0, CALIB_REPS_DEFAULT, 4 * CALIB_DISK_MIN, 0,
+			     64ull << 20, {NULL, CALFS_BYTES_DEFAULT, CALIB_REPS_DEFAULT}};
 	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
 	if (cal_parse(argc, argv, &o, e) != 0 || cfg_load(o.config, blocks, &x, e) != 0)
 		return -1;
+	if (o.mem_bytes == 0)
+		o.mem_bytes = calmem_default();
+	if (calfs_check(&x, &o.fs, e) != 0) {
+		cfg_free(&x);
+		return -1;
+	}
 	int rc = cal_run(&x, &o, command_line, e);
 	cfg_free(&x);
 	return rc;

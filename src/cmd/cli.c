@@ -71,10 +71,16 @@ static const struct cli_opt calibrate_opts[] = {
 	{"--force", NULL, NULL, NULL, "overwrite the calibration file if it exists"},
 	{"--disk-size", NULL, "SIZE", NULL, "bytes read for the disk figure (4 KiB to 1 TiB; "
 	 "default 1 GiB, at least 256 MiB to stay above a drive's own cache)"},
-	{"--mem-size", NULL, "SIZE", NULL, "bytes copied for the memory figure"},
+	{"--mem-size", NULL, "SIZE", NULL, "bytes copied for the memory figure (default 256 MiB "
+	 "or four times the CPU's last-level cache, whichever is more)"},
 	{"--msg-size", NULL, "SIZE", NULL, "bytes of one message for the link figure"},
+	{"--through-fs", NULL, "DATASET", NULL, "also read the generated DATASET through the "
+	 "file system with 1, 2, 4, ... readers per node until the rate stops rising: the "
+	 "per-node read ceiling"},
+	{"--fs-size", NULL, "SIZE", NULL, "bytes each reader reads per repetition (default 256 "
+	 "MiB)"},
 	{"--repetitions", NULL, "N", NULL, "measure each figure N times (3 to 100, default 5): "
-	 "the median, with the spread, and a warning when max/min exceeds 1.3"},
+	 "the median, with the spread, and a warning when max/min exceeds 1.10"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 

@@ -169,6 +169,12 @@ static int rc_measured(const struct calib_data *c, struct ceil_hw *hw, char *not
 	if (!(hw->node_memcpy_MBps > 0) && isfinite(c->memcpy_MBps) && c->memcpy_MBps > 0)
 		rc_note_measured(m, "node memory copy", hw->node_memcpy_MBps = c->memcpy_MBps,
 				 &sp[CALIB_MEMCPY], &hw->node_memcpy_spread);
+	if (isfinite(c->fs_read_MBps) && c->fs_read_MBps > 0) { /* the per-node read ceiling */
+		hw->node_fsread_readers = c->fs_readers;
+		rc_note_measured(m, "node read through the file system",
+				 hw->node_fsread_MBps = c->fs_read_MBps, &c->fs_spread,
+				 &hw->node_fsread_spread);
+	}
 	if (m[0] == '\0')
 		return 0;
 	size_t used = strlen(note);

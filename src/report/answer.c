@@ -118,8 +118,8 @@ static void an_cell_line(struct answer *a, const struct answer_in *in, const cha
 	answer_thousands(c->ceiling_MBps, ceil, sizeof ceil);
 	snprintf(how, sizeof how, "%s%s%s", c->limit, source ? ", " : "", source ? source : "");
 	if (an_spread(in, c) > 0) /* a calibrated figure: how far its repetitions were apart */
-		snprintf(how + strlen(how), sizeof how - strlen(how), ", repetitions max/min %.2f",
-			 an_spread(in, c));
+		snprintf(how + strlen(how), sizeof how - strlen(how), ", repetitions max/min %.2f%s",
+			 an_spread(in, c), an_spread(in, c) > ANSWER_CALIB_WIDE ? ": NOT STABLE" : "");
 	if (c->efficiency > ANSWER_ABOVE)
 		an_add(a, ANSWER_CELL, tag, 0,
 		       "%s%s: %s: %.0f MB/s = %.0f%% of %s (%s): ABOVE it, the ceiling is "
@@ -212,6 +212,26 @@ static void an_above(struct answer *a, const struct answer_in *in)
 	       answer_thousands(w->ceiling_MBps, ceil, sizeof ceil), w->limit, spread, name,
 	       w->mean_MBps, w->efficiency * 100,
 	       w->state == CACHE_COLD ? "; a cache elsewhere (the servers') may have served it" : "");
+}
+
+/* A ceiling from a calibrated figure whose repetitions were over CALIB_WIDE apart: the cell
+ * whose limiting figure moved most. */
+static void an_unstable(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *w = NULL;
+	char name[192];
+	for (long i = 0; i < in->ncells; i++)
+		if (an_spread(in, &in->cells[i]) > ANSWER_CALIB_WIDE &&
+		    (w == NULL || an_spread(in, &in->cells[i]) > an_spread(in, w)))
+			w = &in->cells[i];
+	if (w == NULL)
+		return;
+	an_cell(w, name, sizeof name);
+	an_add(a, ANSWER_FINDING, "calibration", 0.6,
+	       "calibration not stable: the %s figure that sets %s's ceiling moved %.0f%% over its "
+	       "repetitions (max/min %.2f, above %.2f): its share of the ceiling is uncertain by "
+	       "as much -> calibrate again on a quiet node, with more --repetitions", w->limit,
+	       name, (an_spread(in, w) - 1) * 100, an_spread(in, w), ANSWER_CALIB_WIDE);
 }
 
 /* Repetitions that found their data in the page cache measure memory, not storage. */
@@ -381,6 +401,7 @@ void answer_build(const struct answer_in *in, struct answer *a)
 	}
 	an_cells(a, in);
 	an_above(&f, in);
+	an_unstable(&f, in);
 	an_no_ceiling(&f, in);
 	an_slow(&f, in);
 	an_cache(&f, in);

@@ -7,16 +7,17 @@
 #define PFSREAD_REPORT_ANSWER_H
 
 #include "report/report.h"
+#include "results/calib.h"
 
 #define ANSWER_MAX 11      /* lines at most, a heading aside */
 #define ANSWER_CELL_LINES 6 /* best and worst lines at most; more tables: the overall two */
 #define ANSWER_TEXT 400
 
 /* A measured figure above this share of its ceiling contradicts the ceiling. */
-#define ANSWER_ABOVE 1.05
+#define ANSWER_ABOVE REPORT_ABOVE
 /* A calibrated figure whose repetitions are further apart than this (max / min) is not stable
- * (calibrate's own threshold, results/calib.h CALIB_WIDE). */
-#define ANSWER_CALIB_WIDE 1.3
+ * (calibrate's own threshold). */
+#define ANSWER_CALIB_WIDE CALIB_WIDE
 /* A cold cell that spends this share of reader time in open and close is metadata-bound. */
 #define ANSWER_META 0.20
 /* Readers wait on round trips when the aggregate grows at least this much with the readers

@@ -10,6 +10,10 @@ struct ceil_hw {
 	double node_disk_MBps;   /* its local disk or RAID, streaming */
 	double node_link_MBps;   /* its network link, each direction (full duplex) */
 	double node_memcpy_MBps; /* memory copy: the bound of reads served from the page cache */
+	double node_fsread_MBps; /* what one node reads through the file system at best, all
+				  * nodes at once (calibrate --through-fs): the per-node read
+				  * ceiling, whatever the reads cross */
+	int node_fsread_readers; /* the readers per node that read it */
 	double reader_MBps;      /* one reader's best rate (a single synchronous stream) */
 	/* storage: storage_servers > 0, data_on_compute_nodes or data_remote means the data comes
 	 * over the network; none of them means each node reads its own local disk */
@@ -27,6 +31,7 @@ struct ceil_hw {
 	/* a measured figure's spread over its repetitions (max / min); 0: declared, detected or
 	 * unknown. The report shows it beside a ceiling the figure sets, how far to trust it. */
 	double node_disk_spread, node_link_spread, node_memcpy_spread, reader_spread;
+	double node_fsread_spread;
 };
 
 /* hw gets the figures a config's hardware: section declares; the rest (data_remote) is kept. */
@@ -42,6 +47,9 @@ struct ceil_point {
 };
 
 #define CEIL_MAX_TERMS 8
+
+/* The limit a calibrated read through the file system sets: per node, whatever it crosses. */
+#define CEIL_FSREAD "node reads via the file system"
 
 /* One limit: its resource, its figure, and how it was worked out (for people). */
 struct ceil_term {

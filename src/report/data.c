@@ -92,7 +92,7 @@ void rp_csv_header(FILE *out)
 	fputs(",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
 	      "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,limit,"
 	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction,short_cause,"
-	      "shortfall,cpu_s_per_GB\n",
+	      "shortfall,cpu_s_per_GB,ceiling_contradicted\n",
 	      out);
 }
 
@@ -125,6 +125,11 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 	csv_str(out, c->cause);
 	csv_str(out, c->shortfall);
 	csv_num(out, c->cpu_s_per_GB, 6);
+	/* 1: above REPORT_ABOVE of its ceiling, which it contradicts; empty: no ceiling */
+	if (isfinite(c->efficiency))
+		fprintf(out, ",%d", c->efficiency > REPORT_ABOVE);
+	else
+		fputc(',', out);
 	fputc('\n', out);
 }
 
@@ -229,6 +234,12 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 	json_knum(out, "node_memcpy_max_over_min",
 		  h->node_memcpy_spread > 0 ? h->node_memcpy_spread : NAN, 0);
 	json_knum(out, "reader_max_over_min", h->reader_spread > 0 ? h->reader_spread : NAN, 0);
+	/* calibrate --through-fs: the per-node read ceiling, its readers per node and spread */
+	json_knum(out, "node_fsread_MBps", h->node_fsread_MBps > 0 ? h->node_fsread_MBps : NAN, 0);
+	json_knum(out, "node_fsread_readers",
+		  h->node_fsread_readers > 0 ? (double)h->node_fsread_readers : NAN, 0);
+	json_knum(out, "node_fsread_max_over_min",
+		  h->node_fsread_spread > 0 ? h->node_fsread_spread : NAN, 0);
 	fputs("}", out);
 }
 
@@ -268,6 +279,9 @@ static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_
 	json_knum(out, "MBps", res.MBps, 1);
 	json_kstr(out, "limit", res.limit >= 0 ? res.term[res.limit].resource : NULL, 0);
 	json_knum(out, "efficiency", tmp.efficiency, 0);
+	/* above REPORT_ABOVE of it: the measurement contradicts the ceiling */
+	json_key(out, "contradicted", 0);
+	fputs(tmp.efficiency > REPORT_ABOVE ? "true" : "false", out);
 	/* the limiting figure's spread over its calibration's repetitions; null: not measured */
 	double spread = ceiling_spread(r->hw, res.limit >= 0 ? res.term[res.limit].resource : NULL);
 	json_knum(out, "limit_max_over_min", spread > 0 ? spread : NAN, 0);

@@ -1,6 +1,7 @@
 /* data_calib: a calibration in the report's JSON (its "calibration" object): the file's
  * figures, every node's, and the spread of their repetitions. Keys and strings escaped. */
 #include <inttypes.h>
+#include <math.h>
 
 #include "report/internal.h"
 
@@ -45,6 +46,32 @@ static void dc_spread(FILE *out, const char *key, const struct calib_spread *s)
 	fputs(s->n >= 2 && !calib_spread_wide(s) ? "true}" : "false}", out);
 }
 
+/* "fs_read": null, or the read through the file system: its steps, figure and spread */
+static void dc_fs(FILE *out, const struct calib_data *c)
+{
+	dc_key(out, "fs_read", 0);
+	if (c->fs_dataset == NULL || c->fs_nsteps < 1) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{", out);
+	dc_str(out, "dataset", c->fs_dataset, 1);
+	dc_u64(out, "bytes", c->fs_bytes);
+	dc_u64(out, "readers_per_node", (uint64_t)(c->fs_readers > 0 ? c->fs_readers : 0));
+	dc_key(out, "stopped_rising", 0);
+	fputs(c->fs_flat ? "true" : "false", out);
+	dc_num(out, "MBps", c->fs_read_MBps);
+	dc_spread(out, "spread", &c->fs_spread);
+	dc_key(out, "steps", 0);
+	fputc('[', out);
+	for (int i = 0; i < c->fs_nsteps; i++) {
+		fprintf(out, "%s{\"readers_per_node\": %d", i ? ", " : "", (int)c->fs_step[i].readers);
+		dc_num(out, "MBps", c->fs_step[i].MBps);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
 void rp_json_calib(FILE *out, const struct calib_data *c)
 {
 	static const char *const spread_key[CALIB_NFIG] = {"disk_spread", "memcpy_spread",
@@ -70,6 +97,7 @@ void rp_json_calib(FILE *out, const struct calib_data *c)
 	dc_num(out, "disk_resident", c->disk_resident);
 	for (int k = 0; k < CALIB_NFIG; k++)
 		dc_spread(out, spread_key[k], &c->spread[k]);
+	dc_fs(out, c);
 	dc_key(out, "nodes", 0);
 	fputc('[', out);
 	for (int n = 0; n < c->nnodes; n++) {
@@ -80,6 +108,9 @@ void rp_json_calib(FILE *out, const struct calib_data *c)
 		dc_num(out, "link_MBps", c->nodes[n].link_MBps);
 		for (int k = 0; k < CALIB_NFIG; k++)
 			dc_spread(out, spread_key[k], &c->nodes[n].spread[k]);
+		dc_num(out, "fs_read_MBps", c->fs_dataset ? c->nodes[n].fs_read_MBps : NAN);
+		if (c->fs_dataset != NULL)
+			dc_spread(out, "fs_read_spread", &c->nodes[n].fs_spread);
 		fputc('}', out);
 	}
 	fputs("]}", out);

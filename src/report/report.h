@@ -86,6 +86,9 @@ void report_cell_ceiling(struct report_cell *c, const struct ceil_hw *hw, int ru
 /* A cold cell below this share of its ceiling is short of it: the report says so and, where
  * its read path is a known cause, names it. ~10% is the noise of a shared network run to run. */
 #define REPORT_SHORT_OF 0.90
+/* A cell above this share of its ceiling contradicts it: every report that gives the share says
+ * so beside it (the measurement is right, the hardware figure is not). */
+#define REPORT_ABOVE 1.05
 
 /* What the report knows of the file system the run read (its recorded mount). */
 struct report_fs {

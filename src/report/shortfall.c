@@ -131,8 +131,9 @@ void report_cell_shortfall(struct report_cell *c, const struct report_cell *all,
 	proof[0] = '\0';
 	if (o != NULL) {
 		sf_name(o, c, other, sizeof other);
-		snprintf(proof, sizeof proof, "; %s reached %.0f%% of the same ceiling in this run, "
-			 "so the read path is the cause", other, o->efficiency * 100);
+		snprintf(proof, sizeof proof, "; %s reached %.0f%% of the same ceiling%s in this "
+			 "run, so the read path is the cause", other, o->efficiency * 100,
+			 o->efficiency > REPORT_ABOVE ? " (above it: the ceiling is contradicted)" : "");
 	}
 	snprintf(c->cause, sizeof c->cause, "%s", cause);
 	if (known)

@@ -468,7 +468,10 @@ static void cells_row(struct tbl *t, const struct report_cell *c, unsigned varie
 		return;
 	tbl_num(t, 0, c->ceiling_MBps);
 	tbl_add(t, "%s", rp_or_dash(c->limit));
-	tbl_num(t, 1, c->efficiency * 100);
+	if (c->efficiency > REPORT_ABOVE)
+		tbl_add(t, "%.1f (ceiling contradicted)", c->efficiency * 100);
+	else
+		tbl_num(t, 1, c->efficiency * 100);
 }
 
 static int cells_table(FILE *out, const struct rp_run *r, enum report_format f,
@@ -598,9 +601,10 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 						    : NAN,
 				r->cells[i].meta_fraction * 100);
 	for (long i = 0; i < r->ncells && rc >= 0; i++)
-		if (r->cells[i].efficiency > 1.05)
-			rp_para(out, f, "%s x %d reader%s/node%s: measured %.0f%% of its ceiling: a "
-				"hardware figure is too low or missing from the model%s",
+		if (r->cells[i].efficiency > REPORT_ABOVE)
+			rp_para(out, f, "%s x %d reader%s/node%s: measured %.0f%% of its ceiling, above "
+				"it: the ceiling is contradicted (a hardware figure is too low or "
+				"missing from the model)%s",
 				r->cells[i].sweep.dataset, (int)r->cells[i].sweep.readers_per_node,
 				units_s((unsigned long long)r->cells[i].sweep.readers_per_node),
 				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100,

@@ -35,6 +35,7 @@ static const char *const *rp_limit_figures(const char *limit)
 		{"node disks", "node disk", NULL},
 		{"per-reader rate", "one reader", NULL},
 		{"memory copy", "node memory copy", NULL},
+		{CEIL_FSREAD, "node read through the file system", NULL},
 		{"rack uplinks", "uplinks per rack", NULL},
 	};
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)

@@ -240,6 +240,45 @@ static void calib_range(struct tbl *t, const struct calib_spread *s)
 		tbl_add(t, "-");
 }
 
+/* The read through the file system: every step, where the rate stopped rising, the figure
+ * with its spread (and each node's when there are several), a warning when it is not stable. */
+static void calib_fs(FILE *out, const struct calib_data *c, enum report_format f)
+{
+	char steps[CALIB_FS_STEPS * 48] = "", size[32], spread[160];
+	size_t used = 0;
+	if (c->fs_dataset == NULL || c->fs_nsteps < 1)
+		return;
+	for (int i = 0; i < c->fs_nsteps && used < sizeof steps; i++)
+		used += (size_t)snprintf(steps + used, sizeof steps - used, "%s%d reader%s/node %.1f",
+					 i ? ", " : "", (int)c->fs_step[i].readers,
+					 c->fs_step[i].readers == 1 ? "" : "s", c->fs_step[i].MBps);
+	int last = (int)c->fs_step[c->fs_nsteps - 1].readers;
+	rp_para(out, f, "read through the file system (data set %s, %s per reader and repetition, "
+		"the figure per node) [MB/s]: %s: %s %d reader%s/node; the per-node read ceiling: "
+		"%s at %d reader%s/node", c->fs_dataset,
+		units_format_size_binary(c->fs_bytes, size, sizeof size), steps,
+		c->fs_flat ? "the rate stopped rising (a rise under 10% is none) at"
+			   : "the last step (the most ranks a node has):", last, last == 1 ? "" : "s",
+		calib_spread_text(&c->fs_spread, spread, sizeof spread), c->fs_readers,
+		c->fs_readers == 1 ? "" : "s");
+	for (int n = 0; c->nnodes > 1 && n < c->nnodes; n++)
+		rp_para(out, f, "read through the file system, node %d (%s): %s", n, c->nodes[n].host,
+			calib_spread_text(&c->nodes[n].fs_spread, spread, sizeof spread));
+	if (!c->fs_flat && c->fs_nsteps == 1)
+		rp_para(out, f, "warning: the read through the file system was tried with 1 "
+			"reader/node only (one rank per node): the figure is a floor; give more "
+			"ranks per node");
+	else if (!c->fs_flat)
+		rp_para(out, f, "warning: the read through the file system still rose at %d "
+			"reader%s/node: the figure is a floor; give more ranks per node", last,
+			last == 1 ? "" : "s");
+	if (calib_spread_wide(&c->fs_spread))
+		rp_para(out, f, "warning: the read through the file system is not stable: %s, "
+			"above %.2f: the machine or the file system is busy: calibrate again when "
+			"it is quiet, or with more --repetitions",
+			calib_spread_text(&c->fs_spread, spread, sizeof spread), CALIB_WIDE);
+}
+
 int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e)
 {
 	char size[3][32], line[640];
@@ -291,5 +330,7 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, s
 		rp_para(out, f, "warning: the disk figure is the page cache's: up to %.0f%% of the "
 			"file was in it before a read (%s: the file system refused O_DIRECT and kept "
 			"the pages)", c->disk_resident * 100, rp_or_dash(c->disk_method));
+	if (rc == 0)
+		calib_fs(out, c, f);
 	return rc;
 }

@@ -17,11 +17,24 @@
 #define CALIB_REPS_DEFAULT 5
 #define CALIB_REPS_MIN 3   /* a median and a spread need three */
 #define CALIB_REPS_MAX 100
-/* Repetitions whose largest is more than this times their least: the figure is not stable. */
-#define CALIB_WIDE 1.3
+/* Repetitions whose largest is more than this times their least (a spread over 10%): the
+ * figure is not stable. calibrate warns and every report flags a ceiling taken from it. */
+#define CALIB_WIDE 1.10
 /* The disk rule: a read below this may be served by a drive's or a controller's own cache (and
  * is dominated by its start-up); the default --disk-size is four times it. */
 #define CALIB_DISK_MIN (256ull << 20)
+
+/* The memory-copy rule: the default --mem-size is this or four times the CPU's last-level
+ * cache, whichever is more; each repetition is the median of CALIB_MEM_COPIES copies, each
+ * timed on the copying thread's CPU clock (time spent waiting for a core is left out). */
+#define CALIB_MEM_MIN (256ull << 20)
+#define CALIB_MEM_COPIES 7
+
+/* The read through the file system (--through-fs): the readers per node double while the
+ * node's rate rises by more than this (a rise within a shared node's noise is no rise), up to
+ * CALIB_FS_STEPS steps (1 to 128 readers per node) or the ranks each node has. */
+#define CALIB_FS_RISE 1.10
+#define CALIB_FS_STEPS 8
 
 /* The figures, in file order. */
 enum calib_figure { CALIB_DISK, CALIB_MEMCPY, CALIB_LINK, CALIB_NFIG };
@@ -44,6 +57,14 @@ struct calib_node {
 	double link_MBps;   /* MPI point-to-point between node leaders, per repetition the mean
 			     * of its pairs */
 	struct calib_spread spread[CALIB_NFIG]; /* its repetitions of each figure */
+	double fs_read_MBps; /* read through the file system (median at fs_readers), NaN: none */
+	struct calib_spread fs_spread;
+};
+
+/* One step of the read through the file system. */
+struct calib_fs_step {
+	int32_t readers; /* per node */
+	double MBps;     /* per node: the mean over the nodes of each node's median */
 };
 
 /* One direction of one node pair. */
@@ -75,6 +96,16 @@ struct calib_data {
 	double disk_MBps, memcpy_MBps, link_MBps;
 	/* every repetition of every node pooled: how far the figure moved (calib_read fills it) */
 	struct calib_spread spread[CALIB_NFIG];
+	/* the read through the file system (--through-fs); fs_dataset NULL when not measured */
+	char *fs_dataset;       /* the data set read */
+	uint64_t fs_bytes;      /* by each reader in each repetition */
+	int fs_nsteps;
+	struct calib_fs_step fs_step[CALIB_FS_STEPS];
+	int fs_readers;         /* readers per node of the figure: the step with the highest rate */
+	int fs_flat;            /* 1: the rate stopped rising; 0: the ranks per node ran out first */
+	double *fs_reps_MBps;   /* [nnodes x reps] at fs_readers */
+	double fs_read_MBps;    /* the mean over nodes (calib_read fills it), NaN: none */
+	struct calib_spread fs_spread; /* every node's repetitions pooled */
 };
 
 /* 1 when path is an HDF5 file with a /calibration group, 0 otherwise (also when it cannot be
@@ -111,6 +142,13 @@ char *calib_spread_text(const struct calib_spread *s, char *buf, size_t len);
  * busy machine. buf gets "" and 0 is returned when the figure is stable; 1 otherwise. */
 int calib_warning(enum calib_figure f, const struct calib_spread *s, uint64_t bytes,
 		  uint64_t cache_bytes, char *buf, size_t len);
+
+/* 1 when a step's rate now is a rise on the best before it (above CALIB_FS_RISE times it, or
+ * the first finite one), else 0: the readers stop doubling. */
+int calib_fs_rising(double best_before, double now);
+
+/* The step of c->fs_step with the highest rate (the first of equal ones), -1 when none. */
+int calib_fs_best(const struct calib_data *c);
 
 /* Fill each node's spread and the pooled one from c->reps_MBps (or, without them, from the
  * node figures: one measurement each). */

@@ -6,7 +6,11 @@
  *                 repetitions (version 2)
  *   /calibration/{hostname, disk_MBps, memcpy_MBps, link_MBps}  [nnodes] (medians)
  *   /calibration/{disk,memcpy,link}_MBps_reps  [nnodes][repetitions] (version 2)
- *   /calibration/pairs  compound {from, to, MBps} [npairs] */
+ *   /calibration/pairs  compound {from, to, MBps} [npairs]
+ * and when calibrate read through the file system (--through-fs), attrs fs_dataset, fs_bytes,
+ * fs_readers, fs_flat on /calibration and
+ *   /calibration/fs_read_MBps_reps  [nnodes][repetitions] (at fs_readers per node)
+ *   /calibration/fs_read_steps  compound {readers, MBps} [steps] */
 #include <hdf5.h>
 
 #include "results/calib.h"
@@ -25,6 +29,12 @@ static const struct results_field calib_pair_fields[] = {
 	{"MBps", offsetof(struct calib_pair, MBps), sizeof(double), RESULTS_F64, 1},
 };
 #define CALIB_NPAIR_FIELDS (sizeof calib_pair_fields / sizeof calib_pair_fields[0])
+
+static const struct results_field calib_step_fields[] = {
+	{"readers", offsetof(struct calib_fs_step, readers), sizeof(int32_t), RESULTS_I32, 1},
+	{"MBps", offsetof(struct calib_fs_step, MBps), sizeof(double), RESULTS_F64, 1},
+};
+#define CALIB_NSTEP_FIELDS (sizeof calib_step_fields / sizeof calib_step_fields[0])
 
 /* The per-node figures, in file order. */
 static const struct {
@@ -189,6 +199,40 @@ static int cr_nodes(const struct cr *r, hid_t g, struct calib_data *c)
 	return rc;
 }
 
+/* The read through the file system, when the file has it. */
+static int cr_fs(const struct cr *r, hid_t g, struct calib_data *c)
+{
+	int32_t readers = 0, flat = 0;
+	size_t got = 0;
+	struct calib_fs_step *steps = NULL;
+	htri_t has = H5Lexists(g, "fs_read_steps", H5P_DEFAULT);
+	if (has <= 0)
+		return has < 0 ? cr_fail(r, "fs_read_steps") : 0;
+	hid_t st = results_compound(calib_step_fields, CALIB_NSTEP_FIELDS, sizeof *steps, 0);
+	int rc = st < 0 ? cr_fail(r, "fs_read_steps") : 0;
+	if (rc == 0)
+		rc = cr_attr_str(r, g, "fs_dataset", &c->fs_dataset) |
+		     cr_attr_num(r, g, "fs_bytes", RESULTS_U64, &c->fs_bytes) |
+		     cr_attr_num(r, g, "fs_readers", RESULTS_I32, &readers) |
+		     cr_attr_num(r, g, "fs_flat", RESULTS_I32, &flat);
+	if (rc == 0)
+		rc = cr_rows(r, g, "fs_read_steps", st, sizeof *steps, SIZE_MAX, (void **)&steps,
+			     &got);
+	if (rc == 0 && (got < 1 || got > CALIB_FS_STEPS))
+		rc = cr_fail(r, "fs_read_steps: 1 to 8 steps");
+	for (size_t i = 0; rc == 0 && i < got; i++)
+		c->fs_step[i] = steps[i];
+	c->fs_nsteps = rc == 0 ? (int)got : 0;
+	c->fs_readers = readers;
+	c->fs_flat = flat != 0;
+	if (rc == 0)
+		rc = cr_reps(r, g, "fs_read_MBps_reps", c, &c->fs_reps_MBps);
+	free(steps);
+	if (results_h5_close(st) < 0 && rc == 0)
+		rc = cr_fail(r, "fs_read_steps");
+	return rc;
+}
+
 static int cr_group(const struct cr *r, hid_t file, struct calib_data *c)
 {
 	hid_t g = H5Gopen2(file, "calibration", H5P_DEFAULT);
@@ -215,6 +259,8 @@ static int cr_group(const struct cr *r, hid_t file, struct calib_data *c)
 	if (rc == 0)
 		rc = cr_rows(r, g, "pairs", pt, sizeof(struct calib_pair), SIZE_MAX,
 			     (void **)&c->pairs, &c->npairs);
+	if (rc == 0)
+		rc = cr_fs(r, g, c);
 	if ((results_h5_close(pt) | results_h5_close(g)) < 0 && rc == 0)
 		rc = cr_fail(r, "/calibration");
 	return rc == 0 ? 0 : -1;
@@ -301,6 +347,8 @@ void calib_free(struct calib_data *c)
 	free(c->pairs);
 	for (int f = 0; f < CALIB_NFIG; f++)
 		free(c->reps_MBps[f]);
+	free(c->fs_dataset);
+	free(c->fs_reps_MBps);
 	memset(c, 0, sizeof *c);
 }
 
@@ -415,6 +463,36 @@ static int cw_nodes(const struct cw *w, hid_t g, const struct calib_data *c)
 	return rc;
 }
 
+/* The read through the file system, when measured (fs_dataset set). */
+static int cw_fs(const struct cw *w, hid_t g, const struct calib_data *c)
+{
+	int32_t readers = c->fs_readers, flat = c->fs_flat;
+	size_t n = (size_t)c->nnodes, reps = (size_t)c->reps;
+	hsize_t dims[2] = {n, reps};
+	if (c->fs_dataset == NULL || c->fs_reps_MBps == NULL || c->fs_nsteps < 1)
+		return 0;
+	hid_t sm = results_compound(calib_step_fields, CALIB_NSTEP_FIELDS, sizeof c->fs_step[0], 0);
+	hid_t sf = results_compound(calib_step_fields, CALIB_NSTEP_FIELDS, sizeof c->fs_step[0], 1);
+	int rc = sm < 0 || sf < 0 ? cw_fail(w, "fs_read_steps") : 0;
+	if (rc == 0)
+		rc = cw_str(w, g, "fs_dataset", c->fs_dataset) |
+		     cw_num(w, g, "fs_bytes", RESULTS_U64, &c->fs_bytes) |
+		     cw_num(w, g, "fs_readers", RESULTS_I32, &readers) |
+		     cw_num(w, g, "fs_flat", RESULTS_I32, &flat);
+	if (rc == 0)
+		rc = cw_rows(w, g, "fs_read_steps", sf, sm, (size_t)c->fs_nsteps, c->fs_step);
+	hid_t s = rc == 0 ? H5Screate_simple(2, dims, NULL) : -1;
+	hid_t d = s < 0 ? -1 : H5Dcreate2(g, "fs_read_MBps_reps", H5T_IEEE_F64LE, s, H5P_DEFAULT,
+					  H5P_DEFAULT, H5P_DEFAULT);
+	if (rc == 0 && (d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+					  c->fs_reps_MBps) < 0))
+		rc = cw_fail(w, "fs_read_MBps_reps");
+	if ((results_h5_close(d) | results_h5_close(s) | results_h5_close(sf) |
+	     results_h5_close(sm)) < 0 && rc == 0)
+		rc = cw_fail(w, "fs_read_MBps_reps");
+	return rc;
+}
+
 static int cw_group(const struct cw *w, hid_t file, const struct calib_data *c)
 {
 	hid_t g = H5Gcreate2(file, "calibration", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -436,6 +514,8 @@ static int cw_group(const struct cw *w, hid_t file, const struct calib_data *c)
 		rc = cw_nodes(w, g, c);
 	if (rc == 0)
 		rc = cw_rows(w, g, "pairs", pf, pm, c->npairs, c->pairs);
+	if (rc == 0 && cw_has_reps(c))
+		rc = cw_fs(w, g, c);
 	if ((results_h5_close(pf) | results_h5_close(pm) | results_h5_close(g)) < 0 && rc == 0)
 		rc = cw_fail(w, "/calibration");
 	return rc == 0 ? 0 : -1;

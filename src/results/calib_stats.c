@@ -89,7 +89,7 @@ int calib_warning(enum calib_figure f, const struct calib_spread *s, uint64_t by
 	calib_why(f, bytes, cache_bytes, why, sizeof why);
 	if (s->min > 0)
 		snprintf(buf, len, "warning: the %s figure is not stable: %.1f-%.1f MB/s over %d "
-			 "repetitions (max/min %.2f, above %.1f): %s", calib_figure_name(f), s->min,
+			 "repetitions (max/min %.2f, above %.2f): %s", calib_figure_name(f), s->min,
 			 s->max, s->n, s->ratio, CALIB_WIDE, why);
 	else
 		snprintf(buf, len, "warning: the %s figure is not stable: a repetition measured "
@@ -97,8 +97,50 @@ int calib_warning(enum calib_figure f, const struct calib_spread *s, uint64_t by
 	return 1;
 }
 
+int calib_fs_rising(double best_before, double now)
+{
+	if (!isfinite(now))
+		return 0;
+	return !isfinite(best_before) || now > best_before * CALIB_FS_RISE;
+}
+
+int calib_fs_best(const struct calib_data *c)
+{
+	int best = -1;
+	for (int i = 0; i < c->fs_nsteps && i < CALIB_FS_STEPS; i++)
+		if (isfinite(c->fs_step[i].MBps) &&
+		    (best < 0 || c->fs_step[i].MBps > c->fs_step[best].MBps))
+			best = i;
+	return best;
+}
+
+/* The read through the file system: each node's median and spread, the pooled spread, the
+ * mean over nodes. */
+static void calib_summarise_fs(struct calib_data *c)
+{
+	size_t reps = c->reps > 0 ? (size_t)c->reps : 1, nn = (size_t)c->nnodes;
+	double sum = 0;
+	int k = 0;
+	c->fs_read_MBps = NAN;
+	calib_spread_of(NULL, 0, &c->fs_spread);
+	for (size_t n = 0; n < nn; n++) {
+		calib_spread_of(c->fs_reps_MBps ? c->fs_reps_MBps + n * reps : NULL,
+				c->fs_reps_MBps ? reps : 0, &c->nodes[n].fs_spread);
+		c->nodes[n].fs_read_MBps = c->nodes[n].fs_spread.median;
+		if (isfinite(c->nodes[n].fs_read_MBps)) {
+			sum += c->nodes[n].fs_read_MBps;
+			k++;
+		}
+	}
+	if (c->fs_reps_MBps != NULL)
+		calib_spread_of(c->fs_reps_MBps, nn * reps, &c->fs_spread);
+	if (k > 0)
+		c->fs_read_MBps = sum / k;
+}
+
 void calib_summarise(struct calib_data *c)
 {
+	calib_summarise_fs(c);
 	size_t reps = c->reps > 0 ? (size_t)c->reps : 1, nn = (size_t)c->nnodes;
 	double *one = malloc((nn ? nn : 1) * sizeof *one);
 	for (int f = 0; f < CALIB_NFIG; f++) {

@@ -18,7 +18,11 @@
  * milliseconds, until FILE exists (or a signal comes): a command held mid-way for as long as
  * the test needs, then let go (locks.t). PFSREAD_SLOW_CALLS=N slows only the first N calls
  * that would be slowed, the rest run at full speed: one repetition of a measurement made slow
- * and the others not (calibrate.t). */
+ * and the others not (calibrate.t). PFSREAD_RATE=PROC:NODE caps pread at PROC MB/s per process
+ * and NODE MB/s over all the processes that share $TMPDIR (a node; each fake node has its
+ * own): every call waits until its bytes would have crossed both pipes, each a clock of when
+ * it is next free (the node's in $TMPDIR/pfsread-rate, under flock), so k readers get
+ * min(k x PROC, NODE) on any machine (calibrate_fs.t). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -126,6 +131,60 @@ static void stop_at(const char *name, int fd, int after)
 		stop_here();
 }
 
+static double rate_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* When the node's pipe, shared through a file under flock, is done with n more bytes. */
+static double rate_node(double now, double MBps, size_t n)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+	double next = 0;
+	snprintf(path, sizeof path, "%s/pfsread-rate", tmp != NULL ? tmp : "/tmp");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return now; /* no shared clock: the process's cap alone */
+	}
+	if (read(fd, &next, sizeof next) != (ssize_t)sizeof next || next < now)
+		next = now;
+	next += (double)n / (MBps * 1e6);
+	if (lseek(fd, 0, SEEK_SET) != 0 || write(fd, &next, sizeof next) != (ssize_t)sizeof next)
+		next = now;
+	close(fd); /* the lock goes with it */
+	return next;
+}
+
+/* PFSREAD_RATE=PROC:NODE: wait until n bytes would have crossed both pipes. */
+static void rate_cap(size_t n)
+{
+	static double proc_next;
+	const char *spec = getenv("PFSREAD_RATE");
+	char *end = NULL;
+	if (spec == NULL)
+		return;
+	double proc = strtod(spec, &end), node = *end == ':' ? strtod(end + 1, NULL) : 0;
+	double now = rate_now(), done = now;
+	if (proc > 0) {
+		proc_next = (proc_next > now ? proc_next : now) + (double)n / (proc * 1e6);
+		done = proc_next;
+	}
+	if (node > 0) {
+		double node_done = rate_node(now, node, n);
+		done = node_done > done ? node_done : done;
+	}
+	for (double left = done - rate_now(); left > 0; left = done - rate_now()) {
+		struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+		if (nanosleep(&ts, NULL) != 0)
+			break; /* a signal: let the caller see it */
+	}
+}
+
 typedef int (*stat_fn)(const char *, struct stat *);
 typedef int (*mkdir_fn)(const char *, mode_t);
 typedef int (*unlinkat_fn)(int, const char *, int);
@@ -161,6 +220,7 @@ ssize_t pread(int fd, void *buf, size_t len, off_t off)
 	REAL("pread", pread_fn);
 	stop_at("pread", fd, 0);
 	slow("pread", NULL);
+	rate_cap(len);
 	return real(fd, buf, len, off);
 }
 
@@ -169,6 +229,7 @@ ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 	REAL("pread64", pread_fn);
 	stop_at("pread", fd, 0);
 	slow("pread", NULL);
+	rate_cap(len);
 	return real(fd, buf, len, off);
 }
 

@@ -198,7 +198,7 @@ static void test_calibrated_spread(void)
 	struct answer_in in = {c, 2, 1, "calibrated", source, NULL, 0, NULL, 0, spread};
 	answer_build(&in, &a);
 	dump(&a);
-	ok(find(&a, "(node disks, calibrated, repetitions max/min 1.45): ABOVE it") >= 0,
+	ok(find(&a, "(node disks, calibrated, repetitions max/min 1.45: NOT STABLE): ABOVE it") >= 0,
 	   "the cell above its ceiling: the limit, where from and its repetitions' spread");
 	ok(find(&a, "ceiling contradicted: the calibrated figure 100 MB/s (node disks; its "
 		    "repetitions were far apart: max/min 1.45) is contradicted") >= 0,
@@ -208,6 +208,17 @@ static void test_calibrated_spread(void)
 	answer_build(&in, &a);
 	ok(find(&a, "(node disks; its repetitions agreed: max/min 1.05)") >= 0,
 	   "a stable calibration that is contradicted all the same: said so");
+	ok(find(&a, "calibration not stable") < 0 && find(&a, "NOT STABLE") < 0,
+	   "repetitions within 10%%: not called unstable");
+	const double mid[2] = {1.2, 1.2}; /* over 10%, under the 30% calibrate once warned at */
+	in.spread = mid;
+	answer_build(&in, &a);
+	dump(&a);
+	ok(find(&a, "calibration not stable: the node disks figure that sets big x 1 reader/node's "
+		    "ceiling moved 20% over its repetitions (max/min 1.20, above 1.10)") >= 0,
+	   "a spread of 20%%: a finding that the calibration is not stable, with the threshold");
+	ok(find(&a, "repetitions max/min 1.20: NOT STABLE") >= 0,
+	   "and the cell lines flag the limit's figure");
 	in.spread = NULL;
 	answer_build(&in, &a);
 	ok(find(&a, "max/min") < 0, "no spread known: none said");

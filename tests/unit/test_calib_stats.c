@@ -26,14 +26,17 @@ static void test_spread(void)
 	ok(s.n == 5 && near(s.median, 120) && near(s.min, 100) && near(s.max, 200),
 	   "5 finite of 6: median 120, min 100, max 200 (n %d, median %g)", s.n, s.median);
 	ok(near(s.q1, 110) && near(s.q3, 130), "quartiles 110 and 130 (%g, %g)", s.q1, s.q3);
-	ok(near(s.ratio, 2.0) && calib_spread_wide(&s), "max/min 2: wide (above %.1f)", CALIB_WIDE);
+	ok(near(s.ratio, 2.0) && calib_spread_wide(&s), "max/min 2: wide (above %.2f)", CALIB_WIDE);
 	const double even[] = {500, 520, 540, 560};
 	calib_spread_of(even, 4, &s);
-	ok(near(s.median, 530) && near(s.ratio, 1.12) && !calib_spread_wide(&s),
-	   "500..560: median 530 between ranks, max/min 1.12, stable");
-	const double edge[] = {100, 130};
+	ok(near(s.median, 530) && near(s.ratio, 1.12) && calib_spread_wide(&s),
+	   "500..560: median 530 between ranks, max/min 1.12: a spread over 10%%, not stable");
+	const double calm[] = {500, 520, 540};
+	calib_spread_of(calm, 3, &s);
+	ok(near(s.ratio, 1.08) && !calib_spread_wide(&s), "500..540: max/min 1.08, stable");
+	const double edge[] = {100, 110};
 	calib_spread_of(edge, 2, &s);
-	ok(!calib_spread_wide(&s), "max/min exactly 1.3 is still stable");
+	ok(!calib_spread_wide(&s), "max/min exactly 1.10 is still stable");
 	const double one[] = {42};
 	calib_spread_of(one, 1, &s);
 	ok(s.n == 1 && near(s.median, 42) && isnan(s.ratio) && !calib_spread_wide(&s),
@@ -63,7 +66,7 @@ static void test_text(void)
 static void test_warning(void)
 {
 	char buf[640];
-	const double calm[] = {540, 563, 590}, wild[] = {210, 563, 400, 300, 500};
+	const double calm[] = {540, 563, 580}, wild[] = {210, 563, 400, 300, 500};
 	struct calib_spread s;
 	calib_spread_of(calm, 3, &s);
 	ok(calib_warning(CALIB_DISK, &s, 1ull << 30, 0, buf, sizeof buf) == 0 && buf[0] == '\0',
@@ -72,7 +75,7 @@ static void test_warning(void)
 	ok(calib_warning(CALIB_DISK, &s, 64ull << 20, 0, buf, sizeof buf) == 1, "wide: a warning");
 	diag("%s", buf);
 	ok(strstr(buf, "warning: the disk figure is not stable: 210.0-563.0 MB/s over 5 repetitions "
-		       "(max/min 2.68, above 1.3)") == buf,
+		       "(max/min 2.68, above 1.10)") == buf,
 	   "it says which figure, the range, how many and max/min");
 	ok(strstr(buf, "a read of 64 MiB may be served by a drive's or controller's cache") &&
 		   strstr(buf, "--disk-size 1 GiB"),
@@ -192,6 +195,69 @@ static void test_file(void)
 		calib_free(&back);
 }
 
+/* The rise rule: the readers double while the rate rises by more than 10% on the best so far. */
+static void test_fs_rule(void)
+{
+	struct calib_data c;
+	memset(&c, 0, sizeof c);
+	ok(calib_fs_rising(NAN, 30), "the first step rises");
+	ok(calib_fs_rising(30, 50) && !calib_fs_rising(50, 54) && !calib_fs_rising(50, 55),
+	   "30 to 50: a rise; 50 to 54 or 55 (10%%): flat");
+	ok(calib_fs_rising(50, 55.1) && !calib_fs_rising(50, NAN), "55.1: a rise; NaN: none");
+	c.fs_nsteps = 3;
+	c.fs_step[0] = (struct calib_fs_step){1, 30};
+	c.fs_step[1] = (struct calib_fs_step){2, 50};
+	c.fs_step[2] = (struct calib_fs_step){4, 49};
+	ok(calib_fs_best(&c) == 1, "the best step: 2 readers/node at 50");
+	c.fs_step[1].MBps = NAN;
+	ok(calib_fs_best(&c) == 2, "a step without a figure is not the best");
+	c.fs_nsteps = 0;
+	ok(calib_fs_best(&c) == -1, "no step: none");
+}
+
+/* The read through the file system written and read back, its figure the mean of the node
+ * medians: node 0 50, node 1 40. */
+static void test_fs_file(void)
+{
+	struct calib_data c, back;
+	struct calib_node nodes[2];
+	double *reps[CALIB_NFIG], fs[6] = {49, 50, 51, 40, 41, 39};
+	struct pf_err e = {0};
+	char path[] = "/tmp/test_calib_stats-XXXXXX";
+	int fd = mkstemp(path);
+	ok(fd >= 0, "a scratch file");
+	if (fd < 0)
+		return;
+	close(fd);
+	fill(&c, nodes, reps);
+	c.fs_dataset = "big";
+	c.fs_bytes = 1u << 20;
+	c.fs_nsteps = 2;
+	c.fs_step[0] = (struct calib_fs_step){1, 30};
+	c.fs_step[1] = (struct calib_fs_step){2, 45};
+	c.fs_readers = 2;
+	c.fs_flat = 0;
+	c.fs_reps_MBps = fs;
+	ok(calib_write(path, 1, &c, "name: c\n", &e) == 0, "written (%s)", e.msg);
+	ok(calib_read(path, &back, &e) == 0, "read back (%s)", e.msg);
+	ok(back.fs_dataset && strcmp(back.fs_dataset, "big") == 0 && back.fs_nsteps == 2 &&
+		   back.fs_step[1].readers == 2 && near(back.fs_step[1].MBps, 45) &&
+		   back.fs_readers == 2 && !back.fs_flat && back.fs_bytes == (1u << 20),
+	   "the data set, the steps, the readers of the figure, not flat");
+	ok(near(back.nodes[0].fs_read_MBps, 50) && near(back.nodes[1].fs_read_MBps, 40) &&
+		   near(back.fs_read_MBps, 45) && near(back.fs_spread.ratio, 51.0 / 39),
+	   "node medians 50 and 40, their mean 45, the pooled spread 51/39");
+	calib_free(&back);
+	c.fs_dataset = NULL;
+	ok(calib_write(path, 1, &c, "name: c\n", &e) == 0 && calib_read(path, &back, &e) == 0 &&
+		   back.fs_dataset == NULL && back.fs_nsteps == 0 && isnan(back.fs_read_MBps),
+	   "not measured: nothing written, NaN read");
+	calib_free(&back);
+	unlink(path);
+	for (int f = 0; f < CALIB_NFIG; f++)
+		free(reps[f]);
+}
+
 static void test_cpu(void)
 {
 	struct cpu_mark a = {{1, 500000}, {0, 250000}, 1}, b = {{3, 0}, {0, 750000}, 1};
@@ -220,6 +286,8 @@ int main(void)
 	test_warning();
 	test_summarise();
 	test_file();
+	test_fs_rule();
+	test_fs_file();
 	test_cpu();
 	return tap_done();
 }

@@ -160,8 +160,38 @@ static void test_config_block(void)
 	cfg_free(&x);
 }
 
+/* The reference cluster calibrated through its file system: 40 MB/s per node (4 readers/node
+ * at best) is below its 117 MB/s links, so 100 nodes x 40 = 4000 MB/s is the ceiling for cold
+ * reads, with its spread; warm reads are not limited by it. */
+static void test_fsread(void)
+{
+	struct ceil_hw hw = reference;
+	struct ceil_result r;
+	struct ceil_point p = {100, 200, 100, 0};
+	hw.node_fsread_MBps = 40;
+	hw.node_fsread_readers = 4;
+	hw.node_fsread_spread = 1.04;
+	ceiling_compute(&hw, &p, &r);
+	ok(strcmp(limit(&r), CEIL_FSREAD) == 0 && near(r.MBps, 4000),
+	   "the read through the file system sets the ceiling: %s %.1f", limit(&r), r.MBps);
+	const struct ceil_term *t = term(&r, CEIL_FSREAD);
+	ok(t != NULL && strcmp(t->how, "100 nodes x 40 MB/s (calibrated: read through the file "
+				    "system, 4 readers/node)") == 0,
+	   "labelled: '%s'", t ? t->how : "");
+	ok(near(ceiling_spread(&hw, CEIL_FSREAD), 1.04), "its spread goes with it");
+	p.warm = 1;
+	ceiling_compute(&hw, &p, &r);
+	ok(term(&r, CEIL_FSREAD) == NULL, "warm reads: not a limit");
+	hw.node_fsread_MBps = 0;
+	p.warm = 0;
+	ceiling_compute(&hw, &p, &r);
+	ok(term(&r, CEIL_FSREAD) == NULL && strcmp(limit(&r), "reader links") == 0,
+	   "not calibrated: no such limit");
+}
+
 int main(void)
 {
+	test_fsread();
 	test_config_block();
 	test_reference();
 	test_per_reader_and_memory();

@@ -1,0 +1,294 @@
+/* calibrate_fs: the read figure through the file system (calibrate --through-fs DATASET): what
+ * a node's reads of the data cross (its link, the servers, the file system's client), not only
+ * MPI between nodes. Step by step 1, 2, 4, ... readers per node (each node's first ranks), all
+ * nodes at once, read files of the data set, each reader its own, with O_DIRECT (buffered
+ * after POSIX_FADV_DONTNEED where it is refused); a node's rate in a repetition is its readers'
+ * bytes over the time from its first reader's start to its last reader's end. The readers
+ * double while the mean node rate rises (calib_fs_rising); the figure is the step that read
+ * fastest. */
+#include "cmd/calibrate_fs.h"
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dataset/dataset.h"
+#include "util/stop.h"
+
+#define CALFS_CHUNK (4u << 20) /* bytes per read call */
+
+/* What one rank did in one repetition, as rank 0 gathers it. */
+struct calfs_rank {
+	double t0, t1;  /* its reads' start and end on its node's clock; NaN: it did not read */
+	double bytes;
+	int32_t node;
+	int32_t err;    /* errno of a failed read, 0 */
+	int32_t stop;   /* a signal arrived */
+};
+
+static const struct cfg_dataset *calfs_find(const struct experiment *x, const char *name)
+{
+	for (size_t i = 0; i < x->ndatasets; i++)
+		if (strcmp(x->datasets[i].name, name) == 0)
+			return &x->datasets[i];
+	return NULL;
+}
+
+int calfs_check(const struct experiment *x, const struct calfs_opts *o, struct pf_err *e)
+{
+	char dir[CFG_PATH_MAX + CFG_NAME_MAX + 2];
+	struct manifest m;
+	struct pf_err why = {0};
+	if (o->dataset == NULL)
+		return 0;
+	const struct cfg_dataset *d = calfs_find(x, o->dataset);
+	if (d == NULL)
+		return pf_fail(e, PF_USAGE, "calibrate: --through-fs: %s has no data set '%s'",
+			       x->source, o->dataset);
+	if (d->sizes != CFG_SIZES_FIXED || d->layout.kind == CFG_LAYOUT_HASHED)
+		return pf_fail(e, PF_USAGE, "calibrate: --through-fs: data set '%s' of %s: its "
+			       "files must be of one size and not hashed", o->dataset, x->source);
+	if (dataset_dir(x, d, dir, sizeof dir) != 0 || manifest_read(dir, &m, &why) != 0 ||
+	    !m.complete)
+		return pf_fail(e, PF_USAGE, "calibrate: --through-fs: data set '%s' of %s is not "
+			       "generated (run pfsread generate first)%s%s", o->dataset, x->source,
+			       why.msg[0] ? ": " : "", why.msg);
+	return 0;
+}
+
+/* Open path for a read that the page cache does not serve. */
+static int calfs_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0 && errno == EINVAL) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) {
+			int err = errno;
+			close(fd);
+			errno = err;
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* Read up to want bytes of one file into buf; *got adds what came. Returns 0 or an errno. */
+static int calfs_file(const char *path, uint64_t want, char *buf, uint64_t *got)
+{
+	int fd = calfs_open(path), err = 0;
+	if (fd < 0)
+		return errno;
+	for (uint64_t done = 0; done < want && err == 0;) {
+		size_t n = want - done < CALFS_CHUNK ? (size_t)(want - done) : CALFS_CHUNK;
+		n = (n + 4095) / 4096 * 4096; /* whole blocks: O_DIRECT; the tail comes back short */
+		if (stop_signal() != 0)
+			err = EINTR;
+		ssize_t r = err ? 0 : pread(fd, buf, n, (off_t)done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			err = errno;
+		else if (r == 0)
+			break;
+		else {
+			uint64_t use = (uint64_t)r < want - done ? (uint64_t)r : want - done;
+			done += use;
+			*got += use;
+		}
+	}
+	if (close(fd) != 0 && err == 0)
+		err = errno;
+	return err;
+}
+
+/* One reader's share of one repetition: files first, first + stride, ... until bytes. */
+static void calfs_read(const struct experiment *x, const struct cfg_dataset *d, uint64_t first,
+		       uint64_t stride, uint64_t bytes, char *buf, struct calfs_rank *me)
+{
+	char path[CFG_PATH_MAX + 256];
+	uint64_t got = 0;
+	me->t0 = topology_clock();
+	for (uint64_t f = first % d->nfiles, i = 0; got < bytes && me->err == 0 && i < d->nfiles;
+	     f = (f + stride) % d->nfiles, i++) {
+		uint64_t want = bytes - got < d->file_size ? bytes - got : d->file_size;
+		if (dataset_file_path(x, d, f, path, sizeof path) != 0)
+			me->err = ENAMETOOLONG;
+		else
+			me->err = calfs_file(path, want, buf, &got);
+	}
+	me->t1 = topology_clock();
+	me->bytes = (double)got;
+}
+
+/* Rank 0: each node's rate from every rank's record of one repetition (NaN for a node whose
+ * read failed); the first failure into note. */
+static void calfs_rates(const struct calfs_rank *all, int nranks, int nnodes, double *rate,
+			char *note, size_t nlen)
+{
+	for (int n = 0; n < nnodes; n++) {
+		double t0 = INFINITY, t1 = -INFINITY, bytes = 0;
+		int bad = 0;
+		for (int i = 0; i < nranks; i++) {
+			if (all[i].node != n || !isfinite(all[i].t0))
+				continue;
+			if (all[i].err != 0 && note[0] == '\0')
+				snprintf(note, nlen, "node %d: a read through the file system failed: "
+					 "%s", n, strerror(all[i].err));
+			bad |= all[i].err != 0;
+			t0 = fmin(t0, all[i].t0);
+			t1 = fmax(t1, all[i].t1);
+			bytes += all[i].bytes;
+		}
+		rate[n] = !bad && t1 > t0 && bytes > 0 ? bytes / (t1 - t0) / 1e6 : NAN;
+	}
+}
+
+/* The state of a measurement, shared by its steps. */
+struct calfs_run {
+	const struct experiment *x;
+	const struct cfg_dataset *d;
+	const struct calfs_opts *o;
+	const struct topology *t;
+	int per_node;             /* the most readers every node has */
+	char *buf;
+	struct calfs_rank *all;   /* [nranks], rank 0 */
+	double *one;              /* [nnodes]: one repetition's node rates, rank 0 */
+	double *step_reps;        /* [CALIB_FS_STEPS][nnodes x reps], rank 0 */
+	char *note;
+	size_t nlen;
+	int stopped;
+};
+
+/* One step of k readers per node, every repetition; rank 0 keeps the rates. */
+static int calfs_step(struct calfs_run *s, int step, int k)
+{
+	const struct topology *t = s->t;
+	uint64_t stride = (uint64_t)t->nnodes * (uint64_t)s->per_node;
+	for (int r = 0; r < s->o->reps; r++) {
+		struct calfs_rank me = {NAN, NAN, 0, t->node, 0, 0};
+		uint64_t id = (uint64_t)t->node * (uint64_t)s->per_node + (uint64_t)t->local_rank;
+		/* every repetition of every step starts on files no reader read before */
+		uint64_t first = id + stride * (uint64_t)(step * s->o->reps + r) *
+					      ((s->o->bytes + s->d->file_size - 1) / s->d->file_size);
+		if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
+			return -1;
+		if (t->local_rank < k)
+			calfs_read(s->x, s->d, first, stride, s->o->bytes, s->buf, &me);
+		me.stop = stop_signal() != 0;
+		if (MPI_Gather(&me, sizeof me, MPI_BYTE, s->all, sizeof me, MPI_BYTE, 0,
+			       MPI_COMM_WORLD) != MPI_SUCCESS)
+			return -1;
+		if (t->rank != 0)
+			continue;
+		double *rate = s->step_reps + (size_t)step * (size_t)t->nnodes * (size_t)s->o->reps;
+		calfs_rates(s->all, t->nranks, t->nnodes, s->one, s->note, s->nlen);
+		for (int n = 0; n < t->nnodes; n++)
+			rate[(size_t)n * (size_t)s->o->reps + (size_t)r] = s->one[n];
+		for (int i = 0; i < t->nranks; i++)
+			s->stopped |= s->all[i].stop;
+	}
+	return 0;
+}
+
+/* Rank 0: step i's figure, the mean over nodes of each node's median. */
+static double calfs_step_rate(const struct calfs_run *s, int i)
+{
+	size_t reps = (size_t)s->o->reps;
+	const double *v = s->step_reps + (size_t)i * (size_t)s->t->nnodes * reps;
+	double sum = 0;
+	int k = 0;
+	for (int n = 0; n < s->t->nnodes; n++) {
+		struct calib_spread sp;
+		calib_spread_of(v + (size_t)n * reps, reps, &sp);
+		if (isfinite(sp.median)) {
+			sum += sp.median;
+			k++;
+		}
+	}
+	return k == s->t->nnodes ? sum / k : NAN; /* a node without a figure: no step figure */
+}
+
+/* Rank 0: c's fs_* fields from the steps measured. */
+static int calfs_fill(const struct calfs_run *s, int nsteps, int flat, struct calib_data *c,
+		      struct pf_err *e)
+{
+	size_t per = (size_t)s->t->nnodes * (size_t)s->o->reps;
+	c->fs_nsteps = nsteps;
+	c->fs_flat = flat;
+	c->fs_bytes = s->o->bytes;
+	for (int i = 0; i < nsteps; i++)
+		c->fs_step[i] = (struct calib_fs_step){1 << i, calfs_step_rate(s, i)};
+	int best = calib_fs_best(c);
+	c->fs_readers = best >= 0 ? c->fs_step[best].readers : 0;
+	c->fs_dataset = strdup(s->o->dataset);
+	c->fs_reps_MBps = malloc(per * sizeof *c->fs_reps_MBps);
+	if (c->fs_dataset == NULL || c->fs_reps_MBps == NULL)
+		return pf_fail(e, PF_RUNTIME, "calibrate: out of memory");
+	memcpy(c->fs_reps_MBps, s->step_reps + (size_t)(best >= 0 ? best : 0) * per,
+	       per * sizeof *c->fs_reps_MBps);
+	return 0;
+}
+
+/* Every rank: the steps, doubling the readers while rank 0 sees the rate rise. */
+static int calfs_steps(struct calfs_run *s, struct calib_data *c, struct pf_err *e)
+{
+	double best = NAN;
+	int step = 0, go = 1, flat = 0;
+	for (; go && step < CALIB_FS_STEPS && (1 << step) <= s->per_node; step++) {
+		if (calfs_step(s, step, 1 << step) != 0)
+			return pf_fail(e, PF_RUNTIME, "calibrate: MPI failed in the read through "
+				       "the file system");
+		if (s->t->rank == 0) {
+			double now = calfs_step_rate(s, step);
+			go = !s->stopped && calib_fs_rising(best, now);
+			flat = !s->stopped && isfinite(now) && !go;
+			best = isfinite(best) && !(now > best) ? best : now;
+		}
+		if (MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+			return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Bcast failed");
+	}
+	if (s->t->rank == 0 && !s->stopped)
+		return calfs_fill(s, step, flat, c, e);
+	return 0;
+}
+
+int calfs_measure(const struct experiment *x, const struct calfs_opts *o,
+		  const struct topology *t, struct calib_data *c, char *note, size_t nlen,
+		  struct pf_err *e)
+{
+	struct calfs_run s = {x, calfs_find(x, o->dataset), o, t, 0, NULL, NULL, NULL, NULL, note,
+			      nlen, 0};
+	void *buf = NULL;
+	int rc = 0, ok = 1, all_ok = 0;
+	if (MPI_Allreduce(&t->local_size, &s.per_node, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
+	    MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Allreduce failed");
+	if (posix_memalign(&buf, 4096, CALFS_CHUNK) != 0)
+		ok = 0;
+	s.buf = buf;
+	if (t->rank == 0) {
+		s.all = calloc((size_t)t->nranks, sizeof *s.all);
+		s.one = calloc((size_t)t->nnodes, sizeof *s.one);
+		s.step_reps = calloc((size_t)CALIB_FS_STEPS * (size_t)t->nnodes * (size_t)o->reps,
+				     sizeof *s.step_reps);
+		ok &= s.all != NULL && s.one != NULL && s.step_reps != NULL;
+	}
+	if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Allreduce failed");
+	else if (!all_ok || s.d == NULL)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: out of memory for the read through the "
+			     "file system");
+	if (rc == 0)
+		rc = calfs_steps(&s, c, e);
+	free(buf);
+	free(s.all);
+	free(s.one);
+	free(s.step_reps);
+	return rc;
+}

@@ -1,0 +1,107 @@
+#!/bin/sh
+# calibrate --through-fs: the read through the file system without a network. The slow.c shim
+# caps pread at 30 MB/s per process and 50 MB/s per node (PFSREAD_RATE; each fake node its own
+# pipe), so on any machine 1 reader/node reads at most 30, 2 and 4 at most 50: the figure must
+# come out as the node's cap, found when the rate stops rising (4 readers no faster than 2);
+# with a node cap of 100 and 2 ranks per node the rate still rises at the last step, and
+# calibrate says the figure is a floor. The report takes the figure as the per-node read
+# ceiling, labelled so (text, JSON). Usage errors: an unknown or ungenerated data set.
+. "$(dirname "$0")/lib.sh"
+
+"$PYTHON" -c 'import h5py, numpy' 2>/dev/null || skip_all "python3 with h5py is not installed"
+command -v cc >/dev/null 2>&1 || skip_all "no C compiler for the shim"
+cc -shared -fPIC -O2 -o "$SCRATCH/slow.so" tests/integration/slow.c -ldl ||
+	skip_all "cannot build the shim"
+asan=$(ldd "$PFSREAD" 2>/dev/null | awk '/libasan/ { print $3 }')
+PRELOAD="${asan:+$asan:}$SCRATCH/slow.so"
+
+mkdir -p "$SCRATCH/data"
+small_config "$SCRATCH/fs.yaml" "$SCRATCH/data" "cache: fadvise"
+SMALL="--disk-size 8MiB --mem-size 8MiB --msg-size 1MiB --repetitions 3 --fs-size 4MiB"
+
+# ---- usage: the data set must exist and be generated ----
+# shellcheck disable=SC2086
+expect_status 2 "--through-fs of a data set the config lacks" \
+	"$PFSREAD" calibrate "$SCRATCH/fs.yaml" -o "$SCRATCH/x.h5" $SMALL --through-fs nosuch
+contains "--through-fs: $SCRATCH/fs.yaml has no data set 'nosuch'" "the message names it and the config"
+# shellcheck disable=SC2086
+expect_status 2 "--through-fs of a data set not generated" \
+	"$PFSREAD" calibrate "$SCRATCH/fs.yaml" -o "$SCRATCH/x.h5" $SMALL --through-fs big
+contains "data set 'big' of $SCRATCH/fs.yaml is not generated (run pfsread generate first)" \
+	"the message says what to do"
+[ ! -e "$SCRATCH/x.h5" ]
+ok_status $? "no calibration file"
+
+# ---- two nodes of four ranks: 30 MB/s a reader, 50 MB/s a node ----
+fake_nodes 2 4
+check "generate" mpi_nodes 1 "$PFSREAD" generate "$SCRATCH/fs.yaml"
+# shellcheck disable=SC2086
+expect_status 0 "calibrate --through-fs big on 2 nodes x 4 ranks, capped 30/50 MB/s" \
+	mpi_nodes 4 -x LD_PRELOAD="$PRELOAD" -x PFSREAD_RATE=30:50 \
+	"$PFSREAD" calibrate "$SCRATCH/fs.yaml" -o "$SCRATCH/fs.h5" $SMALL --through-fs big
+OUT=$(printf '%s\n' "$OUT" | tr '\n' ' ' | sed 's/  */ /g')
+contains "the rate stopped rising (a rise under 10% is none) at 4 readers/node" \
+	"it says where the rate stopped rising"
+contains "the per-node read ceiling: " "and names the figure"
+check "file: steps 1, 2, 4 readers/node; 1 is capped per reader, 2 and 4 per node; the figure is the node's cap on each node (h5py)" \
+	"$PYTHON" -c '
+import h5py, sys, numpy as np
+g = h5py.File(sys.argv[1], "r")["calibration"]
+steps = g["fs_read_steps"][()]
+assert list(steps["readers"]) == [1, 2, 4], steps
+r = steps["MBps"]
+# the shim only ever slows: each rate is at most its cap; a busy machine may slow it more
+assert 24 <= r[0] <= 30 * 1.02, r
+assert 40 <= r[1] <= 50 * 1.02 and 40 <= r[2] <= 50 * 1.02, r
+assert r[1] > 1.1 * r[0] and r[2] <= 1.1 * max(r[0], r[1]), r
+assert g.attrs["fs_dataset"] in ("big", b"big") and int(g.attrs["fs_flat"]) == 1
+assert int(g.attrs["fs_readers"]) in (2, 4), g.attrs["fs_readers"]
+reps = g["fs_read_MBps_reps"][()]
+assert reps.shape == (2, 3) and (reps >= 40).all() and (reps <= 51).all(), reps
+' "$SCRATCH/fs.h5"
+
+# ---- the report: the per-node read ceiling ----
+check "report_h5.py writes results files (cold cells, 2 nodes)" \
+	"$PYTHON" "$TOP/tests/integration/report_h5.py" "$SCRATCH"
+expect_status 0 "report a.h5 fs.h5 --format json" "$PFSREAD" report "$SCRATCH/a.h5" \
+	"$SCRATCH/fs.h5" --format json
+printf '%s\n' "$OUT" >"$SCRATCH/a.json"
+check "json: the hardware has the figure; a cold cell's ceiling is the nodes' reads via the file system" \
+	"$PYTHON" -c '
+import h5py, json, math, sys, numpy as np
+d = json.load(open(sys.argv[1]))
+g = h5py.File(sys.argv[2], "r")["calibration"]
+fig = float(np.mean(np.median(g["fs_read_MBps_reps"][()], axis=1)))
+hw = d["runs"][0]["hardware"]
+assert math.isclose(hw["node_fsread_MBps"], fig, rel_tol=1e-9), (hw, fig)
+assert hw["node_fsread_readers"] == int(g.attrs["fs_readers"]), hw
+assert "node read through the file system" in hw["source"], hw["source"]
+terms = [t for c in d["runs"][0]["cells"] if c["cache_state"] == "cold" for t in c["ceiling"]["terms"]]
+assert any(t["resource"] == "node reads via the file system" for t in terms), terms
+fs = d["calibration"]["fs_read"]
+assert fs["dataset"] == "big" and fs["stopped_rising"] is True, fs
+assert [s["readers_per_node"] for s in fs["steps"]] == [1, 2, 4], fs
+' "$SCRATCH/a.json" "$SCRATCH/fs.h5"
+expect_status 0 "report a.h5 fs.h5 (text)" "$PFSREAD" report "$SCRATCH/a.h5" "$SCRATCH/fs.h5"
+OUT=$(printf '%s\n' "$OUT" | tr '\n' ' ' | sed 's/  */ /g')
+contains "node reads via the file system" "text: the limit is labelled as the read through the file system"
+contains "node read through the file system " "text: the hardware line names the calibrated figure"
+
+# ---- one node of two ranks, 100 MB/s a node: still rising when the ranks run out ----
+rm -f "$SCRATCH/pfsread-rate"
+# shellcheck disable=SC2086
+expect_status 0 "calibrate --through-fs big on 1 node x 2 ranks, capped 30/100 MB/s" \
+	mpi 2 -x LD_PRELOAD="$PRELOAD" -x PFSREAD_RATE=30:100 -x TMPDIR="$SCRATCH" \
+	"$PFSREAD" calibrate "$SCRATCH/fs.yaml" -o "$SCRATCH/rising.h5" $SMALL --through-fs big
+OUT=$(printf '%s\n' "$OUT" | tr '\n' ' ' | sed 's/  */ /g')
+contains "warning: the read through the file system still rose at 2 readers/node: the figure is a floor" \
+	"the figure is a floor, said so"
+check "file: steps 1 and 2, not flat, 2 readers the figure (h5py)" "$PYTHON" -c '
+import h5py, sys
+g = h5py.File(sys.argv[1], "r")["calibration"]
+s = g["fs_read_steps"][()]
+assert list(s["readers"]) == [1, 2] and s["MBps"][1] > 1.1 * s["MBps"][0], s
+assert int(g.attrs["fs_flat"]) == 0 and int(g.attrs["fs_readers"]) == 2
+' "$SCRATCH/rising.h5"
+
+done_testing
