@@ -20,6 +20,7 @@
 struct rc_args {
 	struct report_opts o;
 	int wide; /* --wide: text tables whole, however wide */
+	int format_given; /* --format named: --per-file and --per-rank then need it to be csv */
 	const char *files[RC_MAX_FILES];
 	size_t nfiles;
 };
@@ -67,6 +68,7 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 			    a->o.format == REPORT_HTML)
 				return rc_usage(e, "unknown format (text, markdown, csv, json; for a "
 						"page use --html FILE):", argv[i]);
+			a->format_given = 1;
 		} else if (strcmp(argv[i], "--plot") == 0 && next) {
 			a->o.plot_dir = argv[++i];
 		} else if (strcmp(argv[i], "--html") == 0 && next) {
@@ -89,8 +91,12 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 	}
 	if (a->nfiles == 0)
 		return rc_usage(e, "name at least one results file", NULL);
+	/* records are rows of a table: CSV is the one format that holds them */
+	if (a->o.records && !a->format_given)
+		a->o.format = REPORT_CSV;
 	if (a->o.records && a->o.format != REPORT_CSV)
-		return rc_usage(e, "--per-file and --per-rank go with --format csv", NULL);
+		return rc_usage(e, "--per-file and --per-rank write CSV (they imply --format csv); "
+				"leave --format out or give --format csv", NULL);
 	if (a->o.brief && a->o.format == REPORT_CSV)
 		return rc_usage(e, "--brief goes with --format text, markdown or json", NULL);
 	if (a->wide && a->o.format == REPORT_TEXT)

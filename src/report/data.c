@@ -83,7 +83,7 @@ static void csv_keys(FILE *out, const struct sweep_point *p, unsigned late)
 	}
 }
 
-void rp_csv_header(FILE *out)
+void rp_csv_header(FILE *out, const char *more)
 {
 	fputs("file", out);
 	csv_key_names(out, 0);
@@ -92,11 +92,12 @@ void rp_csv_header(FILE *out)
 	fputs(",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
 	      "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,limit,"
 	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction,short_cause,"
-	      "shortfall,cpu_s_per_GB\n",
+	      "shortfall,cpu_s_per_GB",
 	      out);
+	fprintf(out, "%s\n", more);
 }
 
-static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
+void rp_csv_cell(FILE *out, const char *path, const struct report_cell *c)
 {
 	rp_csv_field(out, path);
 	csv_keys(out, &c->sweep, 0);
@@ -125,13 +126,6 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 	csv_str(out, c->cause);
 	csv_str(out, c->shortfall);
 	csv_num(out, c->cpu_s_per_GB, 6);
-	fputc('\n', out);
-}
-
-void rp_csv_run(FILE *out, const struct rp_run *r)
-{
-	for (long i = 0; i < r->ncells; i++)
-		csv_cell(out, rp_or_dash(r->run->path), &r->cells[i]);
 }
 
 /* ---- json ---- */

@@ -69,9 +69,18 @@ void rp_answer(const struct rp_run *r, struct answer *a);
 void rp_text_answer(FILE *out, const struct rp_run *runs, size_t nruns, enum report_format f);
 void rp_json_answer(FILE *out, const struct rp_run *runs, size_t nruns);
 
-/* csv and json (data.c). */
-void rp_csv_header(FILE *out);
-void rp_csv_run(FILE *out, const struct rp_run *r);
+/* csv and json (data.c): the header of the cells' CSV with more columns after its own (more
+ * starts with a comma, or is ""), and one cell's columns, no newline. */
+void rp_csv_header(FILE *out, const char *more);
+void rp_csv_cell(FILE *out, const char *path, const struct report_cell *c);
+/* (csv_compare.c) every run's cells, one row each, and for a run after the first the columns
+ * of its comparison with the first (its partner cell's mean and interval, b/a, the verdict,
+ * MDD, repetitions to decide). 0, or -1 with e set when out of memory. */
+int rp_csv_cells(FILE *out, const struct rp_run *runs, size_t nruns, struct pf_err *e);
+/* (text_compare.c) a pair's verdict in words: "faster", "slower", "within noise",
+ * "1 repetition: no noise estimate" or "no noise estimate". */
+const char *rp_noise_verdict(const struct report_pair *p, const struct report_cell *a,
+			     const struct report_cell *b);
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
 	    struct pf_err *e);
 /* {"answer": [...]} alone (report --brief). */

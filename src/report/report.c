@@ -123,12 +123,8 @@ static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct repor
 		rp_csv_ranks(out, r, n);
 		return 0;
 	}
-	if (f == REPORT_CSV) {
-		rp_csv_header(out);
-		for (size_t i = 0; i < n; i++)
-			rp_csv_run(out, &r[i]);
-		return 0;
-	}
+	if (f == REPORT_CSV)
+		return rp_csv_cells(out, r, n, e);
 	/* the answer first: is each figure reasonable and why, what the runs were compared for,
 	 * then each run's table and details */
 	rp_text_answer(out, r, n, f);

@@ -29,8 +29,8 @@ void rp_cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t 
 	}
 }
 
-static const char *noise_verdict(const struct report_pair *p, const struct report_cell *a,
-				 const struct report_cell *b)
+const char *rp_noise_verdict(const struct report_pair *p, const struct report_cell *a,
+			     const struct report_cell *b)
 {
 	if (p->overlap < 0)
 		return a->n < 2 || b->n < 2 ? "1 repetition: no noise estimate"
@@ -206,7 +206,7 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		compare_value(&t, ca);
 		compare_value(&t, cb);
 		tbl_num(&t, 3, p->ratio);
-		tbl_add(&t, "%s", noise_verdict(p, ca, cb));
+		tbl_add(&t, "%s", rp_noise_verdict(p, ca, cb));
 		if (isfinite(p->mdd_MBps) && ca->mean_MBps > 0)
 			tbl_add(&t, "%.0f%%", 100 * p->mdd_MBps / ca->mean_MBps);
 		else

@@ -109,7 +109,8 @@ assert sum(int(r["bytes"]) for r in r0) == sum(int(b) for b in p0["files"]["byte
 hosts = {r["host"] for r in ranks}
 assert hosts == {"n1", "n2"}, hosts
 ' "$A" "$SCRATCH/files.csv" "$SCRATCH/ranks.csv"
-expect_status 2 "--per-file without --format csv is a usage error" "$PFSREAD" report "$A" --per-file
+expect_status 2 "--per-file with --format json is a usage error (it writes CSV)" \
+	"$PFSREAD" report "$A" --per-file --format json
 # /topology/hostname written by another tool as variable-length strings (h5py's default)
 cp "$A" "$SCRATCH/vlen.h5"
 check "h5py rewrites /topology/hostname as variable-length UTF-8 strings" "$PYTHON" -c '

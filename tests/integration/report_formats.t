@@ -1,0 +1,76 @@
+#!/bin/sh
+# report_formats: what a newcomer reaches for in each format works as the docs say. --per-file
+# and --per-rank write CSV by themselves; a file row names the file's path, its transfer size,
+# advice and cache; a rank that read nothing has no times; the CSV of two runs carries the
+# comparison the text shows. On report_h5.py's hand-made files.
+. "$(dirname "$0")/lib.sh"
+
+"$PYTHON" -c 'import h5py' 2>/dev/null || skip_all "python3 with h5py is not installed"
+check "report_h5.py writes the hand-made results files" \
+	"$PYTHON" "$TOP/tests/integration/report_h5.py" "$SCRATCH"
+A="$SCRATCH/a.h5"
+B="$SCRATCH/b.h5"
+
+# ---- --per-file and --per-rank: CSV without asking ----
+"$PFSREAD" report "$A" --per-file >"$SCRATCH/files.csv" 2>"$SCRATCH/err"
+ok_status $? "report a.h5 --per-file: exit 0, no --format needed"
+"$PFSREAD" report "$A" --per-rank >"$SCRATCH/ranks.csv" 2>>"$SCRATCH/err"
+ok_status $? "report a.h5 --per-rank: exit 0"
+expect_status 2 "--per-file with --format text is a usage error" \
+	"$PFSREAD" report "$A" --per-file --format text
+contains "--per-file and --per-rank write CSV" "the error says what --per-file writes"
+check "per-file rows: the file's path, transfer size, advice, cache and cache state" \
+	"$PYTHON" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for k in ("path", "transfer_size_B", "advice", "cache", "cache_state"):
+    assert k in rows[0], (k, list(rows[0]))
+r = [r for r in rows if r["phase"] == "0" and r["file"] == "1"][0]
+assert r["path"] == "/nonexistent/pfsread-report-test/big/d000000/f0000000001", r["path"]
+assert r["transfer_size_B"] == "4194304" and r["cache"] == "drop", r
+assert r["cache_state"] == "cold", r
+warm = {r["cache_state"] for r in rows if r["phase"] == "5"}
+assert warm == {"warm"}, warm
+' "$SCRATCH/files.csv"
+check "per-rank rows: a rank that read nothing (active 0) has no times, one that read has" \
+	"$PYTHON" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+idle = [r for r in rows if r["active"] == "0"]
+busy = [r for r in rows if r["active"] == "1"]
+assert idle and busy, (len(idle), len(busy))
+for r in idle:
+    assert r["bytes"] == "0" and r["files"] == "0", r
+    for k in ("start_s", "end_s", "open_s", "read_s", "close_s", "resident_fraction"):
+        assert r[k] == "", (k, r)
+for r in busy:
+    assert r["start_s"] != "" and r["read_s"] != "", r
+' "$SCRATCH/ranks.csv"
+
+# ---- two runs: the comparison's columns ----
+"$PFSREAD" report "$A" "$B" --format csv >"$SCRATCH/ab.csv" 2>>"$SCRATCH/err"
+ok_status $? "report a.h5 b.h5 --format csv: exit 0"
+check "the CSV of two runs: b/a, the verdict, MDD and repetitions as the text says them" \
+	"$PYTHON" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+b = [r for r in rows if r["file"].endswith("b.h5")]
+a = [r for r in rows if r["file"].endswith("a.h5")]
+assert all(r["ratio"] == "" for r in a), "the first run is what the others are compared with"
+big1 = [r for r in b if r["dataset"] == "big" and r["readers_per_node"] == "1"][0]
+assert big1["compared_with"].endswith("a.h5"), big1
+assert abs(float(big1["a_mean_MBps"]) - 116.667) < 0.01, big1
+assert abs(float(big1["ratio"]) - 180 / (350 / 3)) < 1e-4, big1["ratio"]
+assert big1["difference"] == "within noise", big1["difference"]
+assert big1["mdd_percent"] == "399.3" and big1["reps_to_decide"] == "6", big1
+big2 = [r for r in b if r["dataset"] == "big" and r["readers_per_node"] == "2"][0]
+assert big2["difference"] == "1 repetition: no noise estimate", big2
+huge = [r for r in b if r["dataset"] == "huge"][0]
+assert huge["ratio"] == "" and huge["compared_with"] == "", "no partner: no comparison"
+' "$SCRATCH/ab.csv"
+"$PFSREAD" report "$A" "$B" >"$SCRATCH/ab.txt" 2>>"$SCRATCH/err"
+grep -q "big, readers/node 1, cache state cold  *within noise  399%  *6" "$SCRATCH/ab.txt"
+ok_status $? "the text says the same for that cell (within noise, 399%, 6)"
+test ! -s "$SCRATCH/err"
+ok_status $? "nothing on stderr"
+done_testing
