@@ -191,9 +191,13 @@ static void tbl_html_row(FILE *out, const struct tbl *t, char *const *row, const
 	fputs("</tr>\n", out);
 }
 
+/* Columns from which a table is wide: the page sets it in smaller type (class "wide"). */
+#define TBL_HTML_WIDE 12
+
 static void tbl_html(FILE *out, const struct tbl *t)
 {
-	fputs("<table>\n<thead>", out);
+	fputs(t->ncols >= TBL_HTML_WIDE ? "<table class=\"wide\">\n<thead>" : "<table>\n<thead>",
+	      out);
 	tbl_html_row(out, t, t->cell, "th");
 	fputs("</thead>\n<tbody>\n", out);
 	for (size_t i = t->ncols; i + t->ncols <= t->n; i += t->ncols)

@@ -42,6 +42,9 @@ int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct 
 int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f);
+/* 1 when rp_text_header shows /environment's key (its fs and mount lines), so that a page
+ * listing the environment below it leaves that row out. */
+int rp_header_shows(const char *key);
 int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		    enum report_format f, struct pf_err *e);
 /* (text_compare.c) "256MB, readers/node 4, cold": the keys of c in keys (bits 1u << enum

@@ -48,13 +48,25 @@ static void rp_text_parts(FILE *out, const struct run_data *run)
 	}
 }
 
+/* What the header's fs and mount lines are made of. */
+static const char *const header_env[] = {"fs_type", "fs_atime_mode", "fs_mount_point",
+					  "fs_mount_options"};
+
+int rp_header_shows(const char *key)
+{
+	for (size_t i = 0; i < sizeof header_env / sizeof header_env[0]; i++)
+		if (strcmp(key, header_env[i]) == 0)
+			return 1;
+	return 0;
+}
+
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 {
 	static const char *const label[] = {"results", "config", "started", "ranks", "nodes",
 					    "job id",  "status", "fs",      "mount"};
 	char nranks[16], nnodes[16], fs[160], mount[1200];
-	const char *type = env_value(run, "fs_type"), *point = env_value(run, "fs_mount_point");
-	const char *opts = env_value(run, "fs_mount_options"), *atime = env_value(run, "fs_atime_mode");
+	const char *type = env_value(run, header_env[0]), *atime = env_value(run, header_env[1]);
+	const char *point = env_value(run, header_env[2]), *opts = env_value(run, header_env[3]);
 	snprintf(nranks, sizeof nranks, "%d", run->nranks);
 	snprintf(nnodes, sizeof nnodes, "%d", run->nnodes);
 	snprintf(fs, sizeof fs, "%s%s%s%s", type ? type : "-", atime ? " (atime: " : "",

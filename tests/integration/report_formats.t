@@ -73,4 +73,48 @@ grep -q "big, readers/node 1, cache state cold  *within noise  399%  *6" "$SCRAT
 ok_status $? "the text says the same for that cell (within noise, 399%, 6)"
 test ! -s "$SCRATCH/err"
 ok_status $? "nothing on stderr"
+
+# ---- the HTML page: each fact once, every table within a 1280 px window ----
+cp "$A" "$SCRATCH/env.h5"
+check "h5py gives a copy of a.h5 the environment a run records, and a job id" "$PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r+")
+f.attrs["job_id"] = "4711"
+e = f.require_group("environment")
+for k, v in {"pfsread_version": "0.1.0", "fs_type": "glusterfs (fuse)",
+             "fs_mount_type": "fuse.glusterfs", "fs_mount_source": "10.77.0.10:/vol",
+             "fs_mount_point": "/mnt/gv0", "fs_mount_options": "rw,relatime",
+             "fs_atime_mode": "relatime", "kernel": "Linux 6.1 x86_64"}.items():
+    e.attrs[k] = v
+' "$SCRATCH/env.h5"
+"$PFSREAD" report "$SCRATCH/env.h5" --html "$SCRATCH/env.html" 2>>"$SCRATCH/err"
+ok_status $? "report env.h5 --html: exit 0"
+n=$(grep -c 'job id' "$SCRATCH/env.html")
+test "$n" -eq 1
+ok_status $? "the job id is shown once ($n)"
+n=$(grep -Ec '<th class="l">(fs_type|fs_mount_point|fs_mount_options|fs_atime_mode|pfsread_version)</th>|atime mode of the data' "$SCRATCH/env.html")
+test "$n" -eq 0 && grep -q '<li>fs: glusterfs (fuse) (atime: relatime)</li>' "$SCRATCH/env.html" &&
+	grep -q '<li>mount: /mnt/gv0 rw,relatime</li>' "$SCRATCH/env.html"
+ok_status $? "file system, mount, atime mode and version in the header, not again in the environment ($n repeated)"
+grep -q '<th class="l">kernel</th><td class="l">Linux 6.1 x86_64</td>' "$SCRATCH/env.html"
+ok_status $? "what the header does not show stays in the environment (kernel)"
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROMIUM" ] && command -v gnuplot >/dev/null 2>&1; then
+	for f in env b; do
+		[ -f "$SCRATCH/$f.html" ] || "$PFSREAD" report "$SCRATCH/$f.h5" --html "$SCRATCH/$f.html" 2>>"$SCRATCH/err"
+		profile=$(mktemp -d "$SCRATCH/profile.XXXXXX")
+		# #check opens every folded section: the phases table is measured as drawn
+		timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+			--disable-background-networking --disable-component-update --disable-sync \
+			--no-first-run --user-data-dir="$profile" --virtual-time-budget=5000 \
+			--window-size=1280,800 --dump-dom "file://$SCRATCH/$f.html#check" \
+			>"$SCRATCH/dom" 2>/dev/null
+		x=$(grep -o 'data-overflow-x="[0-9]*"' "$SCRATCH/dom" | tr -dc 0-9)
+		test "$x" = 0
+		ok_status $? "$f.html at 1280x800, every section open: no sideways scrolling (${x:-?} px too wide)"
+	done
+else
+	pass "# SKIP chromium or gnuplot is not installed: the page's width is not measured"
+fi
 done_testing
