@@ -169,15 +169,17 @@ static void html_env(FILE *out, const struct run_data *run)
 }
 
 /* The runs overlaid (plot_overlay.c), one chart per backend, in the comparison's section. */
-static int html_overlays(FILE *out, const char *dir, struct pf_err *e)
+static int html_overlays(FILE *out, const struct rp_run *runs, size_t nruns, const char *dir,
+			 struct pf_err *e)
 {
-	char path[4096];
-	for (int k = 0; k < RP_OVERLAY_MAX; k++) {
-		if (snprintf(path, sizeof path, "%s/overlay-%d.svg", dir, k) >= (int)sizeof path ||
+	char path[4096], names[RP_OVERLAY_MAX][RP_OVERLAY_NAME];
+	size_t n = rp_overlay_names(runs, nruns, names, RP_OVERLAY_MAX);
+	for (size_t k = 0; k < n; k++) {
+		if (snprintf(path, sizeof path, "%s/%s.svg", dir, names[k]) >= (int)sizeof path ||
 		    access(path, F_OK) != 0)
 			break;
-		fprintf(out, "<figure class=\"chart\" id=\"overlay-%d\"><figcaption>the runs "
-			"overlaid</figcaption>\n", k);
+		fprintf(out, "<figure class=\"chart\" id=\"%s\"><figcaption>the runs "
+			"overlaid</figcaption>\n", names[k]);
 		if (html_svg(out, path, e) != 0)
 			return -1;
 		fputs("</figure>\n", out);
@@ -242,7 +244,7 @@ static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
 	for (size_t i = 1; i < nruns; i++)
 		if (rp_text_compare(out, &runs[0], &runs[i], REPORT_HTML, e) != 0)
 			return -1;
-	if (nruns > 1 && html_overlays(out, dir, e) != 0)
+	if (nruns > 1 && html_overlays(out, runs, nruns, dir, e) != 0)
 		return -1;
 	if (nruns > 1)
 		fputs("</section>\n", out);

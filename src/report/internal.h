@@ -119,10 +119,16 @@ int rp_gp_run(const char *script, const char *log, struct pf_err *e);
 int rp_gp_remove(const char *path);
 int rp_gp_has_control(const char *s);
 /* (plot_overlay.c) With two or more runs: one chart per backend, bandwidth vs readers per node,
- * a line per run and data set with its 95% interval, in DIR/overlay-K.{png,svg,pdf}, K from 0
- * (backends in order of first appearance). Returns the number of charts (0 with fewer than two
- * runs), or -1 with e set. */
+ * a line per run and data set with its 95% interval, in DIR/NAME.{png,svg,pdf}, NAME as
+ * rp_overlay_names gives it (backends in order of first appearance). Returns the number of
+ * charts (0 with fewer than two runs), or -1 with e set. */
 int rp_plot_overlay(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e);
+/* The overlay charts' file names without extension, one per backend in order of first
+ * appearance, into names[0..max): "overlay-posix", or "overlay-NAME-K" when two backends'
+ * names read the same in a file name. Returns how many (0 with fewer than two runs). */
+#define RP_OVERLAY_NAME 64
+size_t rp_overlay_names(const struct rp_run *runs, size_t nruns,
+			char (*names)[RP_OVERLAY_NAME], size_t max);
 #define RP_OVERLAY_MAX 16 /* backends drawn at most */
 
 /* The self-contained page (html.c); charts read from dir, or drawn into a scratch

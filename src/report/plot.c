@@ -223,9 +223,10 @@ static int plot_bandwidth(struct plot *p, struct pf_err *e)
 		most = p->r->cells[i].sweep.readers_per_node > most
 			       ? p->r->cells[i].sweep.readers_per_node
 			       : most;
+	/* the legend below the plot, which keeps the width; room above the highest bar */
 	fprintf(p->gp, "set xlabel 'readers per node'\nset ylabel 'aggregate read bandwidth [MB/s]'\n"
-		"set yrange [0:*]\nset xrange [0.5:%d.5]\nset key outside right top\nset xtics 1\n"
-		"plot ", most);
+		"set yrange [0:*]\nset xrange [0.5:%d.5]\nset offsets 0, 0, graph 0.08, 0\n"
+		"set key below horizontal\nset xtics 1\nplot ", most);
 	for (long i = 0, s = 0; i < p->r->ncells; i++) {
 		if (!series_first(p->r, i))
 			continue;
@@ -307,9 +308,15 @@ static int plot_timeline(struct plot *p, struct pf_err *e)
 		 per_rank ? " (one bar per reader: first open to last close)"
 			  : " (one bar per file, open to close)");
 	gp_title(p, rp_chart_titles[1], detail);
+	/* the axis spans the ranks and no more: half a bar's room below the first and above the
+	 * last, ticks on ranks only */
 	fprintf(p->gp, "set xlabel 'time since the opening barrier [s]'\nset ylabel 'reader (MPI "
-		"rank)'\nset yrange [-1:%d]\n%sset xrange [0:*]\nplot ",
-		nr, nr <= 40 ? "set ytics 1\n" : "");
+		"rank)'\nset yrange [-0.5:%d.5]\n", nr - 1);
+	if (nr <= 40)
+		fprintf(p->gp, "set ytics 0, 1, %d\n", nr - 1);
+	else
+		fprintf(p->gp, "set ytics 0, %d, %d\n", (nr + 9) / 10, nr - 1);
+	fputs("set xrange [0:*]\nplot ", p->gp);
 	rp_gp_text(p->gp, path);
 	fprintf(p->gp, " using 2:1:($3-$2):(0):4 with vectors nohead lw %d lc variable notitle\n",
 		nr <= 32 ? 8 : nr <= 128 ? 3 : 1);
@@ -446,8 +453,9 @@ static int node_script(struct plot *p, const char *path, const size_t *first, si
 	gp_title(p, rp_chart_titles[3], "readers' bytes / first start to last end of the node, "
 		 "mean over completed phases");
 	fprintf(p->gp, "set xlabel 'node (host name)'\nset ylabel 'node bandwidth [MB/s]'\n"
-		"set yrange [0:*]\nset style data histograms\nset style histogram clustered gap 1\n"
-		"set style fill solid 0.8 border -1\nset key outside right top\n%splot ",
+		"set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\nset style data histograms\n"
+		"set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+		"set key below horizontal\n%splot ",
 		p->r->run->nnodes > 8 ? "set xtics rotate by -60\n" : "");
 	for (size_t d = 0; d < nds; d++) {
 		fputs(d ? ", \\\n  " : "", p->gp);

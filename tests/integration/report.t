@@ -265,9 +265,9 @@ for png in pngs:
     dashes = set(re.findall(r" dt (\d+)", gp))
     assert len(colours) >= 2 and len(dashes) >= 2, (colours, dashes)
     assert "#F0E442" not in colours and "yellow" not in gp, "no yellow on white"
-    assert "yerrorlines" in gp and "set key outside" in gp
+    assert "yerrorlines" in gp and "set key below" in gp
     tics = re.findall(r"set xtics \((.*)\)", gp)[0]
-    measured = sorted({int(l.split()[3]) for l in open(base + ".dat") if l[:1].isdigit()})
+    measured = sorted({int(l.split()[4]) for l in open(base + ".dat") if l[:1].isdigit()})
     assert [int(t) for t in re.findall(r" (\d+)(?:,|$)", tics)] == measured, (tics, measured)
 ' "$SCRATCH/plots"
 expect_status 1 "no gnuplot on PATH: a clear error" env PATH=/nonexistent "$PFSREAD" report "$A" --plot "$SCRATCH/plots2"

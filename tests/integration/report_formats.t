@@ -99,6 +99,42 @@ ok_status $? "file system, mount, atime mode and version in the header, not agai
 grep -q '<th class="l">kernel</th><td class="l">Linux 6.1 x86_64</td>' "$SCRATCH/env.html"
 ok_status $? "what the header does not show stays in the environment (kernel)"
 
+# ---- charts: legends below the plot, whole bars, the ranks' axis, names that say, no empty log ----
+if command -v gnuplot >/dev/null 2>&1; then
+	"$PFSREAD" report "$A" "$B" --plot "$SCRATCH/plots" >/dev/null 2>>"$SCRATCH/err"
+	ok_status $? "report a.h5 b.h5 --plot: exit 0"
+	test -z "$(find "$SCRATCH/plots" -name '*gnuplot.log')"
+	ok_status $? "no empty gnuplot log is left ($(cd "$SCRATCH/plots" && ls | grep log | tr '\n' ' '))"
+	n=0
+	for x in png svg pdf dat; do test -s "$SCRATCH/plots/overlay-posix.$x" && n=$((n + 1)); done
+	test "$n" -eq 4
+	ok_status $? "the overlay's files are named by the backend they overlay (overlay-posix.*)"
+	test -z "$(find "$SCRATCH/plots" -name 'overlay-[0-9]*')"
+	ok_status $? "no overlay file named by a number"
+	! grep -q 'set key outside' "$SCRATCH/plots/a.gp" "$SCRATCH/plots/overlay.gp" &&
+		test "$(grep -c 'set key below' "$SCRATCH/plots/a.gp")" -eq 2 &&
+		grep -q 'set key below' "$SCRATCH/plots/overlay.gp"
+	ok_status $? "legends below the plot (bandwidth, nodes, overlay), none beside it"
+	check "95% bars: none reaches below 0 (where the axis ends), room above the highest" \
+		"$PYTHON" -c '
+import re, sys
+rows = [l.split() for l in open(sys.argv[1]) if l[:1].isdigit()]
+assert rows and all(float(r[2]) >= 0 and float(r[2]) <= float(r[1]) <= float(r[3]) for r in rows), rows
+assert any(float(r[1]) - float(r[2]) < float(r[3]) - float(r[1]) for r in rows), "a bar cut at 0"
+for gp in sys.argv[2:]:
+    offs = re.findall(r"set offsets ([^\n]*)", open(gp).read())
+    assert offs and all(re.split(r"\s*,\s*", o)[2].startswith("graph 0.0") and
+                        not re.split(r"\s*,\s*", o)[2].startswith("graph 0.00") for o in offs), (gp, offs)
+' "$SCRATCH/plots/overlay-posix.dat" "$SCRATCH/plots/overlay.gp" "$SCRATCH/plots/a.gp"
+	grep -q 'set yrange \[-0.5:3.5\]' "$SCRATCH/plots/a.gp" && grep -q 'set ytics 0, 1, 3' "$SCRATCH/plots/a.gp"
+	ok_status $? "the timeline's axis spans the 4 ranks and no more"
+	"$PFSREAD" report "$A" "$B" --html "$SCRATCH/ab.html" >/dev/null 2>>"$SCRATCH/err"
+	grep -q '<figure class="chart" id="overlay-posix">' "$SCRATCH/ab.html"
+	ok_status $? "the page holds the overlay by its name"
+else
+	pass "# SKIP gnuplot is not installed: no charts to check"
+fi
+
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$CHROMIUM" ] && command -v gnuplot >/dev/null 2>&1; then
 	for f in env b; do
