@@ -28,6 +28,7 @@ static const char cli_compiler[] = "gcc";
 #endif
 
 static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
+static const char *const rate_units[] = {"decimal", "binary", NULL};
 static const char *const print_keys[] = {"name", "readers-per-node-max", NULL};
 
 #define HELP_OPT {"--help", "-h", NULL, NULL, "print this help and exit"}
@@ -61,6 +62,8 @@ static const struct cli_opt report_opts[] = {
 	{"--brief", NULL, NULL, NULL, "only the answer: each table's best and worst cell against "
 	 "its ceiling, and the findings with what to do (text, markdown or json)"},
 	{"--wide", NULL, NULL, NULL, "text tables whole, however wide (default: split to 100 columns)"},
+	{"--units", NULL, "UNITS", rate_units, "rates in decimal MB/s (default, 10^6 B/s) or binary "
+	 "MiB/s (2^20 B/s, as IOR prints them), in every format and chart"},
 	{"--per-file", NULL, NULL, NULL, "every phase's per-file records as CSV (implies --format "
 	 "csv): path, transfer size, advice, cache, times"},
 	{"--per-rank", NULL, NULL, NULL, "every phase's per-rank records as CSV (implies --format "

@@ -28,8 +28,8 @@ static void cmp_cols(FILE *out, const struct rp_run *a, const struct report_pair
 	fputc(',', out);
 	rp_csv_field(out, rp_or_dash(a->run->path));
 	fprintf(out, ",%d", ca->n);
-	cmp_num(out, ca->mean_MBps, 3);
-	cmp_num(out, ca->ci95_MBps, 3);
+	cmp_num(out, rp_rate(a, ca->mean_MBps), 3);
+	cmp_num(out, rp_rate(a, ca->ci95_MBps), 3);
 	cmp_num(out, p->ratio, 6);
 	fputc(',', out);
 	rp_csv_field(out, rp_noise_verdict(p, ca, cb));
@@ -49,7 +49,7 @@ static void cmp_run(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		for (long k = 0; cmp != NULL && k < cmp->npairs; k++)
 			if (cmp->pairs[k].b == i)
 				p = &cmp->pairs[k];
-		rp_csv_cell(out, rp_or_dash(b->run->path), &b->cells[i]);
+		rp_csv_cell(out, rp_or_dash(b->run->path), &b->cells[i], b->units);
 		cmp_cols(out, a, p, &b->cells[i]);
 		fputc('\n', out);
 	}
@@ -57,7 +57,7 @@ static void cmp_run(FILE *out, const struct rp_run *a, const struct rp_run *b,
 
 int rp_csv_cells(FILE *out, const struct rp_run *runs, size_t nruns, struct pf_err *e)
 {
-	rp_csv_header(out, cmp_columns);
+	rp_csv_header(out, nruns > 0 ? runs[0].units : UNITS_RATE_DECIMAL, cmp_columns);
 	for (size_t i = 0; i < nruns; i++) {
 		struct report_cmp cmp;
 		if (i == 0) {

@@ -379,3 +379,13 @@ void rp_json_num(FILE *out, double v)
 	else
 		fputs("null", out);
 }
+
+void rp_head(struct tbl *t, enum units_rate u, const char *h)
+{
+	const char *at = strstr(h, "[MB/s]");
+	if (at == NULL || u == UNITS_RATE_DECIMAL)
+		tbl_add(t, "%s", h);
+	else
+		tbl_add(t, "%.*s[%s]%s", (int)(at - h), h, units_rate_name(u),
+			at + strlen("[MB/s]"));
+}

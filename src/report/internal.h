@@ -27,7 +27,24 @@ struct rp_run {
 	const struct ceil_hw *hw;      /* NULL: no ceilings */
 	const char *hw_note;           /* where the hardware figures came from */
 	char stem[96];                 /* file name stem of its charts */
+	enum units_rate units;         /* how its rates are shown (report --units) */
 };
+
+/* A rate kept in MB/s as run r's report shows it, the unit's name ("MB/s", "MiB/s") and the
+ * suffix of its CSV columns and JSON keys ("MBps", "MiBps"). */
+static inline double rp_rate(const struct rp_run *r, double MBps)
+{
+	return units_rate(MBps, r->units);
+}
+static inline const char *rp_ru(const struct rp_run *r)
+{
+	return units_rate_name(r->units);
+}
+static inline const char *rp_rk(const struct rp_run *r)
+{
+	return units_rate_key(r->units);
+}
+
 /* (report.c) */
 int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,
 		const char *hw_note, struct pf_err *e);
@@ -50,7 +67,9 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 /* (text_compare.c) "256MB, readers/node 4, cold": the keys of c in keys (bits 1u << enum
  * report key), short: the data set by its name, no explanation in parentheses. */
 void rp_cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t len);
-int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e);
+/* (text_compare.c) a calibration's figures, rates in unit u */
+int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum report_format f,
+		  struct pf_err *e);
 
 /* Sections of one run (text_phases.c): where reader time goes per file size, the nodes, the
  * slowest nodes and files, every phase; and the note " (warm)", " (mixed)" or "" of a state. */
@@ -59,7 +78,7 @@ int rp_text_nodes(FILE *out, const struct rp_run *r, enum report_format f, struc
 int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
-int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f, struct pf_err *e);
+int rp_text_phases(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 /* (text_targets.c) the storage targets, node x target, and who is slow */
 int rp_text_targets(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 const char *rp_state_note(enum cache_state s);
@@ -74,8 +93,10 @@ void rp_json_answer(FILE *out, const struct rp_run *runs, size_t nruns);
 
 /* csv and json (data.c): the header of the cells' CSV with more columns after its own (more
  * starts with a comma, or is ""), and one cell's columns, no newline. */
-void rp_csv_header(FILE *out, const char *more);
-void rp_csv_cell(FILE *out, const char *path, const struct report_cell *c);
+void rp_csv_header(FILE *out, enum units_rate u, const char *more);
+void rp_csv_cell(FILE *out, const char *path, const struct report_cell *c, enum units_rate u);
+/* CSV column names as given, each "MBps" in them as unit u names it ("MiBps"). */
+void rp_csv_names(FILE *out, enum units_rate u, const char *names);
 /* (csv_compare.c) every run's cells, one row each, and for a run after the first the columns
  * of its comparison with the first (its partner cell's mean and interval, b/a, the verdict,
  * MDD, repetitions to decide). 0, or -1 with e set when out of memory. */
@@ -85,11 +106,11 @@ int rp_csv_cells(FILE *out, const struct rp_run *runs, size_t nruns, struct pf_e
 const char *rp_noise_verdict(const struct report_pair *p, const struct report_cell *a,
 			     const struct report_cell *b);
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
-	    struct pf_err *e);
+	    enum units_rate u, struct pf_err *e);
 /* {"answer": [...]} alone (report --brief). */
 void rp_json_brief(FILE *out, const struct rp_run *runs, size_t nruns);
 /* "calibration": null, or the calibration's figures and their spread (data_calib.c). */
-void rp_json_calib(FILE *out, const struct calib_data *c);
+void rp_json_calib(FILE *out, const struct calib_data *c, enum units_rate u);
 
 /* Charts (plot.c): for every run, data files, a gnuplot script, PNG and SVG in dir.
  * The SVG of chart `which` of run r is dir/STEM-WHICH.svg. */

@@ -120,10 +120,10 @@ static int ov_line_data(FILE *f, const struct rp_run *r, long first, double shif
 	/* a bandwidth is never below 0: an interval reaching below it is drawn to 0, whole on
 	 * the chart instead of cut by its bottom edge */
 	for (size_t i = 0; i < n; i++) {
-		double ci = isfinite(pts[i]->ci95_MBps) ? pts[i]->ci95_MBps : 0.0;
-		fprintf(f, "%.6g %.6g %.6g %.6g %d\n", pts[i]->sweep.readers_per_node * shift,
-			pts[i]->mean_MBps, fmax(pts[i]->mean_MBps - ci, 0), pts[i]->mean_MBps + ci,
-			(int)pts[i]->sweep.readers_per_node);
+		double ci = isfinite(pts[i]->ci95_MBps) ? rp_rate(r, pts[i]->ci95_MBps) : 0.0;
+		double mean = rp_rate(r, pts[i]->mean_MBps);
+		fprintf(f, "%.6g %.6g %.6g %.6g %d\n", pts[i]->sweep.readers_per_node * shift, mean,
+			fmax(mean - ci, 0), mean + ci, (int)pts[i]->sweep.readers_per_node);
 	}
 	fputs("\n\n", f);
 	free(pts);
@@ -216,18 +216,19 @@ static int ov_chart(FILE *gp, const char *dir, const char *name, const struct rp
 	FILE *f = fopen(dat, "w");
 	if (f == NULL)
 		return pf_fail_errno(e, errno, "report: cannot write %s", dat);
-	fputs("# x (shifted) mean_MBps low_MBps high_MBps readers_per_node (low, high: the 95% "
-	      "interval, low at least 0); one block per line\n", f);
+	fprintf(f, "# x (shifted) mean low high readers_per_node, in %s (low, high: the 95%% "
+		"interval, low at least 0); one block per line\n", units_rate_name(runs[0].units));
 	ov_output(gp, "pngcairo size 1100,620 noenhanced font 'sans,10'", png);
 	snprintf(title, sizeof title, "aggregate read bandwidth vs readers per node, backend %s "
 		 "(mean, bars: 95%% interval)", b);
 	fputs("set title ", gp);
 	rp_gp_text(gp, title);
 	/* the legend below the plot, which keeps the width; room above the highest cap */
-	fputs("\nset grid\nset logscale x 2\nset xlabel 'readers per node'\n"
-	      "set ylabel 'aggregate read bandwidth [MB/s]'\nset yrange [0:*]\n"
-	      "set key below horizontal Left reverse samplen 4 spacing 1.3 width 2\n"
-	      "set bars 2\nset offsets graph 0.04, graph 0.04, graph 0.08, 0\n", gp);
+	fprintf(gp, "\nset grid\nset logscale x 2\nset xlabel 'readers per node'\n"
+		"set ylabel 'aggregate read bandwidth [%s]'\nset yrange [0:*]\n"
+		"set key below horizontal Left reverse samplen 4 spacing 1.3 width 2\n"
+		"set bars 2\nset offsets graph 0.04, graph 0.04, graph 0.08, 0\n",
+		units_rate_name(runs[0].units));
 	ov_xtics(gp, runs, nruns, b);
 	int n = ov_lines(f, gp, dat, runs, nruns, b);
 	int bad = ferror(f);

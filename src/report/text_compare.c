@@ -40,12 +40,12 @@ const char *rp_noise_verdict(const struct report_pair *p, const struct report_ce
 	return b->mean_MBps > a->mean_MBps ? "faster" : "slower";
 }
 
-static void compare_value(struct tbl *t, const struct report_cell *c)
+static void compare_value(struct tbl *t, const struct rp_run *r, const struct report_cell *c)
 {
 	if (isfinite(c->ci95_MBps))
-		tbl_add(t, "%.0f +/- %.0f", c->mean_MBps, c->ci95_MBps);
+		tbl_add(t, "%.0f +/- %.0f", rp_rate(r, c->mean_MBps), rp_rate(r, c->ci95_MBps));
 	else
-		tbl_add(t, "%.0f", c->mean_MBps);
+		tbl_add(t, "%.0f", rp_rate(r, c->mean_MBps));
 }
 
 static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run *b,
@@ -192,8 +192,8 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	compare_says(out, a, b, &cmp, shown, f);
 	struct tbl t = {.ncols = 7, .align = "l"};
 	tbl_add(&t, "data set, ...");
-	tbl_add(&t, "a [MB/s]");
-	tbl_add(&t, "b [MB/s]");
+	tbl_add(&t, "a [%s]", rp_ru(a));
+	tbl_add(&t, "b [%s]", rp_ru(b));
 	tbl_add(&t, "b/a");
 	tbl_add(&t, "difference");
 	tbl_add(&t, "MDD");
@@ -203,8 +203,8 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		const struct report_cell *ca = &a->cells[p->a], *cb = &b->cells[p->b];
 		rp_cell_name(ca, shown, name, sizeof name);
 		tbl_add(&t, "%s", name);
-		compare_value(&t, ca);
-		compare_value(&t, cb);
+		compare_value(&t, a, ca);
+		compare_value(&t, b, cb);
 		tbl_num(&t, 3, p->ratio);
 		tbl_add(&t, "%s", rp_noise_verdict(p, ca, cb));
 		if (isfinite(p->mdd_MBps) && ca->mean_MBps > 0)
@@ -220,11 +220,11 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		rp_para(out, f, "no cell measured the same thing in both runs");
 	int rc = tbl_print(out, &t, f, e);
 	if (rc == 0)
-		rp_para(out, f, "MB/s: mean +/- half the 95%% confidence interval over the repetitions "
+		rp_para(out, f, "%s: mean +/- half the 95%% confidence interval over the repetitions "
 			"(a: %d, b: %d per cell); difference: faster or slower when the intervals are "
 			"apart; MDD: the smallest difference, in %% of a, these repetitions can tell; "
 			"reps: repetitions per run that would tell the difference seen.",
-			a->ncells ? a->cells[0].n : 0, b->ncells ? b->cells[0].n : 0);
+			rp_ru(a), a->ncells ? a->cells[0].n : 0, b->ncells ? b->cells[0].n : 0);
 	for (long i = 0; rc == 0 && i < cmp.npairs; i++)
 		compare_sources(out, &a->cells[cmp.pairs[i].a], &b->cells[cmp.pairs[i].b], shown, f);
 	report_cmp_free(&cmp);
@@ -232,15 +232,16 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 }
 
 /* "540-590" for a node's repetitions, "-" for one or none. */
-static void calib_range(struct tbl *t, const struct calib_spread *s)
+static void calib_range(struct tbl *t, const struct calib_spread *s, enum units_rate u)
 {
 	if (s->n >= 2)
-		tbl_add(t, "%.1f-%.1f", s->min, s->max);
+		tbl_add(t, "%.1f-%.1f", units_rate(s->min, u), units_rate(s->max, u));
 	else
 		tbl_add(t, "-");
 }
 
-int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e)
+int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum report_format f,
+		  struct pf_err *e)
 {
 	char size[3][32], line[640];
 	const uint64_t bytes[CALIB_NFIG] = {c->disk_bytes, c->mem_bytes, c->msg_bytes};
@@ -259,23 +260,23 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, s
 		units_format_size_binary(c->msg_bytes, size[2], sizeof size[2]), c->reps,
 		c->reps == 1 ? " (a file of version 1: no spread)" : "s");
 	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-		tbl_add(&t, "%s", head[i]);
+		rp_head(&t, u, head[i]);
 	for (int n = 0; n < c->nnodes; n++) {
 		const double fig[CALIB_NFIG] = {c->nodes[n].disk_MBps, c->nodes[n].memcpy_MBps,
 						c->nodes[n].link_MBps};
 		tbl_add(&t, "%d", n);
 		tbl_add(&t, "%s", c->nodes[n].host);
 		for (int k = 0; k < CALIB_NFIG; k++) {
-			tbl_num(&t, 1, fig[k]);
-			calib_range(&t, &c->nodes[n].spread[k]);
+			tbl_num(&t, 1, units_rate(fig[k], u));
+			calib_range(&t, &c->nodes[n].spread[k], u);
 		}
 	}
 	const double mean[CALIB_NFIG] = {c->disk_MBps, c->memcpy_MBps, c->link_MBps};
 	tbl_add(&t, "mean");
 	tbl_add(&t, "-");
 	for (int k = 0; k < CALIB_NFIG; k++) {
-		tbl_num(&t, 1, mean[k]);
-		calib_range(&t, &c->spread[k]);
+		tbl_num(&t, 1, units_rate(mean[k], u));
+		calib_range(&t, &c->spread[k], u);
 	}
 	int rc = tbl_print(out, &t, f, e);
 	for (int k = 0; rc == 0 && k < CALIB_NFIG; k++) {

@@ -74,6 +74,69 @@ ok_status $? "the text says the same for that cell (within noise, 399%, 6)"
 test ! -s "$SCRATCH/err"
 ok_status $? "nothing on stderr"
 
+# ---- --units binary: MiB/s wherever a rate is printed; MB/s stays the default ----
+"$PFSREAD" report "$A" "$B" >"$SCRATCH/dec.txt" 2>>"$SCRATCH/err"
+grep -q '1 reader/node \[MB/s\]' "$SCRATCH/dec.txt" && ! grep -q 'MiB/s' "$SCRATCH/dec.txt"
+ok_status $? "by default rates are MB/s, and no MiB/s anywhere"
+for f in text markdown; do
+	"$PFSREAD" report "$A" "$B" --units binary --format $f >"$SCRATCH/bin.$f" 2>>"$SCRATCH/err"
+	ok_status $? "report --units binary --format $f: exit 0"
+	# MB/s only inside the config keys the no-ceiling finding names (node_link_MBps: ...)
+	n=$(grep -o 'MB/s' "$SCRATCH/bin.$f" | wc -l)
+	test "$n" -eq 0 && grep -q '1 reader/node \[MiB/s\]' "$SCRATCH/bin.$f" &&
+		grep -q 'mean \[MiB/s\]' "$SCRATCH/bin.$f" && grep -q 'a \[MiB/s\]' "$SCRATCH/bin.$f"
+	ok_status $? "$f: every heading says MiB/s, no MB/s is left ($n)"
+done
+# big x 1 reader/node: 116.667 MB/s = 111.26 MiB/s; the ceiling 160 MB/s = 152.6 MiB/s
+grep -q '^big (100 MB files)  *111.3 (95.4-127.2)' "$SCRATCH/bin.text" &&
+	grep -q 'worst: small x 2 readers/node: 95 MiB/s = 62.5% of 153 (server disks' "$SCRATCH/bin.text" &&
+	grep -q '4 servers x 38.147 MiB/s' "$SCRATCH/bin.text"
+ok_status $? "text: the figures are MiB/s (116.7 MB/s as 111.3, a ceiling of 160 as 153, 40 MB/s per disk as 38.147), shares unchanged"
+"$PFSREAD" report "$A" "$B" --units binary --format json >"$SCRATCH/bin.json" 2>>"$SCRATCH/err"
+ok_status $? "report --units binary --format json: exit 0"
+check "json: rate_unit MiB/s, every rate key _MiBps with MiB/s figures, none _MBps" "$PYTHON" -c '
+import json, sys
+text = open(sys.argv[1]).read()
+d = json.loads(text)
+assert list(d)[:2] == ["answer", "rate_unit"] and d["rate_unit"] == "MiB/s", list(d)[:3]
+assert "MBps\"" not in text and "_MBps\":" not in text, "a key still says MBps"
+c = [c for c in d["runs"][0]["cells"] if c["dataset"] == "big" and c["readers_per_node"] == 1][0]
+assert abs(c["mean_MiBps"] - 116.6666667e6 / 2**20) < 1e-3, c["mean_MiBps"]
+assert abs(c["ceiling"]["MiBps"] - 160e6 / 2**20) < 1e-3, c["ceiling"]
+assert abs(d["runs"][0]["hardware"]["node_link_MiBps"] - 100e6 / 2**20) < 1e-6
+p = d["comparisons"][0]["pairs"][0]
+assert abs(p["ratio"] - 180 / (350 / 3)) < 1e-6 and "mdd_MiBps" in p, p
+' "$SCRATCH/bin.json"
+"$PFSREAD" report "$A" --format json >"$SCRATCH/dec.json" 2>>"$SCRATCH/err"
+check "json by default: rate_unit MB/s, _MBps keys" "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rate_unit"] == "MB/s" and "mean_MBps" in d["runs"][0]["cells"][0], d["rate_unit"]
+' "$SCRATCH/dec.json"
+"$PFSREAD" report "$A" "$B" --units binary --format csv >"$SCRATCH/bin.csv" 2>>"$SCRATCH/err"
+check "csv: headings _MiBps with MiB/s figures, the comparison's too" "$PYTHON" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert not [k for k in rows[0] if "MBps" in k], list(rows[0])
+r = [r for r in rows if r["dataset"] == "big" and r["readers_per_node"] == "1"]
+assert abs(float(r[0]["mean_MiBps"]) - 111.262) < 0.001, r[0]["mean_MiBps"]
+assert abs(float(r[1]["a_mean_MiBps"]) - 111.262) < 0.001, r[1]["a_mean_MiBps"]
+' "$SCRATCH/bin.csv"
+expect_status 2 "--units with another word is a usage error" "$PFSREAD" report "$A" --units iec
+contains "use decimal, binary" "the error names both units"
+if command -v gnuplot >/dev/null 2>&1; then
+	"$PFSREAD" report "$A" "$B" --units binary --plot "$SCRATCH/binplots" \
+		--html "$SCRATCH/bin.html" >/dev/null 2>>"$SCRATCH/err"
+	grep -q "bandwidth \[MiB/s\]" "$SCRATCH/binplots/a.gp" &&
+		grep -q "bandwidth \[MiB/s\]" "$SCRATCH/binplots/overlay.gp" &&
+		! grep -q "MB/s" "$SCRATCH/binplots/a.gp" "$SCRATCH/binplots/overlay.gp" &&
+		grep -q '^1 111.262' "$SCRATCH/binplots/a-bandwidth.dat"
+	ok_status $? "charts: axes in MiB/s and their data too"
+	! sed 's/[a-z_]*_MBps//g' "$SCRATCH/bin.html" | grep -q "MB/s" &&
+		grep -q "\[MiB/s\]" "$SCRATCH/bin.html"
+	ok_status $? "the page: MiB/s everywhere"
+fi
+
 # ---- the HTML page: each fact once, every table within a 1280 px window ----
 cp "$A" "$SCRATCH/env.h5"
 check "h5py gives a copy of a.h5 the environment a run records, and a job id" "$PYTHON" -c '
