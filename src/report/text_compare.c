@@ -240,6 +240,24 @@ static void calib_range(struct tbl *t, const struct calib_spread *s, enum units_
 		tbl_add(t, "-");
 }
 
+/* calib_warning for figure f of c, its range in unit u: calibrate words it in MB/s, so for
+ * binary units the range is converted and its unit renamed (the ratio is the same). */
+static int calib_unit_warning(enum calib_figure f, const struct calib_data *c, uint64_t bytes,
+			      enum units_rate u, char *line, size_t len)
+{
+	struct calib_spread s = c->spread[f];
+	s.min = units_rate(s.min, u);
+	s.max = units_rate(s.max, u);
+	if (!calib_warning(f, &s, bytes, c->llc_bytes, line, len))
+		return 0;
+	char *at = strstr(line, " MB/s over ");
+	if (u == UNITS_RATE_BINARY && at != NULL && strlen(line) + 2 < len) {
+		memmove(at + strlen(" MiB/s"), at + strlen(" MB/s"), strlen(at + strlen(" MB/s")) + 1);
+		memcpy(at, " MiB/s", strlen(" MiB/s"));
+	}
+	return 1;
+}
+
 int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum report_format f,
 		  struct pf_err *e)
 {
@@ -280,8 +298,7 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum
 	}
 	int rc = tbl_print(out, &t, f, e);
 	for (int k = 0; rc == 0 && k < CALIB_NFIG; k++) {
-		if (!calib_warning((enum calib_figure)k, &c->spread[k], bytes[k], c->llc_bytes, line,
-				   sizeof line))
+		if (!calib_unit_warning((enum calib_figure)k, c, bytes[k], u, line, sizeof line))
 			continue;
 		if (f == REPORT_TEXT || f == REPORT_TEXT_WIDE)
 			fprintf(out, "%s\n", line); /* one line, for grep; it names no file */

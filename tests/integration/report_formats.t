@@ -124,6 +124,19 @@ assert abs(float(r[1]["a_mean_MiBps"]) - 111.262) < 0.001, r[1]["a_mean_MiBps"]
 ' "$SCRATCH/bin.csv"
 expect_status 2 "--units with another word is a usage error" "$PFSREAD" report "$A" --units iec
 contains "use decimal, binary" "the error names both units"
+# a calibration's figures, spreads and warnings, and the ceilings it sets
+mkdir -p "$SCRATCH/data"
+small_config "$SCRATCH/cal.yaml" "$SCRATCH/data"
+if mpi 1 "$PFSREAD" calibrate "$SCRATCH/cal.yaml" -o "$SCRATCH/calib.h5" --disk-size 4MiB \
+	--mem-size 4MiB --msg-size 64KiB >/dev/null 2>&1; then
+	"$PFSREAD" report "$SCRATCH/b.h5" "$SCRATCH/calib.h5" --units binary >"$SCRATCH/cal.txt" 2>&1
+	ok_status $? "report b.h5 calib.h5 --units binary: exit 0"
+	! grep -q "MB/s" "$SCRATCH/cal.txt" && grep -q "disk \[MiB/s\]" "$SCRATCH/cal.txt" &&
+		grep -q "node disk [0-9.]* MiB/s (5 repetitions: [0-9.]*-[0-9.]*, max/min" "$SCRATCH/cal.txt"
+	ok_status $? "the calibration's table, its hardware note and warnings in MiB/s, no MB/s"
+else
+	fail "calibrate (mpirun, 1 rank) for the units check"
+fi
 if command -v gnuplot >/dev/null 2>&1; then
 	"$PFSREAD" report "$A" "$B" --units binary --plot "$SCRATCH/binplots" \
 		--html "$SCRATCH/bin.html" >/dev/null 2>>"$SCRATCH/err"
