@@ -159,8 +159,8 @@ static void rc_note_measured(char *note, const char *what, double v,
 	else
 		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g %s (%d repetitions: "
 			 "%.1f-%.1f, max/min %.2f%s)", used ? ", " : "", what, units_rate(v, u), unit,
-			 s->n, units_rate(s->min, u), units_rate(s->max, u), s->ratio, calib_spread_wide(s) ? ", NOT STABLE: a ceiling from it is "
-			 "uncertain" : "");
+			 s->n, units_rate(s->min, u), units_rate(s->max, u), s->ratio,
+			 calib_spread_wide(s) ? ", NOT STABLE: a ceiling from it is uncertain" : "");
 }
 
 /* Measured figures fill what the config left out. Calibration reads its disk figure under the

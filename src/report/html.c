@@ -253,7 +253,8 @@ static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
 			return -1;
 	if (calib != NULL) {
 		fputs("<section id=\"calibration\">\n", out);
-		if (rp_text_calib(out, calib, nruns > 0 ? runs[0].units : UNITS_RATE_DECIMAL, REPORT_HTML, e) != 0)
+		enum units_rate u = nruns > 0 ? runs[0].units : UNITS_RATE_DECIMAL;
+		if (rp_text_calib(out, calib, u, REPORT_HTML, e) != 0)
 			return -1;
 		fputs("</section>\n", out);
 	}

@@ -104,7 +104,8 @@ static void test_above_and_warm(void)
 	c[2].resident_fraction = 0.97;
 	for (int i = 0; i < 3; i++)
 		report_cell_ceiling(&c[i], &hw, 100, NULL);
-	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0, NULL,
+			       UNITS_RATE_DECIMAL};
 	answer_build(&in, &a);
 	dump(&a);
 	int above = find(&a, "ABOVE it, the ceiling is contradicted");
@@ -203,7 +204,8 @@ static void test_calibrated_spread(void)
 		c[i].readers = c[i].sweep.readers_per_node;
 		report_cell_ceiling(&c[i], &hw, 1, NULL);
 	}
-	struct answer_in in = {c, 2, 1, "calibrated", source, NULL, 0, NULL, 0, spread, UNITS_RATE_DECIMAL};
+	struct answer_in in = {c, 2, 1, "calibrated", source, NULL, 0, NULL, 0, spread,
+			       UNITS_RATE_DECIMAL};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(find(&a, "(node disks, calibrated, repetitions max/min 1.45): ABOVE it") >= 0,
