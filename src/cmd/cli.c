@@ -28,6 +28,7 @@ static const char cli_compiler[] = "gcc";
 #endif
 
 static const char *const formats[] = {"text", "markdown", "csv", "json", NULL};
+static const char *const rate_units[] = {"decimal", "binary", NULL};
 static const char *const print_keys[] = {"name", "readers-per-node-max", NULL};
 
 #define HELP_OPT {"--help", "-h", NULL, NULL, "print this help and exit"}
@@ -61,8 +62,12 @@ static const struct cli_opt report_opts[] = {
 	{"--brief", NULL, NULL, NULL, "only the answer: each table's best and worst cell against "
 	 "its ceiling, and the findings with what to do (text, markdown or json)"},
 	{"--wide", NULL, NULL, NULL, "text tables whole, however wide (default: split to 100 columns)"},
-	{"--per-file", NULL, NULL, NULL, "with --format csv: every phase's per-file records"},
-	{"--per-rank", NULL, NULL, NULL, "with --format csv: every phase's per-rank records"},
+	{"--units", NULL, "UNITS", rate_units, "rates in decimal MB/s (default, 10^6 B/s) or binary "
+	 "MiB/s (2^20 B/s, as IOR prints them), in every format and chart"},
+	{"--per-file", NULL, NULL, NULL, "every phase's per-file records as CSV (implies --format "
+	 "csv): path, transfer size, advice, cache, times"},
+	{"--per-rank", NULL, NULL, NULL, "every phase's per-rank records as CSV (implies --format "
+	 "csv); a rank that read nothing has no times"},
 	HELP_OPT,
 	{NULL, NULL, NULL, NULL, NULL}};
 
@@ -139,7 +144,7 @@ static const struct cli_cmd commands[] = {
 	 "MPI, the data sets nor the config.",
 	 "pfsread report results/local.h5\n"
 	 "pfsread report a.h5 b.h5 --format markdown --html report.html\n"
-	 "pfsread report a.h5 --format csv --per-file > files.csv", report_opts},
+	 "pfsread report a.h5 --per-file > files.csv", report_opts},
 	{"calibrate", "CONFIG", 1, "measure disk, memory copy and MPI links",
 	 "Measure what a node's disk under CONFIG's root reads, how fast memory copies, and "
 	 "what the MPI links carry, into a calibration file that report uses for its ceilings.",

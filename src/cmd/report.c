@@ -20,6 +20,7 @@
 struct rc_args {
 	struct report_opts o;
 	int wide; /* --wide: text tables whole, however wide */
+	int format_given; /* --format named: --per-file and --per-rank then need it to be csv */
 	const char *files[RC_MAX_FILES];
 	size_t nfiles;
 };
@@ -67,12 +68,17 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 			    a->o.format == REPORT_HTML)
 				return rc_usage(e, "unknown format (text, markdown, csv, json; for a "
 						"page use --html FILE):", argv[i]);
+			a->format_given = 1;
 		} else if (strcmp(argv[i], "--plot") == 0 && next) {
 			a->o.plot_dir = argv[++i];
 		} else if (strcmp(argv[i], "--html") == 0 && next) {
 			a->o.html_path = argv[++i];
 		} else if (strcmp(argv[i], "--wide") == 0) {
 			a->wide = 1;
+		} else if (strcmp(argv[i], "--units") == 0 && next) {
+			if (units_parse_rate(argv[++i], &a->o.units) != 0)
+				return rc_usage(e, "unknown units (decimal: MB/s, binary: MiB/s):",
+						argv[i]);
 		} else if (strcmp(argv[i], "--brief") == 0) {
 			a->o.brief = 1;
 		} else if (strcmp(argv[i], "--per-file") == 0) {
@@ -89,8 +95,12 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 	}
 	if (a->nfiles == 0)
 		return rc_usage(e, "name at least one results file", NULL);
+	/* records are rows of a table: CSV is the one format that holds them */
+	if (a->o.records && !a->format_given)
+		a->o.format = REPORT_CSV;
 	if (a->o.records && a->o.format != REPORT_CSV)
-		return rc_usage(e, "--per-file and --per-rank go with --format csv", NULL);
+		return rc_usage(e, "--per-file and --per-rank write CSV (they imply --format csv); "
+				"leave --format out or give --format csv", NULL);
 	if (a->o.brief && a->o.format == REPORT_CSV)
 		return rc_usage(e, "--brief goes with --format text, markdown or json", NULL);
 	if (a->wide && a->o.format == REPORT_TEXT)
@@ -98,29 +108,35 @@ static int rc_parse(int argc, char **argv, struct rc_args *a, struct pf_err *e)
 	return 0;
 }
 
-/* Append "what figure MB/s" to note when the figure is known. */
-static void rc_note(char *note, const char *what, double v, const char *unit)
+/* Append "what figure unit" to note when the figure is known (a rate in MB/s: given in
+ * units u; a count: unit ""). */
+static void rc_note(char *note, const char *what, double v, const char *unit, enum units_rate u)
 {
+	if (unit[0] != '\0') {
+		v = units_rate(v, u);
+		unit = u == UNITS_RATE_BINARY ? " MiB/s" : " MB/s";
+	}
 	size_t used = strlen(note);
 	if (v > 0 && used + 1 < RC_NOTE_MAX)
 		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g%s", used ? ", " : "", what, v,
 			 unit);
 }
 
-static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *note)
+static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *note,
+			enum units_rate u)
 {
 	ceil_hw_declared(hw, d);
 	char decl[RC_NOTE_MAX] = "declared in the config: ";
 	size_t start = strlen(decl), used = strlen(note);
-	rc_note(decl + start, "node disk", d->node_disk_MBps, " MB/s");
-	rc_note(decl + start, "node link", d->node_link_MBps, " MB/s");
-	rc_note(decl + start, "node memory copy", d->node_memcpy_MBps, " MB/s");
-	rc_note(decl + start, "one reader", d->reader_MBps, " MB/s");
-	rc_note(decl + start, "storage servers", (double)d->storage_servers, "");
-	rc_note(decl + start, "server disk", d->server_disk_MBps, " MB/s");
-	rc_note(decl + start, "server link", d->server_link_MBps, " MB/s");
-	rc_note(decl + start, "racks", (double)d->racks, "");
-	rc_note(decl + start, "uplinks per rack", d->rack_uplink_MBps, " MB/s");
+	rc_note(decl + start, "node disk", d->node_disk_MBps, " MB/s", u);
+	rc_note(decl + start, "node link", d->node_link_MBps, " MB/s", u);
+	rc_note(decl + start, "node memory copy", d->node_memcpy_MBps, " MB/s", u);
+	rc_note(decl + start, "one reader", d->reader_MBps, " MB/s", u);
+	rc_note(decl + start, "storage servers", (double)d->storage_servers, "", u);
+	rc_note(decl + start, "server disk", d->server_disk_MBps, " MB/s", u);
+	rc_note(decl + start, "server link", d->server_link_MBps, " MB/s", u);
+	rc_note(decl + start, "racks", (double)d->racks, "", u);
+	rc_note(decl + start, "uplinks per rack", d->rack_uplink_MBps, " MB/s", u);
 	if (d->data_on_compute_nodes)
 		strncat(decl, ", data on the compute nodes", RC_NOTE_MAX - strlen(decl) - 1);
 	snprintf(note + used, RC_NOTE_MAX - used, "%s", decl);
@@ -130,20 +146,21 @@ static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *
  * and note its spread in *slot (max/min; 0 when unknown): the report shows how far to trust
  * the ceilings it sets. A wide spread says so in the same part of the note. */
 static void rc_note_measured(char *note, const char *what, double v,
-			     const struct calib_spread *s, double *slot)
+			     const struct calib_spread *s, double *slot, enum units_rate u)
 {
 	size_t used = strlen(note);
+	const char *unit = units_rate_name(u);
 	if (!(v > 0) || used + 1 >= RC_NOTE_MAX)
 		return;
 	*slot = s->n >= 2 && isfinite(s->ratio) ? s->ratio : 0;
 	if (s->n < 2)
-		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g MB/s (one measurement: spread "
-			 "unknown)", used ? ", " : "", what, v);
+		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g %s (one measurement: spread "
+			 "unknown)", used ? ", " : "", what, units_rate(v, u), unit);
 	else
-		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g MB/s (%d repetitions: "
-			 "%.1f-%.1f, max/min %.2f%s)", used ? ", " : "", what, v, s->n, s->min,
-			 s->max, s->ratio, calib_spread_wide(s) ? ", NOT STABLE: a ceiling from it is "
-			 "uncertain" : "");
+		snprintf(note + used, RC_NOTE_MAX - used, "%s%s %.6g %s (%d repetitions: "
+			 "%.1f-%.1f, max/min %.2f%s)", used ? ", " : "", what, units_rate(v, u), unit,
+			 s->n, units_rate(s->min, u), units_rate(s->max, u), s->ratio,
+			 calib_spread_wide(s) ? ", NOT STABLE: a ceiling from it is uncertain" : "");
 }
 
 /* Measured figures fill what the config left out. Calibration reads its disk figure under the
@@ -152,28 +169,29 @@ static void rc_note_measured(char *note, const char *what, double v,
  * nothing of a local disk, so it becomes the per-reader rate. Returns 1 when any was used. */
 static int rc_measured(const struct calib_data *c, struct ceil_hw *hw, char *note)
 {
+	enum units_rate u = hw->shown;
 	char m[RC_NOTE_MAX] = "";
 	const struct calib_spread *sp = c != NULL ? c->spread : NULL;
 	if (c == NULL)
 		return 0;
 	if (hw->data_remote && !(hw->reader_MBps > 0) && isfinite(c->disk_MBps) && c->disk_MBps > 0)
 		rc_note_measured(m, "one reader through the file system", hw->reader_MBps = c->disk_MBps,
-				 &sp[CALIB_DISK], &hw->reader_spread);
+				 &sp[CALIB_DISK], &hw->reader_spread, u);
 	if (!hw->data_remote && !(hw->node_disk_MBps > 0) && isfinite(c->disk_MBps) &&
 	    c->disk_MBps > 0)
 		rc_note_measured(m, "node disk", hw->node_disk_MBps = c->disk_MBps, &sp[CALIB_DISK],
-				 &hw->node_disk_spread);
+				 &hw->node_disk_spread, u);
 	if (!(hw->node_link_MBps > 0) && isfinite(c->link_MBps) && c->link_MBps > 0)
 		rc_note_measured(m, "node link", hw->node_link_MBps = c->link_MBps, &sp[CALIB_LINK],
-				 &hw->node_link_spread);
+				 &hw->node_link_spread, u);
 	if (!(hw->node_memcpy_MBps > 0) && isfinite(c->memcpy_MBps) && c->memcpy_MBps > 0)
 		rc_note_measured(m, "node memory copy", hw->node_memcpy_MBps = c->memcpy_MBps,
-				 &sp[CALIB_MEMCPY], &hw->node_memcpy_spread);
+				 &sp[CALIB_MEMCPY], &hw->node_memcpy_spread, u);
 	if (isfinite(c->fs_read_MBps) && c->fs_read_MBps > 0) { /* the per-node read ceiling */
 		hw->node_fsread_readers = c->fs_readers;
 		rc_note_measured(m, "node read through the file system",
 				 hw->node_fsread_MBps = c->fs_read_MBps, &c->fs_spread,
-				 &hw->node_fsread_spread);
+				 &hw->node_fsread_spread, u);
 	}
 	if (m[0] == '\0')
 		return 0;
@@ -219,24 +237,25 @@ static double rc_env_figure(const struct run_data *run, const char *key, const c
  * declared or measured did (returns 1), and beside a declared figure it is shown when the two
  * differ by more than 20%. */
 static int rc_detected_one(char *note, const char *what, double found, const char *src,
-			   double declared, double *slot)
+			   double declared, double *slot, enum units_rate u)
 {
 	size_t used = strlen(note);
+	const char *unit = units_rate_name(u);
 	if (!(found > 0))
 		return 0;
 	if (declared > 0) {
 		double off = fabs(found - declared) / declared;
 		if (off > 0.2)
-			snprintf(note + used, RC_NOTE_MAX - used, "; the machine says %s %.6g MB/s "
-				 "(%s), %.0f%% from the declared %.6g", what, found, src, off * 100,
-				 declared);
+			snprintf(note + used, RC_NOTE_MAX - used, "; the machine says %s %.6g %s "
+				 "(%s), %.0f%% from the declared %.6g", what, units_rate(found, u),
+				 unit, src, off * 100, units_rate(declared, u));
 		return 0;
 	}
 	if (*slot > 0)
 		return 0; /* measured by calibration: that wins over what the machine states */
 	*slot = found;
-	snprintf(note + used, RC_NOTE_MAX - used, "%sdetected: %s %.6g MB/s (%s)",
-		 used ? "; " : "", what, found, src);
+	snprintf(note + used, RC_NOTE_MAX - used, "%sdetected: %s %.6g %s (%s)",
+		 used ? "; " : "", what, units_rate(found, u), unit, src);
 	return 1;
 }
 
@@ -248,17 +267,19 @@ static int rc_detected(const struct run_data *run, const double declared[2], str
 	const char *src;
 	double link = rc_env_figure(run, "detected_link_MBps", "detected_link_source", &src);
 	int used = hw->data_remote &&
-		   rc_detected_one(note, "node link", link, src, declared[0], &hw->node_link_MBps);
+		   rc_detected_one(note, "node link", link, src, declared[0], &hw->node_link_MBps,
+				   hw->shown);
 	double disk = rc_env_figure(run, "detected_disk_MBps", "detected_disk_source", &src);
 	if (!hw->data_remote)
-		used |= rc_detected_one(note, "node disk", disk, src, declared[1], &hw->node_disk_MBps);
+		used |= rc_detected_one(note, "node disk", disk, src, declared[1],
+					&hw->node_disk_MBps, hw->shown);
 	return used;
 }
 
 /* The hardware of one run: 1 when any figure is known (*hw, note filled), else 0 with note
  * saying why there is none. */
 static int rc_hardware(const struct run_data *run, const struct calib_data *calib,
-		       struct ceil_hw *hw, char *note)
+		       enum units_rate u, struct ceil_hw *hw, char *note)
 {
 	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
@@ -267,6 +288,7 @@ static int rc_hardware(const struct run_data *run, const struct calib_data *cali
 	double declared_figs[2] = {0, 0}; /* node link, node disk */
 	backend_config(blocks, BACKEND_BLOCKS_MAX); /* a stored config may hold their keys */
 	memset(hw, 0, sizeof *hw);
+	hw->shown = u;
 	note[0] = '\0';
 	hw->data_remote = rc_data_remote(run, note);
 	if (run->config_yaml != NULL &&
@@ -274,7 +296,7 @@ static int rc_hardware(const struct run_data *run, const struct calib_data *cali
 		      run->config_yaml, strlen(run->config_yaml), blocks, &x, &err) == 0) {
 		declared = x.hw.given;
 		if (declared) {
-			rc_declared(&x.hw, hw, note);
+			rc_declared(&x.hw, hw, note, u);
 			declared_figs[0] = x.hw.node_link_MBps;
 			declared_figs[1] = x.hw.node_disk_MBps;
 		}
@@ -365,7 +387,8 @@ int report_command(int argc, char **argv, struct pf_err *e)
 	if (rc_read(&a, &s, e) != 0)
 		goto out;
 	for (size_t i = 0; i < s.nruns; i++) {
-		if (rc_hardware(&s.runs[i], s.have_calib ? &s.calib : NULL, &s.hw[i], s.notes[i]))
+		if (rc_hardware(&s.runs[i], s.have_calib ? &s.calib : NULL, a.o.units, &s.hw[i],
+				s.notes[i]))
 			s.hw_ptr[i] = &s.hw[i];
 		s.note_ptr[i] = s.notes[i];
 	}

@@ -110,23 +110,25 @@ static void an_cell_line(struct answer *a, const struct answer_in *in, const cha
 	char name[192], ceil[32], how[96];
 	const char *source = an_source(in, c);
 	an_cell(c, name, sizeof name);
+	double mean = units_rate(c->mean_MBps, in->units);
+	const char *unit = units_rate_name(in->units);
 	if (!isfinite(c->ceiling_MBps) || !isfinite(c->efficiency)) {
-		an_add(a, ANSWER_CELL, tag, 0, "%s%s: %s: %.0f MB/s (no ceiling known)", table, tag,
-		       name, c->mean_MBps);
+		an_add(a, ANSWER_CELL, tag, 0, "%s%s: %s: %.0f %s (no ceiling known)", table, tag,
+		       name, mean, unit);
 		return;
 	}
-	answer_thousands(c->ceiling_MBps, ceil, sizeof ceil);
+	answer_thousands(units_rate(c->ceiling_MBps, in->units), ceil, sizeof ceil);
 	snprintf(how, sizeof how, "%s%s%s", c->limit, source ? ", " : "", source ? source : "");
 	if (an_spread(in, c) > 0) /* a calibrated figure: how far its repetitions were apart */
 		snprintf(how + strlen(how), sizeof how - strlen(how), ", repetitions max/min %.2f%s",
 			 an_spread(in, c), an_spread(in, c) > ANSWER_CALIB_WIDE ? ": NOT STABLE" : "");
 	if (c->efficiency > ANSWER_ABOVE)
 		an_add(a, ANSWER_CELL, tag, 0,
-		       "%s%s: %s: %.0f MB/s = %.0f%% of %s (%s): ABOVE it, the ceiling is "
-		       "contradicted", table, tag, name, c->mean_MBps, c->efficiency * 100, ceil, how);
+		       "%s%s: %s: %.0f %s = %.0f%% of %s (%s): ABOVE it, the ceiling is "
+		       "contradicted", table, tag, name, mean, unit, c->efficiency * 100, ceil, how);
 	else
-		an_add(a, ANSWER_CELL, tag, 0, "%s%s: %s: %.0f MB/s = %.1f%% of %s (%s)", table, tag,
-		       name, c->mean_MBps, c->efficiency * 100, ceil, how);
+		an_add(a, ANSWER_CELL, tag, 0, "%s%s: %s: %.0f %s = %.1f%% of %s (%s)", table, tag,
+		       name, mean, unit, c->efficiency * 100, ceil, how);
 }
 
 /* The best and worst cell of the table of cells[first]. */
@@ -206,11 +208,12 @@ static void an_above(struct answer *a, const struct answer_in *in)
 			 an_spread(in, w) > ANSWER_CALIB_WIDE ? "were far apart:" : "agreed:",
 			 an_spread(in, w));
 	an_add(a, ANSWER_FINDING, "contradicted", 1.0,
-	       "ceiling contradicted: the %s figure %s MB/s (%s%s) is contradicted: %s measured "
-	       "%.0f MB/s above it (%.0f%%) -> correct hardware: or run pfsread calibrate%s",
+	       "ceiling contradicted: the %s figure %s %s (%s%s) is contradicted: %s measured "
+	       "%.0f %s above it (%.0f%%) -> correct hardware: or run pfsread calibrate%s",
 	       an_source(in, w) ? an_source(in, w) : "hardware",
-	       answer_thousands(w->ceiling_MBps, ceil, sizeof ceil), w->limit, spread, name,
-	       w->mean_MBps, w->efficiency * 100,
+	       answer_thousands(units_rate(w->ceiling_MBps, in->units), ceil, sizeof ceil),
+	       units_rate_name(in->units), w->limit, spread, name,
+	       units_rate(w->mean_MBps, in->units), units_rate_name(in->units), w->efficiency * 100,
 	       w->state == CACHE_COLD ? "; a cache elsewhere (the servers') may have served it" : "");
 }
 
@@ -326,10 +329,11 @@ static void an_round_trips(struct answer *a, const struct answer_in *in)
 		return;
 	an_add(a, ANSWER_FINDING, "round trips", weight,
 	       "readers wait on round trips: %s aggregate %.2fx from %d to %d readers/node, per "
-	       "reader flat (%.2f -> %.2f MB/s) -> more requests in flight: larger transfers, "
+	       "reader flat (%.2f -> %.2f %s) -> more requests in flight: larger transfers, "
 	       "uring, more readers", lo->sweep.dataset, hi->mean_MBps / lo->mean_MBps,
 	       (int)lo->sweep.readers_per_node, (int)hi->sweep.readers_per_node,
-	       an_per_reader(lo), an_per_reader(hi));
+	       units_rate(an_per_reader(lo), in->units), units_rate(an_per_reader(hi), in->units),
+	       units_rate_name(in->units));
 }
 
 /* What to do about a read path's known cause (report_cell_shortfall's names). */

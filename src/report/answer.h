@@ -49,6 +49,7 @@ struct answer_in {
 	double slow_target_x;    /* its time over the other targets' from the same node */
 	const double *spread;    /* [ncells]: max / min of the calibration's repetitions of each
 				  * cell's limiting figure (0: not calibrated), or NULL for none */
+	enum units_rate units;   /* the unit the lines give rates in (the cells hold MB/s) */
 };
 
 struct answer {

@@ -45,6 +45,9 @@ double ceiling_uplink_share(const struct ceil_hw *hw, int reader_nodes)
 	return outside / used;
 }
 
+/* A figure of hw (MB/s) for a how string: the number and its unit as hw->shown says. */
+#define CEIL_SHOW(hw, v) units_rate((v), (hw)->shown), units_rate_name((hw)->shown)
+
 /* "/ 0.99 (1% of the data is local)" or "" when nothing is local. */
 static void ceil_local_note(double local, char *buf, size_t len)
 {
@@ -63,17 +66,17 @@ static void ceil_network(const struct ceil_hw *hw, const struct ceil_point *p,
 	double sdisk = hw->server_disk_MBps > 0 ? hw->server_disk_MBps
 			: hw->data_on_compute_nodes ? hw->node_disk_MBps : 0;
 	ceil_local_note(local, note, sizeof note);
-	snprintf(how, sizeof how, "%d node%s x %.6g MB/s%s", p->reader_nodes, ceil_s(p->reader_nodes),
-		 hw->node_link_MBps, note);
+	snprintf(how, sizeof how, "%d node%s x %.6g %s%s", p->reader_nodes, ceil_s(p->reader_nodes),
+		 CEIL_SHOW(hw, hw->node_link_MBps), note);
 	ceil_add(r, "reader links", p->reader_nodes * hw->node_link_MBps / (1 - local), how);
-	snprintf(how, sizeof how, "%.6g servers x %.6g MB/s%s", servers, slink, note);
+	snprintf(how, sizeof how, "%.6g servers x %.6g %s%s", servers, CEIL_SHOW(hw, slink), note);
 	ceil_add(r, "server links", servers * slink / (1 - local), how);
-	snprintf(how, sizeof how, "%.6g servers x %.6g MB/s", servers, sdisk);
+	snprintf(how, sizeof how, "%.6g servers x %.6g %s", servers, CEIL_SHOW(hw, sdisk));
 	ceil_add(r, "server disks", servers * sdisk, how);
 	double share = ceiling_uplink_share(hw, p->reader_nodes);
 	if (share > 0) {
-		snprintf(how, sizeof how, "%.6g MB/s per rack / %.3g (the share of all reads one "
-			 "rack's uplinks carry)", hw->rack_uplink_MBps, share);
+		snprintf(how, sizeof how, "%.6g %s per rack / %.3g (the share of all reads one "
+			 "rack's uplinks carry)", CEIL_SHOW(hw, hw->rack_uplink_MBps), share);
 		ceil_add(r, "rack uplinks", hw->rack_uplink_MBps / share, how);
 	}
 }
@@ -87,13 +90,13 @@ void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struc
 	if (!p->warm && (ceil_servers(hw, p->run_nodes) > 0 || hw->data_remote)) {
 		ceil_network(hw, p, r);
 	} else if (!p->warm) {
-		snprintf(how, sizeof how, "%d node%s x %.6g MB/s", p->reader_nodes,
-			 ceil_s(p->reader_nodes), hw->node_disk_MBps);
+		snprintf(how, sizeof how, "%d node%s x %.6g %s", p->reader_nodes,
+			 ceil_s(p->reader_nodes), CEIL_SHOW(hw, hw->node_disk_MBps));
 		ceil_add(r, "node disks", p->reader_nodes * hw->node_disk_MBps, how);
 	}
 	if (!p->warm) {
-		snprintf(how, sizeof how, "%d reader%s x %.6g MB/s", p->readers, ceil_s(p->readers),
-			 hw->reader_MBps);
+		snprintf(how, sizeof how, "%d reader%s x %.6g %s", p->readers, ceil_s(p->readers),
+			 CEIL_SHOW(hw, hw->reader_MBps));
 		ceil_add(r, "per-reader rate", p->readers * hw->reader_MBps, how);
 		snprintf(how, sizeof how, "%d node%s x %.6g MB/s (calibrated: read through the "
 			 "file system, %d reader%s/node)", p->reader_nodes, ceil_s(p->reader_nodes),
@@ -101,8 +104,8 @@ void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struc
 			 ceil_s(hw->node_fsread_readers));
 		ceil_add(r, CEIL_FSREAD, p->reader_nodes * hw->node_fsread_MBps, how);
 	}
-	snprintf(how, sizeof how, "%d node%s x %.6g MB/s", p->reader_nodes, ceil_s(p->reader_nodes),
-		 hw->node_memcpy_MBps);
+	snprintf(how, sizeof how, "%d node%s x %.6g %s", p->reader_nodes, ceil_s(p->reader_nodes),
+		 CEIL_SHOW(hw, hw->node_memcpy_MBps));
 	ceil_add(r, "memory copy", p->reader_nodes * hw->node_memcpy_MBps, how);
 	for (int i = 0; i < r->nterms; i++)
 		if (r->limit < 0 || r->term[i].MBps < r->term[r->limit].MBps)

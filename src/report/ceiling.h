@@ -4,6 +4,8 @@
 #ifndef PFSREAD_CEILING_H
 #define PFSREAD_CEILING_H
 
+#include "util/units.h"
+
 /* What the hardware can do. A figure <= 0 is unknown and its limit is left out. */
 struct ceil_hw {
 	/* one compute node (where the readers run) */
@@ -32,6 +34,9 @@ struct ceil_hw {
 	 * unknown. The report shows it beside a ceiling the figure sets, how far to trust it. */
 	double node_disk_spread, node_link_spread, node_memcpy_spread, reader_spread;
 	double node_fsread_spread;
+	/* the unit the limits' how strings give the figures in (report --units): the figures
+	 * themselves stay MB/s */
+	enum units_rate shown;
 };
 
 /* hw gets the figures a config's hardware: section declares; the rest (data_remote) is kept. */

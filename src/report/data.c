@@ -83,39 +83,50 @@ static void csv_keys(FILE *out, const struct sweep_point *p, unsigned late)
 	}
 }
 
-void rp_csv_header(FILE *out)
+void rp_csv_names(FILE *out, enum units_rate u, const char *names)
+{
+	const char *at;
+	while ((at = strstr(names, "MBps")) != NULL) {
+		fprintf(out, "%.*s%s", (int)(at - names), names, units_rate_key(u));
+		names = at + strlen("MBps");
+	}
+	fputs(names, out);
+}
+
+void rp_csv_header(FILE *out, enum units_rate u, const char *more)
 {
 	fputs("file", out);
 	csv_key_names(out, 0);
-	fputs(",n,mean_MBps,min_MBps,max_MBps", out);
+	rp_csv_names(out, u, ",n,mean_MBps,min_MBps,max_MBps");
 	csv_key_names(out, 1);
-	fputs(",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
-	      "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,limit,"
-	      "efficiency,cache_state,repetitions,bytes_from,from_storage_fraction,short_cause,"
-	      "shortfall,cpu_s_per_GB,ceiling_contradicted\n",
-	      out);
+	rp_csv_names(out, u, ",warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,"
+		     "files_per_s,metadata_fraction,resident_fraction,readers,reader_nodes,"
+		     "ceiling_MBps,limit,efficiency,cache_state,repetitions,bytes_from,"
+		     "from_storage_fraction,short_cause,shortfall,cpu_s_per_GB,ceiling_contradicted");
+	rp_csv_names(out, u, more);
+	fputc('\n', out);
 }
 
-static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
+void rp_csv_cell(FILE *out, const char *path, const struct report_cell *c, enum units_rate u)
 {
 	rp_csv_field(out, path);
 	csv_keys(out, &c->sweep, 0);
 	fprintf(out, ",%d", c->n);
-	csv_num(out, c->mean_MBps, 3);
-	csv_num(out, c->min_MBps, 3);
-	csv_num(out, c->max_MBps, 3);
+	csv_num(out, units_rate(c->mean_MBps, u), 3);
+	csv_num(out, units_rate(c->min_MBps, u), 3);
+	csv_num(out, units_rate(c->max_MBps, u), 3);
 	csv_keys(out, &c->sweep, 1);
 	fprintf(out, ",%d", c->state != CACHE_COLD);
-	csv_num(out, c->sd_MBps, 3);
-	csv_num(out, c->ci95_MBps, 3);
-	csv_num(out, c->median_MBps, 3);
-	csv_num(out, c->stonewall_MBps, 3);
+	csv_num(out, units_rate(c->sd_MBps, u), 3);
+	csv_num(out, units_rate(c->ci95_MBps, u), 3);
+	csv_num(out, units_rate(c->median_MBps, u), 3);
+	csv_num(out, units_rate(c->stonewall_MBps, u), 3);
 	csv_num(out, c->spread_s, 6);
 	csv_num(out, c->files_per_s, 3);
 	csv_num(out, c->meta_fraction, 6);
 	csv_num(out, c->resident_fraction, 6);
 	fprintf(out, ",%d,%d", c->readers, c->reader_nodes);
-	csv_num(out, c->ceiling_MBps, 3);
+	csv_num(out, units_rate(c->ceiling_MBps, u), 3);
 	csv_str(out, c->limit);
 	csv_num(out, c->efficiency, 6);
 	csv_str(out, cache_state_name(c->state));
@@ -130,13 +141,6 @@ static void csv_cell(FILE *out, const char *path, const struct report_cell *c)
 		fprintf(out, ",%d", c->efficiency > REPORT_ABOVE);
 	else
 		fputc(',', out);
-	fputc('\n', out);
-}
-
-void rp_csv_run(FILE *out, const struct rp_run *r)
-{
-	for (long i = 0; i < r->ncells; i++)
-		csv_cell(out, rp_or_dash(r->run->path), &r->cells[i]);
 }
 
 /* ---- json ---- */
@@ -173,6 +177,20 @@ static void json_knum(FILE *out, const char *key, double v, int first)
 	rp_json_num(out, v);
 }
 
+/* A rate: the figure (MB/s) in unit u, under key with its "MBps" as u names it ("MiBps"). */
+static void json_krate(FILE *out, enum units_rate u, const char *key, double v, int first)
+{
+	const char *at = strstr(key, "MBps");
+	fputs(first ? "" : ", ", out);
+	fputc('"', out);
+	if (at != NULL)
+		fprintf(out, "%.*s%s%s", (int)(at - key), key, units_rate_key(u), at + strlen("MBps"));
+	else
+		fputs(key, out);
+	fputs("\": ", out);
+	rp_json_num(out, units_rate(v, u));
+}
+
 static void json_kbool(FILE *out, const char *key, int v, int first)
 {
 	json_key(out, key, first);
@@ -207,6 +225,12 @@ static void json_meta(FILE *out, const struct run_data *run)
 	fputs("}", out);
 }
 
+/* A hardware figure: its rate, null when unknown (<= 0). */
+static void json_khw(FILE *out, const struct rp_run *r, const char *key, double v)
+{
+	json_krate(out, r->units, key, v > 0 ? v : NAN, 0);
+}
+
 static void json_hardware(FILE *out, const struct rp_run *r)
 {
 	const struct ceil_hw *h = r->hw;
@@ -217,17 +241,17 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 	}
 	fputs("{", out);
 	json_kstr(out, "source", r->hw_note, 1);
-	json_knum(out, "node_disk_MBps", h->node_disk_MBps > 0 ? h->node_disk_MBps : NAN, 0);
-	json_knum(out, "node_link_MBps", h->node_link_MBps > 0 ? h->node_link_MBps : NAN, 0);
-	json_knum(out, "node_memcpy_MBps", h->node_memcpy_MBps > 0 ? h->node_memcpy_MBps : NAN, 0);
-	json_knum(out, "reader_MBps", h->reader_MBps > 0 ? h->reader_MBps : NAN, 0);
+	json_khw(out, r, "node_disk_MBps", h->node_disk_MBps);
+	json_khw(out, r, "node_link_MBps", h->node_link_MBps);
+	json_khw(out, r, "node_memcpy_MBps", h->node_memcpy_MBps);
+	json_khw(out, r, "reader_MBps", h->reader_MBps);
 	json_knum(out, "storage_servers", h->storage_servers > 0 ? h->storage_servers : NAN, 0);
-	json_knum(out, "server_disk_MBps", h->server_disk_MBps > 0 ? h->server_disk_MBps : NAN, 0);
-	json_knum(out, "server_link_MBps", h->server_link_MBps > 0 ? h->server_link_MBps : NAN, 0);
+	json_khw(out, r, "server_disk_MBps", h->server_disk_MBps);
+	json_khw(out, r, "server_link_MBps", h->server_link_MBps);
 	json_kbool(out, "data_on_compute_nodes", h->data_on_compute_nodes, 0);
 	json_kbool(out, "data_remote", h->data_remote, 0);
 	json_knum(out, "racks", h->racks > 0 ? h->racks : NAN, 0);
-	json_knum(out, "rack_uplink_MBps", h->rack_uplink_MBps > 0 ? h->rack_uplink_MBps : NAN, 0);
+	json_khw(out, r, "rack_uplink_MBps", h->rack_uplink_MBps);
 	/* a calibrated figure's repetitions, max / min; null for one not measured */
 	json_knum(out, "node_disk_max_over_min", h->node_disk_spread > 0 ? h->node_disk_spread : NAN, 0);
 	json_knum(out, "node_link_max_over_min", h->node_link_spread > 0 ? h->node_link_spread : NAN, 0);
@@ -276,7 +300,7 @@ static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_
 	}
 	report_cell_ceiling(&tmp, r->hw, r->run->nnodes, &res);
 	fputs("{", out);
-	json_knum(out, "MBps", res.MBps, 1);
+	json_krate(out, r->units, "MBps", res.MBps, 1);
 	json_kstr(out, "limit", res.limit >= 0 ? res.term[res.limit].resource : NULL, 0);
 	json_knum(out, "efficiency", tmp.efficiency, 0);
 	/* above REPORT_ABOVE of it: the measurement contradicts the ceiling */
@@ -293,7 +317,7 @@ static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_
 	for (int i = 0; i < res.nterms; i++) {
 		fputs(i ? ", {" : "{", out);
 		json_kstr(out, "resource", res.term[i].resource, 1);
-		json_knum(out, "MBps", res.term[i].MBps, 0);
+		json_krate(out, r->units, "MBps", res.term[i].MBps, 0);
 		json_kstr(out, "how", res.term[i].how, 0);
 		fputc('}', out);
 	}
@@ -305,14 +329,14 @@ static void json_cell(FILE *out, const struct rp_run *r, const struct report_cel
 	fputs("{", out);
 	json_cell_keys(out, c);
 	json_kint(out, "n", c->n, 0);
-	json_knum(out, "mean_MBps", c->mean_MBps, 0);
-	json_knum(out, "min_MBps", c->min_MBps, 0);
-	json_knum(out, "max_MBps", c->max_MBps, 0);
-	json_knum(out, "sd_MBps", c->sd_MBps, 0);
-	json_knum(out, "ci95_MBps", c->ci95_MBps, 0);
-	json_knum(out, "median_MBps", c->median_MBps, 0);
+	json_krate(out, r->units, "mean_MBps", c->mean_MBps, 0);
+	json_krate(out, r->units, "min_MBps", c->min_MBps, 0);
+	json_krate(out, r->units, "max_MBps", c->max_MBps, 0);
+	json_krate(out, r->units, "sd_MBps", c->sd_MBps, 0);
+	json_krate(out, r->units, "ci95_MBps", c->ci95_MBps, 0);
+	json_krate(out, r->units, "median_MBps", c->median_MBps, 0);
 	json_knum(out, "cpu_s_per_GB", c->cpu_s_per_GB, 0);
-	json_knum(out, "stonewall_MBps", c->stonewall_MBps, 0);
+	json_krate(out, r->units, "stonewall_MBps", c->stonewall_MBps, 0);
 	json_knum(out, "spread_s", c->spread_s, 0);
 	json_knum(out, "files_per_s", c->files_per_s, 0);
 	json_knum(out, "metadata_fraction", c->meta_fraction, 0);
@@ -326,7 +350,7 @@ static void json_cell(FILE *out, const struct rp_run *r, const struct report_cel
 }
 
 /* A phase: its attributes under their HDF5 names, then figures derived from its records. */
-static void json_phase(FILE *out, const struct phase_data *pd)
+static void json_phase(FILE *out, const struct rp_run *r, const struct phase_data *pd)
 {
 	const struct phase_info *p = &pd->info;
 	struct phase_summary s;
@@ -344,7 +368,7 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_knum(out, "resident_fraction", p->resident_fraction, 0);
 	json_ku64(out, "bytes", p->bytes, 0);
 	json_knum(out, "elapsed_s", p->elapsed_s, 0);
-	json_knum(out, "bandwidth_MBps", p->bandwidth_MBps, 0);
+	json_krate(out, r->units, "bandwidth_MBps", p->bandwidth_MBps, 0);
 	json_kstr(out, "status", results_phase_status_name(p->status), 0);
 	json_kstr(out, "invalid", report_phase_invalid(p), 0); /* null: its figures can be true */
 	json_kbool(out, "warm", report_phase_state(p) != CACHE_COLD, 0);
@@ -373,7 +397,7 @@ static void json_phase(FILE *out, const struct phase_data *pd)
 	json_knum(out, "first_finish_s", s.first_end, 0);
 	json_knum(out, "last_finish_s", s.last_end, 0);
 	json_knum(out, "stonewall_bytes", s.stonewall_bytes, 0);
-	json_knum(out, "stonewall_MBps", s.stonewall_MBps, 0);
+	json_krate(out, r->units, "stonewall_MBps", s.stonewall_MBps, 0);
 	json_knum(out, "spread_s", s.spread_s, 0);
 	fputs("}", out);
 }
@@ -407,7 +431,7 @@ static void json_nodes(FILE *out, const struct rp_run *r)
 		json_kstr(out, "host", rp_host(r->run, n, host, sizeof host), 0);
 		json_kint(out, "ranks", k->ranks, 0);
 		json_kint(out, "phases", k->phases, 0);
-		json_knum(out, "mean_MBps", k->mean_MBps, 0);
+		json_krate(out, r->units, "mean_MBps", k->mean_MBps, 0);
 		json_knum(out, "vs_median_mean", k->rel_mean, 0);
 		json_knum(out, "vs_median_worst", k->rel_worst, 0);
 		fputc('}', out);
@@ -431,7 +455,7 @@ static void json_targets(FILE *out, const struct rp_run *r)
 		json_kint(out, "known", k->known, 0);
 		json_ku64(out, "files", k->files, 0);
 		json_ku64(out, "bytes", k->bytes, 0);
-		json_knum(out, "MBps_per_file", k->MBps, 0);
+		json_krate(out, r->units, "MBps_per_file", k->MBps, 0);
 		json_knum(out, "vs_phase_median", k->rel, 0);
 		json_kbool(out, "slow_from_every_node", k->slow_all, 0);
 		json_knum(out, "vs_other_targets_least", k->ratio, 0);
@@ -486,8 +510,13 @@ static void json_stragglers(FILE *out, const struct rp_run *r, const char *key,
 			json_kint(out, "rank", s[i].rank, 0);
 			json_ku64(out, "file", s[i].file, 0);
 		}
-		json_knum(out, files ? "seconds" : "MBps", s[i].value, 0);
-		json_knum(out, files ? "median_seconds" : "median_MBps", s[i].median, 0);
+		if (files) {
+			json_knum(out, "seconds", s[i].value, 0);
+			json_knum(out, "median_seconds", s[i].median, 0);
+		} else {
+			json_krate(out, r->units, "MBps", s[i].value, 0);
+			json_krate(out, r->units, "median_MBps", s[i].median, 0);
+		}
 		json_knum(out, "times_slower", s[i].slower, 0);
 		fputc('}', out);
 	}
@@ -545,7 +574,7 @@ static int json_run(FILE *out, const struct rp_run *r, struct pf_err *e)
 	fputs("},\n   \"phases\": [", out);
 	for (size_t i = 0; i < r->run->nphases; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		json_phase(out, &r->run->phases[i]);
+		json_phase(out, r, &r->run->phases[i]);
 	}
 	fputs("]}", out);
 	return 0;
@@ -558,18 +587,18 @@ static void json_pair(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	fputs("{\"a\": {", out);
 	json_cell_keys(out, ca);
 	json_kint(out, "n", ca->n, 0);
-	json_knum(out, "mean_MBps", ca->mean_MBps, 0);
-	json_knum(out, "ci95_MBps", ca->ci95_MBps, 0);
+	json_krate(out, a->units, "mean_MBps", ca->mean_MBps, 0);
+	json_krate(out, a->units, "ci95_MBps", ca->ci95_MBps, 0);
 	fputs("}, \"b\": {", out);
 	json_cell_keys(out, cb);
 	json_kint(out, "n", cb->n, 0);
-	json_knum(out, "mean_MBps", cb->mean_MBps, 0);
-	json_knum(out, "ci95_MBps", cb->ci95_MBps, 0);
+	json_krate(out, a->units, "mean_MBps", cb->mean_MBps, 0);
+	json_krate(out, a->units, "ci95_MBps", cb->ci95_MBps, 0);
 	fputs("}", out);
 	json_knum(out, "ratio", p->ratio, 0);
 	json_key(out, "beyond_noise", 0);
 	fputs(p->overlap < 0 ? "null" : p->overlap ? "false" : "true", out);
-	json_knum(out, "mdd_MBps", p->mdd_MBps, 0);
+	json_krate(out, a->units, "mdd_MBps", p->mdd_MBps, 0);
 	json_kint(out, "reps_to_decide", (long long)p->reps, 0);
 	fputs("}", out);
 }
@@ -625,10 +654,11 @@ static int json_compare(FILE *out, const struct rp_run *a, const struct rp_run *
 }
 
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
-	    struct pf_err *e)
+	    enum units_rate u, struct pf_err *e)
 {
 	fputs("{", out);
 	rp_json_answer(out, runs, nruns);
+	json_kstr(out, "rate_unit", units_rate_name(u), 0);
 	fputs(",\n \"runs\": [\n", out);
 	for (size_t i = 0; i < nruns; i++) {
 		if (i > 0)
@@ -643,7 +673,7 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 			return -1;
 	}
 	fputs("],\n ", out);
-	rp_json_calib(out, calib);
+	rp_json_calib(out, calib, u);
 	fputs("\n}\n", out);
 	return 0;
 }
@@ -651,6 +681,6 @@ int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct cal
 void rp_json_brief(FILE *out, const struct rp_run *runs, size_t nruns)
 {
 	fputs("{", out);
-	rp_json_answer(out, runs, nruns);
+	rp_json_answer(out, runs, nruns); /* alone: its lines name their units */
 	fputs("}\n", out);
 }

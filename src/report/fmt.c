@@ -191,9 +191,13 @@ static void tbl_html_row(FILE *out, const struct tbl *t, char *const *row, const
 	fputs("</tr>\n", out);
 }
 
+/* Columns from which a table is wide: the page sets it in smaller type (class "wide"). */
+#define TBL_HTML_WIDE 12
+
 static void tbl_html(FILE *out, const struct tbl *t)
 {
-	fputs("<table>\n<thead>", out);
+	fputs(t->ncols >= TBL_HTML_WIDE ? "<table class=\"wide\">\n<thead>" : "<table>\n<thead>",
+	      out);
 	tbl_html_row(out, t, t->cell, "th");
 	fputs("</thead>\n<tbody>\n", out);
 	for (size_t i = t->ncols; i + t->ncols <= t->n; i += t->ncols)
@@ -374,4 +378,14 @@ void rp_json_num(FILE *out, double v)
 		fprintf(out, "%.10g", v);
 	else
 		fputs("null", out);
+}
+
+void rp_head(struct tbl *t, enum units_rate u, const char *h)
+{
+	const char *at = strstr(h, "[MB/s]");
+	if (at == NULL || u == UNITS_RATE_DECIMAL)
+		tbl_add(t, "%s", h);
+	else
+		tbl_add(t, "%.*s[%s]%s", (int)(at - h), h, units_rate_name(u),
+			at + strlen("[MB/s]"));
 }

@@ -24,6 +24,8 @@ struct tbl {
 void tbl_add(struct tbl *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A figure with the given decimals, or "-" when it is not finite. */
 void tbl_num(struct tbl *t, int decimals, double v);
+/* Add heading h to t, its "[MB/s]" in unit u ("[MiB/s]" for binary). */
+void rp_head(struct tbl *t, enum units_rate u, const char *h);
 /* Print t in format f (text, markdown or html) and free it. Fails only when building it ran
  * out of memory. */
 int tbl_print(FILE *out, struct tbl *t, enum report_format f, struct pf_err *e);

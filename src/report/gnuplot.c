@@ -1,5 +1,6 @@
 /* gnuplot: what every chart shares: strings written safely into a gnuplot script, and the
- * script run by gnuplot with its complaints kept in a log, for a bounded time. */
+ * script run by gnuplot with its complaints kept in a log (removed when empty), for a bounded
+ * time. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/internal.h"
@@ -110,6 +112,14 @@ static int gp_wait(pid_t pid, long secs, int *status)
 	return 1;
 }
 
+/* After gnuplot succeeded: its log removed when it holds nothing (a warning stays to read). */
+static void gp_drop_empty(const char *log)
+{
+	struct stat st;
+	if (stat(log, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		(void)unlink(log); /* an empty file left behind is harmless */
+}
+
 int rp_gp_run(const char *script, const char *log, struct pf_err *e)
 {
 	posix_spawn_file_actions_t fa;
@@ -139,8 +149,10 @@ int rp_gp_run(const char *script, const char *log, struct pf_err *e)
 		return pf_fail(e, PF_RUNTIME, "report: gnuplot did not finish %s within %ld s "
 			       "(PFSREAD_GNUPLOT_TIMEOUT): killed it (pid %d); the charts it was "
 			       "drawing are removed (log: %s)", script, secs, (int)pid, log);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		gp_drop_empty(log);
 		return 0;
+	}
 	gp_log_line(log, line, sizeof line);
 	return pf_fail(e, PF_RUNTIME, "report: gnuplot failed on %s (%s %d)%s%s (log: %s)", script,
 		       WIFEXITED(status) ? "exit status" : "signal",

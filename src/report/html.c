@@ -11,7 +11,11 @@
 static const char html_style[] =
 	"body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1400px}\n"
 	"table{border-collapse:collapse;margin:0.5em 0 1em;font-size:0.85em}\n"
-	"th,td{border:1px solid #bbb;padding:2px 6px}th{background:#eee}\n"
+	"th,td{border:1px solid #bbb;padding:2px 4px}th{background:#eee;font-weight:600;"
+	"vertical-align:bottom;overflow-wrap:anywhere;hyphens:auto}\n"
+	/* a table of many columns (every phase) in a smaller type, so that it fits a 1280 px
+	 * window instead of scrolling sideways */
+	"table.wide{font-size:0.75em}\n"
 	"td.r,th.r{text-align:right}td.l,th.l{text-align:left}\n"
 	"figure.chart{margin:1em 0;border:1px solid #ddd;padding:0.5em}\n"
 	"figure.chart svg{max-width:100%;height:auto;display:block}\n"
@@ -42,6 +46,9 @@ static const char html_check[] =
 	"  }\n"
 	"  document.body.setAttribute('data-charts-rendered', drawn + '/' + svgs.length);\n"
 	"  document.body.setAttribute('data-height', closedHeight);\n"
+	"  /* wider than the window: the reader scrolls sideways (0 when it fits) */\n"
+	"  document.body.setAttribute('data-overflow-x', Math.max(0,\n"
+	"    document.documentElement.scrollWidth - document.documentElement.clientWidth));\n"
 	"  var answer = document.getElementById('answer');\n"
 	"  var chart = document.querySelector('figure.chart');\n"
 	"  if (answer && chart)\n"
@@ -107,8 +114,27 @@ static void html_env_row(FILE *out, const char *k, const char *v)
 	fputs("</td></tr>\n", out);
 }
 
+/* The value of /environment's key, or NULL. */
+static const char *html_env_value(const struct run_data *run, const char *key)
+{
+	for (size_t i = 0; i < run->env.n && i < ENV_MAX; i++)
+		if (strcmp(run->env.e[i].key, key) == 0)
+			return run->env.e[i].value;
+	return NULL;
+}
+
+/* 1 when /environment's entry k says what another row of the page says already: the run's
+ * header (job id, fs, mount) or a row above it (the version). */
+static int html_env_shown(const struct run_data *run, const struct env_entry *k)
+{
+	return rp_header_shows(k->key) ||
+	       (strcmp(k->key, "pfsread_version") == 0 &&
+		strcmp(k->value, rp_or_dash(run->pfsread_version)) == 0);
+}
+
 /* Environment: versions, command line, what the run recorded of its machine (/environment),
- * hosts and their ranks. */
+ * hosts and their ranks; each fact once: what the run's header above shows (job id, file
+ * system, mount and its atime mode) is not repeated. */
 static void html_env(FILE *out, const struct run_data *run)
 {
 	char host[RECORD_HOST_MAX];
@@ -117,14 +143,15 @@ static void html_env(FILE *out, const struct run_data *run)
 	html_env_row(out, "MPI", run->mpi_version);
 	html_env_row(out, "HDF5", run->hdf5_version);
 	html_env_row(out, "command line", run->command_line);
-	html_env_row(out, "job id", run->job_id);
 	if (run->nphases > 0) {
-		html_env_row(out, "atime mode of the data sets' mount",
-			     run->phases[0].info.atime_mode);
+		if (html_env_value(run, "fs_atime_mode") == NULL)
+			html_env_row(out, "atime mode of the data sets' mount",
+				     run->phases[0].info.atime_mode);
 		html_env_row(out, "MPI-IO hints", run->phases[0].info.mpiio_hints);
 	}
 	for (size_t i = 0; i < run->env.n && i < ENV_MAX; i++)
-		html_env_row(out, run->env.e[i].key, run->env.e[i].value);
+		if (!html_env_shown(run, &run->env.e[i]))
+			html_env_row(out, run->env.e[i].key, run->env.e[i].value);
 	for (int n = 0; n < run->nnodes; n++) {
 		char label[32], ranks[128];
 		snprintf(label, sizeof label, "node %d", n);
@@ -142,15 +169,17 @@ static void html_env(FILE *out, const struct run_data *run)
 }
 
 /* The runs overlaid (plot_overlay.c), one chart per backend, in the comparison's section. */
-static int html_overlays(FILE *out, const char *dir, struct pf_err *e)
+static int html_overlays(FILE *out, const struct rp_run *runs, size_t nruns, const char *dir,
+			 struct pf_err *e)
 {
-	char path[4096];
-	for (int k = 0; k < RP_OVERLAY_MAX; k++) {
-		if (snprintf(path, sizeof path, "%s/overlay-%d.svg", dir, k) >= (int)sizeof path ||
+	char path[4096], names[RP_OVERLAY_MAX][RP_OVERLAY_NAME];
+	size_t n = rp_overlay_names(runs, nruns, names, RP_OVERLAY_MAX);
+	for (size_t k = 0; k < n; k++) {
+		if (snprintf(path, sizeof path, "%s/%s.svg", dir, names[k]) >= (int)sizeof path ||
 		    access(path, F_OK) != 0)
 			break;
-		fprintf(out, "<figure class=\"chart\" id=\"overlay-%d\"><figcaption>the runs "
-			"overlaid</figcaption>\n", k);
+		fprintf(out, "<figure class=\"chart\" id=\"%s\"><figcaption>the runs "
+			"overlaid</figcaption>\n", names[k]);
 		if (html_svg(out, path, e) != 0)
 			return -1;
 		fputs("</figure>\n", out);
@@ -215,7 +244,7 @@ static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
 	for (size_t i = 1; i < nruns; i++)
 		if (rp_text_compare(out, &runs[0], &runs[i], REPORT_HTML, e) != 0)
 			return -1;
-	if (nruns > 1 && html_overlays(out, dir, e) != 0)
+	if (nruns > 1 && html_overlays(out, runs, nruns, dir, e) != 0)
 		return -1;
 	if (nruns > 1)
 		fputs("</section>\n", out);
@@ -224,7 +253,8 @@ static int html_body(FILE *out, struct rp_run *runs, size_t nruns,
 			return -1;
 	if (calib != NULL) {
 		fputs("<section id=\"calibration\">\n", out);
-		if (rp_text_calib(out, calib, REPORT_HTML, e) != 0)
+		enum units_rate u = nruns > 0 ? runs[0].units : UNITS_RATE_DECIMAL;
+		if (rp_text_calib(out, calib, u, REPORT_HTML, e) != 0)
 			return -1;
 		fputs("</section>\n", out);
 	}

@@ -27,7 +27,24 @@ struct rp_run {
 	const struct ceil_hw *hw;      /* NULL: no ceilings */
 	const char *hw_note;           /* where the hardware figures came from */
 	char stem[96];                 /* file name stem of its charts */
+	enum units_rate units;         /* how its rates are shown (report --units) */
 };
+
+/* A rate kept in MB/s as run r's report shows it, the unit's name ("MB/s", "MiB/s") and the
+ * suffix of its CSV columns and JSON keys ("MBps", "MiBps"). */
+static inline double rp_rate(const struct rp_run *r, double MBps)
+{
+	return units_rate(MBps, r->units);
+}
+static inline const char *rp_ru(const struct rp_run *r)
+{
+	return units_rate_name(r->units);
+}
+static inline const char *rp_rk(const struct rp_run *r)
+{
+	return units_rate_key(r->units);
+}
+
 /* (report.c) */
 int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,
 		const char *hw_note, struct pf_err *e);
@@ -42,12 +59,17 @@ int rp_text_run(FILE *out, const struct rp_run *r, enum report_format f, struct 
 int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f);
+/* 1 when rp_text_header shows /environment's key (its fs and mount lines), so that a page
+ * listing the environment below it leaves that row out. */
+int rp_header_shows(const char *key);
 int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		    enum report_format f, struct pf_err *e);
 /* (text_compare.c) "256MB, readers/node 4, cold": the keys of c in keys (bits 1u << enum
  * report key), short: the data set by its name, no explanation in parentheses. */
 void rp_cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t len);
-int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e);
+/* (text_compare.c) a calibration's figures, rates in unit u */
+int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum report_format f,
+		  struct pf_err *e);
 
 /* Sections of one run (text_phases.c): where reader time goes per file size, the nodes, the
  * slowest nodes and files, every phase; and the note " (warm)", " (mixed)" or "" of a state. */
@@ -56,7 +78,7 @@ int rp_text_nodes(FILE *out, const struct rp_run *r, enum report_format f, struc
 int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
-int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f, struct pf_err *e);
+int rp_text_phases(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 /* (text_targets.c) the storage targets, node x target, and who is slow */
 int rp_text_targets(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 const char *rp_state_note(enum cache_state s);
@@ -69,15 +91,26 @@ void rp_answer(const struct rp_run *r, struct answer *a);
 void rp_text_answer(FILE *out, const struct rp_run *runs, size_t nruns, enum report_format f);
 void rp_json_answer(FILE *out, const struct rp_run *runs, size_t nruns);
 
-/* csv and json (data.c). */
-void rp_csv_header(FILE *out);
-void rp_csv_run(FILE *out, const struct rp_run *r);
+/* csv and json (data.c): the header of the cells' CSV with more columns after its own (more
+ * starts with a comma, or is ""), and one cell's columns, no newline. */
+void rp_csv_header(FILE *out, enum units_rate u, const char *more);
+void rp_csv_cell(FILE *out, const char *path, const struct report_cell *c, enum units_rate u);
+/* CSV column names as given, each "MBps" in them as unit u names it ("MiBps"). */
+void rp_csv_names(FILE *out, enum units_rate u, const char *names);
+/* (csv_compare.c) every run's cells, one row each, and for a run after the first the columns
+ * of its comparison with the first (its partner cell's mean and interval, b/a, the verdict,
+ * MDD, repetitions to decide). 0, or -1 with e set when out of memory. */
+int rp_csv_cells(FILE *out, const struct rp_run *runs, size_t nruns, struct pf_err *e);
+/* (text_compare.c) a pair's verdict in words: "faster", "slower", "within noise",
+ * "1 repetition: no noise estimate" or "no noise estimate". */
+const char *rp_noise_verdict(const struct report_pair *p, const struct report_cell *a,
+			     const struct report_cell *b);
 int rp_json(FILE *out, const struct rp_run *runs, size_t nruns, const struct calib_data *calib,
-	    struct pf_err *e);
+	    enum units_rate u, struct pf_err *e);
 /* {"answer": [...]} alone (report --brief). */
 void rp_json_brief(FILE *out, const struct rp_run *runs, size_t nruns);
 /* "calibration": null, or the calibration's figures and their spread (data_calib.c). */
-void rp_json_calib(FILE *out, const struct calib_data *c);
+void rp_json_calib(FILE *out, const struct calib_data *c, enum units_rate u);
 
 /* Charts (plot.c): for every run, data files, a gnuplot script, PNG and SVG in dir.
  * The SVG of chart `which` of run r is dir/STEM-WHICH.svg. */
@@ -107,10 +140,16 @@ int rp_gp_run(const char *script, const char *log, struct pf_err *e);
 int rp_gp_remove(const char *path);
 int rp_gp_has_control(const char *s);
 /* (plot_overlay.c) With two or more runs: one chart per backend, bandwidth vs readers per node,
- * a line per run and data set with its 95% interval, in DIR/overlay-K.{png,svg,pdf}, K from 0
- * (backends in order of first appearance). Returns the number of charts (0 with fewer than two
- * runs), or -1 with e set. */
+ * a line per run and data set with its 95% interval, in DIR/NAME.{png,svg,pdf}, NAME as
+ * rp_overlay_names gives it (backends in order of first appearance). Returns the number of
+ * charts (0 with fewer than two runs), or -1 with e set. */
 int rp_plot_overlay(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e);
+/* The overlay charts' file names without extension, one per backend in order of first
+ * appearance, into names[0..max): "overlay-posix", or "overlay-NAME-K" when two backends'
+ * names read the same in a file name. Returns how many (0 with fewer than two runs). */
+#define RP_OVERLAY_NAME 64
+size_t rp_overlay_names(const struct rp_run *runs, size_t nruns,
+			char (*names)[RP_OVERLAY_NAME], size_t max);
 #define RP_OVERLAY_MAX 16 /* backends drawn at most */
 
 /* The self-contained page (html.c); charts read from dir, or drawn into a scratch

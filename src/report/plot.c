@@ -151,8 +151,8 @@ static void bw_series(FILE *f, const struct rp_run *r, long first)
 		if (best < 0)
 			break;
 		const struct report_cell *c = &r->cells[best];
-		fprintf(f, "%d %.6g %.6g %.6g\n", (int)c->sweep.readers_per_node, c->mean_MBps,
-			c->min_MBps, c->max_MBps);
+		fprintf(f, "%d %.6g %.6g %.6g\n", (int)c->sweep.readers_per_node,
+			rp_rate(r, c->mean_MBps), rp_rate(r, c->min_MBps), rp_rate(r, c->max_MBps));
 		last = c->sweep.readers_per_node;
 	}
 	fputs("\n\n", f);
@@ -171,7 +171,7 @@ static int bw_ceiling(FILE *f, const struct rp_run *r, char *limit, size_t len)
 			k++;
 		if (k < i || c->state != CACHE_COLD || !isfinite(c->ceiling_MBps))
 			continue;
-		fprintf(f, "%d %.6g\n", (int)c->sweep.readers_per_node, c->ceiling_MBps);
+		fprintf(f, "%d %.6g\n", (int)c->sweep.readers_per_node, rp_rate(r, c->ceiling_MBps));
 		if (any && strcmp(limit, c->limit) != 0)
 			snprintf(limit, len, "hardware");
 		else if (!any)
@@ -223,9 +223,10 @@ static int plot_bandwidth(struct plot *p, struct pf_err *e)
 		most = p->r->cells[i].sweep.readers_per_node > most
 			       ? p->r->cells[i].sweep.readers_per_node
 			       : most;
-	fprintf(p->gp, "set xlabel 'readers per node'\nset ylabel 'aggregate read bandwidth [MB/s]'\n"
-		"set yrange [0:*]\nset xrange [0.5:%d.5]\nset key outside right top\nset xtics 1\n"
-		"plot ", most);
+	/* the legend below the plot, which keeps the width; room above the highest bar */
+	fprintf(p->gp, "set xlabel 'readers per node'\nset ylabel 'aggregate read bandwidth [%s]'\n"
+		"set yrange [0:*]\nset xrange [0.5:%d.5]\nset offsets 0, 0, graph 0.08, 0\n"
+		"set key below horizontal\nset xtics 1\nplot ", rp_ru(p->r), most);
 	for (long i = 0, s = 0; i < p->r->ncells; i++) {
 		if (!series_first(p->r, i))
 			continue;
@@ -307,9 +308,15 @@ static int plot_timeline(struct plot *p, struct pf_err *e)
 		 per_rank ? " (one bar per reader: first open to last close)"
 			  : " (one bar per file, open to close)");
 	gp_title(p, rp_chart_titles[1], detail);
+	/* the axis spans the ranks and no more: half a bar's room below the first and above the
+	 * last, ticks on ranks only */
 	fprintf(p->gp, "set xlabel 'time since the opening barrier [s]'\nset ylabel 'reader (MPI "
-		"rank)'\nset yrange [-1:%d]\n%sset xrange [0:*]\nplot ",
-		nr, nr <= 40 ? "set ytics 1\n" : "");
+		"rank)'\nset yrange [-0.5:%d.5]\n", nr - 1);
+	if (nr <= 40)
+		fprintf(p->gp, "set ytics 0, 1, %d\n", nr - 1);
+	else
+		fprintf(p->gp, "set ytics 0, %d, %d\n", (nr + 9) / 10, nr - 1);
+	fputs("set xrange [0:*]\nplot ", p->gp);
 	rp_gp_text(p->gp, path);
 	fprintf(p->gp, " using 2:1:($3-$2):(0):4 with vectors nohead lw %d lc variable notitle\n",
 		nr <= 32 ? 8 : nr <= 128 ? 3 : 1);
@@ -425,15 +432,17 @@ static void node_sums(const struct run_data *run, const size_t *first, size_t nd
 	}
 }
 
-static void node_rows(FILE *f, const struct run_data *run, size_t nds, const double *sum,
+static void node_rows(FILE *f, const struct rp_run *r, size_t nds, const double *sum,
 		      const int *cnt)
 {
 	char host[RECORD_HOST_MAX];
+	const struct run_data *run = r->run;
 	size_t nn = (size_t)run->nnodes;
 	for (size_t n = 0; n < nn; n++) {
 		dat_label(f, rp_host(run, (int)n, host, sizeof host));
 		for (size_t d = 0; d < nds; d++)
-			fprintf(f, " %.6g", cnt[d * nn + n] ? sum[d * nn + n] / cnt[d * nn + n] : NAN);
+			fprintf(f, " %.6g",
+				cnt[d * nn + n] ? rp_rate(r, sum[d * nn + n] / cnt[d * nn + n]) : NAN);
 		fputc('\n', f);
 	}
 }
@@ -445,10 +454,11 @@ static int node_script(struct plot *p, const char *path, const size_t *first, si
 		return -1;
 	gp_title(p, rp_chart_titles[3], "readers' bytes / first start to last end of the node, "
 		 "mean over completed phases");
-	fprintf(p->gp, "set xlabel 'node (host name)'\nset ylabel 'node bandwidth [MB/s]'\n"
-		"set yrange [0:*]\nset style data histograms\nset style histogram clustered gap 1\n"
-		"set style fill solid 0.8 border -1\nset key outside right top\n%splot ",
-		p->r->run->nnodes > 8 ? "set xtics rotate by -60\n" : "");
+	fprintf(p->gp, "set xlabel 'node (host name)'\nset ylabel 'node bandwidth [%s]'\n"
+		"set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\nset style data histograms\n"
+		"set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+		"set key below horizontal\n%splot ",
+		rp_ru(p->r), p->r->run->nnodes > 8 ? "set xtics rotate by -60\n" : "");
 	for (size_t d = 0; d < nds; d++) {
 		fputs(d ? ", \\\n  " : "", p->gp);
 		rp_gp_text(p->gp, path);
@@ -477,7 +487,7 @@ static int plot_nodes(struct plot *p, struct pf_err *e)
 	node_sums(run, first, nds, bw, sum, cnt);
 	if ((f = dat_open(p, "nodes", path, sizeof path, e)) == NULL)
 		goto out;
-	node_rows(f, run, nds, sum, cnt);
+	node_rows(f, p->r, nds, sum, cnt);
 	if (dat_close(f, path, e) == 0)
 		rc = node_script(p, path, first, nds, e);
 out:

@@ -2,8 +2,10 @@
  * aggregate bandwidth vs readers per node, a line per run and data set with caps at its 95%
  * interval. Runs differ by colour (Okabe-Ito, safe for colour-blind readers, no yellow) AND
  * dash, data sets by marker; the points of each series are shifted a little along x so that
- * caps do not overlap; ticks sit at the reader counts measured; the legend stands outside the
- * plot. PNG and SVG for the screen, PDF for papers, and the data and script to redraw it. */
+ * caps do not overlap; ticks sit at the reader counts measured; the legend stands below the
+ * plot, which keeps the width. Files are named by the backend they overlay
+ * (overlay-posix.png). PNG and SVG for the screen, PDF for papers, and the data and script to
+ * redraw it. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -64,6 +66,46 @@ static size_t ov_backends(const struct rp_run *runs, size_t nruns, const char **
 	return n;
 }
 
+#define OV_CLEAN 32 /* a backend's name in a file name, at most, its NUL included */
+
+/* name in letters, digits and ._- (anything else is _), into out[OV_CLEAN] */
+static void ov_clean(const char *name, char *out)
+{
+	size_t n = 0;
+	for (; name[n] && n + 1 < OV_CLEAN; n++)
+		out[n] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.",
+				name[n]) ? name[n] : '_';
+	out[n] = '\0';
+}
+
+/* The name of backend k's chart files: "overlay-" and the backend's name cleaned, with -K
+ * after it when an earlier backend's name cleans to the same, or it cleans to nothing. */
+static void ov_name(const char *const *b, size_t k, char *buf)
+{
+	char mine[OV_CLEAN], other[OV_CLEAN];
+	int dup = 0;
+	ov_clean(b[k], mine);
+	for (size_t i = 0; i < k; i++) {
+		ov_clean(b[i], other);
+		dup |= strcmp(mine, other) == 0;
+	}
+	if (dup || mine[0] == '\0')
+		snprintf(buf, RP_OVERLAY_NAME, "overlay-%s-%zu", mine, k);
+	else
+		snprintf(buf, RP_OVERLAY_NAME, "overlay-%s", mine);
+}
+
+size_t rp_overlay_names(const struct rp_run *runs, size_t nruns,
+			char (*names)[RP_OVERLAY_NAME], size_t max)
+{
+	const char *b[RP_OVERLAY_MAX];
+	size_t nb = nruns < 2 ? 0 : ov_backends(runs, nruns, b, max < RP_OVERLAY_MAX ? max :
+									  RP_OVERLAY_MAX);
+	for (size_t k = 0; k < nb; k++)
+		ov_name(b, k, names[k]);
+	return nb;
+}
+
 /* The line of cell `first` of run r: its points sorted by readers, x shifted by factor. */
 static int ov_line_data(FILE *f, const struct rp_run *r, long first, double shift)
 {
@@ -75,10 +117,14 @@ static int ov_line_data(FILE *f, const struct rp_run *r, long first, double shif
 		if (ov_same_line(&r->cells[first], &r->cells[c]))
 			pts[n++] = &r->cells[c];
 	qsort(pts, n, sizeof *pts, ov_cmp_readers);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%.6g %.6g %.6g %d\n", pts[i]->sweep.readers_per_node * shift,
-			pts[i]->mean_MBps, isfinite(pts[i]->ci95_MBps) ? pts[i]->ci95_MBps : 0.0,
-			(int)pts[i]->sweep.readers_per_node);
+	/* a bandwidth is never below 0: an interval reaching below it is drawn to 0, whole on
+	 * the chart instead of cut by its bottom edge */
+	for (size_t i = 0; i < n; i++) {
+		double ci = isfinite(pts[i]->ci95_MBps) ? rp_rate(r, pts[i]->ci95_MBps) : 0.0;
+		double mean = rp_rate(r, pts[i]->mean_MBps);
+		fprintf(f, "%.6g %.6g %.6g %.6g %d\n", pts[i]->sweep.readers_per_node * shift, mean,
+			fmax(mean - ci, 0), mean + ci, (int)pts[i]->sweep.readers_per_node);
+	}
 	fputs("\n\n", f);
 	free(pts);
 	return 0;
@@ -117,7 +163,7 @@ static int ov_lines(FILE *dat, FILE *gp, const char *datpath, const struct rp_ru
 				 report_key_value(cell, REPORT_KEY_STATE, state, sizeof state));
 			fputs(nlines ? ", \\\n  " : "plot ", gp);
 			rp_gp_text(gp, datpath);
-			fprintf(gp, " index %d using 1:2:3 with yerrorlines lw 2 lc rgb '%s' dt %zu "
+			fprintf(gp, " index %d using 1:2:3:4 with yerrorlines lw 2 lc rgb '%s' dt %zu "
 				"pt %d ps 1.3 title ", nlines, ov_colours[i % OV_NCOLOURS],
 				i % 5 + 1, ov_points[ds % OV_NPOINTS]);
 			rp_gp_text(gp, title);
@@ -156,29 +202,33 @@ static void ov_output(FILE *gp, const char *term, const char *path)
 	fputs("\n", gp);
 }
 
-/* Chart k (backend b): the script's part and the data. */
-static int ov_chart(FILE *gp, const char *dir, int k, const struct rp_run *runs, size_t nruns,
-		    const char *b, struct pf_err *e)
+/* The chart of backend b, its files DIR/NAME.{dat,png,svg,pdf}: the script's part and the
+ * data. */
+static int ov_chart(FILE *gp, const char *dir, const char *name, const struct rp_run *runs,
+		    size_t nruns, const char *b, struct pf_err *e)
 {
 	char dat[OV_PATH], png[OV_PATH], svg[OV_PATH], pdf[OV_PATH], title[256];
-	if (snprintf(dat, sizeof dat, "%s/overlay-%d.dat", dir, k) >= (int)sizeof dat ||
-	    snprintf(png, sizeof png, "%s/overlay-%d.png", dir, k) >= (int)sizeof png ||
-	    snprintf(svg, sizeof svg, "%s/overlay-%d.svg", dir, k) >= (int)sizeof svg ||
-	    snprintf(pdf, sizeof pdf, "%s/overlay-%d.pdf", dir, k) >= (int)sizeof pdf)
+	if (snprintf(dat, sizeof dat, "%s/%s.dat", dir, name) >= (int)sizeof dat ||
+	    snprintf(png, sizeof png, "%s/%s.png", dir, name) >= (int)sizeof png ||
+	    snprintf(svg, sizeof svg, "%s/%s.svg", dir, name) >= (int)sizeof svg ||
+	    snprintf(pdf, sizeof pdf, "%s/%s.pdf", dir, name) >= (int)sizeof pdf)
 		return pf_fail(e, PF_USAGE, "report: plot directory name too long: %s", dir);
 	FILE *f = fopen(dat, "w");
 	if (f == NULL)
 		return pf_fail_errno(e, errno, "report: cannot write %s", dat);
-	fputs("# x (shifted) mean_MBps ci95_MBps readers_per_node; one block per line\n", f);
+	fprintf(f, "# x (shifted) mean low high readers_per_node, in %s (low, high: the 95%% "
+		"interval, low at least 0); one block per line\n", units_rate_name(runs[0].units));
 	ov_output(gp, "pngcairo size 1100,620 noenhanced font 'sans,10'", png);
 	snprintf(title, sizeof title, "aggregate read bandwidth vs readers per node, backend %s "
 		 "(mean, bars: 95%% interval)", b);
 	fputs("set title ", gp);
 	rp_gp_text(gp, title);
-	fputs("\nset grid\nset logscale x 2\nset xlabel 'readers per node'\n"
-	      "set ylabel 'aggregate read bandwidth [MB/s]'\nset yrange [0:*]\n"
-	      "set key outside right top vertical Left reverse samplen 4 spacing 1.3\n"
-	      "set bars 2\nset offsets graph 0.04, graph 0.04, 0, 0\n", gp);
+	/* the legend below the plot, which keeps the width; room above the highest cap */
+	fprintf(gp, "\nset grid\nset logscale x 2\nset xlabel 'readers per node'\n"
+		"set ylabel 'aggregate read bandwidth [%s]'\nset yrange [0:*]\n"
+		"set key below horizontal Left reverse samplen 4 spacing 1.3 width 2\n"
+		"set bars 2\nset offsets graph 0.04, graph 0.04, graph 0.08, 0\n",
+		units_rate_name(runs[0].units));
 	ov_xtics(gp, runs, nruns, b);
 	int n = ov_lines(f, gp, dat, runs, nruns, b);
 	int bad = ferror(f);
@@ -194,13 +244,13 @@ static int ov_chart(FILE *gp, const char *dir, int k, const struct rp_run *runs,
 }
 
 /* The nb charts gnuplot was to draw, after it failed or was killed: none left half-written. */
-static void ov_remove(const char *dir, size_t nb)
+static void ov_remove(const char *dir, char (*names)[RP_OVERLAY_NAME], size_t nb)
 {
 	static const char *const ext[] = {"png", "svg", "pdf"};
 	char path[OV_PATH];
 	for (size_t k = 0; k < nb; k++)
 		for (size_t x = 0; x < 3; x++)
-			if (snprintf(path, sizeof path, "%s/overlay-%zu.%s", dir, k, ext[x]) <
+			if (snprintf(path, sizeof path, "%s/%s.%s", dir, names[k], ext[x]) <
 			    (int)sizeof path)
 				(void)rp_gp_remove(path); /* already failing: the first error is said */
 }
@@ -208,11 +258,12 @@ static void ov_remove(const char *dir, size_t nb)
 int rp_plot_overlay(const char *dir, struct rp_run *runs, size_t nruns, struct pf_err *e)
 {
 	const char *backends[RP_OVERLAY_MAX];
+	char names[RP_OVERLAY_MAX][RP_OVERLAY_NAME];
 	char script[OV_PATH], log[OV_PATH];
 	if (nruns < 2)
 		return 0;
 	size_t nb = ov_backends(runs, nruns, backends, RP_OVERLAY_MAX);
-	if (nb == 0)
+	if (nb == 0 || rp_overlay_names(runs, nruns, names, RP_OVERLAY_MAX) != nb)
 		return 0;
 	if (snprintf(script, sizeof script, "%s/overlay.gp", dir) >= (int)sizeof script ||
 	    snprintf(log, sizeof log, "%s/overlay-gnuplot.log", dir) >= (int)sizeof log ||
@@ -226,16 +277,16 @@ int rp_plot_overlay(const char *dir, struct rp_run *runs, size_t nruns, struct p
 	      "backend\n", gp);
 	int rc = 0;
 	for (size_t k = 0; k < nb && rc == 0; k++)
-		rc = ov_chart(gp, dir, (int)k, runs, nruns, backends[k], e);
+		rc = ov_chart(gp, dir, names[k], runs, nruns, backends[k], e);
 	int bad = ferror(gp);
 	if ((fclose(gp) != 0 || bad) && rc == 0)
 		rc = pf_fail_errno(e, errno ? errno : EIO, "report: cannot write %s", script);
 	if (rc == 0 && (rc = rp_gp_run(script, log, e)) != 0)
-		ov_remove(dir, nb);
+		ov_remove(dir, names, nb);
 	for (size_t k = 0; k < nb && rc == 0; k++) {
 		struct stat st;
 		char png[OV_PATH];
-		snprintf(png, sizeof png, "%s/overlay-%zu.png", dir, k);
+		snprintf(png, sizeof png, "%s/%s.png", dir, names[k]);
 		if (stat(png, &st) != 0 || st.st_size == 0)
 			rc = pf_fail(e, PF_RUNTIME, "report: gnuplot did not write %s", png);
 	}

@@ -116,19 +116,15 @@ static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct repor
 		return 0;
 	}
 	if (f == REPORT_JSON)
-		return rp_json(out, r, n, o->calib, e);
+		return rp_json(out, r, n, o->calib, o->units, e);
 	if (f == REPORT_CSV && o->records == REPORT_RECORDS_FILES)
 		return rp_csv_files(out, r, n, e);
 	if (f == REPORT_CSV && o->records == REPORT_RECORDS_RANKS) {
 		rp_csv_ranks(out, r, n);
 		return 0;
 	}
-	if (f == REPORT_CSV) {
-		rp_csv_header(out);
-		for (size_t i = 0; i < n; i++)
-			rp_csv_run(out, &r[i]);
-		return 0;
-	}
+	if (f == REPORT_CSV)
+		return rp_csv_cells(out, r, n, e);
 	/* the answer first: is each figure reasonable and why, what the runs were compared for,
 	 * then each run's table and details */
 	rp_text_answer(out, r, n, f);
@@ -137,7 +133,7 @@ static int report_runs(FILE *out, struct rp_run *r, size_t n, const struct repor
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = rp_text_run(out, &r[i], f, e);
 	if (rc == 0 && o->calib != NULL)
-		rc = rp_text_calib(out, o->calib, f, e);
+		rc = rp_text_calib(out, o->calib, o->units, f, e);
 	return rc;
 }
 
@@ -168,6 +164,7 @@ int report_write_opts(FILE *out, const struct run_data *runs, size_t nruns,
 				 o->hw_note ? o->hw_note[ready] : NULL, e);
 		if (rc == 0)
 			rp_stem(&r[ready], r, ready);
+		r[ready].units = o->units;
 	}
 	if (rc == 0)
 		rc = report_outputs(out, r, nruns, o, e);
@@ -199,7 +196,7 @@ int report_write_summary(FILE *out, const struct run_data *run, struct pf_err *e
 
 int report_write_calib(FILE *out, const struct calib_data *c, struct pf_err *e)
 {
-	if (rp_text_calib(out, c, REPORT_TEXT, e) != 0)
+	if (rp_text_calib(out, c, UNITS_RATE_DECIMAL, REPORT_TEXT, e) != 0)
 		return -1;
 	return report_flush(out, e);
 }

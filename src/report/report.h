@@ -11,6 +11,7 @@
 #include "run/cache.h"
 #include "report/ceiling.h"
 #include "util/err.h"
+#include "util/units.h"
 #include "results/results.h"
 
 struct calib_data; /* calibrate.h */
@@ -262,6 +263,7 @@ struct report_opts {
 				    * the cells (report --per-file, --per-rank); 0: the cells */
 	int brief;                 /* the answer block alone (report --brief): text, markdown or
 				    * json */
+	enum units_rate units;     /* rates shown in MB/s (default) or MiB/s (report --units) */
 };
 #define REPORT_RECORDS_FILES 1
 #define REPORT_RECORDS_RANKS 2

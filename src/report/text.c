@@ -48,13 +48,25 @@ static void rp_text_parts(FILE *out, const struct run_data *run)
 	}
 }
 
+/* What the header's fs and mount lines are made of. */
+static const char *const header_env[] = {"fs_type", "fs_atime_mode", "fs_mount_point",
+					  "fs_mount_options"};
+
+int rp_header_shows(const char *key)
+{
+	for (size_t i = 0; i < sizeof header_env / sizeof header_env[0]; i++)
+		if (strcmp(key, header_env[i]) == 0)
+			return 1;
+	return 0;
+}
+
 void rp_text_header(FILE *out, const struct run_data *run, enum report_format f)
 {
 	static const char *const label[] = {"results", "config", "started", "ranks", "nodes",
 					    "job id",  "status", "fs",      "mount"};
 	char nranks[16], nnodes[16], fs[160], mount[1200];
-	const char *type = env_value(run, "fs_type"), *point = env_value(run, "fs_mount_point");
-	const char *opts = env_value(run, "fs_mount_options"), *atime = env_value(run, "fs_atime_mode");
+	const char *type = env_value(run, header_env[0]), *atime = env_value(run, header_env[1]);
+	const char *point = env_value(run, header_env[2]), *opts = env_value(run, header_env[3]);
 	snprintf(nranks, sizeof nranks, "%d", run->nranks);
 	snprintf(nnodes, sizeof nnodes, "%d", run->nnodes);
 	snprintf(fs, sizeof fs, "%s%s%s%s", type ? type : "-", atime ? " (atime: " : "",
@@ -140,19 +152,21 @@ static size_t combo_readers(const struct report_cell *c, long n, const struct re
 	return nr;
 }
 
-static void summary_cell(struct tbl *t, const struct report_cell *c, long n,
-			 const struct report_cell *row, int32_t readers)
+static void summary_cell(struct tbl *t, const struct rp_run *r, const struct report_cell *row,
+			 int32_t readers)
 {
+	const struct report_cell *c = r->cells;
+	long n = r->ncells;
 	for (long i = 0; i < n; i++) {
 		if (!same_row(&c[i], row) || c[i].sweep.readers_per_node != readers)
 			continue;
 		if (!isfinite(c[i].mean_MBps))
 			tbl_add(t, "-"); /* as every other table shows a figure that does not exist */
 		else if (c[i].n > 1 && isfinite(c[i].min_MBps) && isfinite(c[i].max_MBps))
-			tbl_add(t, "%.1f (%.1f-%.1f)", c[i].mean_MBps, c[i].min_MBps,
-				c[i].max_MBps);
+			tbl_add(t, "%.1f (%.1f-%.1f)", rp_rate(r, c[i].mean_MBps),
+				rp_rate(r, c[i].min_MBps), rp_rate(r, c[i].max_MBps));
 		else
-			tbl_add(t, "%.1f", c[i].mean_MBps);
+			tbl_add(t, "%.1f", rp_rate(r, c[i].mean_MBps));
 		return;
 	}
 	tbl_add(t, "-");
@@ -166,9 +180,11 @@ static const char *state_extra(enum cache_state s)
 				  : "";
 }
 
-static int summary_table(FILE *out, const struct report_cell *c, long n,
-			 const struct report_cell *key, enum report_format f, struct pf_err *e)
+static int summary_table(FILE *out, const struct rp_run *r, const struct report_cell *key,
+			 enum report_format f, struct pf_err *e)
 {
+	const struct report_cell *c = r->cells;
+	long n = r->ncells;
 	char heading[512];
 	int32_t *readers = calloc((size_t)n, sizeof *readers);
 	if (readers == NULL)
@@ -177,8 +193,8 @@ static int summary_table(FILE *out, const struct report_cell *c, long n,
 	struct tbl t = {.ncols = 1 + nr, .align = "l"};
 	tbl_add(&t, "data set");
 	for (size_t k = 0; k < nr; k++)
-		tbl_add(&t, "%d %s/node [MB/s]", (int)readers[k],
-			readers[k] == 1 ? "reader" : "readers");
+		tbl_add(&t, "%d %s/node [%s]", (int)readers[k],
+			readers[k] == 1 ? "reader" : "readers", rp_ru(r));
 	for (long i = 0; i < n; i++) {
 		char size[32];
 		if (!same_combo(&c[i], key) || !first_of(c, i, same_row))
@@ -186,7 +202,7 @@ static int summary_table(FILE *out, const struct report_cell *c, long n,
 		tbl_add(&t, "%s (%s files)", c[i].sweep.dataset,
 			units_format_size(c[i].sweep.file_size, size, sizeof size));
 		for (size_t k = 0; k < nr; k++)
-			summary_cell(&t, c, n, &c[i], readers[k]);
+			summary_cell(&t, r, &c[i], readers[k]);
 	}
 	free(readers);
 	sweep_heading(&key->sweep, heading, sizeof heading);
@@ -321,7 +337,7 @@ int rp_text_summary(FILE *out, const struct rp_run *r, enum report_format f, str
 		no_cells_note(out, r->run, f);
 	for (long i = 0; i < r->ncells && rc == 0; i++)
 		if (first_of(r->cells, i, same_combo))
-			rc = summary_table(out, r->cells, r->ncells, &r->cells[i], f, e);
+			rc = summary_table(out, r, &r->cells[i], f, e);
 	if (rc == 0) {
 		state_notes(out, r, f);
 		provenance_notes(out, r, f);
@@ -422,7 +438,8 @@ static void constant_keys(FILE *out, const struct report_cell *c, long n, enum r
 		rp_para(out, f, "every cell: %s", line);
 }
 
-static void cells_head(struct tbl *t, const unsigned varies, int ceilings)
+static void cells_head(struct tbl *t, const struct rp_run *r, const unsigned varies,
+		       int ceilings)
 {
 	static const char *const head[] = {
 		"n", "mean [MB/s]", "95% CI [MB/s]", "sd [MB/s]", "min [MB/s]", "median [MB/s]",
@@ -436,37 +453,38 @@ static void cells_head(struct tbl *t, const unsigned varies, int ceilings)
 		if (varies >> k & 1u)
 			tbl_add(t, "%s", report_key_name(k));
 	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-		tbl_add(t, "%s", head[i]);
+		rp_head(t, r->units, head[i]);
 	for (size_t i = 0; ceilings && i < sizeof ceil_head / sizeof ceil_head[0]; i++)
-		tbl_add(t, "%s", ceil_head[i]);
+		rp_head(t, r->units, ceil_head[i]);
 }
 
-static void cells_row(struct tbl *t, const struct report_cell *c, unsigned varies, int ceilings)
+static void cells_row(struct tbl *t, const struct rp_run *r, const struct report_cell *c,
+		      unsigned varies, int ceilings)
 {
 	char v[192];
 	for (int k = 0; k < REPORT_NKEYS; k++)
 		if ((report_key_own(k) && report_key_axis(k)) || (varies >> k & 1u))
 			tbl_add(t, "%s", report_key_value(c, k, v, sizeof v));
 	tbl_add(t, "%d", c->n);
-	tbl_num(t, 1, c->mean_MBps);
+	tbl_num(t, 1, rp_rate(r, c->mean_MBps));
 	if (isfinite(c->ci95_MBps))
-		tbl_add(t, "+/- %.1f", c->ci95_MBps);
+		tbl_add(t, "+/- %.1f", rp_rate(r, c->ci95_MBps));
 	else
 		tbl_add(t, "- (1 rep.)");
-	tbl_num(t, 1, c->sd_MBps);
-	tbl_num(t, 1, c->min_MBps);
-	tbl_num(t, 1, c->median_MBps);
-	tbl_num(t, 1, c->max_MBps);
+	tbl_num(t, 1, rp_rate(r, c->sd_MBps));
+	tbl_num(t, 1, rp_rate(r, c->min_MBps));
+	tbl_num(t, 1, rp_rate(r, c->median_MBps));
+	tbl_num(t, 1, rp_rate(r, c->max_MBps));
 	tbl_num(t, 3, c->cpu_s_per_GB);
-	tbl_num(t, 2, c->readers > 0 ? c->mean_MBps / c->readers : NAN);
-	tbl_num(t, 1, c->stonewall_MBps);
+	tbl_num(t, 2, c->readers > 0 ? rp_rate(r, c->mean_MBps) / c->readers : NAN);
+	tbl_num(t, 1, rp_rate(r, c->stonewall_MBps));
 	tbl_num(t, 4, c->spread_s);
 	tbl_num(t, 1, c->files_per_s);
 	tbl_num(t, 1, c->meta_fraction * 100);
 	tbl_add(t, "%s", c->from);
 	if (!ceilings)
 		return;
-	tbl_num(t, 0, c->ceiling_MBps);
+	tbl_num(t, 0, rp_rate(r, c->ceiling_MBps));
 	tbl_add(t, "%s", rp_or_dash(c->limit));
 	if (c->efficiency > REPORT_ABOVE)
 		tbl_add(t, "%.1f (ceiling contradicted)", c->efficiency * 100);
@@ -494,9 +512,9 @@ static int cells_table(FILE *out, const struct rp_run *r, enum report_format f,
 		   "GB read, - when not recorded; stonewall: bytes read by all readers when the first "
 		   "one finished / that time)");
 	constant_keys(out, r->cells, r->ncells, f);
-	cells_head(&t, varies, ceilings);
+	cells_head(&t, r, varies, ceilings);
 	for (long i = 0; i < r->ncells; i++)
-		cells_row(&t, &r->cells[i], varies, ceilings);
+		cells_row(&t, r, &r->cells[i], varies, ceilings);
 	return tbl_print(out, &t, f, e);
 }
 
@@ -544,11 +562,11 @@ static int ceiling_point(FILE *out, const struct rp_run *r, long i, enum report_
 		return 0;
 	struct tbl t = {.ncols = 3, .align = "lrl"};
 	tbl_add(&t, "limit");
-	tbl_add(&t, "[MB/s]");
+	tbl_add(&t, "[%s]", rp_ru(r));
 	tbl_add(&t, "how");
 	for (int j = 0; j < res.nterms; j++) {
 		tbl_add(&t, "%s%s", res.term[j].resource, j == res.limit ? " (the ceiling)" : "");
-		tbl_num(&t, 0, res.term[j].MBps);
+		tbl_num(&t, 0, rp_rate(r, res.term[j].MBps));
 		tbl_add(&t, "%s", res.term[j].how);
 	}
 	return tbl_print(out, &t, f, e) == 0 ? 1 : -1;
@@ -568,9 +586,9 @@ static void shortfalls(FILE *out, const struct rp_run *r, enum report_format f)
 		if (c->shortfall[0] == '\0')
 			continue;
 		rp_cell_name(c, keys, name, sizeof name);
-		rp_para(out, f, "%s (cold): %.0f%% of its ceiling (%s, %.1f MB/s), below %.0f%%: %s",
-			name, c->efficiency * 100, c->limit, c->ceiling_MBps, REPORT_SHORT_OF * 100,
-			c->shortfall);
+		rp_para(out, f, "%s (cold): %.0f%% of its ceiling (%s, %.1f %s), below %.0f%%: %s",
+			name, c->efficiency * 100, c->limit, rp_rate(r, c->ceiling_MBps), rp_ru(r),
+			REPORT_SHORT_OF * 100, c->shortfall);
 	}
 }
 
@@ -591,15 +609,15 @@ static int ceilings(FILE *out, const struct rp_run *r, enum report_format f, str
 		if (r->cells[i].efficiency < 0.25)
 			rp_para(out, f,
 				"%s x %d reader%s/node%s: %.1f%% of its ceiling: the hardware "
-				"figures are not what limits it; each reader got %.2f MB/s and "
-				"spent "
-				"%.1f%% of its time in open+close",
+				"figures are not what limits it; each reader got %.2f %s and "
+				"spent %.1f%% of its time in open+close",
 				r->cells[i].sweep.dataset, (int)r->cells[i].sweep.readers_per_node,
 				units_s((unsigned long long)r->cells[i].sweep.readers_per_node),
 				rp_state_note(r->cells[i].state), r->cells[i].efficiency * 100,
-				r->cells[i].readers ? r->cells[i].mean_MBps / r->cells[i].readers
+				r->cells[i].readers ? rp_rate(r, r->cells[i].mean_MBps) /
+							      r->cells[i].readers
 						    : NAN,
-				r->cells[i].meta_fraction * 100);
+				rp_ru(r), r->cells[i].meta_fraction * 100);
 	for (long i = 0; i < r->ncells && rc >= 0; i++)
 		if (r->cells[i].efficiency > REPORT_ABOVE)
 			rp_para(out, f, "%s x %d reader%s/node%s: measured %.0f%% of its ceiling, above "
@@ -635,7 +653,7 @@ int rp_text_details(FILE *out, const struct rp_run *r, enum report_format f, str
 	    rp_text_nodes(out, r, f, e) != 0 || rp_text_targets(out, r, f, e) != 0 ||
 	    rp_text_slow_nodes(out, r, f, e) != 0 ||
 	    rp_text_slow_files(out, r, f, e) != 0 || rp_text_memory(out, r, f, e) != 0 ||
-	    rp_text_phases(out, r->run, f, e) != 0)
+	    rp_text_phases(out, r, f, e) != 0)
 		return -1;
 	return 0;
 }

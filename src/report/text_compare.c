@@ -29,8 +29,8 @@ void rp_cell_name(const struct report_cell *c, unsigned keys, char *buf, size_t 
 	}
 }
 
-static const char *noise_verdict(const struct report_pair *p, const struct report_cell *a,
-				 const struct report_cell *b)
+const char *rp_noise_verdict(const struct report_pair *p, const struct report_cell *a,
+			     const struct report_cell *b)
 {
 	if (p->overlap < 0)
 		return a->n < 2 || b->n < 2 ? "1 repetition: no noise estimate"
@@ -40,12 +40,12 @@ static const char *noise_verdict(const struct report_pair *p, const struct repor
 	return b->mean_MBps > a->mean_MBps ? "faster" : "slower";
 }
 
-static void compare_value(struct tbl *t, const struct report_cell *c)
+static void compare_value(struct tbl *t, const struct rp_run *r, const struct report_cell *c)
 {
 	if (isfinite(c->ci95_MBps))
-		tbl_add(t, "%.0f +/- %.0f", c->mean_MBps, c->ci95_MBps);
+		tbl_add(t, "%.0f +/- %.0f", rp_rate(r, c->mean_MBps), rp_rate(r, c->ci95_MBps));
 	else
-		tbl_add(t, "%.0f", c->mean_MBps);
+		tbl_add(t, "%.0f", rp_rate(r, c->mean_MBps));
 }
 
 static void compare_says(FILE *out, const struct rp_run *a, const struct rp_run *b,
@@ -192,8 +192,8 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 	compare_says(out, a, b, &cmp, shown, f);
 	struct tbl t = {.ncols = 7, .align = "l"};
 	tbl_add(&t, "data set, ...");
-	tbl_add(&t, "a [MB/s]");
-	tbl_add(&t, "b [MB/s]");
+	tbl_add(&t, "a [%s]", rp_ru(a));
+	tbl_add(&t, "b [%s]", rp_ru(b));
 	tbl_add(&t, "b/a");
 	tbl_add(&t, "difference");
 	tbl_add(&t, "MDD");
@@ -203,10 +203,10 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		const struct report_cell *ca = &a->cells[p->a], *cb = &b->cells[p->b];
 		rp_cell_name(ca, shown, name, sizeof name);
 		tbl_add(&t, "%s", name);
-		compare_value(&t, ca);
-		compare_value(&t, cb);
+		compare_value(&t, a, ca);
+		compare_value(&t, b, cb);
 		tbl_num(&t, 3, p->ratio);
-		tbl_add(&t, "%s", noise_verdict(p, ca, cb));
+		tbl_add(&t, "%s", rp_noise_verdict(p, ca, cb));
 		if (isfinite(p->mdd_MBps) && ca->mean_MBps > 0)
 			tbl_add(&t, "%.0f%%", 100 * p->mdd_MBps / ca->mean_MBps);
 		else
@@ -220,11 +220,11 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 		rp_para(out, f, "no cell measured the same thing in both runs");
 	int rc = tbl_print(out, &t, f, e);
 	if (rc == 0)
-		rp_para(out, f, "MB/s: mean +/- half the 95%% confidence interval over the repetitions "
+		rp_para(out, f, "%s: mean +/- half the 95%% confidence interval over the repetitions "
 			"(a: %d, b: %d per cell); difference: faster or slower when the intervals are "
 			"apart; MDD: the smallest difference, in %% of a, these repetitions can tell; "
 			"reps: repetitions per run that would tell the difference seen.",
-			a->ncells ? a->cells[0].n : 0, b->ncells ? b->cells[0].n : 0);
+			rp_ru(a), a->ncells ? a->cells[0].n : 0, b->ncells ? b->cells[0].n : 0);
 	for (long i = 0; rc == 0 && i < cmp.npairs; i++)
 		compare_sources(out, &a->cells[cmp.pairs[i].a], &b->cells[cmp.pairs[i].b], shown, f);
 	report_cmp_free(&cmp);
@@ -232,17 +232,56 @@ int rp_text_compare(FILE *out, const struct rp_run *a, const struct rp_run *b,
 }
 
 /* "540-590" for a node's repetitions, "-" for one or none. */
-static void calib_range(struct tbl *t, const struct calib_spread *s)
+static void calib_range(struct tbl *t, const struct calib_spread *s, enum units_rate u)
 {
 	if (s->n >= 2)
-		tbl_add(t, "%.1f-%.1f", s->min, s->max);
+		tbl_add(t, "%.1f-%.1f", units_rate(s->min, u), units_rate(s->max, u));
 	else
 		tbl_add(t, "-");
 }
 
+/* The " MB/s" that starts the first match of at in line renamed " MiB/s" in place, for a
+ * line calibrate's helpers word in MB/s whose figures were converted already. */
+static void calib_unit_rename(char *line, size_t len, enum units_rate u, const char *where)
+{
+	char *at = strstr(line, where);
+	if (u != UNITS_RATE_BINARY || at == NULL || strlen(line) + 2 >= len)
+		return;
+	memmove(at + strlen(" MiB/s"), at + strlen(" MB/s"), strlen(at + strlen(" MB/s")) + 1);
+	memcpy(at, " MiB/s", strlen(" MiB/s"));
+}
+
+/* calib_spread_text of s in unit u. */
+static char *calib_unit_spread(const struct calib_spread *s, enum units_rate u, char *buf,
+			       size_t len)
+{
+	struct calib_spread v = *s;
+	v.median = units_rate(v.median, u);
+	v.min = units_rate(v.min, u);
+	v.max = units_rate(v.max, u);
+	calib_spread_text(&v, buf, len);
+	calib_unit_rename(buf, len, u, " MB/s");
+	return buf;
+}
+
+/* calib_warning for figure f of c, its range in unit u: calibrate words it in MB/s, so for
+ * binary units the range is converted and its unit renamed (the ratio is the same). */
+static int calib_unit_warning(enum calib_figure f, const struct calib_data *c, uint64_t bytes,
+			      enum units_rate u, char *line, size_t len)
+{
+	struct calib_spread s = c->spread[f];
+	s.min = units_rate(s.min, u);
+	s.max = units_rate(s.max, u);
+	if (!calib_warning(f, &s, bytes, c->llc_bytes, line, len))
+		return 0;
+	calib_unit_rename(line, len, u, " MB/s over ");
+	return 1;
+}
+
 /* The read through the file system: every step, where the rate stopped rising, the figure
  * with its spread (and each node's when there are several), a warning when it is not stable. */
-static void calib_fs(FILE *out, const struct calib_data *c, enum report_format f)
+static void calib_fs(FILE *out, const struct calib_data *c, enum units_rate u,
+		     enum report_format f)
 {
 	char steps[CALIB_FS_STEPS * 48] = "", size[32], spread[160];
 	size_t used = 0;
@@ -251,19 +290,20 @@ static void calib_fs(FILE *out, const struct calib_data *c, enum report_format f
 	for (int i = 0; i < c->fs_nsteps && used < sizeof steps; i++)
 		used += (size_t)snprintf(steps + used, sizeof steps - used, "%s%d reader%s/node %.1f",
 					 i ? ", " : "", (int)c->fs_step[i].readers,
-					 c->fs_step[i].readers == 1 ? "" : "s", c->fs_step[i].MBps);
+					 c->fs_step[i].readers == 1 ? "" : "s",
+					 units_rate(c->fs_step[i].MBps, u));
 	int last = (int)c->fs_step[c->fs_nsteps - 1].readers;
 	rp_para(out, f, "read through the file system (data set %s, %s per reader and repetition, "
-		"the figure per node) [MB/s]: %s: %s %d reader%s/node; the per-node read ceiling: "
+		"the figure per node) [%s]: %s: %s %d reader%s/node; the per-node read ceiling: "
 		"%s at %d reader%s/node", c->fs_dataset,
-		units_format_size_binary(c->fs_bytes, size, sizeof size), steps,
+		units_format_size_binary(c->fs_bytes, size, sizeof size), units_rate_name(u), steps,
 		c->fs_flat ? "the rate stopped rising (a rise under 10% is none) at"
 			   : "the last step (the most ranks a node has):", last, last == 1 ? "" : "s",
-		calib_spread_text(&c->fs_spread, spread, sizeof spread), c->fs_readers,
+		calib_unit_spread(&c->fs_spread, u, spread, sizeof spread), c->fs_readers,
 		c->fs_readers == 1 ? "" : "s");
 	for (int n = 0; c->nnodes > 1 && n < c->nnodes; n++)
 		rp_para(out, f, "read through the file system, node %d (%s): %s", n, c->nodes[n].host,
-			calib_spread_text(&c->nodes[n].fs_spread, spread, sizeof spread));
+			calib_unit_spread(&c->nodes[n].fs_spread, u, spread, sizeof spread));
 	if (!c->fs_flat && c->fs_nsteps == 1)
 		rp_para(out, f, "warning: the read through the file system was tried with 1 "
 			"reader/node only (one rank per node): the figure is a floor; give more "
@@ -276,10 +316,11 @@ static void calib_fs(FILE *out, const struct calib_data *c, enum report_format f
 		rp_para(out, f, "warning: the read through the file system is not stable: %s, "
 			"above %.2f: the machine or the file system is busy: calibrate again when "
 			"it is quiet, or with more --repetitions",
-			calib_spread_text(&c->fs_spread, spread, sizeof spread), CALIB_WIDE);
+			calib_unit_spread(&c->fs_spread, u, spread, sizeof spread), CALIB_WIDE);
 }
 
-int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, struct pf_err *e)
+int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum report_format f,
+		  struct pf_err *e)
 {
 	char size[3][32], line[640];
 	const uint64_t bytes[CALIB_NFIG] = {c->disk_bytes, c->mem_bytes, c->msg_bytes};
@@ -298,28 +339,27 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, s
 		units_format_size_binary(c->msg_bytes, size[2], sizeof size[2]), c->reps,
 		c->reps == 1 ? " (a file of version 1: no spread)" : "s");
 	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-		tbl_add(&t, "%s", head[i]);
+		rp_head(&t, u, head[i]);
 	for (int n = 0; n < c->nnodes; n++) {
 		const double fig[CALIB_NFIG] = {c->nodes[n].disk_MBps, c->nodes[n].memcpy_MBps,
 						c->nodes[n].link_MBps};
 		tbl_add(&t, "%d", n);
 		tbl_add(&t, "%s", c->nodes[n].host);
 		for (int k = 0; k < CALIB_NFIG; k++) {
-			tbl_num(&t, 1, fig[k]);
-			calib_range(&t, &c->nodes[n].spread[k]);
+			tbl_num(&t, 1, units_rate(fig[k], u));
+			calib_range(&t, &c->nodes[n].spread[k], u);
 		}
 	}
 	const double mean[CALIB_NFIG] = {c->disk_MBps, c->memcpy_MBps, c->link_MBps};
 	tbl_add(&t, "mean");
 	tbl_add(&t, "-");
 	for (int k = 0; k < CALIB_NFIG; k++) {
-		tbl_num(&t, 1, mean[k]);
-		calib_range(&t, &c->spread[k]);
+		tbl_num(&t, 1, units_rate(mean[k], u));
+		calib_range(&t, &c->spread[k], u);
 	}
 	int rc = tbl_print(out, &t, f, e);
 	for (int k = 0; rc == 0 && k < CALIB_NFIG; k++) {
-		if (!calib_warning((enum calib_figure)k, &c->spread[k], bytes[k], c->llc_bytes, line,
-				   sizeof line))
+		if (!calib_unit_warning((enum calib_figure)k, c, bytes[k], u, line, sizeof line))
 			continue;
 		if (f == REPORT_TEXT || f == REPORT_TEXT_WIDE)
 			fprintf(out, "%s\n", line); /* one line, for grep; it names no file */
@@ -331,6 +371,6 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum report_format f, s
 			"file was in it before a read (%s: the file system refused O_DIRECT and kept "
 			"the pages)", c->disk_resident * 100, rp_or_dash(c->disk_method));
 	if (rc == 0)
-		calib_fs(out, c, f);
+		calib_fs(out, c, u, f);
 	return rc;
 }

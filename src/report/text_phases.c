@@ -28,7 +28,7 @@ int rp_text_sizes(FILE *out, const struct rp_run *r, enum report_format f,
 	rp_heading(out, f, 2, "where reader time goes, per file size (metadata: open and close; "
 		   "data: read)");
 	for (size_t i = 0; i < 7; i++)
-		tbl_add(&t, "%s", head[i]);
+		rp_head(&t, r->units, head[i]);
 	for (long i = 0; i < r->nsizes; i++) {
 		const struct report_size_class *k = &r->sizes[i];
 		tbl_add(&t, "%s", units_format_size(k->file_size, size, sizeof size));
@@ -59,14 +59,14 @@ int rp_text_nodes(FILE *out, const struct rp_run *r, enum report_format f,
 	rp_heading(out, f, 2, "nodes: each node's bandwidth (its readers' bytes / its first start "
 		   "to its last end), against the median node of each phase");
 	for (size_t i = 0; i < 7; i++)
-		tbl_add(&t, "%s", head[i]);
+		rp_head(&t, r->units, head[i]);
 	for (int n = 0; n < r->run->nnodes; n++) {
 		const struct report_node *k = &r->nodes[n];
 		tbl_add(&t, "%d", n);
 		tbl_add(&t, "%s", rp_host(r->run, n, host, sizeof host));
 		tbl_add(&t, "%s", rp_or_dash(rp_node_ranks(r->run, n, ranks, sizeof ranks)));
 		tbl_add(&t, "%d", k->phases);
-		tbl_num(&t, 1, k->mean_MBps);
+		tbl_num(&t, 1, rp_rate(r, k->mean_MBps));
 		tbl_num(&t, 2, k->rel_mean);
 		tbl_num(&t, 2, k->rel_worst);
 	}
@@ -96,15 +96,15 @@ int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, 
 	rp_para(out, f, "slowest nodes (%.2gx slower or more than the median node of their phase):",
 		REPORT_SLOW_NODE);
 	for (size_t i = 0; i < 5; i++)
-		tbl_add(&t, "%s", head[i]);
+		rp_head(&t, r->units, head[i]);
 	for (size_t i = 0; i < r->nslow_nodes; i++) {
 		const struct report_straggler *s = &r->slow_nodes[i];
 		phase_label(r->run, s->phase, label, sizeof label);
 		tbl_add(&t, "%s", label);
 		tbl_add(&t, "%s (ranks %s)", rp_host(r->run, s->node, host, sizeof host),
 			rp_or_dash(rp_node_ranks(r->run, s->node, ranks, sizeof ranks)));
-		tbl_num(&t, 1, s->value);
-		tbl_num(&t, 1, s->median);
+		tbl_num(&t, 1, rp_rate(r, s->value));
+		tbl_num(&t, 1, rp_rate(r, s->median));
 		tbl_num(&t, 2, s->slower);
 	}
 	return tbl_print(out, &t, f, e);
@@ -155,7 +155,7 @@ int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, 
 	return tbl_print(out, &t, f, e);
 }
 
-static void details_row(struct tbl *t, const struct phase_data *pd)
+static void details_row(struct tbl *t, const struct rp_run *r, const struct phase_data *pd)
 {
 	const struct phase_info *p = &pd->info;
 	struct phase_summary s;
@@ -175,8 +175,8 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	tbl_add(t, "%" PRIu64, s.files);
 	tbl_num(t, 6, p->elapsed_s);
 	/* a phase that read nothing has no rate: "-", not bytes over a vanishing time */
-	tbl_num(t, 1, p->bytes ? p->bandwidth_MBps : NAN);
-	tbl_num(t, 1, p->bytes ? s.stonewall_MBps : NAN);
+	tbl_num(t, 1, p->bytes ? rp_rate(r, p->bandwidth_MBps) : NAN);
+	tbl_num(t, 1, p->bytes ? rp_rate(r, s.stonewall_MBps) : NAN);
 	tbl_num(t, 4, s.spread_s);
 	tbl_num(t, 1, s.files ? s.files_per_s : NAN);
 	tbl_num(t, 6, s.open_s);
@@ -197,9 +197,9 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 			p->flags[0] ? " !" : "", p->flags);
 }
 
-int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f,
-			 struct pf_err *e)
+int rp_text_phases(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e)
 {
+	const struct run_data *run = r->run;
 	static const char *const head[] = {
 		"phase", "data set", "readers/node", "backend", "transfer", "order", "cache", "rep",
 		"bytes [B]", "files", "elapsed [s]", "bandwidth [MB/s]", "stonewall [MB/s]",
@@ -208,9 +208,9 @@ int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f,
 	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrll",
 			.nlabel = 3};
 	for (size_t i = 0; i < t.ncols; i++)
-		tbl_add(&t, "%s", head[i]);
+		rp_head(&t, r->units, head[i]);
 	for (size_t i = 0; i < run->nphases; i++)
-		details_row(&t, &run->phases[i]);
+		details_row(&t, r, &run->phases[i]);
 	rp_heading(out, f, 2, "phases (times summed over ranks)");
 	if (tbl_print(out, &t, f, e) != 0)
 		return -1;
@@ -220,8 +220,8 @@ int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f,
 		if (report_phase_invalid(p) == NULL)
 			continue;
 		if (isfinite(p->elapsed_s) && isfinite(p->bandwidth_MBps))
-			snprintf(v, sizeof v, ": elapsed %g s, bandwidth %g MB/s", p->elapsed_s,
-				 p->bandwidth_MBps);
+			snprintf(v, sizeof v, ": elapsed %g s, bandwidth %g %s", p->elapsed_s,
+				 rp_rate(r, p->bandwidth_MBps), rp_ru(r));
 		rp_para(out, f, "phase %04u is INVALID (%s%s): left out of every statistic",
 			(unsigned)p->index, report_phase_invalid(p), v);
 	}

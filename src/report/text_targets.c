@@ -18,7 +18,7 @@ static int rp_targets_table(FILE *out, const struct rp_run *r, enum report_forma
 					   "vs phase median [x]", "slow from every node",
 					   "slowest files (x phase median, host)"};
 	for (size_t i = 0; i < 7; i++)
-		tbl_add(&t, "%s", head[i]);
+		rp_head(&t, r->units, head[i]);
 	for (size_t i = 0; i < a->ntargets; i++) {
 		const struct report_target *k = &a->targets[i];
 		char slow[256] = "";
@@ -26,7 +26,7 @@ static int rp_targets_table(FILE *out, const struct rp_run *r, enum report_forma
 		tbl_add(&t, "%s", k->name);
 		tbl_add(&t, "%llu", (unsigned long long)k->files);
 		tbl_num(&t, 1, (double)k->bytes / 1e6);
-		tbl_num(&t, 1, k->MBps);
+		tbl_num(&t, 1, rp_rate(r, k->MBps));
 		tbl_num(&t, 2, k->rel);
 		if (!k->known || k->ratio != k->ratio)
 			tbl_add(&t, "-");

@@ -326,6 +326,32 @@ char *units_format_rate(double bytes_per_s, char *buf, size_t len)
 	return units_put(buf, len, "%.*f MB/s", units_decimals(mb), mb);
 }
 
+int units_parse_rate(const char *name, enum units_rate *u)
+{
+	if (strcmp(name, "decimal") == 0 || strcmp(name, "MB/s") == 0)
+		*u = UNITS_RATE_DECIMAL;
+	else if (strcmp(name, "binary") == 0 || strcmp(name, "MiB/s") == 0)
+		*u = UNITS_RATE_BINARY;
+	else
+		return -1;
+	return 0;
+}
+
+double units_rate(double MBps, enum units_rate u)
+{
+	return u == UNITS_RATE_BINARY ? MBps * (1e6 / 1048576.0) : MBps;
+}
+
+const char *units_rate_name(enum units_rate u)
+{
+	return u == UNITS_RATE_BINARY ? "MiB/s" : "MB/s";
+}
+
+const char *units_rate_key(enum units_rate u)
+{
+	return u == UNITS_RATE_BINARY ? "MiBps" : "MBps";
+}
+
 char *units_format_duration(double seconds, char *buf, size_t len)
 {
 	double s = seconds;

@@ -27,6 +27,20 @@ char *units_format_size_binary(uint64_t bytes, char *buf, size_t len);
 /* Format a rate in MB/s (10^6 bytes per second) with a sensible number of digits. */
 char *units_format_rate(double bytes_per_s, char *buf, size_t len);
 
+/* The unit a report shows rates in: MB/s (10^6 B/s, the default) or MiB/s (2^20 B/s, as IOR
+ * prints them). Every rate is measured and kept in MB/s; only its showing changes. */
+enum units_rate { UNITS_RATE_DECIMAL, UNITS_RATE_BINARY };
+
+/* "decimal" or "binary" (also "MB/s", "MiB/s"). Returns 0, or -1 for anything else. */
+int units_parse_rate(const char *name, enum units_rate *u);
+
+/* A rate in MB/s in unit u: the same figure, or MBps x 10^6 / 2^20. NaN stays NaN. */
+double units_rate(double MBps, enum units_rate u);
+
+/* "MB/s" or "MiB/s"; and the suffix of a CSV column or JSON key, "MBps" or "MiBps". */
+const char *units_rate_name(enum units_rate u);
+const char *units_rate_key(enum units_rate u);
+
 /* Format a duration: "850 us", "12.3 ms", "4.56 s", "3 min 20 s", "1 h 05 min". */
 char *units_format_duration(double seconds, char *buf, size_t len);
 

@@ -57,7 +57,7 @@ static void test_reference(void)
 	struct answer a;
 	for (int i = 0; i < 6; i++)
 		report_cell_ceiling(&c[i], &reference, 100, NULL);
-	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0, NULL};
+	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(a.n >= 3 && a.n <= ANSWER_MAX, "at most %d lines (%d)", ANSWER_MAX, a.n);
@@ -75,6 +75,14 @@ static void test_reference(void)
 	   "metadata-bound small files below it, with theirs (line %d)", md);
 	ok(find(&a, "contradicted") < 0 && find(&a, "page cache") < 0,
 	   "no contradiction, no page cache");
+	in.units = UNITS_RATE_BINARY; /* the same cells in MiB/s: the figures change, the shares not */
+	answer_build(&in, &a);
+	dump(&a);
+	ok(find(&a, "best: 1GB x 2 readers/node: 1162 MiB/s = 10.3% of 11,271 (reader links, "
+		    "declared)") == 0, "binary units: 1218 MB/s is 1162 MiB/s, 11,818 is 11,271");
+	ok(find(&a, "per reader flat (6.29 -> 5.81 MiB/s)") == 2 && find(&a, "MB/s") < 0,
+	   "every rate of the answer in MiB/s, none in MB/s");
+	in.units = UNITS_RATE_DECIMAL;
 	c[1].mean_MBps = 2 * 1218; /* each reader twice as fast with twice the readers: not flat */
 	c[2].mean_MBps = 1000;
 	answer_build(&in, &a);
@@ -96,7 +104,8 @@ static void test_above_and_warm(void)
 	c[2].resident_fraction = 0.97;
 	for (int i = 0; i < 3; i++)
 		report_cell_ceiling(&c[i], &hw, 100, NULL);
-	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0, NULL};
+	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0, NULL,
+			       UNITS_RATE_DECIMAL};
 	answer_build(&in, &a);
 	dump(&a);
 	int above = find(&a, "ABOVE it, the ceiling is contradicted");
@@ -131,7 +140,7 @@ static void test_read_path_and_no_ceiling(void)
 	}
 	for (int i = 0; i < 2; i++)
 		report_cell_shortfall(&c[i], c, 2, &fs);
-	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL};
+	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
 	answer_build(&in, &a);
 	dump(&a);
 	int r = find(&a, "read path below its peers: small x 1 reader/node, backend mmap, 62% of "
@@ -147,7 +156,7 @@ static void test_read_path_and_no_ceiling(void)
 			   0,
 	   "each cell's limit says where its figure came from (else the run's source)");
 
-	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
+	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
 	for (int i = 0; i < 2; i++) {
 		c[i].ceiling_MBps = c[i].efficiency = NAN;
 		c[i].shortfall[0] = c[i].cause[0] = '\0';
@@ -159,7 +168,7 @@ static void test_read_path_and_no_ceiling(void)
 		    "server_disk_MBps: D} in the config, or give a pfsread calibrate file") >= 0,
 	   "and exactly what to give, in one line");
 
-	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
+	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
 	answer_build(&empty, &a);
 	ok(a.n == 1 && find(&a, "no completed phases") == 0, "no cells: one line says so");
 }
@@ -173,7 +182,7 @@ static void test_many_tables(void)
 		c[i] = cell("d", 1 + i % 2, 100 + 10 * i, 0);
 		snprintf(c[i].sweep.backend, sizeof c[i].sweep.backend, "%s", backends[i / 2]);
 	}
-	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0, NULL};
+	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(a.n <= ANSWER_MAX && find(&a, "backend uring: best of all: d x 2 readers/node: 170") == 0 &&
@@ -195,7 +204,8 @@ static void test_calibrated_spread(void)
 		c[i].readers = c[i].sweep.readers_per_node;
 		report_cell_ceiling(&c[i], &hw, 1, NULL);
 	}
-	struct answer_in in = {c, 2, 1, "calibrated", source, NULL, 0, NULL, 0, spread};
+	struct answer_in in = {c, 2, 1, "calibrated", source, NULL, 0, NULL, 0, spread,
+			       UNITS_RATE_DECIMAL};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(find(&a, "(node disks, calibrated, repetitions max/min 1.45: NOT STABLE): ABOVE it") >= 0,

@@ -182,14 +182,16 @@ static void test_csv(const struct run_data *run)
 		   "ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,metadata_fraction,"
 		   "resident_fraction,readers,reader_nodes,ceiling_MBps,limit,efficiency,cache_state,"
 		   "repetitions,bytes_from,from_storage_fraction,short_cause,shortfall,cpu_s_per_GB,"
-		   "ceiling_contradicted\n",
+		   "ceiling_contradicted,compared_with,a_n,a_mean_MBps,a_ci95_MBps,ratio,difference,"
+		   "mdd_percent,reps_to_decide\n",
 		   strlen("file,dataset,file_size_B,readers_per_node,backend,transfer_size_B,order,"
 			  "cache,n,mean_MBps,min_MBps,max_MBps,pattern,decomposition,queue_depth,"
 			  "advice,warm,sd_MBps,ci95_MBps,median_MBps,stonewall_MBps,spread_s,files_per_s,"
 			  "metadata_fraction,resident_fraction,readers,reader_nodes,ceiling_MBps,"
 			  "limit,efficiency,cache_state,repetitions,bytes_from,"
 			  "from_storage_fraction,short_cause,shortfall,cpu_s_per_GB,"
-			  "ceiling_contradicted\n")) == 0,
+			  "ceiling_contradicted,compared_with,a_n,a_mean_MBps,a_ci95_MBps,ratio,"
+			  "difference,mdd_percent,reps_to_decide\n")) == 0,
 	   "csv: the header row (the first 12 columns as before, then the new ones)");
 	/* sd of 1000, 1010, 1020 is 10; the 95% CI 4.303 x 10 / sqrt 3 = 24.843 */
 	ok(strstr(s, "\n\"we\"\"ird,run.h5\",1GB,1000000000,1,posix,4194304,sorted,drop,3,1010.000,"

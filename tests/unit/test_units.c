@@ -1,4 +1,5 @@
 /* test_units: exact size and duration parsing; formatting of sizes, rates and durations. */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -233,8 +234,29 @@ static void test_format_rate_duration(void)
 	}
 }
 
+static void test_rate_units(void)
+{
+	enum units_rate u = UNITS_RATE_DECIMAL;
+	ok(units_parse_rate("binary", &u) == 0 && u == UNITS_RATE_BINARY, "binary: MiB/s");
+	ok(units_parse_rate("decimal", &u) == 0 && u == UNITS_RATE_DECIMAL, "decimal: MB/s");
+	ok(units_parse_rate("MiB/s", &u) == 0 && u == UNITS_RATE_BINARY, "MiB/s as its own name");
+	ok(units_parse_rate("mib", &u) == -1 && units_parse_rate("", &u) == -1,
+	   "anything else is refused");
+	ok(units_rate(1048.576, UNITS_RATE_BINARY) == 1000.0, "1048.576 MB/s = 1000 MiB/s (got %.9g)",
+	   units_rate(1048.576, UNITS_RATE_BINARY));
+	ok(units_rate(117, UNITS_RATE_DECIMAL) == 117, "decimal leaves the figure as it is");
+	ok(fabs(units_rate(117, UNITS_RATE_BINARY) - 111.5798950195) < 1e-9,
+	   "117 MB/s = 111.58 MiB/s (got %.10g)", units_rate(117, UNITS_RATE_BINARY));
+	ok(isnan(units_rate(NAN, UNITS_RATE_BINARY)), "NaN stays NaN: a figure that does not exist");
+	ok(strcmp(units_rate_name(UNITS_RATE_BINARY), "MiB/s") == 0 &&
+	   strcmp(units_rate_name(UNITS_RATE_DECIMAL), "MB/s") == 0, "the units' names");
+	ok(strcmp(units_rate_key(UNITS_RATE_BINARY), "MiBps") == 0 &&
+	   strcmp(units_rate_key(UNITS_RATE_DECIMAL), "MBps") == 0, "the key suffixes");
+}
+
 int main(void)
 {
+	test_rate_units();
 	test_parse_good();
 	test_parse_bad();
 	test_duration();
