@@ -98,9 +98,9 @@ void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struc
 		snprintf(how, sizeof how, "%d reader%s x %.6g %s", p->readers, ceil_s(p->readers),
 			 CEIL_SHOW(hw, hw->reader_MBps));
 		ceil_add(r, "per-reader rate", p->readers * hw->reader_MBps, how);
-		snprintf(how, sizeof how, "%d node%s x %.6g MB/s (calibrated: read through the "
+		snprintf(how, sizeof how, "%d node%s x %.6g %s (calibrated: read through the "
 			 "file system, %d reader%s/node)", p->reader_nodes, ceil_s(p->reader_nodes),
-			 hw->node_fsread_MBps, hw->node_fsread_readers,
+			 CEIL_SHOW(hw, hw->node_fsread_MBps), hw->node_fsread_readers,
 			 ceil_s(hw->node_fsread_readers));
 		ceil_add(r, CEIL_FSREAD, p->reader_nodes * hw->node_fsread_MBps, how);
 	}

@@ -259,7 +259,7 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 		  h->node_memcpy_spread > 0 ? h->node_memcpy_spread : NAN, 0);
 	json_knum(out, "reader_max_over_min", h->reader_spread > 0 ? h->reader_spread : NAN, 0);
 	/* calibrate --through-fs: the per-node read ceiling, its readers per node and spread */
-	json_knum(out, "node_fsread_MBps", h->node_fsread_MBps > 0 ? h->node_fsread_MBps : NAN, 0);
+	json_khw(out, r, "node_fsread_MBps", h->node_fsread_MBps);
 	json_knum(out, "node_fsread_readers",
 		  h->node_fsread_readers > 0 ? (double)h->node_fsread_readers : NAN, 0);
 	json_knum(out, "node_fsread_max_over_min",
