@@ -1,7 +1,7 @@
-/* target: the per-rank context of storage target lookups (target.h): a helper process (this
- * program again, see TARGET_HELPER_ARG) that asks the file system, waited for with a time
- * limit, the names seen so far and the answer per data set and file; and the merge of all
- * ranks' names into one table per phase.
+/* target: the per-rank context of storage target lookups (target.h): a local device's answer
+ * asked in the rank, else a helper process (this program again, see TARGET_HELPER_ARG) that
+ * asks the file system, waited for with a time limit; the names seen so far and the answer
+ * per data set and file; and the merge of all ranks' names into one table per phase.
  * Why a process and not a thread: a FUSE request the daemon never answers holds its caller
  * in an uninterruptible wait, and a thread so held keeps the whole rank from exiting; a child
  * so held is killed and left behind, and the rank goes on and ends. The helper makes no MPI
