@@ -119,6 +119,7 @@ demo: deps
 # pfsread beside fio on the same files, cold and warm, ratio and fraction of the ceilings.
 #   make bench        4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions
 #   make bench-quick  2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB, one repetition (~2 minutes)
+#   make bench-cost   pfsread's CPU per byte against fio psync, warm, on a capped tmpfs (root)
 # BENCH_DIR must be on the file system to measure (not tmpfs); cold rows need root.
 # IOR_DIR=PREFIX (IOR and mdtest built from github.com/hpc/ior, docs/performance.md) adds
 # IOR and mdtest rows and a small-file class measured against mdtest.
@@ -134,6 +135,14 @@ bench-quick:
 	@tests/install-deps.sh $(DEB_PACKAGES) $(DEB_BENCH_PACKAGES)
 	$(MAKE) all
 	tests/bench/bench.sh --quick $(BENCH_DIR)
+
+# What pfsread's read loop costs in CPU per byte against fio's psync loop: the same files on a
+# capped tmpfs it mounts (root), warm, 1 and 2 readers, rounds of A B B A (docs/performance.md).
+.PHONY: bench-cost
+bench-cost:
+	@tests/install-deps.sh $(DEB_PACKAGES) $(DEB_BENCH_PACKAGES)
+	$(MAKE) all
+	tests/bench/cost.sh $(COST_ROUNDS)
 
 # How pfsread's own costs grow with the files of a data set (10^3 .. 10^6): planning time and
 # memory per rank, HDF5 write time of a phase's per-file records against the phase's time;

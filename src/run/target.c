@@ -1,7 +1,7 @@
-/* target: the per-rank context of storage target lookups (target.h): a helper process (this
- * program again, see TARGET_HELPER_ARG) that asks the file system, waited for with a time
- * limit, the names seen so far and the answer per data set and file; and the merge of all
- * ranks' names into one table per phase.
+/* target: the per-rank context of storage target lookups (target.h): a local device's answer
+ * asked in the rank, else a helper process (this program again, see TARGET_HELPER_ARG) that
+ * asks the file system, waited for with a time limit; the names seen so far and the answer
+ * per data set and file; and the merge of all ranks' names into one table per phase.
  * Why a process and not a thread: a FUSE request the daemon never answers holds its caller
  * in an uninterruptible wait, and a thread so held keeps the whole rank from exiting; a child
  * so held is killed and left behind, and the rank goes on and ends. The helper makes no MPI
@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +51,9 @@ struct target_ctx {
 	char rx[8192];                  /* answers read but not taken yet */
 	size_t nrx;
 	char batch[TG_BATCH_BYTES];     /* the paths of the batch being asked */
+	int local;                      /* 0 not known yet, 1 a local device's answer, -1 none */
+	dev_t local_dev;                /* that device */
+	uint32_t local_id;              /* its answer's local id */
 };
 
 static double tg_now(void)
@@ -281,6 +285,42 @@ static int tg_answer(struct target_ctx *c, char *out, size_t len, double until)
 	}
 }
 
+/* Local disk and memory file systems by statfs's f_type (ext2/3/4, xfs, btrfs, tmpfs): their
+ * answer is their device's, found without any extended attribute (target_lookup: statfs,
+ * stat and sysfs), nothing that a hung daemon could hold. */
+static int tg_local_type(uint32_t type)
+{
+	return type == 0xEF53u || type == 0x58465342u || type == 0x9123683Eu || type == 0x01021994u;
+}
+
+/* The answer for path asked in the rank itself, with one stat, when it lies on the local
+ * device found before: no helper to start and no round trip, for the files of a local disk or
+ * a tmpfs. The first path asked decides: when it is on such a file system its device's answer
+ * is kept; otherwise (FUSE, a network file system, where a request can hang) every lookup
+ * goes to the helper, as does a file on another device. 0 answered into *id, -1 not. */
+static int tg_local(struct target_ctx *c, const char *path, uint32_t *id)
+{
+	struct stat st;
+	struct statfs sf;
+	char out[RECORD_TARGET_MAX];
+	if (c->local == 0) {
+		c->local = -1;
+		if (statfs(path, &sf) == 0 && tg_local_type((uint32_t)sf.f_type) &&
+		    stat(path, &st) == 0 && target_lookup(path, c->host, out, sizeof out) == 1 &&
+		    (c->local_id = tg_intern(c, out)) != 0) {
+			c->local = 1;
+			c->local_dev = st.st_dev;
+			*id = c->local_id;
+			return 0;
+		}
+		return -1;
+	}
+	if (c->local < 0 || stat(path, &st) != 0 || st.st_dev != c->local_dev)
+		return -1;
+	*id = c->local_id;
+	return 0;
+}
+
 /* Ask about the n paths of batch (NUL-separated, `bytes` in all) at once, the answers'
  * local ids into ids[]; each answer is waited for at most TARGET_LOOKUP_S and not past the
  * budget. One that overstays makes this rank give its lookups up. */
@@ -344,6 +384,11 @@ void target_ids(struct target_ctx *c, size_t ds, uint64_t nfiles, const uint64_t
 			size_t len = path_of(arg, i, path, sizeof path) == 0 ? strlen(path) + 1 : 0;
 			if (len == 0 || len > TG_PATH) {
 				ids[i] = tg_intern(c, "unknown: path too long");
+				continue;
+			}
+			if (tg_local(c, path, &ids[i]) == 0) {
+				if (kept)
+					s->id[file[i]] = ids[i];
 				continue;
 			}
 			if (bytes + len > sizeof c->batch)

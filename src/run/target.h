@@ -5,7 +5,9 @@
  * local file's block device (st_dev -> /sys/dev/block), OrangeFS's servers through its FUSE
  * client (pvfs2-viewdist, a process per file: pvfs2fuse answers no extended attribute).
  * Everything else is "unknown: why".
- * Each lookup runs in a helper process and is waited for at most TARGET_LOOKUP_S, a phase's at
+ * On a local disk or a tmpfs the rank answers itself (the device's answer: no extended
+ * attribute, nothing a hung daemon holds). Elsewhere each lookup runs in a helper process
+ * and is waited for at most TARGET_LOOKUP_S, a phase's at
  * most TARGET_BUDGET_S in all: a hung FUSE getxattr costs one timeout, after which this rank
  * looks up nothing more ("unknown: timeout"). Answers are kept per data set and file, so a data
  * set is asked about once per rank. Never fails a run. No MPI but target_merge. */

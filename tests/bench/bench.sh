@@ -70,6 +70,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 PFSREAD=${PFSREAD:-$TOP/build/pfsread}
 MPIRUN=${MPIRUN:-mpirun}
 PYTHON=${PYTHON:-/usr/bin/python3}
+# between mpirun and a tool's binary: the whole process's CPU seconds into a file (cpu_of.py)
+CPU_OF=$TOP/tests/bench/cpu_of.py
 
 # ---- settings ---------------------------------------------------------------------------------
 
@@ -265,7 +267,8 @@ check_tools() {
 	fi
 	fio_pin
 	# shellcheck disable=SC2207
-	PROGRAMS=($(programs_of "$PFSREAD" "$(command -v fio)" ${IOR:+"$IOR"} ${MDTEST:+"$MDTEST"} | sort -u))
+	PROGRAMS=($(programs_of "$PFSREAD" "$(command -v fio)" ${IOR:+"$IOR"} ${MDTEST:+"$MDTEST"} \
+		"$(readlink -f "$PYTHON")" | sort -u) "$CPU_OF")
 }
 
 # fio_pin: into FIO_PIN, what runs fio on the CPUs mpirun gives a one-rank job. Open MPI binds a
@@ -385,15 +388,19 @@ generate_figures() {
 		{ b = $2 * scale($3); r = $4 * scale($5); if (r > 0) printf "%d %.0f %.6f %.0f\n", $1, b, b / r, r }'
 }
 
-# pfsread_read CLASS_INDEX PATH CACHE TAG: prints "MB/s resident_fraction cpu_s_per_GB" of the
-# one phase (CPU: the ranks' cpu_user_s + cpu_sys_s per 10^9 bytes; nan without them).
+# pfsread_read CLASS_INDEX PATH CACHE TAG: prints "MB/s resident_fraction cpu_s_per_GB
+# whole_cpu_s_per_GB" of the one phase (CPU: the ranks' cpu_user_s + cpu_sys_s per 10^9 bytes,
+# nan without them; whole: the rank's whole process, as cpu_of.py counts IOR's and mdtest's).
 pfsread_read() {
-	local name=${CLASS_NAMES[$1]} h5
+	local name=${CLASS_NAMES[$1]} h5 cpu
 	h5=$WORK/results/$name-$2-$3-$4.h5
+	cpu=$WORK/logs/pfsread-$name-$2-$3-$4.cpu
 	run_logged "$WORK/logs/pfsread-$name-$2-$3-$4.log" \
-		pfsread_mpi run "$(config_path "$name" "$2" "$3")" -o "$h5" --force
-	"$PYTHON" - "$h5" "$((CLASS_SIZES[$1] * CLASS_COUNTS[$1]))" <<'PY'
+		"$MPIRUN" "${MPI_FLAGS[@]}" -np 1 "$PYTHON" "$CPU_OF" "$cpu" \
+		"$PFSREAD" run "$(config_path "$name" "$2" "$3")" -o "$h5" --force
+	"$PYTHON" - "$h5" "$((CLASS_SIZES[$1] * CLASS_COUNTS[$1]))" "$cpu" <<'PY'
 import sys, h5py
+whole = sum(float(x) for x in open(sys.argv[3]).read().split()) / (int(sys.argv[2]) / 1e9)
 f = h5py.File(sys.argv[1], "r")
 p = f["phases/0000"].attrs
 if p["status"] != "complete" or int(p["bytes"]) != int(sys.argv[2]):
@@ -402,7 +409,8 @@ r = f["phases/0000/ranks"][()]
 cpu = float("nan")
 if "cpu_user_s" in r.dtype.names and int(p["bytes"]) > 0:
     cpu = float((r["cpu_user_s"] + r["cpu_sys_s"]).sum()) / (int(p["bytes"]) / 1e9)
-print(f"{p['bandwidth_MBps']:.1f} {p.get('resident_fraction', float('nan')):.3f} {cpu:.4f}")
+print(f"{p['bandwidth_MBps']:.1f} {p.get('resident_fraction', float('nan')):.3f} {cpu:.4f} "
+      f"{whole:.4f}")
 PY
 }
 
@@ -632,15 +640,23 @@ print(f"{reps * each / t / 1e6:.1f} {reps * each / wall / 1e6:.1f}")
 PY
 }
 
-# ior_read CLASS_INDEX PATH CACHE TAG: prints ior_figures.
+# cpu_per_gb CPU_FILE BYTES: the user + system seconds cpu_of.py wrote, per 10^9 bytes.
+cpu_per_gb() {
+	awk -v b="$2" '{ printf "%.4f\n", ($1 + $2) / (b / 1e9) }' "$1"
+}
+
+# ior_read CLASS_INDEX PATH CACHE TAG: prints ior_figures and IOR's whole process's CPU
+# seconds per 10^9 bytes (cpu_of.py).
 ior_read() {
-	local i=$1 name=${CLASS_NAMES[$1]} json wall
+	local i=$1 name=${CLASS_NAMES[$1]} json wall cpu
 	json=$WORK/logs/ior-$name-$2-$3-$4.json
+	cpu=$WORK/logs/ior-$name-$2-$3-$4.cpu
 	[ "$3" = cold ] && drop_caches
 	ior_args "$i" "$2"
-	wall=$(peer_run "$WORK/logs/ior-$name-$2-$3-$4.log" peer_mpi "$IOR" "${IOR_ARGS[@]}" \
-		-O summaryFormat=JSON -O "summaryFile=$json")
-	ior_figures "$json" "${CLASS_COUNTS[i]}" "${CLASS_SIZES[i]}" "$wall"
+	wall=$(peer_run "$WORK/logs/ior-$name-$2-$3-$4.log" peer_mpi "$PYTHON" "$CPU_OF" "$cpu" \
+		"$IOR" "${IOR_ARGS[@]}" -O summaryFormat=JSON -O "summaryFile=$json")
+	echo "$(ior_figures "$json" "${CLASS_COUNTS[i]}" "${CLASS_SIZES[i]}" "$wall")" \
+		"$(cpu_per_gb "$cpu" $((CLASS_SIZES[i] * CLASS_COUNTS[i])))"
 }
 
 # mdtest_rate LOG OPERATION: files/s of mdtest's OPERATION ("File read", "File stat", "File
@@ -664,19 +680,20 @@ mdtest_args() {
 	return 0
 }
 
-# mdtest_read CLASS_INDEX PATH CACHE TAG: prints "MB/s wall_MB/s": mdtest's read rate in files/s
-# times the file size.
+# mdtest_read CLASS_INDEX PATH CACHE TAG: prints "MB/s wall_MB/s cpu_s_per_GB": mdtest's read
+# rate in files/s times the file size, and its whole process's CPU per 10^9 bytes (cpu_of.py).
 mdtest_read() {
-	local i=$1 name=${CLASS_NAMES[$1]} log wall rate bytes
+	local i=$1 name=${CLASS_NAMES[$1]} log wall rate bytes cpu
 	log=$WORK/logs/mdtest-$name-$2-$3-$4.log
+	cpu=$WORK/logs/mdtest-$name-$2-$3-$4.cpu
 	bytes=$((CLASS_SIZES[i] * CLASS_COUNTS[i]))
 	[ "$3" = cold ] && drop_caches
 	mdtest_args "$i" "$2"
-	wall=$(peer_run "$log" peer_mpi "$MDTEST" "${MDTEST_ARGS[@]}")
+	wall=$(peer_run "$log" peer_mpi "$PYTHON" "$CPU_OF" "$cpu" "$MDTEST" "${MDTEST_ARGS[@]}")
 	rate=$(mdtest_rate "$log" "File read")
 	[ -n "$rate" ] || die "no read rate in $log"
-	awk -v r="$rate" -v s="${CLASS_SIZES[i]}" -v b="$bytes" -v w="$wall" \
-		'BEGIN { printf "%.1f %.1f\n", r * s / 1e6, b / w / 1e6 }'
+	awk -v r="$rate" -v s="${CLASS_SIZES[i]}" -v b="$bytes" -v w="$wall" -v c="$(cpu_per_gb "$cpu" "$bytes")" \
+		'BEGIN { printf "%.1f %.1f %s\n", r * s / 1e6, b / w / 1e6, c }'
 }
 
 # ---- the metadata class: many small files, pfsread against mdtest ----------------------------
@@ -1310,14 +1327,15 @@ row_tools() {
 }
 
 # read_one TOOL CLASS_INDEX PATH CACHE REP: prints the tool's "MB/s note" for the row
-# (pfsread) or "MB/s wall_MB/s [cpu_s_per_GB]" (the peers).
+# (pfsread) or "MB/s wall_MB/s cpu_s_per_GB" (the peers: fio's job's CPU, IOR's and mdtest's
+# whole process's).
 read_one() {
-	local out mbps resident cpu
+	local out mbps resident cpu whole
 	case "$1" in
 	pfsread)
 		out=$(pfsread_read "$2" "$3" "$4" "$5")
-		read -r mbps resident cpu <<<"$out"
-		echo "$mbps resident=$resident cpu=$cpu"
+		read -r mbps resident cpu whole <<<"$out"
+		echo "$mbps resident=$resident cpu=$cpu whole=$whole"
 		;;
 	fio) fio_read "$2" "$3" "$4" "$5" ;;
 	ior) ior_read "$2" "$3" "$4" "$5" ;;
@@ -1407,6 +1425,12 @@ def gen_ratio(key):
         second = {a: r[(a, 4)], b: r[(b, 2)]}
         rs.append((first["pfsread"] / first["fio"] * second["pfsread"] / second["fio"]) ** 0.5)
     return st.median(rs) if rs else None
+def behind(ratio, cpu_ratio):
+    """Where pfsread trails the peer, said in the row: slower (a ratio below 1), costlier (more
+    CPU per byte), or both; nothing where it does not."""
+    said = (["slower"] if ratio is not None and ratio < 1 else []) + \
+           (["costlier"] if cpu_ratio is not None and cpu_ratio > 1 else [])
+    return ", ".join(said)
 def ceiling(tag, what):
     c = ceil[tag]
     if not c:
@@ -1421,7 +1445,7 @@ dev = ceiling("dev", "  device, fio O_DIRECT sequential read, psync and io_uring
 print()
 hdr = f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'fio MB/s':>10} {'ratio':>6} " \
       f"{'best ratio':>10} {'of ceiling':>10}  {'fio wall MB/s':>13} {'pfsread CPU s/GB':>16} " \
-      f"{'fio CPU s/GB':>12}"
+      f"{'fio CPU s/GB':>12} {'CPU ratio':>9}  pfsread behind"
 print(hdr)
 print("-" * len(hdr))
 odd, above = [], False
@@ -1433,7 +1457,7 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     cls, path, cache = key
     if key in notes:
         print(f"{cls:<7} {path:<8} {cache:<5} {'n/a':>12} {'n/a':>10} {'n/a':>6} {'n/a':>10}"
-              f" {'n/a':>10}  {'n/a':>13} {'n/a':>16} {'n/a':>12}  ({notes[key]})")
+              f" {'n/a':>10}  {'n/a':>13} {'n/a':>16} {'n/a':>12} {'n/a':>9}  ({notes[key]})")
         continue
     v = vals[key]
     p, f = st.median(v["pfsread"]), st.median(v["fio"])
@@ -1447,10 +1471,12 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
         top, tag = (dev, "dev") if (cache == "cold" or path == "direct") else (memcpy, "mem")
         frac = f"{p / top:.2f} {tag}" if top else "n/a"
         above = above or bool(top and p > top)
-    cpu = {t: (f"{st.median(v[t + ' cpu']):.3f}" if t + " cpu" in v else "-")
-           for t in ("pfsread", "fio")}
+    cpu = {t: st.median(v[t + " cpu"]) for t in ("pfsread", "fio") if t + " cpu" in v}
+    cpu_ratio = cpu["pfsread"] / cpu["fio"] if len(cpu) == 2 and cpu["fio"] > 0 else None
+    shown = {t: f"{cpu[t]:.3f}" if t in cpu else "-" for t in ("pfsread", "fio")}
     print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {ratio:6.3f} {best:10.3f} {frac:>10}"
-          f"  {wall} {cpu['pfsread']:>16} {cpu['fio']:>12}")
+          f"  {wall} {shown['pfsread']:>16} {shown['fio']:>12} "
+          f"{f'{cpu_ratio:.3f}' if cpu_ratio else '-':>9}  {behind(ratio, cpu_ratio)}")
     res = v.get("resident")
     if res and ((cache == "cold" and max(res) > 0.05) or
                 (cache == "warm" and path != "direct" and min(res) < 0.95)):
@@ -1470,7 +1496,8 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "read (medians): pfsread's ranks' cpu_user_s + cpu_sys_s\n(getrusage of the rank's "
       "process over its timed reads), fio's usr_cpu + sys_cpu of its job (getrusage over the job);"
       "\nneither counts the kernel's work done outside the process (page-cache read-ahead, "
-      "interrupts).")
+      "interrupts). CPU ratio = pfsread / fio.\npfsread behind: slower (ratio below 1) and/or "
+      "costlier (CPU ratio above 1) than fio in that row.")
 if above:
     print("A fraction above 1: pfsread beat the best ceiling measured; the ceiling figures are "
           "noisy\nhere (the virtual disk is cached by its host), so read those fractions as rough.")
@@ -1496,14 +1523,27 @@ for line in open(sys.argv[1]):
     vals.setdefault(key, {}).setdefault(tool, []).append(float(mbps))
     if wall != "-":
         vals[key].setdefault(tool + " wall", []).append(float(wall))
-def cols(v, tool, p):
+    # the whole process's CPU per 10^9 bytes: pfsread's "whole", the peers' "cpu" (cpu_of.py)
+    marks = dict(w.split("=", 1) for w in note.split() if "=" in w)
+    cpu = marks.get("whole" if tool == "pfsread" else "cpu", "-")
+    if cpu not in ("-", "nan", ""):
+        vals[key].setdefault(tool + " cpu", []).append(float(cpu))
+behind = []
+def cols(v, tool, p, key):
     if tool not in v:
-        return f"{'-':>10} {'-':>6} {'-':>6} {'-':>10}"
+        return f"{'-':>10} {'-':>6} {'-':>6} {'-':>10} {'-':>7}"
     t = st.median(v[tool])
+    cpu, mine = v.get(tool + " cpu"), v.get("pfsread cpu")
+    cpu_s = f"{st.median(cpu):7.3f}" if cpu else f"{'-':>7}"
+    said = (["slower"] if p < t else []) + \
+           (["costlier"] if cpu and mine and st.median(mine) > st.median(cpu) else [])
+    if said:
+        behind.append(f"{' '.join(key)} against {tool.replace('ior', 'IOR')}: {', '.join(said)}")
     return (f"{t:10.1f} {p / t:6.3f} {max(v['pfsread']) / max(v[tool]):6.3f} "
-            f"{st.median(v[tool + ' wall']):10.1f}")
-hdr = (f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'IOR MB/s':>10} {'ratio':>6} "
-       f"{'best':>6} {'IOR wall':>10} {'mdtest MB/s':>10} {'ratio':>6} {'best':>6} {'md wall':>10}")
+            f"{st.median(v[tool + ' wall']):10.1f} {cpu_s}")
+hdr = (f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'CPU':>7} {'IOR MB/s':>10} "
+       f"{'ratio':>6} {'best':>6} {'IOR wall':>10} {'CPU':>7} {'mdtest MB/s':>10} {'ratio':>6} "
+       f"{'best':>6} {'md wall':>10} {'CPU':>7}")
 print(hdr)
 print("-" * len(hdr))
 for key in rows:
@@ -1511,12 +1551,19 @@ for key in rows:
     if "ior" not in v and "mdtest" not in v:
         continue
     p = st.median(v["pfsread"])
-    print(f"{key[0]:<7} {key[1]:<8} {key[2]:<5} {p:12.1f} {cols(v, 'ior', p)} {cols(v, 'mdtest', p)}")
+    mine = f"{st.median(v['pfsread cpu']):7.3f}" if "pfsread cpu" in v else f"{'-':>7}"
+    print(f"{key[0]:<7} {key[1]:<8} {key[2]:<5} {p:12.1f} {mine} {cols(v, 'ior', p, key)} "
+          f"{cols(v, 'mdtest', p, key)}")
 print()
+for b in behind:
+    print("pfsread behind: " + b)
 print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetitions (one file "
       "each, open to close);\nmdtest MB/s: its read phase's files/s x the file size; ratio = "
       "pfsread / peer (medians); best = pfsread's best / the peer's best;\nwall: bytes over the "
-      "peer's whole mpirun (start-up included). IOR and mdtest do nothing to the page cache:\n"
+      "peer's whole mpirun (start-up included). CPU: user + system seconds per 10^9 bytes of "
+      "each tool's\nwhole process (start-up, MPI_Init, reads, exit; medians), counted alike by "
+      "cpu_of.py between mpirun and the tool;\nslower: ratio below 1; costlier: more CPU per byte "
+      "than the peer. IOR and mdtest do nothing to the page cache:\n"
       "cold rows drop it (sync; echo 3 > drop_caches) before them, as pfsread's cache: drop does "
       "before its phase.")
 PY

@@ -27,6 +27,44 @@ static void test_paths(void)
 	ok(strcmp(buf, other) < 0, "sorted names follow file indices across directories");
 }
 
+/* The hand-built paths against printf's, for indices of every width, with room and without. */
+static void test_paths_as_printf(void)
+{
+	const uint64_t files[] = {0, 7, 999, 1000, 123456789, 9999999999ULL, 10000000000ULL,
+				  UINT64_MAX};
+	const uint64_t per_dir[] = {1, 1000, 3};
+	struct experiment x;
+	struct cfg_dataset d = {.name = "set", .file_size = 2, .nfiles = UINT64_MAX};
+	char got[256], want[256];
+	int same = 1, fits = 1;
+	memset(&x, 0, sizeof x);
+	strcpy(x.root, "/r/oot");
+	for (int flat = 0; flat < 2; flat++)
+		for (size_t k = 0; k < sizeof per_dir / sizeof *per_dir; k++)
+			for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+				d.layout.kind = flat ? CFG_LAYOUT_FLAT : CFG_LAYOUT_INDEXED;
+				d.layout.files_per_dir = per_dir[k];
+				uint64_t f = files[i];
+				int n = flat ? snprintf(want, sizeof want, "/r/oot/set/f%010llu",
+							(unsigned long long)f)
+					     : snprintf(want, sizeof want, "/r/oot/set/d%06llu/f%010llu",
+							(unsigned long long)(f / per_dir[k]),
+							(unsigned long long)f);
+				if (dataset_file_path(&x, &d, f, got, sizeof got) != 0 ||
+				    strcmp(got, want) != 0) {
+					same = 0;
+					diag("file %llu: %s, printf says %s", (unsigned long long)f, got, want);
+				}
+				/* exactly the room it needs, and one byte less */
+				if (dataset_file_path(&x, &d, f, got, (size_t)n + 1) != 0 ||
+				    strcmp(got, want) != 0 ||
+				    dataset_file_path(&x, &d, f, got, (size_t)n) == 0)
+					fits = 0;
+			}
+	ok(same, "flat and indexed paths are printf's for indices of 1 to 20 digits");
+	ok(fits, "a path is built in exactly its room and refused in one byte less");
+}
+
 static void test_layouts(void)
 {
 	struct experiment x;
@@ -158,6 +196,7 @@ static void test_manifest(void)
 int main(void)
 {
 	test_paths();
+	test_paths_as_printf();
 	test_layouts();
 	test_pattern();
 	test_manifest();
