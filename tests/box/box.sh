@@ -7,8 +7,8 @@
 #
 #   box.sh up --nodes N --link-mbit R [--slow NODE=R2 ...] [--server-mbit S]
 #             [--fs glusterfs|moosefs|cephfs|orangefs|none] [--bricks B] [--converged]
-#             [--racks K --uplink-mbit U] [--disk-mibps D] [--delay-ms L]
-#   box.sh exec NODE -- CMD...      run CMD on NODE (n1..nN, head or server)
+#             [--racks K --uplink-mbit U] [--disk-mibps D] [--delay-ms L] [--slurm]
+#   box.sh exec NODE -- CMD...      run CMD on NODE (n1..nN, head or server; --slurm: sbatch in head)
 #   box.sh hostfile [--nodes K] [--slots S]   a hostfile of the first K nodes (default all, 4 slots)
 #   box.sh mpirun ARGS...           mpirun across the nodes (the box's hostfile unless ARGS name hosts)
 #   box.sh down                     remove everything (idempotent)
@@ -77,7 +77,7 @@ leftovers() {
 
 cmd_up() {
 	local nodes="" link="" slow="" server=off fs=glusterfs bricks="" conv=0 n s start left
-	local racks=0 uplink="" disk=off delay=0
+	local racks=0 uplink="" disk=off delay=0 slurm=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--nodes) nodes=${2:-} && shift 2 ;;
@@ -91,6 +91,7 @@ cmd_up() {
 		--uplink-mbit) uplink=${2:-} && shift 2 ;;
 		--disk-mibps) disk=${2:-} && shift 2 ;;
 		--delay-ms) delay=${2:-} && shift 2 ;;
+		--slurm) slurm=1 && shift ;;
 		*) usage "up: unknown argument '$1'" ;;
 		esac || usage "up: $1 needs a value"
 	done
@@ -131,13 +132,14 @@ cmd_up() {
 	mkdir -p "$RUN" "$B/fs" "$B/log" "$B/img" && : >"$RUN/pids" && : >"$RUN/loops"
 	printf 'nodes=%s\nlink_mbit=%s\nslow=%s\nserver_mbit=%s\nfs=%s\nbricks=%s\nconverged=%s\n' \
 		"$nodes" "$link" "${slow# }" "$server" "$fs" "$bricks" "$conv" >"$RUN/state"
-	printf 'racks=%s\nuplink_mbit=%s\ndisk_mibps=%s\ndelay_ms=%s\n' "$racks" "${uplink:-off}" \
-		"$disk" "$delay" >>"$RUN/state"
+	printf 'racks=%s\nuplink_mbit=%s\ndisk_mibps=%s\ndelay_ms=%s\nslurm=%s\n' "$racks" \
+		"${uplink:-off}" "$disk" "$delay" "$slurm" >>"$RUN/state"
 	net_up || up_failed
 	ns_up || up_failed
 	fs_hook up || up_failed
 	[ "$disk" = off ] || cmd_diskcap "$disk" || { WHY="cannot cap the storage's reads (diskcap)"; up_failed; }
 	mpi_up || up_failed
+	[ "$slurm" = 0 ] || slurm_up || up_failed
 	trap - INT TERM
 	echo "up=$(since "$start")" >>"$RUN/state"
 	cmd_summary
@@ -161,13 +163,15 @@ cmd_summary() {
 		"links $(state link_mbit) Mbit/s${slow:+ (slow: $slow)}, server link" \
 		"$([ "$server" = off ] && echo unshaped || echo "$server Mbit/s"), $(state fs)" \
 		"$([ "$(state fs)" = none ] || echo "($(state bricks) bricks$([ "$(state converged)" != 1 ] ||
-			echo ", converged: one on every node")) at $B/fs")$(racks_summary)"
+			echo ", converged: one on every node")) at $B/fs")$(racks_summary)$(
+		[ "$(state slurm)" != 1 ] || echo ", Slurm (slurmctld in head, slurmd on n1-n$(state nodes))")"
 }
 
 cmd_down() {
 	local start n p pids left
 	start=$(now)
 	[ "$(id -u)" -eq 0 ] || die "down needs root"
+	slurm_down
 	# 1. whatever runs in the nodes and the head (ranks, daemons of mpirun, shells of exec),
 	#    but the file system clients, which go with their mounts
 	pids=""
