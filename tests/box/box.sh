@@ -13,6 +13,7 @@
 #   box.sh mpirun ARGS...           mpirun across the nodes (the box's hostfile unless ARGS name hosts)
 #   box.sh down                     remove everything (idempotent)
 #   box.sh status                   what is up
+#   box.sh howto                    how to submit the job scripts to a box up with --slurm
 # and, for tests:
 #   box.sh rate NODE|server|rK MBIT|off reshape a link, or rack K's uplink (both directions)
 #   box.sh cut NODE | mend NODE         cut / restore the path between NODE and the server
@@ -254,6 +255,7 @@ main() {
 	up) cmd_up "$@" ;;
 	down) cmd_down ;;
 	status) cmd_status ;;
+	howto) need_up && slurm_howto ;;
 	exec) cmd_exec "$@" ;;
 	hostfile) need_up && cmd_hostfile "$@" ;;
 	mpirun) cmd_mpirun "$@" ;;

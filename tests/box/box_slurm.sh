@@ -121,3 +121,25 @@ slurm_down() {
 	SLURM_CONF=$SL/slurm.conf T=10 ton head scancel --quiet --partition=box 2>/dev/null
 	return 0
 }
+
+# slurm_howto: how to submit the job scripts to the box (make box-shell prints it)
+slurm_howto() {
+	local top
+	top=$(cd "$BOX_HERE/../.." && pwd)
+	[ "$(state slurm)" = 1 ] || die "howto: this box has no Slurm (box.sh up ... --slurm)"
+	cat <<EOF
+$(cmd_summary)
+Submit as from a cluster's login node, in $top (the job writes NAME-JOBID.h5 and
+pfsread-JOBID.out there and finds build/pfsread there): 'tests/box/box.sh exec head --' runs
+a command in the head with the box's SLURM_CONF and Open MPI settings.
+  tests/box/box.sh exec head -- sbatch --nodes=3 --ntasks-per-node=2 jobscripts/slurm/pfsread.sbatch configs/box.yaml
+  tests/box/box.sh exec head -- squeue
+  PFSREAD_LAUNCHER=srun tests/box/box.sh exec head -- sbatch --nodes=3 --ntasks-per-node=2 jobscripts/slurm/pfsread.sbatch configs/box.yaml
+  tests/box/box.sh exec head -- jobscripts/slurm/pfsread-sweep.sh --max-nodes 3 configs/box.yaml
+  tests/box/box.sh exec head -- qsub -V -l nodes=3:ppn=2 -v PFSREAD_CONFIG=configs/box.yaml jobscripts/pbs/pfsread.pbs
+  tests/box/box.sh exec head -- bash     (a shell in the head: sbatch, squeue, sinfo, scancel)
+Each node's file system is at /box/fs (tests/box/box.sh exec n1 -- ls /box/fs), the daemons'
+logs are in /box/log. Bring the box down (every job and daemon ended, nothing left):
+  make box-down     (or: tests/box/box.sh down)
+EOF
+}
