@@ -29,7 +29,7 @@
 #             receives (a node's reads), tc tbf on NAME's eth0 what it sends (racks.sh: the
 #             backbone, the nodes' ports on rack switches box-rK); --delay-ms: netem on each
 #             of them too, L ms each way per link
-#   box-head  10.77.0.1   where mpirun runs (unshaped)
+#   box-head  10.77.0.1   where mpirun runs (unshaped); --slurm: munged and slurmctld (box_slurm.sh)
 #   box-srv   10.77.0.2   the storage server: every file system daemon (none when converged)
 #   box-nK    10.77.0.(10+K)  client node nK
 # While a box is up the root namespace carries `unreachable 10.77.0.0/24`, so a box address used
@@ -55,7 +55,7 @@ BOX_FS_DAEMONS=""
 say() { echo "box: $*" >&2; }
 step() { [ -z "${BOX_VERBOSE:-}" ] || say "$1: $(since "$2") s"; }
 die() { say "$*"; exit 1; }
-usage() { say "$*"; sed -n '3,25p' "$0" >&2; exit 2; }
+usage() { say "$*"; sed -n '3,26p' "$0" >&2; exit 2; }
 t() { timeout "${T:-60}" "$@"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
