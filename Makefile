@@ -7,6 +7,7 @@
 #   make fuzz                 fuzz the config loader and the report's reader (clang, libFuzzer)
 #   make box-check            the truth tests in a cluster in a box (root; see README)
 #   make box-demo             GlusterFS against MooseFS in a cluster in a box, one HTML report
+#   make box-shell            a 3-node box with Slurm to submit the job scripts to (make box-down)
 # On a cluster, build against the loaded modules:
 #   make MPICC=cc HDF5_CFLAGS=-I$$HDF5_DIR/include HDF5_LIBS="-L$$HDF5_DIR/lib -lhdf5"
 
@@ -174,7 +175,7 @@ DEB_BOX_PACKAGES = glusterfs-server glusterfs-client moosefs-master moosefs-chun
 CHECK_BOX ?= 0
 BOX_TESTS = $(shell [ "$(CHECK_BOX)" = 1 ] && [ "$$(id -u)" = 0 ] && [ -c /dev/fuse ] && \
               unshare --net true 2>/dev/null && echo tests/box/*.t)
-.PHONY: box-check box-demo
+.PHONY: box-check box-demo box-shell box-down
 box-check: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
 	$(MAKE) all
@@ -184,6 +185,19 @@ box-demo: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
 	$(MAKE) all
 	PFSREAD=$(CURDIR)/build/pfsread tests/box/demo.sh
+
+# make box-shell: a box of 3 nodes (GlusterFS, 400 Mbit/s links) with Slurm across them, left
+# up to try the job scripts on before a real cluster; it prints how to submit and how to end
+# it (make box-down). docs/box.md, "Slurm in the box".
+DEB_SLURM_PACKAGES = slurm-wlm slurmctld slurmd munge slurm-client slurm-wlm-torque
+box-shell: deps
+	@tests/install-deps.sh $(DEB_BOX_PACKAGES) $(DEB_SLURM_PACKAGES)
+	$(MAKE) all
+	tests/box/box.sh up --nodes 3 --link-mbit 400 --fs glusterfs --slurm >/dev/null
+	@tests/box/box.sh howto
+
+box-down:
+	tests/box/box.sh down
 
 # The job scripts' chain on a real Slurm that the test starts itself (tests/slurm/chain.t, root,
 # ~6 minutes: a 3-minute study through jobs of a 1-minute limit), too slow for make check's 20

@@ -7,12 +7,13 @@
 #
 #   box.sh up --nodes N --link-mbit R [--slow NODE=R2 ...] [--server-mbit S]
 #             [--fs glusterfs|moosefs|cephfs|orangefs|none] [--bricks B] [--converged]
-#             [--racks K --uplink-mbit U] [--disk-mibps D] [--delay-ms L]
-#   box.sh exec NODE -- CMD...      run CMD on NODE (n1..nN, head or server)
+#             [--racks K --uplink-mbit U] [--disk-mibps D] [--delay-ms L] [--slurm]
+#   box.sh exec NODE -- CMD...      run CMD on NODE (n1..nN, head or server; --slurm: sbatch in head)
 #   box.sh hostfile [--nodes K] [--slots S]   a hostfile of the first K nodes (default all, 4 slots)
 #   box.sh mpirun ARGS...           mpirun across the nodes (the box's hostfile unless ARGS name hosts)
 #   box.sh down                     remove everything (idempotent)
 #   box.sh status                   what is up
+#   box.sh howto                    how to submit the job scripts to a box up with --slurm
 # and, for tests:
 #   box.sh rate NODE|server|rK MBIT|off reshape a link, or rack K's uplink (both directions)
 #   box.sh cut NODE | mend NODE         cut / restore the path between NODE and the server
@@ -28,7 +29,7 @@
 #             receives (a node's reads), tc tbf on NAME's eth0 what it sends (racks.sh: the
 #             backbone, the nodes' ports on rack switches box-rK); --delay-ms: netem on each
 #             of them too, L ms each way per link
-#   box-head  10.77.0.1   where mpirun runs (unshaped)
+#   box-head  10.77.0.1   where mpirun runs (unshaped); --slurm: munged and slurmctld (box_slurm.sh)
 #   box-srv   10.77.0.2   the storage server: every file system daemon (none when converged)
 #   box-nK    10.77.0.(10+K)  client node nK
 # While a box is up the root namespace carries `unreachable 10.77.0.0/24`, so a box address used
@@ -54,7 +55,7 @@ BOX_FS_DAEMONS=""
 say() { echo "box: $*" >&2; }
 step() { [ -z "${BOX_VERBOSE:-}" ] || say "$1: $(since "$2") s"; }
 die() { say "$*"; exit 1; }
-usage() { say "$*"; sed -n '3,25p' "$0" >&2; exit 2; }
+usage() { say "$*"; sed -n '3,26p' "$0" >&2; exit 2; }
 t() { timeout "${T:-60}" "$@"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -77,7 +78,7 @@ leftovers() {
 
 cmd_up() {
 	local nodes="" link="" slow="" server=off fs=glusterfs bricks="" conv=0 n s start left
-	local racks=0 uplink="" disk=off delay=0
+	local racks=0 uplink="" disk=off delay=0 slurm=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--nodes) nodes=${2:-} && shift 2 ;;
@@ -91,6 +92,7 @@ cmd_up() {
 		--uplink-mbit) uplink=${2:-} && shift 2 ;;
 		--disk-mibps) disk=${2:-} && shift 2 ;;
 		--delay-ms) delay=${2:-} && shift 2 ;;
+		--slurm) slurm=1 && shift ;;
 		*) usage "up: unknown argument '$1'" ;;
 		esac || usage "up: $1 needs a value"
 	done
@@ -131,13 +133,14 @@ cmd_up() {
 	mkdir -p "$RUN" "$B/fs" "$B/log" "$B/img" && : >"$RUN/pids" && : >"$RUN/loops"
 	printf 'nodes=%s\nlink_mbit=%s\nslow=%s\nserver_mbit=%s\nfs=%s\nbricks=%s\nconverged=%s\n' \
 		"$nodes" "$link" "${slow# }" "$server" "$fs" "$bricks" "$conv" >"$RUN/state"
-	printf 'racks=%s\nuplink_mbit=%s\ndisk_mibps=%s\ndelay_ms=%s\n' "$racks" "${uplink:-off}" \
-		"$disk" "$delay" >>"$RUN/state"
+	printf 'racks=%s\nuplink_mbit=%s\ndisk_mibps=%s\ndelay_ms=%s\nslurm=%s\n' "$racks" \
+		"${uplink:-off}" "$disk" "$delay" "$slurm" >>"$RUN/state"
 	net_up || up_failed
 	ns_up || up_failed
 	fs_hook up || up_failed
 	[ "$disk" = off ] || cmd_diskcap "$disk" || { WHY="cannot cap the storage's reads (diskcap)"; up_failed; }
 	mpi_up || up_failed
+	[ "$slurm" = 0 ] || slurm_up || up_failed
 	trap - INT TERM
 	echo "up=$(since "$start")" >>"$RUN/state"
 	cmd_summary
@@ -161,13 +164,15 @@ cmd_summary() {
 		"links $(state link_mbit) Mbit/s${slow:+ (slow: $slow)}, server link" \
 		"$([ "$server" = off ] && echo unshaped || echo "$server Mbit/s"), $(state fs)" \
 		"$([ "$(state fs)" = none ] || echo "($(state bricks) bricks$([ "$(state converged)" != 1 ] ||
-			echo ", converged: one on every node")) at $B/fs")$(racks_summary)"
+			echo ", converged: one on every node")) at $B/fs")$(racks_summary)$(
+		[ "$(state slurm)" != 1 ] || echo ", Slurm (slurmctld in head, slurmd on n1-n$(state nodes))")"
 }
 
 cmd_down() {
 	local start n p pids left
 	start=$(now)
 	[ "$(id -u)" -eq 0 ] || die "down needs root"
+	slurm_down
 	# 1. whatever runs in the nodes and the head (ranks, daemons of mpirun, shells of exec),
 	#    but the file system clients, which go with their mounts
 	pids=""
@@ -250,6 +255,7 @@ main() {
 	up) cmd_up "$@" ;;
 	down) cmd_down ;;
 	status) cmd_status ;;
+	howto) need_up && slurm_howto ;;
 	exec) cmd_exec "$@" ;;
 	hostfile) need_up && cmd_hostfile "$@" ;;
 	mpirun) cmd_mpirun "$@" ;;

@@ -23,6 +23,7 @@ cmd_exec() {
 	check_node "$n"
 	shift 2
 	fs_hook env
+	slurm_env
 	case "$n" in
 	server | srv) exec nsenter --net=/run/netns/box-srv -- "$@" ;;
 	head) exec nsenter --net=/run/netns/box-head --mount="$B/ns/head.mnt" --wd="$PWD" -- "$@" ;;
