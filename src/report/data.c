@@ -312,13 +312,13 @@ static void json_cell(FILE *out, const struct rp_run *r, const struct report_cel
 }
 
 /* A phase: its attributes under their HDF5 names, then figures derived from its records. */
-static void json_phase(FILE *out, const struct phase_data *pd)
+static void json_phase(FILE *out, const struct phase_data *pd, double local)
 {
 	const struct phase_info *p = &pd->info;
 	struct phase_summary s;
 	struct phase_provenance from;
 	analyze_phase(pd, &s);
-	analyze_provenance(pd, &from);
+	analyze_provenance_at(pd, local, &from);
 	fputs("{", out);
 	json_kint(out, "index", p->index, 1);
 	for (int k = 0; k < SWEEP_NKEYS; k++)
@@ -531,7 +531,7 @@ static int json_run(FILE *out, const struct rp_run *r, struct pf_err *e)
 	fputs("},\n   \"phases\": [", out);
 	for (size_t i = 0; i < r->run->nphases; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		json_phase(out, &r->run->phases[i]);
+		json_phase(out, &r->run->phases[i], r->local);
 	}
 	fputs("]}", out);
 	return 0;

@@ -26,6 +26,7 @@ struct rp_run {
 	struct report_attrib attrib;   /* by node and storage target */
 	const struct ceil_hw *hw;      /* NULL: no ceilings */
 	const char *hw_note;           /* where the hardware figures came from */
+	double local;                  /* share of a node's reads from its own server (0: none) */
 	char stem[96];                 /* file name stem of its charts */
 };
 /* (report.c) */
@@ -56,7 +57,8 @@ int rp_text_nodes(FILE *out, const struct rp_run *r, enum report_format f, struc
 int rp_text_slow_nodes(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_memory(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
-int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f, struct pf_err *e);
+int rp_text_phases(FILE *out, const struct run_data *run, double local, enum report_format f,
+		   struct pf_err *e);
 /* (text_targets.c) the storage targets, node x target, and who is slow */
 int rp_text_targets(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 const char *rp_state_note(enum cache_state s);

@@ -155,7 +155,7 @@ int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, 
 	return tbl_print(out, &t, f, e);
 }
 
-static void details_row(struct tbl *t, const struct phase_data *pd)
+static void details_row(struct tbl *t, const struct phase_data *pd, double local)
 {
 	const struct phase_info *p = &pd->info;
 	struct phase_summary s;
@@ -183,7 +183,7 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 	tbl_num(t, 6, s.read_s);
 	tbl_num(t, 6, s.close_s);
 	tbl_num(t, 1, p->resident_fraction * 100);
-	analyze_provenance(pd, &from);
+	analyze_provenance_at(pd, local, &from);
 	if (isnan(from.fraction))
 		tbl_add(t, "%s", from.verdict);
 	else
@@ -197,8 +197,8 @@ static void details_row(struct tbl *t, const struct phase_data *pd)
 			p->flags[0] ? " !" : "", p->flags);
 }
 
-int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f,
-			 struct pf_err *e)
+int rp_text_phases(FILE *out, const struct run_data *run, double local, enum report_format f,
+		   struct pf_err *e)
 {
 	static const char *const head[] = {
 		"phase", "data set", "readers/node", "backend", "transfer", "order", "cache", "rep",
@@ -210,7 +210,7 @@ int rp_text_phases(FILE *out, const struct run_data *run, enum report_format f,
 	for (size_t i = 0; i < t.ncols; i++)
 		tbl_add(&t, "%s", head[i]);
 	for (size_t i = 0; i < run->nphases; i++)
-		details_row(&t, &run->phases[i]);
+		details_row(&t, &run->phases[i], local);
 	rp_heading(out, f, 2, "phases (times summed over ranks)");
 	if (tbl_print(out, &t, f, e) != 0)
 		return -1;

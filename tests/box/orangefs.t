@@ -10,7 +10,8 @@
 #     link-bound: each node reads 1/S of its data from its own server without its link, so the
 #     bytes on its link are (S-1)/S of what it read (within 2%), the aggregate is N x goodput x
 #     S/(S-1) (within 10%; within 5% is a TODO: 91.4-95.3% measured), the report's ceiling the
-#     same (data_on_compute_nodes) and its limit "reader links"; every node's storage capped at
+#     same (data_on_compute_nodes) and its limit "reader links", its verdict on where the bytes
+#     came from "storage" (the own stripe, which crossed no link, is not cache); every node's storage capped at
 #     D: the aggregate S x D (within 5%), limit "server disks"; both uplinks at 16 Mbit/s: the
 #     aggregate 4 x an uplink's goodput (within 20%; 5% a TODO), the report's ceiling that
 #     (within 5%), limit "rack uplinks"; down leaves nothing.
@@ -138,6 +139,10 @@ st=0
 [ "$(echo "$R" | wc -w)" -eq $N ] || st=1
 for r in $R; do within "$r" "$(awk -v n=$N 'BEGIN { print (n - 1) / n }')" 0.02 || st=1; done
 ok_status $st "converged: a node's own stripe does not cross its link: (S-1)/S of its reads do (within 2%)"
+F=$(rep_json "$SCRATCH/c.h5" "d['cells'][0]['bytes_from'] + ' ' + str(d['cells'][0]['from_storage_fraction'])")
+figure "converged: where the report says the bytes came from" "$F"
+case "$F" in "storage "*) st=0 ;; *) st=1 ;; esac
+ok_status $st "converged: the report's verdict is storage (a node's own stripe is local storage, not cache)"
 within "$b" "$WANT" 0.10
 ok_status $? "converged, link-bound: the aggregate is N x goodput x S/(S-1) (within 10%)"
 within "$b" "$WANT" 0.05
