@@ -7,6 +7,7 @@
 #   make fuzz                 fuzz the config loader and the report's reader (clang, libFuzzer)
 #   make box-check            the truth tests in a cluster in a box (root; see README)
 #   make box-demo             GlusterFS against MooseFS in a cluster in a box, one HTML report
+#   make box-reference        the reference study's shape, scaled, on converged OrangeFS in a box
 # On a cluster, build against the loaded modules:
 #   make MPICC=cc HDF5_CFLAGS=-I$$HDF5_DIR/include HDF5_LIBS="-L$$HDF5_DIR/lib -lhdf5"
 
@@ -165,7 +166,7 @@ DEB_BOX_PACKAGES = glusterfs-server glusterfs-client moosefs-master moosefs-chun
 CHECK_BOX ?= 0
 BOX_TESTS = $(shell [ "$(CHECK_BOX)" = 1 ] && [ "$$(id -u)" = 0 ] && [ -c /dev/fuse ] && \
               unshare --net true 2>/dev/null && echo tests/box/*.t)
-.PHONY: box-check box-demo
+.PHONY: box-check box-demo box-reference
 box-check: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
 	$(MAKE) all
@@ -175,6 +176,12 @@ box-demo: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
 	$(MAKE) all
 	PFSREAD=$(CURDIR)/build/pfsread tests/box/demo.sh
+
+# ~8 minutes once OrangeFS is built (the first box builds it, ~4 more): tests/box/reference.sh
+box-reference: deps
+	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
+	$(MAKE) all
+	PFSREAD=$(CURDIR)/build/pfsread tests/box/reference.sh
 
 # The job scripts' chain on a real Slurm that the test starts itself (tests/slurm/chain.t, root,
 # ~6 minutes: a 3-minute study through jobs of a 1-minute limit), too slow for make check's 20

@@ -14,7 +14,9 @@
 #     came from "storage" (the own stripe, which crossed no link, is not cache); every node's storage capped at
 #     D: the aggregate S x D (within 5%), limit "server disks"; both uplinks at 16 Mbit/s: the
 #     aggregate 4 x an uplink's goodput (within 20%; 5% a TODO), the report's ceiling that
-#     (within 5%), limit "rack uplinks"; down leaves nothing.
+#     (within 5%), limit "rack uplinks"; files of one data file each (a directory hint), node
+#     3's storage alone capped: the report names n3's server as the slow target, no node; down
+#     leaves nothing.
 #  3. (first) --converged with GlusterFS is a usage error: not built (docs/box.md says why).
 . "$(dirname "$0")/boxlib.sh"
 
@@ -194,6 +196,35 @@ if [ -f "$SCRATCH/d.yaml" ]; then
 	within "$(rep_json "$SCRATCH/u.h5" "d['cells'][0]['ceiling']['MBps']")" "$WANT" 0.05 &&
 		[ "$(rep_json "$SCRATCH/u.h5" "d['cells'][0]['ceiling']['limit']")" = "rack uplinks" ]
 	ok_status $? "2 racks, tight uplinks: the report's ceiling is the same, limit \"rack uplinks\""
+fi
+# one server's storage capped alone. A file striped over every server is as slow as the
+# slowest of them, whatever node reads it: which server is slow cannot show in the files'
+# times. So this data set's directory holds one data file per file (OrangeFS's directory hint
+# user.pvfs2.num_dfiles, which its subdirectories inherit): each file on one server, n3's
+# storage capped: the report names n3's server as the slow target, no node
+if [ -d /sys/fs/cgroup/blkio ]; then
+	"$BOX" exec n1 -- mkdir -p /box/fs/one &&
+		"$BOX" exec n1 -- pvfs2-xattr -s -k user.pvfs2.num_dfiles -v 1 /box/fs/one >/dev/null
+	ok_status $? "a directory whose files each sit on one server (user.pvfs2.num_dfiles 1)"
+	box_config "$SCRATCH/one.yaml" one /box/fs/one/s "{name: s, file_size: 2MiB, file_count: 32}" \
+		"sweep: {readers_per_node: [1]}" "repetitions: 1" "cache: fadvise"
+	check "one: generate" bmpi n1,n2,n3,n4 1 "$PFSREAD" generate "$SCRATCH/one.yaml"
+	check "n3's storage alone capped at 4 MiB/s" "$BOX" diskcap 4 3
+	"$BOX" cold one
+	check "one: a cold run" bmpi n1,n2,n3,n4 1 "$PFSREAD" run "$SCRATCH/one.yaml"
+	"$BOX" diskcap off
+	T=$(targets "$SCRATCH/one.h5" | tr '\n' ' ')
+	figure "one data file per file: targets" "$T"
+	[ "$(echo "$T" | wc -w)" -eq $N ] && ! echo "$T" | grep -q ,
+	ok_status $? "every file on one server, every server holding files"
+	st=$(rep_json "$SCRATCH/one.h5" "d['attribution']['slow_targets']")
+	sn=$(rep_json "$SCRATCH/one.h5" "d['attribution']['slow_nodes']")
+	figure "n3's storage capped: the report's verdict" \
+		"$(rep_json "$SCRATCH/one.h5" "d['attribution']['verdict']")"
+	[ "$st" = "['10.77.0.13:3334']" ]
+	ok_status $? "one server capped: the report names n3's server (10.77.0.13:3334) as the slow target ($st)"
+	[ "$sn" = "[]" ]
+	ok_status $? "... and no node (slow nodes: $sn)"
 fi
 box_down_clean "converged OrangeFS: down leaves nothing"
 
