@@ -65,18 +65,22 @@ measure() {
 	"$BOX" cold c
 	sampler >"$SCRATCH/$1.samples" &
 	sp=$!
-	ip netns exec box-n1 ping -i 0.2 -D 10.77.0.13 >"$SCRATCH/$1.ping" 2>&1 &
+	nsenter --net=/run/netns/box-n1 ping -i 0.2 -D 10.77.0.13 >"$SCRATCH/$1.ping" 2>&1 &
 	pp=$!
 	sleep 2
 	sed -e "s/^name: c/name: $1/" "$SCRATCH/c.yaml" >"$SCRATCH/$1.yaml"
 	check "$1: a cold run" bmpi n1,n2,n3,n4 1 "$PFSREAD" run "$SCRATCH/$1.yaml"
 	sleep 1
-	kill $sp $pp
+	kill $sp $pp 2>/dev/null
 	wait $sp $pp 2>/dev/null
+	cp "$SCRATCH/$1.samples" "$SCRATCH/$1.ping" "${OFSGAP_KEEP:-/tmp}/" 2>/dev/null
 	"$PYTHON" - "$SCRATCH/$1" "$1" "$G" <<'PY'
 import json, statistics, subprocess, sys
 base, name, g = sys.argv[1], sys.argv[2], float(sys.argv[3])
-rows = [list(map(float, l.split())) for l in open(base + ".samples") if len(l.split()) == 1 + 8 + 8 + 4]
+def num(x):  # tc's backlog: 0, 1234, 67K, 1M
+    m = {"K": 1e3, "M": 1e6}.get(x[-1:], 1)
+    return float(x[:-1] if m != 1 else x) * m
+rows = [list(map(num, l.split())) for l in open(base + ".samples") if len(l.split()) == 1 + 8 + 8 + 4]
 # the run's interval: the samples where the nodes received at least a tenth of a link
 busy = [i for i in range(1, len(rows)) if sum(rows[i][1 + 2 * k] - rows[i - 1][1 + 2 * k] for k in range(4)) /
         (rows[i][0] - rows[i - 1][0]) > 0.1 * g * 1e6 / 8]
