@@ -56,11 +56,13 @@ sed -e "s|^results: .*|results: $OUT/{name}.h5|" \
 	"$CONF" >"$WORK/ref.yaml"
 rm -f "$OUT/reference-study-box.h5"
 s=$(now)
-bmpi "$PFSREAD" generate "$WORK/ref.yaml" >"$WORK/gen.log" 2>&1 || { tail "$WORK/gen.log"; exit 1; }
+bmpi "$PFSREAD" generate "$WORK/ref.yaml" >"$WORK/gen.log" 2>&1 ||
+	{ grep -m 5 '^pfsread' "$WORK/gen.log"; tail -n 5 "$WORK/gen.log"; exit 1; }
 echo "generate: $(since "$s") s"
 "$BOX" cold reference
 s=$(now)
-bmpi "$PFSREAD" run "$WORK/ref.yaml" >"$WORK/run.log" 2>&1 || { tail -n 30 "$WORK/run.log"; exit 1; }
+bmpi "$PFSREAD" run "$WORK/ref.yaml" >"$WORK/run.log" 2>&1 ||
+	{ grep -m 5 '^pfsread' "$WORK/run.log"; tail -n 30 "$WORK/run.log"; exit 1; }
 echo "run: $(since "$s") s"
 "$BOX" down >/dev/null || exit 1
 UP=0
