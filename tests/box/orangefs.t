@@ -233,13 +233,15 @@ if [ -d /sys/fs/cgroup/blkio ]; then
 		fail "a converged OrangeFS box, a file on one server: $BOX_WHY"
 		done_testing
 	fi
-	box_config "$SCRATCH/one.yaml" one /box/fs/one "{name: s, file_size: 2MiB, file_count: 32}" \
+	# 4 files of each server per node, n3's 16 MiB at 2 MiB/s: 8 s against 2 for the rest
+	box_config "$SCRATCH/one.yaml" one /box/fs/one "{name: s, file_size: 1MiB, file_count: 64}" \
 		"sweep: {readers_per_node: [1]}" "repetitions: 1" "cache: fadvise"
 	check "one: generate" bmpi n1,n2,n3,n4 1 "$PFSREAD" generate "$SCRATCH/one.yaml"
-	check "n3's storage alone capped at 4 MiB/s" "$BOX" diskcap 4 3
+	check "n3's storage alone capped at 2 MiB/s" "$BOX" diskcap 2 3
 	"$BOX" cold one
 	check "one: a cold run" bmpi n1,n2,n3,n4 1 "$PFSREAD" run "$SCRATCH/one.yaml"
 	"$BOX" diskcap off
+	[ -z "${BOX_KEEP:-}" ] || cp "$SCRATCH/one.h5" "$BOX_KEEP"/
 	T=$(targets "$SCRATCH/one.h5" | tr '\n' ' ')
 	figure "a file on one server: targets" "$T"
 	[ "$(echo "$T" | wc -w)" -eq $N ] && ! echo "$T" | grep -q ,
