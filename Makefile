@@ -9,6 +9,7 @@
 #   make box-check            the truth tests in a cluster in a box (root; see README)
 #   make box-demo             GlusterFS against MooseFS in a cluster in a box, one HTML report
 #   make box-shell            a 3-node box with Slurm to submit the job scripts to (make box-down)
+#   make box-reference        the reference study's shape, scaled, on converged OrangeFS in a box
 # On a cluster, build against the loaded modules:
 #   make MPICC=cc HDF5_CFLAGS=-I$$HDF5_DIR/include HDF5_LIBS="-L$$HDF5_DIR/lib -lhdf5"
 
@@ -174,7 +175,7 @@ DEB_BOX_PACKAGES = glusterfs-server glusterfs-client moosefs-master moosefs-chun
                    moosefs-client moosefs-cli iperf3 xfsprogs e2fsprogs python3-h5py gnuplot-nox
 CHECK_BOX ?= 1
 BOX_TESTS = $(if $(filter 1,$(CHECK_BOX)),$(wildcard tests/box/*.t))
-.PHONY: box-check box-demo box-shell box-down
+.PHONY: box-check box-demo box-shell box-down box-reference
 box-check: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
 	$(MAKE) all
@@ -197,6 +198,12 @@ box-shell: deps
 
 box-down:
 	tests/box/box.sh down
+
+# ~8 minutes once OrangeFS is built (the first box builds it, ~4 more): tests/box/reference.sh
+box-reference: deps
+	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
+	$(MAKE) all
+	PFSREAD=$(CURDIR)/build/pfsread tests/box/reference.sh
 
 # The job scripts' chain on a real Slurm that the test starts itself (tests/slurm/chain.t, root,
 # ~6 minutes: a 3-minute study through jobs of a 1-minute limit), too slow for make check's 20

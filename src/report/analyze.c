@@ -179,6 +179,11 @@ size_t analyze_file_times(const struct phase_data *pd, double *secs)
 
 void analyze_provenance(const struct phase_data *pd, struct phase_provenance *p)
 {
+	analyze_provenance_at(pd, 0, p);
+}
+
+void analyze_provenance_at(const struct phase_data *pd, double local, struct phase_provenance *p)
+{
 	const char *desc = pd->info.provenance;
 	enum prov_kind kind = prov_kind_of(desc);
 	memset(p, 0, sizeof *p);
@@ -192,6 +197,12 @@ void analyze_provenance(const struct phase_data *pd, struct phase_provenance *p)
 			break;
 		}
 		p->from_storage += kind == PROV_DISK ? r->storage_read_bytes : r->net_rx_bytes;
+	}
+	if (kind == PROV_NET && local > 0 && local < 1) {
+		p->from_storage = prov_net_storage(p->from_storage, local);
+		size_t at = strlen(p->why);
+		snprintf(p->why + at, sizeof p->why - at, ", / %.3g: %.3g%% of the data is on the "
+			 "reader's own node (its own server, no link)", 1 - local, local * 100);
 	}
 	p->fraction = prov_verdict(kind, pd->info.bytes, p->from_storage, p->verdict,
 				   sizeof p->verdict);

@@ -204,8 +204,8 @@ static int rc_work_alloc(struct rc_work *w, size_t nphases, int nnodes)
 
 /* Each cell's verdict on where its bytes came from, over all its phases: unknown when any
  * phase's is. One pass over the phases; from_storage holds the sums until the verdicts. */
-static int cells_provenance(const struct run_data *run, struct report_cell *c, long n,
-			    const long *cell)
+static int cells_provenance(const struct run_data *run, double local, struct report_cell *c,
+			    long n, const long *cell)
 {
 	uint64_t *sums = n > 0 ? calloc((size_t)n * 2, sizeof *sums) : NULL; /* bytes, storage */
 	if (n > 0 && sums == NULL)
@@ -216,7 +216,7 @@ static int cells_provenance(const struct run_data *run, struct report_cell *c, l
 		struct phase_provenance p;
 		if (cell[i] < 0)
 			continue;
-		analyze_provenance(&run->phases[i], &p);
+		analyze_provenance_at(&run->phases[i], local, &p);
 		if (isnan(p.fraction))
 			c[cell[i]].from_storage = 1;
 		sums[2 * cell[i]] += run->phases[i].info.bytes;
@@ -232,6 +232,11 @@ static int cells_provenance(const struct run_data *run, struct report_cell *c, l
 
 long report_cells(const struct run_data *run, struct report_cell **cells)
 {
+	return report_cells_at(run, 0, cells);
+}
+
+long report_cells_at(const struct run_data *run, double local, struct report_cell **cells)
+{
 	struct rc_work w = {0};
 	struct report_cell *c = run->nphases ? calloc(run->nphases, sizeof *c) : NULL;
 	long n = 0;
@@ -241,7 +246,7 @@ long report_cells(const struct run_data *run, struct report_cell **cells)
 		return -1;
 	}
 	n = cells_assign(run, c, w.cell);
-	if (n > 0 && cells_provenance(run, c, n, w.cell) != 0)
+	if (n > 0 && cells_provenance(run, local, c, n, w.cell) != 0)
 		n = -1;
 	for (size_t i = 0; i < run->nphases; i++) {
 		int readers = 0, reader_nodes = 0;

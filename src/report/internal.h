@@ -26,6 +26,7 @@ struct rp_run {
 	struct report_attrib attrib;   /* by node and storage target */
 	const struct ceil_hw *hw;      /* NULL: no ceilings */
 	const char *hw_note;           /* where the hardware figures came from */
+	double local;                  /* share of a node's reads from its own server (0: none) */
 	char stem[96];                 /* file name stem of its charts */
 	enum units_rate units;         /* how its rates are shown (report --units) */
 };

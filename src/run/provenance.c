@@ -38,6 +38,14 @@ double prov_verdict(enum prov_kind kind, uint64_t bytes, uint64_t from_storage, 
 	return f;
 }
 
+uint64_t prov_net_storage(uint64_t rx, double local)
+{
+	if (!(local > 0 && local < 1))
+		return rx;
+	double b = (double)rx / (1 - local);
+	return b >= 18e18 ? UINT64_MAX : (uint64_t)llround(b);
+}
+
 enum prov_kind prov_kind_of(const char *desc)
 {
 	if (strcmp(desc, "read_bytes") == 0)

@@ -53,6 +53,12 @@ int prov_parse_io(const char *text, uint64_t *read_bytes, uint64_t *rchar);
 double prov_verdict(enum prov_kind kind, uint64_t bytes, uint64_t from_storage, char *out,
 		    size_t len);
 
+/* The bytes from storage that rx, the bytes a node received, stand for when a share local
+ * (0 <= local < 1) of what the node reads comes from a server on the node itself (data on
+ * the compute nodes: its own stripe is read through loopback and crosses no link): rx /
+ * (1 - local). local outside [0, 1) counts rx as it is. Pure. */
+uint64_t prov_net_storage(uint64_t rx, double local);
+
 /* The kind a recorded description names ("read_bytes" -> PROV_DISK, "net rx of ..." ->
  * PROV_NET, else PROV_UNKNOWN). Pure. */
 enum prov_kind prov_kind_of(const char *desc);

@@ -6,7 +6,8 @@
 # servers (pvfs2-server, each a data and a metadata server on a capped image of its own) run
 # on the server (--bricks of them, a port each) or, converged, one on every node; every node
 # mounts it at /box/fs with the FUSE client pvfs2fuse (no kernel module), files striped over
-# all servers in 64 KiB units (OrangeFS's default). The hooks box.sh calls: fs_orangefs_prepare
+# all servers in 64 KiB units (OrangeFS's default; BOX_ORANGEFS_DFILES=K: over K of them, the
+# file system's DefaultNumDFiles, in turn from file to file). The hooks box.sh calls: fs_orangefs_prepare
 # (the build, before anything of the box exists), fs_orangefs_up, fs_orangefs_env (what
 # pvfs2-viewdist needs to name a file's servers: pfsread's storage targets).
 
@@ -62,7 +63,8 @@ ofs_conf() {
 		$1 == "DataStorageSpace" && cur != "" { print "\tDataStorageSpace " B "/srv/brick" cur "/ofs/data"; next }
 		$1 == "MetadataStorageSpace" && cur != "" { print "\tMetadataStorageSpace " B "/srv/brick" cur "/ofs/meta"; next }
 		$1 == "LogFile" && cur != "" { print "\tLogFile " B "/log/ofs-server" cur ".log"; next }
-		{ print }' B="$B" "$d/servers" "$d/fs.conf.gen" >"$d/fs.conf" || return 1
+		$1 == "<FileSystem>" && k != "" { print; print "\tDefaultNumDFiles " k; next }
+		{ print }' B="$B" k="${BOX_ORANGEFS_DFILES:-}" "$d/servers" "$d/fs.conf.gen" >"$d/fs.conf" || return 1
 	awk '$1 == "Alias" { print $2, $3 }' "$d/fs.conf" >"$d/aliases"
 	[ "$(wc -l <"$d/aliases")" -eq "$(wc -l <"$d/servers")" ]
 }

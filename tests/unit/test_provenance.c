@@ -117,6 +117,48 @@ static void test_phase(void)
 	   "a mount the run could not place: unknown, with its reason");
 }
 
+/* Data on the compute nodes, striped over 4 servers, one on each node: a node reads a quarter
+ * of its data from its own server through loopback, so only 3/4 of it crosses its link. */
+static void test_converged(void)
+{
+	struct phase_data pd;
+	struct rank_rec r[4];
+	struct phase_provenance p;
+
+	ok(prov_net_storage(750, 0.25) == 1000, "3/4 received over the link: 1000 from storage");
+	ok(prov_net_storage(750, 0) == 750 && prov_net_storage(750, 1) == 750 &&
+	   prov_net_storage(750, -0.5) == 750 && prov_net_storage(750, NAN) == 750,
+	   "no local share (or a nonsensical one): the bytes received as they are");
+
+	make_phase(&pd, r, "net rx of eth0", 4000);
+	for (int i = 0; i < 4; i++)
+		r[i].storage_read_bytes = 0;
+	r[0].net_rx_bytes = 1520; /* (S-1)/S of the node's 2000, and headers */
+	r[2].net_rx_bytes = 1520;
+	analyze_provenance(&pd, &p);
+	ok(strcmp(p.verdict, "mixed: 24% from cache") == 0,
+	   "converged, no local share given: the own stripe looks like cache (%s)", p.verdict);
+	analyze_provenance_at(&pd, 0.25, &p);
+	ok(strcmp(p.verdict, "storage") == 0 && p.fraction == 1 && p.from_storage == 4053,
+	   "converged, a quarter local: storage (%s, %llu B)", p.verdict,
+	   (unsigned long long)p.from_storage);
+	ok(strstr(p.why, "net rx of eth0, / 0.75: 25% of the data is on the reader's own node") ==
+		   p.why, "... saying so: %s", p.why);
+
+	r[0].net_rx_bytes = 0; /* node 0 served from its page cache */
+	r[2].net_rx_bytes = 0;
+	analyze_provenance_at(&pd, 0.25, &p);
+	ok(strcmp(p.verdict, "cache") == 0, "converged, nothing received: still cache (%s)",
+	   p.verdict);
+
+	make_phase(&pd, r, "read_bytes", 4000);
+	for (int i = 0; i < 4; i++)
+		r[i].storage_read_bytes = 750;
+	analyze_provenance_at(&pd, 0.25, &p);
+	ok(p.from_storage == 3000, "local disks' read_bytes are not scaled (%llu)",
+	   (unsigned long long)p.from_storage);
+}
+
 /* Two repetitions of one cell: one from storage, one from the cache; then one unknown. */
 static void test_cells(void)
 {
@@ -148,6 +190,19 @@ static void test_cells(void)
 	ok(n == 1 && strcmp(cells[0].from, "unknown") == 0 && isnan(cells[0].from_storage),
 	   "a cell with an unknown phase: unknown");
 	free(cells);
+	for (int k = 0; k < 2; k++) {
+		snprintf(pd[k].info.provenance, sizeof pd[k].info.provenance, "net rx of eth0");
+		for (int i = 0; i < 4; i++)
+			r[k][i].net_rx_bytes = i % 2 == 0 ? 1500 : 0;
+	}
+	n = report_cells(&run, &cells);
+	ok(n == 1 && strcmp(cells[0].from, "mixed: 25% from cache") == 0,
+	   "converged, no local share: %s", n == 1 ? cells[0].from : "-");
+	free(cells);
+	n = report_cells_at(&run, 0.25, &cells);
+	ok(n == 1 && strcmp(cells[0].from, "storage") == 0,
+	   "converged, a quarter on the node's own server: %s", n == 1 ? cells[0].from : "-");
+	free(cells);
 }
 
 int main(void)
@@ -155,6 +210,7 @@ int main(void)
 	test_parse();
 	test_verdict();
 	test_phase();
+	test_converged();
 	test_cells();
 	return tap_done();
 }
