@@ -55,4 +55,10 @@ bare=$(find tests -name '*.t' -o -name '*.sh' | sort | xargs grep -nE \
 ok_status $? "no shell test calls the bare ok"
 [ -z "$bare" ] || printf '%s\n' "$bare" | sed 's/^/#   /' | head -n 20
 
+# prove runs each test file itself (make check: --exec ''): one without its execute bit stops
+# the whole run with "Could not execute"
+noexec=$(find tests -name '*.t' ! -perm -u+x | sort)
+[ -z "$noexec" ]
+ok_status $? "every test file is executable${noexec:+: not }$(echo $noexec)"
+
 done_testing
