@@ -240,44 +240,6 @@ static void calib_range(struct tbl *t, const struct calib_spread *s, enum units_
 		tbl_add(t, "-");
 }
 
-/* The " MB/s" that starts the first match of at in line renamed " MiB/s" in place, for a
- * line calibrate's helpers word in MB/s whose figures were converted already. */
-static void calib_unit_rename(char *line, size_t len, enum units_rate u, const char *where)
-{
-	char *at = strstr(line, where);
-	if (u != UNITS_RATE_BINARY || at == NULL || strlen(line) + 2 >= len)
-		return;
-	memmove(at + strlen(" MiB/s"), at + strlen(" MB/s"), strlen(at + strlen(" MB/s")) + 1);
-	memcpy(at, " MiB/s", strlen(" MiB/s"));
-}
-
-/* calib_spread_text of s in unit u. */
-static char *calib_unit_spread(const struct calib_spread *s, enum units_rate u, char *buf,
-			       size_t len)
-{
-	struct calib_spread v = *s;
-	v.median = units_rate(v.median, u);
-	v.min = units_rate(v.min, u);
-	v.max = units_rate(v.max, u);
-	calib_spread_text(&v, buf, len);
-	calib_unit_rename(buf, len, u, " MB/s");
-	return buf;
-}
-
-/* calib_warning for figure f of c, its range in unit u: calibrate words it in MB/s, so for
- * binary units the range is converted and its unit renamed (the ratio is the same). */
-static int calib_unit_warning(enum calib_figure f, const struct calib_data *c, uint64_t bytes,
-			      enum units_rate u, char *line, size_t len)
-{
-	struct calib_spread s = c->spread[f];
-	s.min = units_rate(s.min, u);
-	s.max = units_rate(s.max, u);
-	if (!calib_warning(f, &s, bytes, c->llc_bytes, line, len))
-		return 0;
-	calib_unit_rename(line, len, u, " MB/s over ");
-	return 1;
-}
-
 /* The read through the file system: every step, where the rate stopped rising, the figure
  * with its spread (and each node's when there are several), a warning when it is not stable. */
 static void calib_fs(FILE *out, const struct calib_data *c, enum units_rate u,
@@ -299,11 +261,11 @@ static void calib_fs(FILE *out, const struct calib_data *c, enum units_rate u,
 		units_format_size_binary(c->fs_bytes, size, sizeof size), units_rate_name(u), steps,
 		c->fs_flat ? "the rate stopped rising (a rise under 10% is none) at"
 			   : "the last step (the most ranks a node has):", last, last == 1 ? "" : "s",
-		calib_unit_spread(&c->fs_spread, u, spread, sizeof spread), c->fs_readers,
+		calib_spread_text(&c->fs_spread, u, spread, sizeof spread), c->fs_readers,
 		c->fs_readers == 1 ? "" : "s");
 	for (int n = 0; c->nnodes > 1 && n < c->nnodes; n++)
 		rp_para(out, f, "read through the file system, node %d (%s): %s", n, c->nodes[n].host,
-			calib_unit_spread(&c->nodes[n].fs_spread, u, spread, sizeof spread));
+			calib_spread_text(&c->nodes[n].fs_spread, u, spread, sizeof spread));
 	if (!c->fs_flat && c->fs_nsteps == 1)
 		rp_para(out, f, "warning: the read through the file system was tried with 1 "
 			"reader/node only (one rank per node): the figure is a floor; give more "
@@ -316,7 +278,7 @@ static void calib_fs(FILE *out, const struct calib_data *c, enum units_rate u,
 		rp_para(out, f, "warning: the read through the file system is not stable: %s, "
 			"above %.2f: the machine or the file system is busy: calibrate again when "
 			"it is quiet, or with more --repetitions",
-			calib_unit_spread(&c->fs_spread, u, spread, sizeof spread), CALIB_WIDE);
+			calib_spread_text(&c->fs_spread, u, spread, sizeof spread), CALIB_WIDE);
 }
 
 int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum report_format f,
@@ -359,7 +321,8 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum
 	}
 	int rc = tbl_print(out, &t, f, e);
 	for (int k = 0; rc == 0 && k < CALIB_NFIG; k++) {
-		if (!calib_unit_warning((enum calib_figure)k, c, bytes[k], u, line, sizeof line))
+		if (!calib_warning((enum calib_figure)k, &c->spread[k], bytes[k], c->llc_bytes, u, line,
+				   sizeof line))
 			continue;
 		if (f == REPORT_TEXT || f == REPORT_TEXT_WIDE)
 			fprintf(out, "%s\n", line); /* one line, for grep; it names no file */

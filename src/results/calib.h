@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "util/units.h"
 #include "results/results.h"
 
 #define CALIB_SCHEMA_VERSION 2 /* 2: repetitions (version 1 files are read: one each) */
@@ -132,16 +133,17 @@ void calib_spread_of(const double *v, size_t n, struct calib_spread *s);
 /* 1 when s's repetitions are wider apart than CALIB_WIDE (max/min), else 0. */
 int calib_spread_wide(const struct calib_spread *s);
 
-/* "563 MB/s (median of 5: 540-590, max/min 1.09)", or "563 MB/s (one measurement)" for n 1;
- * "-" when nothing was measured. Returns buf. */
-char *calib_spread_text(const struct calib_spread *s, char *buf, size_t len);
+/* "563 MB/s (median of 5: 540-590, max/min 1.09)", or "563 MB/s (one measurement)" for n 1,
+ * the figures in unit u; "-" when nothing was measured. Returns buf. */
+char *calib_spread_text(const struct calib_spread *s, enum units_rate u, char *buf, size_t len);
 
 /* The one-line warning for figure f when its spread is wide (calib_spread_wide), naming what
  * may make it so: bytes per measurement below what caches hold (for the disk CALIB_DISK_MIN,
  * for memory copy four times cache_bytes, the CPU's last-level cache; 0: unknown), else a
- * busy machine. buf gets "" and 0 is returned when the figure is stable; 1 otherwise. */
+ * busy machine, its range in unit u. buf gets "" and 0 is returned when the figure is
+ * stable; 1 otherwise. */
 int calib_warning(enum calib_figure f, const struct calib_spread *s, uint64_t bytes,
-		  uint64_t cache_bytes, char *buf, size_t len);
+		  uint64_t cache_bytes, enum units_rate u, char *buf, size_t len);
 
 /* 1 when a step's rate now is a rise on the best before it (above CALIB_FS_RISE times it, or
  * the first finite one), else 0: the readers stop doubling. */

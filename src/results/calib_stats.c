@@ -44,15 +44,17 @@ int calib_spread_wide(const struct calib_spread *s)
 	return s->n >= 2 && (!(s->min > 0) || s->ratio > CALIB_WIDE);
 }
 
-char *calib_spread_text(const struct calib_spread *s, char *buf, size_t len)
+char *calib_spread_text(const struct calib_spread *s, enum units_rate u, char *buf, size_t len)
 {
 	if (s->n < 1)
 		snprintf(buf, len, "-");
 	else if (s->n == 1)
-		snprintf(buf, len, "%.6g MB/s (one measurement)", s->median);
+		snprintf(buf, len, "%.6g %s (one measurement)", units_rate(s->median, u),
+			 units_rate_name(u));
 	else
-		snprintf(buf, len, "%.6g MB/s (median of %d: %.1f-%.1f, max/min %.2f)", s->median,
-			 s->n, s->min, s->max, s->ratio);
+		snprintf(buf, len, "%.6g %s (median of %d: %.1f-%.1f, max/min %.2f)",
+			 units_rate(s->median, u), units_rate_name(u), s->n, units_rate(s->min, u),
+			 units_rate(s->max, u), s->ratio);
 	return buf;
 }
 
@@ -80,7 +82,7 @@ static void calib_why(enum calib_figure f, uint64_t bytes, uint64_t cache_bytes,
 }
 
 int calib_warning(enum calib_figure f, const struct calib_spread *s, uint64_t bytes,
-		  uint64_t cache_bytes, char *buf, size_t len)
+		  uint64_t cache_bytes, enum units_rate u, char *buf, size_t len)
 {
 	char why[320];
 	buf[0] = '\0';
@@ -88,9 +90,10 @@ int calib_warning(enum calib_figure f, const struct calib_spread *s, uint64_t by
 		return 0;
 	calib_why(f, bytes, cache_bytes, why, sizeof why);
 	if (s->min > 0)
-		snprintf(buf, len, "warning: the %s figure is not stable: %.1f-%.1f MB/s over %d "
-			 "repetitions (max/min %.2f, above %.2f): %s", calib_figure_name(f), s->min,
-			 s->max, s->n, s->ratio, CALIB_WIDE, why);
+		snprintf(buf, len, "warning: the %s figure is not stable: %.1f-%.1f %s over %d "
+			 "repetitions (max/min %.2f, above %.2f): %s", calib_figure_name(f),
+			 units_rate(s->min, u), units_rate(s->max, u), units_rate_name(u), s->n,
+			 s->ratio, CALIB_WIDE, why);
 	else
 		snprintf(buf, len, "warning: the %s figure is not stable: a repetition measured "
 			 "nothing: %s", calib_figure_name(f), why);

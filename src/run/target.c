@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -285,12 +286,13 @@ static int tg_answer(struct target_ctx *c, char *out, size_t len, double until)
 	}
 }
 
-/* Local disk and memory file systems by statfs's f_type (ext2/3/4, xfs, btrfs, tmpfs): their
- * answer is their device's, found without any extended attribute (target_lookup: statfs,
- * stat and sysfs), nothing that a hung daemon could hold. */
+/* Local disk and memory file systems by statfs's f_type: their answer is their device's,
+ * found without any extended attribute (target_lookup: statfs, stat and sysfs), nothing that
+ * a hung daemon could hold. */
 static int tg_local_type(uint32_t type)
 {
-	return type == 0xEF53u || type == 0x58465342u || type == 0x9123683Eu || type == 0x01021994u;
+	return type == EXT4_SUPER_MAGIC || type == XFS_SUPER_MAGIC || type == BTRFS_SUPER_MAGIC ||
+	       type == TMPFS_MAGIC;
 }
 
 /* The answer for path asked in the rank itself, with one stat, when it lies on the local

@@ -54,13 +54,13 @@ static void test_text(void)
 	const double v[] = {540, 563, 590, 550, 570};
 	struct calib_spread s;
 	calib_spread_of(v, 5, &s);
-	ok(strcmp(calib_spread_text(&s, buf, sizeof buf),
+	ok(strcmp(calib_spread_text(&s, UNITS_RATE_DECIMAL, buf, sizeof buf),
 		  "563 MB/s (median of 5: 540.0-590.0, max/min 1.09)") == 0, "text: '%s'", buf);
 	calib_spread_of(v, 1, &s);
-	ok(strcmp(calib_spread_text(&s, buf, sizeof buf), "540 MB/s (one measurement)") == 0,
+	ok(strcmp(calib_spread_text(&s, UNITS_RATE_DECIMAL, buf, sizeof buf), "540 MB/s (one measurement)") == 0,
 	   "text of one: '%s'", buf);
 	calib_spread_of(v, 0, &s);
-	ok(strcmp(calib_spread_text(&s, buf, sizeof buf), "-") == 0, "text of none: '-'");
+	ok(strcmp(calib_spread_text(&s, UNITS_RATE_DECIMAL, buf, sizeof buf), "-") == 0, "text of none: '-'");
 }
 
 static void test_warning(void)
@@ -69,10 +69,10 @@ static void test_warning(void)
 	const double calm[] = {540, 563, 580}, wild[] = {210, 563, 400, 300, 500};
 	struct calib_spread s;
 	calib_spread_of(calm, 3, &s);
-	ok(calib_warning(CALIB_DISK, &s, 1ull << 30, 0, buf, sizeof buf) == 0 && buf[0] == '\0',
+	ok(calib_warning(CALIB_DISK, &s, 1ull << 30, 0, UNITS_RATE_DECIMAL, buf, sizeof buf) == 0 && buf[0] == '\0',
 	   "a stable figure: no warning");
 	calib_spread_of(wild, 5, &s);
-	ok(calib_warning(CALIB_DISK, &s, 64ull << 20, 0, buf, sizeof buf) == 1, "wide: a warning");
+	ok(calib_warning(CALIB_DISK, &s, 64ull << 20, 0, UNITS_RATE_DECIMAL, buf, sizeof buf) == 1, "wide: a warning");
 	diag("%s", buf);
 	ok(strstr(buf, "warning: the disk figure is not stable: 210.0-563.0 MB/s over 5 repetitions "
 		       "(max/min 2.68, above 1.10)") == buf,
@@ -81,17 +81,17 @@ static void test_warning(void)
 		   strstr(buf, "--disk-size 1 GiB"),
 	   "a disk read below 256 MiB: the drive's cache, and the size to give");
 	ok(strchr(buf, '\n') == NULL, "one line");
-	ok(calib_warning(CALIB_DISK, &s, 1ull << 30, 0, buf, sizeof buf) == 1 &&
+	ok(calib_warning(CALIB_DISK, &s, 1ull << 30, 0, UNITS_RATE_DECIMAL, buf, sizeof buf) == 1 &&
 		   strstr(buf, "the machine is busy") && !strstr(buf, "cache"),
 	   "a large disk read: a busy machine");
-	ok(calib_warning(CALIB_MEMCPY, &s, 8ull << 20, 32ull << 20, buf, sizeof buf) == 1 &&
+	ok(calib_warning(CALIB_MEMCPY, &s, 8ull << 20, 32ull << 20, UNITS_RATE_DECIMAL, buf, sizeof buf) == 1 &&
 		   strstr(buf, "memory copy figure") && strstr(buf, "CPU's 32 MiB cache") &&
 		   strstr(buf, "--mem-size 128 MiB"),
 	   "a copy below 4 x the last-level cache: that cache, and the size to give");
-	ok(calib_warning(CALIB_MEMCPY, &s, 256ull << 20, 32ull << 20, buf, sizeof buf) == 1 &&
+	ok(calib_warning(CALIB_MEMCPY, &s, 256ull << 20, 32ull << 20, UNITS_RATE_DECIMAL, buf, sizeof buf) == 1 &&
 		   strstr(buf, "busy"),
 	   "a copy of 8 x the cache: a busy machine");
-	ok(calib_warning(CALIB_LINK, &s, 64ull << 20, 0, buf, sizeof buf) == 1 &&
+	ok(calib_warning(CALIB_LINK, &s, 64ull << 20, 0, UNITS_RATE_DECIMAL, buf, sizeof buf) == 1 &&
 		   strstr(buf, "the link figure is not stable"),
 	   "the link figure by name");
 }
