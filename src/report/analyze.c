@@ -177,12 +177,7 @@ size_t analyze_file_times(const struct phase_data *pd, double *secs)
 	return n;
 }
 
-void analyze_provenance(const struct phase_data *pd, struct phase_provenance *p)
-{
-	analyze_provenance_at(pd, 0, p);
-}
-
-void analyze_provenance_at(const struct phase_data *pd, double local, struct phase_provenance *p)
+void analyze_provenance(const struct phase_data *pd, double local, struct phase_provenance *p)
 {
 	const char *desc = pd->info.provenance;
 	enum prov_kind kind = prov_kind_of(desc);

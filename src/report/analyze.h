@@ -62,14 +62,11 @@ struct phase_provenance {
 };
 
 /* The verdict on pd: "unknown" when the file predates the counters, the run found none for
- * its mount, or a rank that read could not read its counters. */
-void analyze_provenance(const struct phase_data *pd, struct phase_provenance *p);
-
-/* The same where a share local of each node's reads comes from a server on the node itself
- * (ceiling_local_share: data on the compute nodes): the bytes received count for 1 - local
- * of the bytes from storage (prov_net_storage), so a node's own stripe is storage, not cache.
- * local 0 is analyze_provenance. */
-void analyze_provenance_at(const struct phase_data *pd, double local, struct phase_provenance *p);
+ * its mount, or a rank that read could not read its counters. local is the share of each
+ * node's reads that comes from a server on the node itself (ceiling_local_share: data on the
+ * compute nodes; 0 none): the bytes received then count for 1 - local of the bytes from
+ * storage (prov_net_storage), so a node's own stripe is storage, not cache. */
+void analyze_provenance(const struct phase_data *pd, double local, struct phase_provenance *p);
 
 /* Stonewall bytes: the bytes of files (file records) done by time t, pro rata as above. */
 double analyze_bytes_by(const struct file_rec *files, size_t n, double t);

@@ -216,7 +216,7 @@ static int cells_provenance(const struct run_data *run, double local, struct rep
 		struct phase_provenance p;
 		if (cell[i] < 0)
 			continue;
-		analyze_provenance_at(&run->phases[i], local, &p);
+		analyze_provenance(&run->phases[i], local, &p);
 		if (isnan(p.fraction))
 			c[cell[i]].from_storage = 1;
 		sums[2 * cell[i]] += run->phases[i].info.bytes;
@@ -230,12 +230,7 @@ static int cells_provenance(const struct run_data *run, double local, struct rep
 	return 0;
 }
 
-long report_cells(const struct run_data *run, struct report_cell **cells)
-{
-	return report_cells_at(run, 0, cells);
-}
-
-long report_cells_at(const struct run_data *run, double local, struct report_cell **cells)
+long report_cells(const struct run_data *run, double local, struct report_cell **cells)
 {
 	struct rc_work w = {0};
 	struct report_cell *c = run->nphases ? calloc(run->nphases, sizeof *c) : NULL;

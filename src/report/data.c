@@ -356,7 +356,7 @@ static void json_phase(FILE *out, const struct rp_run *r, const struct phase_dat
 	struct phase_summary s;
 	struct phase_provenance from;
 	analyze_phase(pd, &s);
-	analyze_provenance_at(pd, r->local, &from);
+	analyze_provenance(pd, r->local, &from);
 	fputs("{", out);
 	json_kint(out, "index", p->index, 1);
 	for (int k = 0; k < SWEEP_NKEYS; k++)

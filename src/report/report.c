@@ -65,7 +65,7 @@ int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_
 	r->hw_note = hw_note;
 	r->local = hw != NULL ? ceiling_local_share(hw, run->nnodes) : 0;
 	r->nodes = calloc(run->nnodes > 0 ? (size_t)run->nnodes : 1, sizeof *r->nodes);
-	if (r->nodes == NULL || (r->ncells = report_cells_at(run, r->local, &r->cells)) < 0 ||
+	if (r->nodes == NULL || (r->ncells = report_cells(run, r->local, &r->cells)) < 0 ||
 	    (r->nsizes = report_size_classes(run, &r->sizes)) < 0 ||
 	    report_stragglers(run, RP_SLOW, r->slow_nodes, &r->nslow_nodes, r->slow_files,
 			      &r->nslow_files, r->nodes) != 0 ||

@@ -74,12 +74,10 @@ struct report_cell {
 };
 
 /* Group run's completed phases into cells, in first-seen order. *cells is malloc'ed (NULL when
- * there are none). Returns the number of cells, or -1 on allocation failure. */
-long report_cells(const struct run_data *run, struct report_cell **cells);
-/* The same where a share local of each node's reads comes from its own node's server (data on
- * the compute nodes): the cells' verdicts on where their bytes came from count it as storage
- * (analyze_provenance_at). local 0 is report_cells. */
-long report_cells_at(const struct run_data *run, double local, struct report_cell **cells);
+ * there are none). Returns the number of cells, or -1 on allocation failure. local: the share
+ * of each node's reads from its own node's server (0 none), counted as storage in the cells'
+ * verdicts on where their bytes came from (analyze_provenance). */
+long report_cells(const struct run_data *run, double local, struct report_cell **cells);
 
 /* The ceiling of cell c on hardware hw for a run of run_nodes nodes: fills c's ceiling figures
  * and, when r is not NULL, every limit considered. */

@@ -238,7 +238,7 @@ static void provenance_notes(FILE *out, const struct rp_run *r, enum report_form
 	size_t storage = 0;
 	if (r->run->nphases == 0 || r->ncells == 0)
 		return; /* no phase counts: no verdict, not even "every cell" of none */
-	analyze_provenance_at(&r->run->phases[0], r->local, &p);
+	analyze_provenance(&r->run->phases[0], r->local, &p);
 	for (long i = 0; i < r->ncells; i++)
 		storage += strcmp(r->cells[i].from, "storage") == 0;
 	if (storage == (size_t)r->ncells) {
@@ -252,7 +252,7 @@ static void provenance_notes(FILE *out, const struct rp_run *r, enum report_form
 			continue;
 		if (strcmp(c->from, "unknown") == 0) {
 			for (size_t k = 0; k < r->run->nphases; k++) {
-				analyze_provenance_at(&r->run->phases[k], r->local, &p);
+				analyze_provenance(&r->run->phases[k], r->local, &p);
 				if (isnan(p.fraction) && strcmp(r->run->phases[k].info.sweep.dataset,
 								c->sweep.dataset) == 0)
 					break;

@@ -183,7 +183,7 @@ static void details_row(struct tbl *t, const struct rp_run *r, const struct phas
 	tbl_num(t, 6, s.read_s);
 	tbl_num(t, 6, s.close_s);
 	tbl_num(t, 1, p->resident_fraction * 100);
-	analyze_provenance_at(pd, r->local, &from);
+	analyze_provenance(pd, r->local, &from);
 	if (isnan(from.fraction))
 		tbl_add(t, "%s", from.verdict);
 	else

@@ -73,14 +73,14 @@ static void test_phase(void)
 	for (int i = 0; i < 4; i++)
 		r[i].storage_read_bytes = 1000;
 	r[0].net_rx_bytes = 99999; /* not the evidence for local data */
-	analyze_provenance(&pd, &p);
+	analyze_provenance(&pd, 0, &p);
 	ok(p.from_storage == 4000 && strcmp(p.verdict, "storage") == 0,
 	   "local: every rank's read_bytes (%llu): %s", (unsigned long long)p.from_storage,
 	   p.verdict);
 
 	make_phase(&pd, r, "read_bytes", 4000);
 	r[1].storage_read_bytes = 2000;
-	analyze_provenance(&pd, &p);
+	analyze_provenance(&pd, 0, &p);
 	ok(strcmp(p.verdict, "mixed: 50% from cache") == 0, "local, half from disk: %s", p.verdict);
 
 	make_phase(&pd, r, "net rx of eth0", 4000);
@@ -88,31 +88,31 @@ static void test_phase(void)
 	r[2].net_rx_bytes = 2100;
 	for (int i = 0; i < 4; i++)
 		r[i].storage_read_bytes = 0; /* a FUSE client's reads are its daemon's */
-	analyze_provenance(&pd, &p);
+	analyze_provenance(&pd, 0, &p);
 	ok(p.from_storage == 4200 && strcmp(p.verdict, "storage") == 0 &&
 	   fabs(p.fraction - 1) < 1e-12, "remote: the leaders' bytes received: %s", p.verdict);
 
 	make_phase(&pd, r, "net rx of eth0", 4000);
 	r[0].net_rx_bytes = 10;
 	r[2].counted = 0; /* a leader that could not read its counters */
-	analyze_provenance(&pd, &p);
+	analyze_provenance(&pd, 0, &p);
 	ok(strcmp(p.verdict, "unknown") == 0 && strstr(p.why, "rank 2") != NULL,
 	   "remote, a leader uncounted: unknown (%s), not cache", p.why);
 
 	make_phase(&pd, r, "read_bytes", 4000);
 	r[3].counted = 0;
 	r[3].bytes = 0; /* read nothing: its counters do not matter */
-	analyze_provenance(&pd, &p);
+	analyze_provenance(&pd, 0, &p);
 	ok(strcmp(p.verdict, "cache") == 0, "local, an idle rank uncounted: still %s", p.verdict);
 
 	make_phase(&pd, r, "", 4000);
-	analyze_provenance(&pd, &p);
+	analyze_provenance(&pd, 0, &p);
 	ok(strcmp(p.verdict, "unknown") == 0 && strstr(p.why, "schema 3") != NULL,
 	   "a file older than the counters: unknown (%s)", p.why);
 
 	make_phase(&pd, r, "unknown: fuse.faultfs from faultfs: no local disk, no server placed",
 		   4000);
-	analyze_provenance(&pd, &p);
+	analyze_provenance(&pd, 0, &p);
 	ok(strcmp(p.verdict, "unknown") == 0 && strncmp(p.why, "unknown: fuse", 13) == 0,
 	   "a mount the run could not place: unknown, with its reason");
 }
@@ -135,10 +135,10 @@ static void test_converged(void)
 		r[i].storage_read_bytes = 0;
 	r[0].net_rx_bytes = 1520; /* (S-1)/S of the node's 2000, and headers */
 	r[2].net_rx_bytes = 1520;
-	analyze_provenance(&pd, &p);
+	analyze_provenance(&pd, 0, &p);
 	ok(strcmp(p.verdict, "mixed: 24% from cache") == 0,
 	   "converged, no local share given: the own stripe looks like cache (%s)", p.verdict);
-	analyze_provenance_at(&pd, 0.25, &p);
+	analyze_provenance(&pd, 0.25, &p);
 	ok(strcmp(p.verdict, "storage") == 0 && p.fraction == 1 && p.from_storage == 4053,
 	   "converged, a quarter local: storage (%s, %llu B)", p.verdict,
 	   (unsigned long long)p.from_storage);
@@ -147,14 +147,14 @@ static void test_converged(void)
 
 	r[0].net_rx_bytes = 0; /* node 0 served from its page cache */
 	r[2].net_rx_bytes = 0;
-	analyze_provenance_at(&pd, 0.25, &p);
+	analyze_provenance(&pd, 0.25, &p);
 	ok(strcmp(p.verdict, "cache") == 0, "converged, nothing received: still cache (%s)",
 	   p.verdict);
 
 	make_phase(&pd, r, "read_bytes", 4000);
 	for (int i = 0; i < 4; i++)
 		r[i].storage_read_bytes = 750;
-	analyze_provenance_at(&pd, 0.25, &p);
+	analyze_provenance(&pd, 0.25, &p);
 	ok(p.from_storage == 3000, "local disks' read_bytes are not scaled (%llu)",
 	   (unsigned long long)p.from_storage);
 }
@@ -181,12 +181,12 @@ static void test_cells(void)
 	run.phases = pd;
 	run.nphases = 2;
 	run.nnodes = 2;
-	long n = report_cells(&run, &cells);
+	long n = report_cells(&run, 0, &cells);
 	ok(n == 1 && strcmp(cells[0].from, "mixed: 50% from cache") == 0,
 	   "a cell over a cold and a warm repetition: %s", n == 1 ? cells[0].from : "-");
 	free(cells);
 	pd[1].info.provenance[0] = '\0';
-	n = report_cells(&run, &cells);
+	n = report_cells(&run, 0, &cells);
 	ok(n == 1 && strcmp(cells[0].from, "unknown") == 0 && isnan(cells[0].from_storage),
 	   "a cell with an unknown phase: unknown");
 	free(cells);
@@ -195,11 +195,11 @@ static void test_cells(void)
 		for (int i = 0; i < 4; i++)
 			r[k][i].net_rx_bytes = i % 2 == 0 ? 1500 : 0;
 	}
-	n = report_cells(&run, &cells);
+	n = report_cells(&run, 0, &cells);
 	ok(n == 1 && strcmp(cells[0].from, "mixed: 25% from cache") == 0,
 	   "converged, no local share: %s", n == 1 ? cells[0].from : "-");
 	free(cells);
-	n = report_cells_at(&run, 0.25, &cells);
+	n = report_cells(&run, 0.25, &cells);
 	ok(n == 1 && strcmp(cells[0].from, "storage") == 0,
 	   "converged, a quarter on the node's own server: %s", n == 1 ? cells[0].from : "-");
 	free(cells);

@@ -94,7 +94,7 @@ static int near(double a, double b)
 static void test_cells(const struct run_data *run)
 {
 	struct report_cell *c = NULL;
-	long n = report_cells(run, &c);
+	long n = report_cells(run, 0, &c);
 	ok(n == 5, "5 cells: 2 data sets x 2 readers posix, 1 mmap (got %ld)", n);
 	/* means and extremes worked out by hand from bw[][][] */
 	const struct {
@@ -128,7 +128,7 @@ static void test_cells(const struct run_data *run)
 	struct report_cell dummy;
 	memset(&empty, 0, sizeof empty);
 	c = &dummy; /* must be overwritten */
-	ok(report_cells(&empty, &c) == 0 && c == NULL, "no phases: no cells");
+	ok(report_cells(&empty, 0, &c) == 0 && c == NULL, "no phases: no cells");
 }
 
 /* The whole of f (rewound) as a NUL-terminated string. */

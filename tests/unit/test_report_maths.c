@@ -181,7 +181,7 @@ static const struct report_cell *cell(const struct report_cell *c, long n, const
 static void test_cells(const struct run_data *run)
 {
 	struct report_cell *c = NULL;
-	long n = report_cells(run, &c);
+	long n = report_cells(run, 0, &c);
 	ok(n == 4, "4 cells: big cold, big mixed, small, big with cache none (got %ld)", n);
 	const struct report_cell *k = cell(c, n, "big", "drop", CACHE_COLD);
 	/* 166.667 and 250: mean 208.333, sd 83.333 / sqrt 2 = 58.926, ci 12.706 x 58.926 / sqrt 2 */
@@ -226,7 +226,7 @@ static void test_repetitions(void)
 		many[i] = phases[0];
 		many[i].info.repetition = i < 5 ? i : 2 * i; /* 1-5, then 11, 13, ..., 79 */
 	}
-	long n = report_cells(&run, &c);
+	long n = report_cells(&run, 0, &c);
 	ok(n == 1 && strncmp(c[0].repetitions, "1-5,11,13,", 10) == 0 &&
 		   strcmp(c[0].repetitions + strlen(c[0].repetitions) - 3, "...") == 0 &&
 		   strlen(c[0].repetitions) < sizeof c[0].repetitions,
@@ -366,7 +366,7 @@ static void test_nonsense(void)
 	ok(report_stragglers(&run, 2, sn, &nn, sf, &nf, nodes) == 0 && nn == 0,
 	   "stragglers of nonsense: none, no crash");
 	struct report_cell *c = NULL;
-	ok(report_cells(&run, &c) == 1, "a cell all the same");
+	ok(report_cells(&run, 0, &c) == 1, "a cell all the same");
 	free(c);
 }
 
