@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "cmd/calibrate_fs.h"
+#include "cmd/calibrate_read.h"
 #include "cmd/calibrate_mem.h"
 #include "results/calib.h"
 
@@ -35,7 +36,7 @@
 #include "util/units.h"
 #include "util/safe.h"
 
-#define CAL_CHUNK (4u << 20)  /* bytes per read or write call */
+#define CAL_CHUNK CALRD_CHUNK /* bytes per write call; the buffer calrd_all reads into */
 #define CAL_NOTE 256
 /* smaller data set files are not read: a temporary file of --disk-size is (the disk rule) */
 #define CAL_MIN_DATASET_FILE CALIB_DISK_MIN
@@ -121,27 +122,6 @@ static int cal_parse(int argc, char **argv, struct cal_opts *o, struct pf_err *e
 
 /* ---- disk: one large sequential read ---- */
 
-/* Read len bytes of fd from offset 0 in CAL_CHUNK calls; returns bytes read or -errno. */
-static int64_t cal_read_all(int fd, void *buf, uint64_t len)
-{
-	uint64_t done = 0;
-	while (done < len) {
-		size_t want = len - done < CAL_CHUNK ? (size_t)(len - done) : CAL_CHUNK;
-		want = (want + 4095) / 4096 * 4096; /* whole blocks; the tail may come back short */
-		if (stop_signal() != 0)
-			return -EINTR; /* a signal: no figure, and promptly */
-		ssize_t n = pread(fd, buf, want, (off_t)done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (uint64_t)n;
-	}
-	return (int64_t)(done < len ? done : len);
-}
-
 /* A data set file of at least CAL_MIN_DATASET_FILE bytes (one per node, spread over the
  * data set), or "" when there is none. */
 static void cal_dataset_file(const struct experiment *x, int node, char *path, size_t len,
@@ -201,25 +181,19 @@ static int cal_make_temp(const char *path, void *buf, uint64_t len, struct pf_er
  * how much of the file is in the page cache still (m->resident keeps the most). */
 static int cal_open_read(const char *path, uint64_t len, struct cal_mine *m, struct pf_err *e)
 {
-	int fd = open(path, O_RDONLY | O_DIRECT);
+	int direct;
 	uint64_t in = 0;
-	snprintf(m->method, sizeof m->method, "O_DIRECT");
-	if (fd < 0 && errno == EINVAL) {
-		fd = open(path, O_RDONLY);
-		snprintf(m->method, sizeof m->method, "buffered after POSIX_FADV_DONTNEED");
-		if (fd >= 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) {
-			close(fd);
-			return pf_fail_errno(e, errno, "dropping %s from the cache", path);
-		}
-		if (fd >= 0 && cache_resident(path, 0, len, 0, &in, e) != 0) {
-			close(fd);
-			return -1;
-		}
-		if (len > 0 && (double)in / (double)len > m->resident)
-			m->resident = (double)in / (double)len;
-	}
+	int fd = calrd_open(path, &direct);
 	if (fd < 0)
-		return pf_fail_errno(e, errno, "cannot open %s", path);
+		return pf_fail_errno(e, errno, "cannot open %s or drop it from the cache", path);
+	snprintf(m->method, sizeof m->method, "%s",
+		 direct ? "O_DIRECT" : "buffered after POSIX_FADV_DONTNEED");
+	if (!direct && cache_resident(path, 0, len, 0, &in, e) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (!direct && len > 0 && (double)in / (double)len > m->resident)
+		m->resident = (double)in / (double)len;
 	return fd;
 }
 
@@ -231,7 +205,7 @@ static int cal_time_read(const char *path, void *buf, uint64_t len, struct cal_m
 	if (fd < 0)
 		return -1;
 	double t0 = MPI_Wtime();
-	int64_t got = cal_read_all(fd, buf, len);
+	int64_t got = calrd_all(fd, buf, len);
 	double t1 = MPI_Wtime();
 	if (close(fd) != 0 && got >= 0)
 		got = -errno;

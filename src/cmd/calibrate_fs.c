@@ -18,10 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/calibrate_read.h"
 #include "dataset/dataset.h"
 #include "util/stop.h"
-
-#define CALFS_CHUNK (4u << 20) /* bytes per read call */
 
 /* What one rank did in one repetition, as rank 0 gathers it. */
 struct calfs_rank {
@@ -62,46 +61,17 @@ int calfs_check(const struct experiment *x, const struct calfs_opts *o, struct p
 	return 0;
 }
 
-/* Open path for a read that the page cache does not serve. */
-static int calfs_open(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECT);
-	if (fd < 0 && errno == EINVAL) {
-		fd = open(path, O_RDONLY);
-		if (fd >= 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) {
-			int err = errno;
-			close(fd);
-			errno = err;
-			return -1;
-		}
-	}
-	return fd;
-}
-
 /* Read up to want bytes of one file into buf; *got adds what came. Returns 0 or an errno. */
 static int calfs_file(const char *path, uint64_t want, char *buf, uint64_t *got)
 {
-	int fd = calfs_open(path), err = 0;
+	int direct;
+	int fd = calrd_open(path, &direct);
 	if (fd < 0)
 		return errno;
-	for (uint64_t done = 0; done < want && err == 0;) {
-		size_t n = want - done < CALFS_CHUNK ? (size_t)(want - done) : CALFS_CHUNK;
-		n = (n + 4095) / 4096 * 4096; /* whole blocks: O_DIRECT; the tail comes back short */
-		if (stop_signal() != 0)
-			err = EINTR;
-		ssize_t r = err ? 0 : pread(fd, buf, n, (off_t)done);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			err = errno;
-		else if (r == 0)
-			break;
-		else {
-			uint64_t use = (uint64_t)r < want - done ? (uint64_t)r : want - done;
-			done += use;
-			*got += use;
-		}
-	}
+	int64_t n = calrd_all(fd, buf, want);
+	int err = n < 0 ? (int)-n : 0;
+	if (n > 0)
+		*got += (uint64_t)n;
 	if (close(fd) != 0 && err == 0)
 		err = errno;
 	return err;
@@ -269,7 +239,7 @@ int calfs_measure(const struct experiment *x, const struct calfs_opts *o,
 	if (MPI_Allreduce(&t->local_size, &s.per_node, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
 	    MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Allreduce failed");
-	if (posix_memalign(&buf, 4096, CALFS_CHUNK) != 0)
+	if (posix_memalign(&buf, 4096, CALRD_CHUNK) != 0)
 		ok = 0;
 	s.buf = buf;
 	if (t->rank == 0) {
