@@ -234,6 +234,10 @@ static int pe_hardware(const struct experiment *x, const char *calibration, stru
 			hw->node_link_MBps = c.link_MBps;
 		if (isfinite(c.memcpy_MBps) && c.memcpy_MBps > 0)
 			hw->node_memcpy_MBps = c.memcpy_MBps;
+		if (isfinite(c.fs_read_MBps) && c.fs_read_MBps > 0) { /* calibrate --through-fs */
+			hw->node_fsread_MBps = c.fs_read_MBps;
+			hw->node_fsread_readers = c.fs_readers;
+		}
 		snprintf(note, PE_NOTE, "calibration %s (mean of %d node%s)", calibration, c.nnodes,
 			 c.nnodes == 1 ? "" : "s");
 		calib_free(&c);
@@ -245,6 +249,7 @@ static int pe_hardware(const struct experiment *x, const char *calibration, stru
 	pe_note(figures, "node disk", hw->node_disk_MBps);
 	pe_note(figures, "node link", hw->node_link_MBps);
 	pe_note(figures, "one reader", hw->reader_MBps);
+	pe_note(figures, "node read through the file system", hw->node_fsread_MBps);
 	pe_note(figures, "server disk", hw->server_disk_MBps);
 	pe_note(figures, "server link", hw->server_link_MBps);
 	pe_note(figures, "rack uplinks", hw->rack_uplink_MBps);

@@ -7,7 +7,8 @@
 # on a busy machine (8 ranks on 2 cores) still leaves the node's pipe full;
 # with a node cap of 100 and 2 ranks per node the rate still rises at the last step, and
 # calibrate says the figure is a floor. The report takes the figure as the per-node read
-# ceiling, labelled so (text, JSON). Usage errors: an unknown or ungenerated data set.
+# ceiling, labelled so (text, JSON), and plan --calibration estimates from it. Usage errors: an
+# unknown or ungenerated data set.
 . "$(dirname "$0")/lib.sh"
 
 "$PYTHON" -c 'import h5py, numpy' 2>/dev/null || skip_all "python3 with h5py is not installed"
@@ -62,6 +63,36 @@ assert int(g.attrs["fs_readers"]) in (2, 4), g.attrs["fs_readers"]
 reps = g["fs_read_MBps_reps"][()]
 assert reps.shape == (2, 3) and (reps >= 0.8 * 42).all() and (reps <= 42 * 1.02).all(), reps
 ' "$SCRATCH/fs.h5"
+
+# ---- plan's estimate takes the figure too. The shim caps the disk figure's reads as well
+# (one reader, 30 MB/s), so a copy of the calibration whose disks read 100 times faster leaves
+# the read through the file system as the first limit: 48 MiB over 2 nodes x the figure ----
+check "a copy of fs.h5 with fast disks (h5py)" "$PYTHON" -c '
+import h5py, shutil, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+g = h5py.File(sys.argv[2], "r+")["calibration"]
+for k in ("disk_MBps", "disk_MBps_reps"):
+    g[k][...] = g[k][()] * 100
+' "$SCRATCH/fs.h5" "$SCRATCH/fastdisk.h5"
+expect_status 0 "plan --calibration (fast disks)" "$PFSREAD" plan "$SCRATCH/fs.yaml" --ranks 8 \
+	--nodes 2 --calibration "$SCRATCH/fastdisk.h5"
+printf '%s\n' "$OUT" >"$SCRATCH/plan.txt"
+OUT=$(printf '%s\n' "$OUT" | tr '\n' ' ' | sed 's/  */ /g')
+contains "node read through the file system 4" "the estimate names the per-node read ceiling"
+contains "(first limit: node reads via the file system)" "and takes it as the first limit"
+check "the wide phase's estimate is its 48 MiB over the 2 nodes' figure (within 2%)" "$PYTHON" -c '
+import h5py, re, sys, numpy as np
+g = h5py.File(sys.argv[1], "r")["calibration"]
+fig = float(np.mean(np.median(g["fs_read_MBps_reps"][()], axis=1)))
+out = open(sys.argv[2]).read()
+m = re.search(r"node read through the file system ([0-9.]+) MB/s", out)
+assert m and abs(float(m.group(1)) - fig) <= 1e-3 * fig, (m and m.group(1), fig)
+ph = re.search(r"^ *([0-9]+) +wide ", out, re.M).group(1)
+v, u = re.search(r"^estimate phase " + ph + r": ([0-9.]+) (ms|s)$", out, re.M).groups()
+t = float(v) / (1000 if u == "ms" else 1)
+want = 48 * 2**20 / (2 * fig * 1e6)
+assert abs(t - want) <= 0.02 * want, (t, want)
+' "$SCRATCH/fs.h5" "$SCRATCH/plan.txt"
 
 # ---- the report: the per-node read ceiling ----
 check "report_h5.py writes results files (cold cells, 2 nodes)" \
