@@ -36,7 +36,7 @@
 #include "util/units.h"
 #include "util/safe.h"
 
-#define CAL_CHUNK CALRD_CHUNK /* bytes per write call; the buffer calrd_all reads into */
+#define CAL_CHUNK CALRD_CHUNK /* bytes per write call of the temporary file */
 #define CAL_NOTE 256
 /* smaller data set files are not read: a temporary file of --disk-size is (the disk rule) */
 #define CAL_MIN_DATASET_FILE CALIB_DISK_MIN
@@ -46,6 +46,7 @@ struct cal_opts {
 	int force;
 	int reps;
 	uint64_t disk_bytes, mem_bytes, msg_bytes;
+	uint64_t transfer;    /* bytes per read call of the disk figure (calrd_transfer) */
 	struct calfs_opts fs; /* --through-fs DATASET, --fs-size */
 };
 
@@ -179,15 +180,18 @@ static int cal_make_temp(const char *path, void *buf, uint64_t len, struct pf_er
 
 /* Open for the measurement: O_DIRECT, or buffered with the cache dropped when refused; then
  * how much of the file is in the page cache still (m->resident keeps the most). */
-static int cal_open_read(const char *path, uint64_t len, struct cal_mine *m, struct pf_err *e)
+static int cal_open_read(const char *path, uint64_t len, uint64_t transfer, struct cal_mine *m,
+			 struct pf_err *e)
 {
 	int direct;
 	uint64_t in = 0;
+	char size[32];
 	int fd = calrd_open(path, &direct);
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "cannot open %s or drop it from the cache", path);
-	snprintf(m->method, sizeof m->method, "%s",
-		 direct ? "O_DIRECT" : "buffered after POSIX_FADV_DONTNEED");
+	snprintf(m->method, sizeof m->method, "%s, %s reads",
+		 direct ? "O_DIRECT" : "buffered after POSIX_FADV_DONTNEED",
+		 units_format_size_binary(transfer, size, sizeof size));
 	if (!direct && cache_resident(path, 0, len, 0, &in, e) != 0) {
 		close(fd);
 		return -1;
@@ -198,14 +202,14 @@ static int cal_open_read(const char *path, uint64_t len, struct cal_mine *m, str
 }
 
 /* One repetition: the read of len bytes, timed, into *MBps. */
-static int cal_time_read(const char *path, void *buf, uint64_t len, struct cal_mine *m,
-			 double *MBps, struct pf_err *e)
+static int cal_time_read(const char *path, void *buf, uint64_t len, uint64_t transfer,
+			 struct cal_mine *m, double *MBps, struct pf_err *e)
 {
-	int fd = cal_open_read(path, len, m, e);
+	int fd = cal_open_read(path, len, transfer, m, e);
 	if (fd < 0)
 		return -1;
 	double t0 = MPI_Wtime();
-	int64_t got = calrd_all(fd, buf, len);
+	int64_t got = calrd_all(fd, buf, len, transfer);
 	double t1 = MPI_Wtime();
 	if (close(fd) != 0 && got >= 0)
 		got = -errno;
@@ -251,7 +255,8 @@ static int cal_disk(const struct experiment *x, const struct cal_opts *o, int no
 	uint64_t len = 0;
 	void *buf = NULL;
 	int temp = 0, rc = -1;
-	if (posix_memalign(&buf, 4096, CAL_CHUNK) != 0)
+	/* room for a write call of the temporary file and for a read call */
+	if (posix_memalign(&buf, 4096, o->transfer > CAL_CHUNK ? o->transfer : CAL_CHUNK) != 0)
 		buf = NULL;
 	if (buf == NULL)
 		pf_fail(e, PF_RUNTIME, "out of memory for the disk buffer");
@@ -264,7 +269,7 @@ static int cal_disk(const struct experiment *x, const struct cal_opts *o, int no
 		if (MPI_Barrier(leaders) != MPI_SUCCESS && rc == 0)
 			rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Barrier failed");
 		if (rc == 0)
-			rc = cal_time_read(path, buf, len, m, &m->disk_MBps[r], e);
+			rc = cal_time_read(path, buf, len, o->transfer, m, &m->disk_MBps[r], e);
 	}
 	if (temp && unlink(path) != 0 && rc == 0)
 		rc = pf_fail_errno(e, errno, "cannot remove %s", path);
@@ -599,7 +604,7 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 int calibrate_command(int argc, char **argv, const char *command_line, struct pf_err *e)
 {
 	struct cal_opts o = {NULL, NULL, 0, CALIB_REPS_DEFAULT, 4 * CALIB_DISK_MIN, 0,
-			     64ull << 20, {NULL, CALFS_BYTES_DEFAULT, CALIB_REPS_DEFAULT}};
+			     64ull << 20, 0, {NULL, CALFS_BYTES_DEFAULT, 0, CALIB_REPS_DEFAULT}};
 	const struct cfg_block *blocks[BACKEND_BLOCKS_MAX];
 	struct experiment x;
 	backend_config(blocks, BACKEND_BLOCKS_MAX);
@@ -607,6 +612,7 @@ int calibrate_command(int argc, char **argv, const char *command_line, struct pf
 		return -1;
 	if (o.mem_bytes == 0)
 		o.mem_bytes = calmem_default();
+	o.transfer = o.fs.transfer = calrd_transfer(&x);
 	if (calfs_check(&x, &o.fs, e) != 0) {
 		cfg_free(&x);
 		return -1;

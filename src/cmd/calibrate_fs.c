@@ -62,13 +62,14 @@ int calfs_check(const struct experiment *x, const struct calfs_opts *o, struct p
 }
 
 /* Read up to want bytes of one file into buf; *got adds what came. Returns 0 or an errno. */
-static int calfs_file(const char *path, uint64_t want, char *buf, uint64_t *got)
+static int calfs_file(const char *path, uint64_t want, uint64_t transfer, char *buf,
+		      uint64_t *got)
 {
 	int direct;
 	int fd = calrd_open(path, &direct);
 	if (fd < 0)
 		return errno;
-	int64_t n = calrd_all(fd, buf, want);
+	int64_t n = calrd_all(fd, buf, want, transfer);
 	int err = n < 0 ? (int)-n : 0;
 	if (n > 0)
 		*got += (uint64_t)n;
@@ -79,18 +80,19 @@ static int calfs_file(const char *path, uint64_t want, char *buf, uint64_t *got)
 
 /* One reader's share of one repetition: files first, first + stride, ... until bytes. */
 static void calfs_read(const struct experiment *x, const struct cfg_dataset *d, uint64_t first,
-		       uint64_t stride, uint64_t bytes, char *buf, struct calfs_rank *me)
+		       uint64_t stride, const struct calfs_opts *o, char *buf,
+		       struct calfs_rank *me)
 {
 	char path[CFG_PATH_MAX + 256];
 	uint64_t got = 0;
 	me->t0 = topology_clock();
-	for (uint64_t f = first % d->nfiles, i = 0; got < bytes && me->err == 0 && i < d->nfiles;
+	for (uint64_t f = first % d->nfiles, i = 0; got < o->bytes && me->err == 0 && i < d->nfiles;
 	     f = (f + stride) % d->nfiles, i++) {
-		uint64_t want = bytes - got < d->file_size ? bytes - got : d->file_size;
+		uint64_t want = o->bytes - got < d->file_size ? o->bytes - got : d->file_size;
 		if (dataset_file_path(x, d, f, path, sizeof path) != 0)
 			me->err = ENAMETOOLONG;
 		else
-			me->err = calfs_file(path, want, buf, &got);
+			me->err = calfs_file(path, want, o->transfer, buf, &got);
 	}
 	me->t1 = topology_clock();
 	me->bytes = (double)got;
@@ -149,7 +151,7 @@ static int calfs_step(struct calfs_run *s, int step, int k)
 		if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
 			return -1;
 		if (t->local_rank < k)
-			calfs_read(s->x, s->d, first, stride, s->o->bytes, s->buf, &me);
+			calfs_read(s->x, s->d, first, stride, s->o, s->buf, &me);
 		me.stop = stop_signal() != 0;
 		if (MPI_Gather(&me, sizeof me, MPI_BYTE, s->all, sizeof me, MPI_BYTE, 0,
 			       MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -239,7 +241,7 @@ int calfs_measure(const struct experiment *x, const struct calfs_opts *o,
 	if (MPI_Allreduce(&t->local_size, &s.per_node, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
 	    MPI_SUCCESS)
 		return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Allreduce failed");
-	if (posix_memalign(&buf, 4096, CALRD_CHUNK) != 0)
+	if (posix_memalign(&buf, 4096, o->transfer) != 0)
 		ok = 0;
 	s.buf = buf;
 	if (t->rank == 0) {

@@ -19,6 +19,7 @@
 struct calfs_opts {
 	const char *dataset; /* NULL: not measured */
 	uint64_t bytes;      /* read by each reader in each repetition */
+	uint64_t transfer;   /* bytes per read call (calrd_transfer) */
 	int reps;
 };
 

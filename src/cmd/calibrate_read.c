@@ -23,11 +23,20 @@ int calrd_open(const char *path, int *direct)
 	return fd;
 }
 
-int64_t calrd_all(int fd, void *buf, uint64_t len)
+uint64_t calrd_transfer(const struct experiment *x)
+{
+	uint64_t most = 4096;
+	for (size_t i = 0; i < x->ntransfers; i++)
+		if (x->transfer_sizes[i] > most)
+			most = x->transfer_sizes[i];
+	return (most + 4095) / 4096 * 4096;
+}
+
+int64_t calrd_all(int fd, void *buf, uint64_t len, uint64_t transfer)
 {
 	uint64_t done = 0;
 	while (done < len) {
-		size_t want = len - done < CALRD_CHUNK ? (size_t)(len - done) : CALRD_CHUNK;
+		size_t want = (size_t)(len - done < transfer ? len - done : transfer);
 		want = (want + 4095) / 4096 * 4096; /* whole blocks; the tail may come back short */
 		if (stop_signal() != 0)
 			return -EINTR; /* a signal: no figure, and promptly */

@@ -4,7 +4,8 @@
 # read made slow by the slow.c shim: the spread is wide on any machine), and the spread carried
 # into the ceilings of a report (text, JSON); a spread over 10% flagged and a ceiling the run
 # beats called contradicted in every format; each rank's CPU time in a phase in the results
-# file (h5py) and per GB in the report, "-" / null for a file that predates it.
+# file (h5py) and per GB in the report, "-" / null for a file that predates it. The disk figure
+# reads in calls of the config's largest transfer size (strace counts them).
 . "$(dirname "$0")/lib.sh"
 
 "$PYTHON" -c 'import h5py, numpy' 2>/dev/null || skip_all "python3 with h5py is not installed"
@@ -210,5 +211,26 @@ import csv, io, sys
 rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
 assert rows and all(r["cpu_s_per_GB"] == "" for r in rows), rows
 ' "$OUT"
+
+# ---- the disk figure reads in calls of the study's largest transfer size ----
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+	small_config "$SCRATCH/xfer.yaml" "$SCRATCH/data" "cache: fadvise" \
+		"sweep: {transfer_size: [16KiB, 64KiB]}"
+	# shellcheck disable=SC2086
+	expect_status 0 "calibrate a config of 16 and 64 KiB transfers, under strace" \
+		strace -f -qq -e trace=pread64 -o "$SCRATCH/xfer.trace" "$PFSREAD" calibrate \
+		"$SCRATCH/xfer.yaml" -o "$SCRATCH/xfer.h5" --repetitions 3 $SMALL
+	n=$(grep -c 'pread64(.*, 65536, [0-9]*) = 65536' "$SCRATCH/xfer.trace")
+	[ "$n" -eq $((3 * 8 * 16)) ]
+	ok_status $? "the disk's 3 x 8 MiB are read in calls of 64 KiB ($n of $((3 * 8 * 16)))"
+	check "the calibration file names the reads' size (h5py)" "$PYTHON" -c '
+import h5py, sys
+m = h5py.File(sys.argv[1], "r")["calibration"].attrs["disk_method"]
+m = m.decode() if isinstance(m, bytes) else m
+assert m.endswith(", 64 KiB reads") and m.split(",")[0] in ("O_DIRECT", "buffered after POSIX_FADV_DONTNEED"), m
+' "$SCRATCH/xfer.h5"
+else
+	echo "# strace cannot trace here: the disk figure's read size is not checked"
+fi
 
 done_testing
