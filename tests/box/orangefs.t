@@ -5,8 +5,9 @@
 #  1. OrangeFS with 2 servers on the server, 2 nodes: pvfs2fuse at /box/fs on each node, a file
 #     written on one read on the other; pfsread's files name both servers as their targets
 #     (pvfs2-viewdist), the aggregate at the nodes' links (iperf3, within 10%); down leaves nothing.
-#  2. converged OrangeFS, 4 nodes in 2 racks, links at 20 Mbit/s (uplinks at twice that, not the
-#     limit): a server on every node, none on the server; every file striped over the 4 nodes' servers;
+#  2. converged OrangeFS, 4 nodes in 2 racks, links at 20 Mbit/s (uplinks at twice that, not
+#     the limit): a server on every node, none on the server; every file striped over the 4
+#     nodes' servers;
 #     link-bound: each node reads 1/S of its data from its own server without its link, so the
 #     bytes on its link are (S-1)/S of what it read (within 2%), the aggregate while every node
 #     reads (stonewall) is N x goodput x S/(S-1) (within 5%), to the last node's end within 10%
