@@ -2,7 +2,7 @@
 #   make                      build build/pfsread
 #   make demo                 install what is missing, build, generate and run configs/local.yaml
 #   make check                install what is missing, build, run the whole suite (prove);
-#                             CHECK_BOX=1 adds the box tests
+#                             with the box tests (root; CHECK_BOX=0 leaves them out)
 #   make check-mpich          build with MPICH into build-mpich, run a subset with mpirun.mpich
 #   make install PREFIX=...   install the binary, man page, docs, configs and job scripts
 #   make fuzz                 fuzz the config loader and the report's reader (clang, libFuzzer)
@@ -168,14 +168,13 @@ bench-scale: deps
 # built once into /var/cache/pfsread-box by its first box, ~4 minutes). Root, netns, FUSE.
 #   make box-check   the truth tests (tests/box/*.t), one box at a time (~10 minutes)
 #   make box-demo    GlusterFS against MooseFS (and CephFS) in miniature, one HTML report
-# `make check CHECK_BOX=1` runs the box tests after the rest of the suite (~12 more minutes);
-# where the machine cannot hold a box (not root, no network namespaces, no /dev/fuse) each says
-# why and skips. They stay out of the default until their 5% checks of the converged OrangeFS
-# and of Slurm's jobs hold on every run (docs/box.md). dfs.t, in the suite, starts a box of its
-# own.
+# `make check` runs the box tests after the rest of the suite (~15 more minutes on 2 cores,
+# ~4 more the first time, which builds OrangeFS); where the machine cannot hold a box (not
+# root, no network namespaces, no tc, no /dev/fuse) each says why once and skips.
+# `make check CHECK_BOX=0` leaves them out. dfs.t, in the suite, starts a box of its own.
 DEB_BOX_PACKAGES = glusterfs-server glusterfs-client moosefs-master moosefs-chunkserver \
                    moosefs-client moosefs-cli iperf3 xfsprogs e2fsprogs python3-h5py gnuplot-nox
-CHECK_BOX ?= 0
+CHECK_BOX ?= 1
 BOX_TESTS = $(if $(filter 1,$(CHECK_BOX)),$(wildcard tests/box/*.t))
 .PHONY: box-check box-demo box-shell box-down box-reference
 box-check: deps

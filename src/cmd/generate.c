@@ -111,9 +111,27 @@ static int gen_write_all(int fd, const unsigned char *buf, size_t len, uint64_t 
 	return 0;
 }
 
+/* How long a directory that another node has just made may stay unseen here: 40 x 50 ms */
+#define GEN_LAG_TRIES 40
+#define GEN_LAG_PAUSE_NS 50000000L
+
 #define GEN_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
 /* A file new at its name: nothing was there (not even a link, which O_EXCL does not follow) */
 #define GEN_NEW_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+
+/* After ENOENT in a directory that mkdir found there: whether to ask again (k-th time), after a
+ * pause. A directory that a rank on another node is making may be found by this node's client
+ * of a shared file system a moment later (GlusterFS: EEXIST to the mkdir and ENOENT to the
+ * open in the same instant): asked again for up to 2 s. Not after a stop signal. */
+static int gen_lag_again(int k)
+{
+	struct timespec pause = {0, GEN_LAG_PAUSE_NS};
+	if (k >= GEN_LAG_TRIES || stop_signal() != 0)
+		return 0;
+	if (nanosleep(&pause, NULL) != 0)
+		return errno == EINTR && stop_signal() == 0;
+	return 1;
+}
 
 /* Create path for writing (flags: GEN_OPEN_FLAGS or GEN_NEW_FLAGS); its directory is made when
  * it is missing: directories come into being with their first file, never a whole tree up
@@ -136,8 +154,11 @@ static int gen_create(const char *path, int flags)
 	int rc = dataset_mkdirs(dir); /* ranks racing on one directory: EEXIST is fine */
 	if (rc != 0)
 		return rc;
-	fd = open(path, flags, 0644);
-	return fd >= 0 ? fd : -errno;
+	for (int k = 0;; k++) {
+		fd = open(path, flags, 0644);
+		if (fd >= 0 || errno != ENOENT || !gen_lag_again(k))
+			return fd >= 0 ? fd : -errno;
+	}
 }
 
 /* Write one file's bytes into tmp, with large writes, digesting them on the way when there is
@@ -254,8 +275,9 @@ static int gen_make_hashed(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 	*slash = '\0';
 	rc = dataset_mkdirs(path);
 	*slash = '/';
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
+	for (int k = 0; rc == 0 && rename(tmp, path) != 0; k++)
+		if (errno != ENOENT || !gen_lag_again(k))
+			rc = -errno;
 	if (rc != 0) {
 		unlink(tmp);
 		return pf_fail_errno(e, rc, "%s: cannot move to %s", tmp, path);

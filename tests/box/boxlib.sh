@@ -21,6 +21,8 @@ box_require() {
 	"$TOP/tests/install-deps.sh" $BOX_PACKAGES >"$SCRATCH/apt.log" 2>&1 ||
 		skip_all "cannot install the box's packages: $(tail -n 1 "$SCRATCH/apt.log")"
 	unshare --net true 2>/dev/null || skip_all "network namespaces are not available"
+	command -v tc >/dev/null 2>&1 || skip_all "no tc (iproute2): the box cannot shape its links"
+	ip netns list >/dev/null 2>&1 || skip_all "ip netns does not work here (iproute2)"
 	unshare --mount --uts true 2>/dev/null || skip_all "mount or UTS namespaces are not available"
 	# a box left over is a failure to show, not a reason to skip
 	if ! left=$("$BOX" status 2>&1) || [ "$left" != "no box" ]; then
@@ -124,6 +126,36 @@ rep_json() {
 	"$PYTHON" -c "import json, sys
 d = json.load(open(sys.argv[1]))['runs'][0]
 print($2)" "$1.json"
+}
+
+# box_rates H5: every phase (repetition) of the results file H5, one line each: its aggregate
+# (bytes over first start to last end) and each node's (its bytes over its own first start to
+# last end), in MB/s, to show on a failure how the repetitions and the nodes went
+box_rates() {
+	"$PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+for k in sorted(f["phases"]):
+    p = f["phases"][k]
+    r = [x for x in p["ranks"][:] if x["active"]]
+    if not r:
+        continue
+    t0, t1 = min(x["start"] for x in r), max(x["end"] for x in r)
+    per = {}
+    for x in r:
+        b, s, e = per.get(int(x["node"]), (0, x["start"], x["end"]))
+        per[int(x["node"])] = (b + int(x["bytes"]), min(s, x["start"]), max(e, x["end"]))
+    print("phase %s (repetition %s): %.1f MB/s in %.2f s; node by node: %s" % (k,
+          p.attrs.get("repetition", "?"), sum(v[0] for v in per.values()) / (t1 - t0) / 1e6,
+          t1 - t0, " ".join("%.1f" % (b / (e - s) / 1e6) for _, (b, s, e) in sorted(per.items()))))
+' "$1" 2>&1 | sed 's/^/#   /'
+}
+
+# box_load: the machine's load and its busiest processes, to show with a failed figure (the
+# box shares the machine's cores with whatever else runs)
+box_load() {
+	echo "#   load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	ps -eo pid,pcpu,etimes,comm --sort=-pcpu | head -n 9 | sed 's/^/#   /'
 }
 
 # within A B FRACTION: |A - B| <= FRACTION x B

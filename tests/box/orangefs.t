@@ -5,14 +5,16 @@
 #  1. OrangeFS with 2 servers on the server, 2 nodes: pvfs2fuse at /box/fs on each node, a file
 #     written on one read on the other; pfsread's files name both servers as their targets
 #     (pvfs2-viewdist), the aggregate at the nodes' links (iperf3, within 10%); down leaves nothing.
-#  2. converged OrangeFS, 4 nodes in 2 racks (uplinks at twice a node's link, not the limit): a
-#     server on every node, none on the server; every file striped over the 4 nodes' servers;
+#  2. converged OrangeFS, 4 nodes in 2 racks, links at 20 Mbit/s (uplinks at twice that, not
+#     the limit): a server on every node, none on the server; every file striped over the 4
+#     nodes' servers;
 #     link-bound: each node reads 1/S of its data from its own server without its link, so the
 #     bytes on its link are (S-1)/S of what it read (within 2%), the aggregate while every node
 #     reads (stonewall) is N x goodput x S/(S-1) (within 5%), to the last node's end within 10%
 #     (5% a TODO: the slowest node), the report's ceiling the same (data_on_compute_nodes) and its
 #     limit "reader links", its verdict on where the bytes came from "storage" (the own
-#     stripe, which crossed no link, is not cache); every node's storage capped at D: the
+#     stripe, which crossed no link, is not cache); down; the same shape at 50 Mbit/s (uplinks
+#     100): every node's storage capped at D: the
 #     aggregate S x D (within 5%), limit "server disks"; both uplinks at 32 Mbit/s: the
 #     stonewall 4 x an uplink's goodput (within 5%; to the last end within 10%, 5% a TODO),
 #     the report's ceiling that (within 5%), limit "rack uplinks"; down leaves nothing.
@@ -57,9 +59,13 @@ node_shares() {
 	"$PYTHON" -c '
 import h5py, sys
 p = h5py.File(sys.argv[1], "r")["phases/0000"]
-r = [x for x in p["ranks"][:] if x["active"]]
-print(" ".join("%.1f%%" % (100 * x["bytes"] / (x["end"] - x["start"]) / 1e6 / float(sys.argv[2]))
-               for x in sorted(r, key=lambda x: x["node"])))' "$1" "$2"
+per = {}
+for x in p["ranks"][:]:
+    if x["active"]:
+        b, s, e = per.get(int(x["node"]), (0, x["start"], x["end"]))
+        per[int(x["node"])] = (b + int(x["bytes"]), min(s, x["start"]), max(e, x["end"]))
+print(" ".join("%.1f%%" % (100 * b / (e - s) / 1e6 / float(sys.argv[2]))
+               for _, (b, s, e) in sorted(per.items())))' "$1" "$2"
 }
 # rx_ratios NAME BYTES: each node's bytes received during the run / BYTES (what it read)
 rx_ratios() {
@@ -132,15 +138,20 @@ ok_status $? "every file's target names the 2 servers it is striped over"
 box_down_clean "OrangeFS: down leaves nothing (namespaces, mounts, loop devices, daemons, guard route)"
 
 # ---- 2. converged OrangeFS, 4 nodes ----
+# Link-bound at 20 Mbit/s a link: at 50 the nodes fell to 91-94% of their links all through a
+# run on a busy machine (their queues empty: each request's turn through pvfs2fuse and the
+# servers, not the links, set the pace), at 25 to 93-97%; at 20 a request's bytes take 2.5
+# times as long as at 50 against the same turn. 4 files of 16 MiB a node (with 8 MiB files
+# the requests and headers are a larger share of the bytes on a link)
 N=4
-DS="{name: c, file_size: 16MiB, file_count: 32}"
-if ! box_up --nodes $N --link-mbit 50 --fs orangefs --converged --racks 2 --uplink-mbit 100; then
+DS="{name: c, file_size: 16MiB, file_count: 16}"
+if ! box_up --nodes $N --link-mbit 20 --fs orangefs --converged --racks 2 --uplink-mbit 40; then
 	fail "a converged OrangeFS box of $N nodes comes up: $BOX_WHY"
 	done_testing
 fi
 pass "a converged OrangeFS box of $N nodes comes up"
 box_pids up
-case "$BOX_SUMMARY" in *"converged"*"2 racks (uplinks 100 Mbit/s)"*) st=0 ;; *) st=1 ;; esac
+case "$BOX_SUMMARY" in *"converged"*"2 racks (uplinks 40 Mbit/s)"*) st=0 ;; *) st=1 ;; esac
 ok_status $st "the summary says converged, 2 racks"
 ip -n box-r1 link show p-n2 >/dev/null 2>&1 && ip -n box-r2 link show p-n3 >/dev/null 2>&1 &&
 	ip -n box-sw link show dn-r2 >/dev/null 2>&1
@@ -162,7 +173,7 @@ c=$(cell "$SCRATCH/c.h5" ceiling MBps)
 figure "converged OrangeFS, $N nodes: aggregate" "$b MB/s, stonewall $sw (N x goodput x S/(S-1): $WANT MB/s)"
 figure "... the report's ceiling" "$c MB/s"
 figure "... each node's rate / goodput x S/(S-1)" "$(node_shares "$SCRATCH/c.h5" "$(awk -v w="$WANT" -v n=$N 'BEGIN { print w / n }')")"
-R=$(rx_ratios c $((32 * 16 * 1048576 / N)))
+R=$(rx_ratios c $((16 * 16 * 1048576 / N)))
 figure "bytes on each node's link / bytes it read" "$R (S-1)/S = $(awk -v n=$N 'BEGIN { print (n - 1) / n }')"
 st=0
 [ "$(echo "$R" | wc -w)" -eq $N ] || st=1
@@ -173,7 +184,9 @@ figure "converged: where the report says the bytes came from" "$F"
 case "$F" in "storage "*) st=0 ;; *) st=1 ;; esac
 ok_status $st "converged: the report's verdict is storage (a node's own stripe is local storage, not cache)"
 within "$sw" "$WANT" 0.05
-ok_status $? "converged, link-bound: while every node reads, the aggregate (stonewall) is N x goodput x S/(S-1) (within 5%)"
+st=$?
+ok_status $st "converged, link-bound: while every node reads, the aggregate (stonewall) is N x goodput x S/(S-1) (within 5%)"
+[ $st -eq 0 ] || { box_rates "$SCRATCH/c.h5"; box_load; }
 within "$b" "$WANT" 0.10
 ok_status $? "converged, link-bound: the aggregate to the last node's end, within 10%"
 within "$b" "$WANT" 0.05
@@ -189,6 +202,18 @@ echo "$T" | sed 's/^/# target: /'
 echo "$T" | awk -F, -v n=$N '{ for (i = 1; i <= NF; i++) if ($i !~ /^10\.77\.0\.1[1-9]:3334$/) bad = 1; if (NF != n) bad = 1 }
 	END { exit bad || NR == 0 }'
 ok_status $? "every file is striped over the $N nodes' servers"
+[ -z "${BOX_KEEP:-}" ] || cp "$SCRATCH/c.h5" "$BOX_KEEP"/
+box_down_clean "converged OrangeFS, link-bound: down leaves nothing"
+
+# ---- 2b. the same shape at 50 Mbit/s a link: storage, then the uplinks, the limit ----
+if ! box_up --nodes $N --link-mbit 50 --fs orangefs --converged --racks 2 --uplink-mbit 100; then
+	fail "a converged OrangeFS box of $N nodes at 50 Mbit/s comes up: $BOX_WHY"
+	done_testing
+fi
+pass "a converged OrangeFS box of $N nodes at 50 Mbit/s comes up"
+G=$("$BOX" iperf n1 3)
+GM=$(mbps "$G")
+figure "link goodput (iperf3 -> n1)" "$G Mbit/s = $GM MB/s"
 # every node's storage capped at 4 MiB/s (diskcap: cgroup v1 blkio on the images): S x D
 if [ -d /sys/fs/cgroup/blkio ]; then
 	DS="{name: d, file_size: 8MiB, file_count: 16}"
@@ -205,7 +230,11 @@ if [ -d /sys/fs/cgroup/blkio ]; then
 fi
 # both racks' uplinks tight (32 Mbit/s, half the 4 links' need): a rack's readers take half of
 # all reads, half of which (the other rack's servers) come in over its uplink: the aggregate is
-# 4 x the uplink's goodput. The data set c again (8 files a node)
+# 4 x the uplink's goodput. 8 files of 16 MiB a node
+DS="{name: c, file_size: 16MiB, file_count: 32}"
+box_config "$SCRATCH/c.yaml" c /box/fs/c "$DS" "sweep: {readers_per_node: [1]}" "repetitions: 1" \
+	"cache: fadvise" "hardware: {node_link_MBps: $GM}"
+check "c: generate at 50 Mbit/s" bmpi n1,n2,n3,n4 1 "$PFSREAD" generate "$SCRATCH/c.yaml"
 "$BOX" rate r1 32 && "$BOX" rate r2 32
 U=$(mbps "$("$BOX" iperf n1 3)")
 WANT=$(awk -v u="$U" 'BEGIN { printf "%.2f", 4 * u }')
@@ -219,7 +248,9 @@ sw=$(cell "$SCRATCH/u.h5" stonewall_MBps)
 figure "converged, 2 racks, uplinks at 32 Mbit/s: aggregate" "$b MB/s, stonewall $sw (4 x uplink goodput $U: $WANT MB/s)"
 figure "... each node's rate / a quarter of that" "$(node_shares "$SCRATCH/u.h5" "$(awk -v w="$WANT" 'BEGIN { print w / 4 }')")"
 within "$sw" "$WANT" 0.05
-ok_status $? "2 racks, tight uplinks: while every node reads, the aggregate (stonewall) is 4 x an uplink's goodput (within 5%)"
+st=$?
+ok_status $st "2 racks, tight uplinks: while every node reads, the aggregate (stonewall) is 4 x an uplink's goodput (within 5%)"
+[ $st -eq 0 ] || { box_rates "$SCRATCH/u.h5"; box_load; }
 within "$b" "$WANT" 0.10
 ok_status $? "2 racks, tight uplinks: the aggregate to the last node's end, within 10%"
 within "$b" "$WANT" 0.05

@@ -1,6 +1,8 @@
 #!/bin/sh
 # slurm: the job scripts as a user submits them, through a real Slurm across the box's nodes.
-# One GlusterFS box of 3 nodes with shaped links (BOX_LINK Mbit/s, default 400) and Slurm
+# One GlusterFS box of 3 nodes with shaped links (BOX_SLURM_LINK Mbit/s, default 200: at 400
+# the 3 FUSE clients and the bricks need much of a 2-core machine, and a busy machine's
+# figure measured its CPU, not pfsread) and Slurm
 # (box.sh up --slurm: slurmctld in the head, one slurmd per node in its namespaces). From the
 # head, unmodified:
 #  1. sbatch --nodes=3 --ntasks-per-node=2 jobscripts/slurm/pfsread.sbatch CONFIG, with
@@ -29,7 +31,8 @@ for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|PBS_[A-Za-z0-9_]*\|PFSREAD_[A
 done
 export PFSREAD
 
-if ! box_up --nodes 3 --link-mbit "$BOX_LINK" --fs glusterfs --slurm; then
+LINK=${BOX_SLURM_LINK:-200}
+if ! box_up --nodes 3 --link-mbit "$LINK" --fs glusterfs --slurm; then
 	fail "a box of 3 nodes on GlusterFS with Slurm comes up: $BOX_WHY"
 	done_testing
 fi
@@ -81,7 +84,7 @@ cat >"$SUB/study.yaml" <<EOF
 name: boxjob
 root: /box/fs/slurm
 datasets:
-  - {name: a, file_size: 16MiB, file_count: 24}
+  - {name: a, file_size: 8MiB, file_count: 24}
 sweep: {readers_per_node: [2]}
 repetitions: 3
 cache: fadvise
@@ -115,7 +118,9 @@ for L in mpirun srun; do
 	figure "$L: pfsread aggregate, best of 3" "$agg MB/s ($(awk -v a="$agg" -v b="$SUM" 'BEGIN { printf "%.1f", 100 * a / b }')% of the links)"
 	figure "$L: mean, min of the 3" "$(rep_json "$SUB/boxjob-$id.h5" "'%.1f, %.1f MB/s' % (d['cells'][0]['mean_MBps'], d['cells'][0]['min_MBps'])")"
 	within "$agg" "$SUM" 0.05
-	ok_status $? "$L: the aggregate is within 5% of the links' goodput"
+	st=$?
+	ok_status $st "$L: the aggregate is within 5% of the links' goodput"
+	[ $st -eq 0 ] || { box_rates "$SUB/boxjob-$id.h5"; box_load; }
 done
 
 # ---- 2. the PBS script through slurm-wlm-torque's qsub ----
@@ -177,7 +182,7 @@ awk 'NR == 1 { one = $2 } { if ($1 != NR || $2 < 0.85 * $1 * one) bad = 1 } END 
 	"$SCRATCH/sweep.txt" && [ -s "$SUB/sweep/scaling.txt" ]
 ok_status $? "sweep: 1, 2 and 3 nodes, the aggregate >= 0.85 x N x one node, the summary written"
 
-[ "$T_FAILED" -eq 0 ] || show_box
+[ "$T_FAILED" -eq 0 ] || { show_box; box_load; }
 cd "$TOP" || exit 1
 box_down_clean "down leaves nothing: no namespace, mount, daemon or spool directory"
 done_testing
