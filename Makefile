@@ -123,6 +123,7 @@ demo: deps
 #   make bench        4 x 1 GiB, 64 x 64 MiB, 512 x 2 MiB, three repetitions
 #   make bench-quick  2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB, one repetition (~2 minutes)
 #   make bench-cost   pfsread's CPU per byte against fio psync, warm, on a capped tmpfs (root)
+#   make bench-doc    the tables the last two printed into docs/performance.md
 # BENCH_DIR must be on the file system to measure (not tmpfs); cold rows need root.
 # IOR_DIR=PREFIX (IOR and mdtest built from github.com/hpc/ior, docs/performance.md) adds
 # IOR and mdtest rows and a small-file class measured against mdtest.
@@ -145,7 +146,17 @@ bench-quick:
 bench-cost:
 	@tests/install-deps.sh $(DEB_PACKAGES) $(DEB_BENCH_PACKAGES)
 	$(MAKE) all
-	tests/bench/cost.sh $(COST_ROUNDS)
+	COST_MD=$(BENCH_DIR)/cost.md tests/bench/cost.sh $(COST_ROUNDS)
+
+# The figures in docs/performance.md are the tables the benchmarks printed last (their markdown
+# blocks in BENCH_DIR), put between the document's markers: a set not measured is left as it is.
+.PHONY: bench-doc
+bench-doc:
+	@for n in bench:work/tables.md cost:cost.md scale:scale.md; do \
+	  f=$(BENCH_DIR)/$${n#*:}; \
+	  if [ -r "$$f" ]; then tests/bench/doc_tables.sh $${n%%:*} "$$f" docs/performance.md || exit 2; \
+	  else echo "bench-doc: no $$f: the $${n%%:*} tables stay as they are"; fi; \
+	done
 
 # How pfsread's own costs grow with the files of a data set (10^3 .. 10^6): planning time and
 # memory per rank, HDF5 write time of a phase's per-file records against the phase's time;
@@ -155,13 +166,15 @@ bench-cost:
 $(BUILD)/scale_bench: tests/bench/scale_bench.c $(BUILD)/libpfsread.a
 	$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libpfsread.a $(LIBS)
 
+# Both tables, as printed, also go to BENCH_DIR/scale.md for make bench-doc.
 bench-scale: deps
-	$(MAKE) $(BUILD)/scale_bench
-	$(MPIRUN) $$([ "$$(id -u)" -eq 0 ] && echo --allow-run-as-root) --oversubscribe -np 4 \
-	  $(BUILD)/scale_bench $${BENCH_DIR:-/var/tmp}
 	@tests/install-deps.sh $(DEB_BENCH_PACKAGES) time
-	$(MAKE) all
-	tests/bench/report_scale.sh $${BENCH_DIR:-/var/tmp}/pfsread-report-scale
+	$(MAKE) all $(BUILD)/scale_bench
+	@mkdir -p $(BENCH_DIR)
+	bash -o pipefail -c '{ $(MPIRUN) $$([ "$$(id -u)" -eq 0 ] && echo --allow-run-as-root) \
+	  --oversubscribe -np 4 $(BUILD)/scale_bench $(BENCH_DIR) && echo && \
+	  tests/bench/report_scale.sh $(BENCH_DIR)/report-scale; } | tee $(BENCH_DIR)/scale.txt'
+	tests/bench/md_block.sh "make bench-scale" <$(BENCH_DIR)/scale.txt >$(BENCH_DIR)/scale.md
 
 # The cluster in a box (tests/box/box.sh; README "Cluster in a box"): nodes in network, mount
 # and UTS namespaces on shaped links, GlusterFS / MooseFS / CephFS / OrangeFS servers (OrangeFS

@@ -57,6 +57,8 @@
 #   its copy bandwidth and the disk's read rate from 'pfsread calibrate' (medians of its
 #   repetitions), kernel, the file system and device under DIR.
 # Every measurement is also in DIR/work/raw.tsv; every command run is in DIR/work/commands.log.
+# The tables, with the machine, are also in DIR/work/tables.md, a markdown block that
+# `make bench-doc` puts into docs/performance.md.
 # The data files are removed at the end; DIR/work (configs, results, logs) is kept.
 set -Eeu -o pipefail
 shopt -s inherit_errexit # a failure inside $(...) stops the script too
@@ -78,6 +80,7 @@ CPU_OF=$TOP/tests/bench/cpu_of.py
 QUICK=0
 ONLY=all
 DIR=/var/tmp/pfsread-bench
+BENCH_CMD="tests/bench/bench.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1 ;;
@@ -1528,7 +1531,7 @@ for line in open(sys.argv[1]):
     cpu = marks.get("whole" if tool == "pfsread" else "cpu", "-")
     if cpu not in ("-", "nan", ""):
         vals[key].setdefault(tool + " cpu", []).append(float(cpu))
-behind = []
+behind = {}
 def cols(v, tool, p, key):
     if tool not in v:
         return f"{'-':>10} {'-':>6} {'-':>6} {'-':>10} {'-':>7}"
@@ -1538,12 +1541,12 @@ def cols(v, tool, p, key):
     said = (["slower"] if p < t else []) + \
            (["costlier"] if cpu and mine and st.median(mine) > st.median(cpu) else [])
     if said:
-        behind.append(f"{' '.join(key)} against {tool.replace('ior', 'IOR')}: {', '.join(said)}")
+        behind.setdefault(key, []).append(f"{tool.replace('ior', 'IOR')}: {', '.join(said)}")
     return (f"{t:10.1f} {p / t:6.3f} {max(v['pfsread']) / max(v[tool]):6.3f} "
             f"{st.median(v[tool + ' wall']):10.1f} {cpu_s}")
 hdr = (f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'CPU':>7} {'IOR MB/s':>10} "
        f"{'ratio':>6} {'best':>6} {'IOR wall':>10} {'CPU':>7} {'mdtest MB/s':>10} {'ratio':>6} "
-       f"{'best':>6} {'md wall':>10} {'CPU':>7}")
+       f"{'best':>6} {'md wall':>10} {'CPU':>7}  pfsread behind")
 print(hdr)
 print("-" * len(hdr))
 for key in rows:
@@ -1552,18 +1555,17 @@ for key in rows:
         continue
     p = st.median(v["pfsread"])
     mine = f"{st.median(v['pfsread cpu']):7.3f}" if "pfsread cpu" in v else f"{'-':>7}"
-    print(f"{key[0]:<7} {key[1]:<8} {key[2]:<5} {p:12.1f} {mine} {cols(v, 'ior', p, key)} "
-          f"{cols(v, 'mdtest', p, key)}")
+    row = (f"{key[0]:<7} {key[1]:<8} {key[2]:<5} {p:12.1f} {mine} {cols(v, 'ior', p, key)} "
+           f"{cols(v, 'mdtest', p, key)}")
+    print(f"{row}  {'; '.join(behind.get(key, []))}".rstrip())
 print()
-for b in behind:
-    print("pfsread behind: " + b)
 print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetitions (one file "
       "each, open to close);\nmdtest MB/s: its read phase's files/s x the file size; ratio = "
       "pfsread / peer (medians); best = pfsread's best / the peer's best;\nwall: bytes over the "
       "peer's whole mpirun (start-up included). CPU: user + system seconds per 10^9 bytes of "
       "each tool's\nwhole process (start-up, MPI_Init, reads, exit; medians), counted alike by "
-      "cpu_of.py between mpirun and the tool;\nslower: ratio below 1; costlier: more CPU per byte "
-      "than the peer. IOR and mdtest do nothing to the page cache:\n"
+      "cpu_of.py between mpirun and the tool;\npfsread behind, per peer: slower (ratio below 1), "
+      "costlier (more CPU per byte than the peer). IOR and mdtest do nothing to the page cache:\n"
       "cold rows drop it (sync; echo 3 > drop_caches) before them, as pfsread's cache: drop does "
       "before its phase.")
 PY
@@ -1652,6 +1654,32 @@ remove_data() {
 	rmdir "$DATA" 2>/dev/null || true
 }
 
+# tables: the machine and every table of the measurements taken.
+tables() {
+	machine_facts
+	if [ "$ONLY" != md ]; then
+		echo
+		table
+	fi
+	if [ "$ONLY" = gen ]; then
+		true # no reads: nothing for the peers' tables
+	elif [ "$PEERS" -eq 1 ]; then
+		if [ "$ONLY" != md ]; then
+			echo
+			echo "Against IOR and mdtest (the same files; $IOR, $MDTEST)"
+			peer_table
+		fi
+		if [ "$ONLY" != sizes ]; then
+			echo
+			echo "Small files: pfsread against mdtest"
+			md_table
+		fi
+	else
+		echo
+		echo "$PEERS_WHY."
+	fi
+}
+
 main() {
 	check_tools
 	rm -rf "$WORK/logs" "$WORK/results"
@@ -1702,29 +1730,9 @@ main() {
 		done
 	fi
 	[ "$PEERS" -eq 1 ] && { [ "$ONLY" = all ] || [ "$ONLY" = md ]; } && metadata
-	if [ "$ONLY" != md ]; then
-		echo
-		machine_facts
-		echo
-		table
-	fi
-	if [ "$ONLY" = gen ]; then
-		true # no reads: nothing for the peers' tables
-	elif [ "$PEERS" -eq 1 ]; then
-		if [ "$ONLY" != md ]; then
-			echo
-			echo "Against IOR and mdtest (the same files; $IOR, $MDTEST)"
-			peer_table
-		fi
-		if [ "$ONLY" != sizes ]; then
-			echo
-			echo "Small files: pfsread against mdtest"
-			md_table
-		fi
-	else
-		echo
-		echo "$PEERS_WHY."
-	fi
+	echo
+	tables | tee "$WORK/tables.txt"
+	"$TOP/tests/bench/md_block.sh" "$BENCH_CMD" <"$WORK/tables.txt" >"$WORK/tables.md"
 	if [ "$ONLY" != gen ]; then
 		echo
 		echo "The cost of the progress lines (this machine may be busy: see the rounds)"
@@ -1732,6 +1740,7 @@ main() {
 	fi
 	echo
 	echo "Raw measurements: $RAW; commands: $CMDLOG; logs, configs and results: $WORK"
+	echo "The tables as markdown: $WORK/tables.md (make bench-doc puts them into docs/performance.md)"
 }
 
 main

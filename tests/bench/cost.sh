@@ -9,13 +9,16 @@
 #             its jobs (getrusage over each job)
 #   whole s   CPU seconds of the whole command (cpu_of.py: mpirun and the ranks for pfsread,
 #             fio's process and its job threads), start-up and exit included
-# Every run is in WORK/cost.tsv. A benchmark, not a test: it passes or fails nothing.
+# The table is also written as a markdown block to COST_MD (default
+# /var/tmp/pfsread-bench/cost.md), which `make bench-doc` puts into docs/performance.md.
+# A benchmark, not a test: it passes or fails nothing.
 set -Eeu -o pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 PFSREAD=${PFSREAD:-$TOP/build/pfsread}
 PYTHON=${PYTHON:-/usr/bin/python3}
 MPIRUN=${MPIRUN:-mpirun}
 ROUNDS=${1:-6}
+COST_MD=${COST_MD:-/var/tmp/pfsread-bench/cost.md}
 [ "$(id -u)" -eq 0 ] || { echo "cost.sh: needs root (it mounts a capped tmpfs)" >&2; exit 2; }
 command -v fio >/dev/null || { echo "cost.sh: fio not found (Debian: fio)" >&2; exit 2; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pfsread-cost.XXXXXX")
@@ -106,7 +109,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		done
 	done
 done
-"$PYTHON" - "$WORK/cost.tsv" <<'PY'
+"$PYTHON" - "$WORK/cost.tsv" <<'PY' | tee "$WORK/cost.txt"
 import collections, statistics as st, sys
 v = collections.defaultdict(list)
 for line in open(sys.argv[1]):
@@ -122,3 +125,6 @@ for s in ("1GiB", "2MiB"):
               f"{st.median(x[1] for x in p):15.3f} {st.median(x[1] for x in f):11.3f}")
 print(f"medians of {len(v[('1GiB', '1', 'pf')])} runs each; ratio = pfsread / fio")
 PY
+mkdir -p "$(dirname "$COST_MD")"
+"$TOP/tests/bench/md_block.sh" "tests/bench/cost.sh $ROUNDS" <"$WORK/cost.txt" >"$COST_MD"
+echo "The table as markdown: $COST_MD (make bench-doc puts it into docs/performance.md)"
