@@ -2,8 +2,7 @@
 #   make                      build build/pfsread
 #   make demo                 install what is missing, build, generate and run configs/local.yaml
 #   make check                install what is missing, build, run the whole suite (prove);
-#                             with the box tests (root; CHECK_BOX=0 leaves them out,
-#                             CHECK_BOX=all adds orangefs.t)
+#                             with the box tests (root; CHECK_BOX=0 leaves them out)
 #   make check-mpich          build with MPICH into build-mpich, run a subset with mpirun.mpich
 #   make install PREFIX=...   install the binary, man page, docs, configs and job scripts
 #   make fuzz                 fuzz the config loader and the report's reader (clang, libFuzzer)
@@ -182,18 +181,15 @@ bench-scale: deps
 # built once into /var/cache/pfsread-box by its first box, ~4 minutes). Root, netns, FUSE.
 #   make box-check   the truth tests (tests/box/*.t), one box at a time (~10 minutes)
 #   make box-demo    GlusterFS against MooseFS (and CephFS) in miniature, one HTML report
-# `make check` runs the box tests after the rest of the suite (~11 more minutes on 2 cores);
-# where the machine cannot hold a box (not root, no network namespaces, no tc, no /dev/fuse)
-# each says why once and skips. `make check CHECK_BOX=0` leaves them out; CHECK_BOX=all adds
-# orangefs.t (~4 more minutes, ~4 more the first time, which builds OrangeFS), whose stonewall
-# of the tight uplinks came at 94.8% of the model in a quiet full run (docs/box.md).
+# `make check` runs the box tests after the rest of the suite (~15 more minutes on 2 cores, ~4
+# more the first time, which builds OrangeFS); where the machine cannot hold a box (not root, no
+# network namespaces, no tc, no /dev/fuse) each says why once and skips. `make check
+# CHECK_BOX=0` leaves them out.
 # dfs.t, in the suite, starts a box of its own.
 DEB_BOX_PACKAGES = glusterfs-server glusterfs-client moosefs-master moosefs-chunkserver \
                    moosefs-client moosefs-cli iperf3 xfsprogs e2fsprogs python3-h5py gnuplot-nox
 CHECK_BOX ?= 1
-BOX_ONLY_ALL = tests/box/orangefs.t
-BOX_TESTS = $(if $(filter all,$(CHECK_BOX)),$(wildcard tests/box/*.t),\
-            $(if $(filter 1,$(CHECK_BOX)),$(filter-out $(BOX_ONLY_ALL),$(wildcard tests/box/*.t))))
+BOX_TESTS = $(if $(filter 1,$(CHECK_BOX)),$(wildcard tests/box/*.t))
 .PHONY: box-check box-demo box-shell box-down box-reference
 box-check: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)

@@ -17,7 +17,7 @@
 # and, for tests:
 #   box.sh rate NODE|server|rK MBIT|off reshape a link, or rack K's uplink (both directions)
 #   box.sh cut NODE | mend NODE         cut / restore the path between NODE and the server
-#   box.sh rx NODE                      bytes NODE has received on its link
+#   box.sh rx NODE|rK                   bytes NODE has received on its link (rack K: on its uplink)
 #   box.sh iperf NODE [SECONDS]         TCP goodput server -> NODE in Mbit/s (iperf3)
 #   box.sh cold [DIR]                   evict the files under /box/fs/DIR from every cache in the box
 #   box.sh diskcap MIBPS|off [K]        cap the server's reads from its brick devices (cgroup v1
