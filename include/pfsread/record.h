@@ -64,6 +64,10 @@ struct phase_info {
 				    * found it: "read_bytes", "net rx of IF", "unknown: why" */
 	/* since schema 4 */
 	char hints[192];           /* every hint the read path gave, in words (backend's hints) */
+	/* since schema 7 */
+	double origin_s;           /* the phase's time zero (its opening barrier's first exit) on
+				    * the run's clock, rank 0's CLOCK_MONOTONIC: the gap to the next
+				    * phase's is what the run spent outside this phase's reads */
 };
 
 /* One row of /phases/NNNN/ranks. Times in seconds since the phase's opening barrier,

@@ -337,3 +337,54 @@ int analyze_peak_rss(const struct run_data *run, struct rss_summary *s)
 	free(peak);
 	return 0;
 }
+
+/* 1 when phases i and i + 1 ran in the same part (job): the parts' counts say where each
+ * part's phases end; with one part and no count, every phase is its. */
+static int analyze_same_part(const struct run_data *run, size_t i)
+{
+	size_t end = 0;
+	if (run->nparts <= 1)
+		return 1;
+	for (size_t k = 0; k < run->nparts; k++) {
+		if (run->parts[k].phases_count == RESULTS_PART_UNKNOWN)
+			return 0;
+		end += run->parts[k].phases_written;
+		if (i + 1 < end)
+			return 1;
+		if (i + 1 == end)
+			return 0;
+	}
+	return 0;
+}
+
+double analyze_outside_s(const struct run_data *run, size_t i)
+{
+	const struct phase_info *p, *q;
+	if (run->schema_version < 7 || i + 1 >= run->nphases || !analyze_same_part(run, i))
+		return NAN;
+	p = &run->phases[i].info;
+	q = &run->phases[i + 1].info;
+	double gap = q->origin_s - p->origin_s;
+	/* a phase lost on the way has its own rank's zero; a gap shorter than the reads is not
+	 * one clock's */
+	if (!(p->origin_s > 0) || !(gap >= p->elapsed_s) || !isfinite(gap))
+		return NAN;
+	return gap - p->elapsed_s;
+}
+
+double analyze_outside_median(const struct run_data *run)
+{
+	double *v = run->nphases ? malloc(run->nphases * sizeof *v) : NULL, m = NAN;
+	size_t n = 0;
+	if (v == NULL)
+		return NAN;
+	for (size_t i = 0; i < run->nphases; i++) {
+		double o = analyze_outside_s(run, i);
+		if (isfinite(o))
+			v[n++] = o;
+	}
+	stats_sort(v, n);
+	m = stats_quantile_sorted(v, n, 0.5);
+	free(v);
+	return m;
+}

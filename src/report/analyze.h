@@ -68,6 +68,15 @@ struct phase_provenance {
  * storage (prov_net_storage), so a node's own stripe is storage, not cache. */
 void analyze_provenance(const struct phase_data *pd, double local, struct phase_provenance *p);
 
+/* What the run spent outside phase i's reads: its time zero to the next phase's, less its
+ * elapsed time (its results write; the next phase's plan, cache eviction, clock sync and
+ * barriers). NaN for the last phase of a part (the next one ran in another job, on another
+ * clock), where the parts' phase counts are not known, or in a file before schema 7. */
+double analyze_outside_s(const struct run_data *run, size_t i);
+
+/* The median of analyze_outside_s over the run's phases that have one; NaN when none does. */
+double analyze_outside_median(const struct run_data *run);
+
 /* Stonewall bytes: the bytes of files (file records) done by time t, pro rata as above. */
 double analyze_bytes_by(const struct file_rec *files, size_t n, double t);
 

@@ -350,8 +350,9 @@ static void json_cell(FILE *out, const struct rp_run *r, const struct report_cel
 }
 
 /* A phase: its attributes under their HDF5 names, then figures derived from its records. */
-static void json_phase(FILE *out, const struct rp_run *r, const struct phase_data *pd)
+static void json_phase(FILE *out, const struct rp_run *r, size_t i)
 {
+	const struct phase_data *pd = &r->run->phases[i];
 	const struct phase_info *p = &pd->info;
 	struct phase_summary s;
 	struct phase_provenance from;
@@ -383,6 +384,8 @@ static void json_phase(FILE *out, const struct rp_run *r, const struct phase_dat
 	json_ku64(out, "from_storage_bytes", from.from_storage, 0);
 	json_kstr(out, "provenance_note", from.why, 0);
 	json_kstr(out, "hints", p->hints, 0);
+	json_knum(out, "origin_s", r->run->schema_version >= 7 ? p->origin_s : NAN, 0);
+	json_knum(out, "outside_s", analyze_outside_s(r->run, i), 0);
 	json_ku64(out, "files_read", s.files, 0);
 	json_knum(out, "files_per_s", s.files_per_s, 0);
 	json_knum(out, "open_s", s.open_s, 0);
@@ -574,7 +577,7 @@ static int json_run(FILE *out, const struct rp_run *r, struct pf_err *e)
 	fputs("},\n   \"phases\": [", out);
 	for (size_t i = 0; i < r->run->nphases; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		json_phase(out, r, &r->run->phases[i]);
+		json_phase(out, r, i);
 	}
 	fputs("]}", out);
 	return 0;

@@ -155,8 +155,9 @@ int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, 
 	return tbl_print(out, &t, f, e);
 }
 
-static void details_row(struct tbl *t, const struct rp_run *r, const struct phase_data *pd)
+static void details_row(struct tbl *t, const struct rp_run *r, size_t i)
 {
+	const struct phase_data *pd = &r->run->phases[i];
 	const struct phase_info *p = &pd->info;
 	struct phase_summary s;
 	struct phase_provenance from;
@@ -174,6 +175,7 @@ static void details_row(struct tbl *t, const struct rp_run *r, const struct phas
 	tbl_add(t, "%" PRIu64, p->bytes);
 	tbl_add(t, "%" PRIu64, s.files);
 	tbl_num(t, 6, p->elapsed_s);
+	tbl_num(t, 3, analyze_outside_s(r->run, i));
 	/* a phase that read nothing has no rate: "-", not bytes over a vanishing time */
 	tbl_num(t, 1, p->bytes ? rp_rate(r, p->bandwidth_MBps) : NAN);
 	tbl_num(t, 1, p->bytes ? rp_rate(r, s.stonewall_MBps) : NAN);
@@ -202,18 +204,23 @@ int rp_text_phases(FILE *out, const struct rp_run *r, enum report_format f, stru
 	const struct run_data *run = r->run;
 	static const char *const head[] = {
 		"phase", "data set", "readers/node", "backend", "transfer", "order", "cache", "rep",
-		"bytes [B]", "files", "elapsed [s]", "bandwidth [MB/s]", "stonewall [MB/s]",
+		"bytes [B]", "files", "elapsed [s]", "outside reads [s]", "bandwidth [MB/s]", "stonewall [MB/s]",
 		"finish spread [s]", "files/s", "open [s]", "read [s]", "close [s]",
 		"resident [%]", "from storage", "status"};
-	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrll",
+	struct tbl t = {.ncols = sizeof head / sizeof head[0], .align = "rlrlrllrrrrrrrrrrrrrll",
 			.nlabel = 3};
 	for (size_t i = 0; i < t.ncols; i++)
 		rp_head(&t, r->units, head[i]);
 	for (size_t i = 0; i < run->nphases; i++)
-		details_row(&t, r, &run->phases[i]);
+		details_row(&t, r, i);
 	rp_heading(out, f, 2, "phases (times summed over ranks)");
 	if (tbl_print(out, &t, f, e) != 0)
 		return -1;
+	double outside = analyze_outside_median(run);
+	if (isfinite(outside))
+		rp_para(out, f, "outside reads: %.3f s a phase at the median (a phase's start to the "
+			"next one's, less its elapsed time: its results write, the next one's cache "
+			"eviction, clock sync and barriers)", outside);
 	for (size_t i = 0; i < run->nphases; i++) {
 		const struct phase_info *p = &run->phases[i].info;
 		char v[96] = "";

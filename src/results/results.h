@@ -19,9 +19,10 @@
  * 5: each file's storage target (file_rec.target) indexing the phase's table
  * /phases/NNNN/targets (fixed-length strings, entry 0 RECORD_TARGET_NONE).
  * 6: each rank's CPU time in the timed part (rank_rec.cpu_user_s, cpu_sys_s).
+ * 7: each phase's time zero on the run's clock (phase attribute origin_s).
  * The reader takes every version from 1: what an older file lacks reads as zero or "" (the
  * CPU times as NAN: unknown, not free). */
-#define RESULTS_SCHEMA_VERSION 6
+#define RESULTS_SCHEMA_VERSION 7
 
 /* How a run ended, as the root attribute status (and its part's) says it: running while its
  * run writes it (or after that run was killed), partial when it stopped early to be continued

@@ -38,6 +38,7 @@ static const struct results_field results_phase_rest[] = {
 	RES_FIELD_SINCE(phase_info, flags, RESULTS_STR, 2),
 	RES_FIELD_SINCE(phase_info, provenance, RESULTS_STR, 3),
 	RES_FIELD_SINCE(phase_info, hints, RESULTS_STR, 4),
+	RES_FIELD_SINCE(phase_info, origin_s, RESULTS_F64, 7),
 };
 #define RESULTS_NREST (sizeof results_phase_rest / sizeof results_phase_rest[0])
 

@@ -266,6 +266,7 @@ static int phase_agree(const struct phase_spec *s, const struct topology *t, dou
 	o->me.clock_offset_s = t->rank_offset_s[t->rank];
 	o->me.clock_error_s = t->rank_error_s[t->rank];
 	o->info.start_skew_s = latest - base;
+	o->info.origin_s = base;
 	o->info.clock_bound_s = phase_clock_bound(t);
 	o->info.bytes = bytes;
 	o->info.noatime = all_noatime;
@@ -417,6 +418,7 @@ static void phase_lost_output(const struct topology *t, double opened, struct ph
 	o->me.clock_offset_s = t->rank_offset_s[t->rank];
 	o->me.clock_error_s = t->rank_error_s[t->rank];
 	o->info.clock_bound_s = phase_clock_bound(t);
+	o->info.origin_s = opened;
 	o->info.resident_fraction = o->me.resident_fraction;
 	snprintf(o->info.cache_state, sizeof o->info.cache_state, "%s",
 		 cache_state_name(cache_state_of(o->info.resident_fraction)));

@@ -49,7 +49,7 @@ PHASE_ATTRS = {"index": int, "dataset": str, "file_size": int, "nfiles": int,
                "atime_mode": str, "mpiio_hints": str, "resident_fraction": float,
                "process": str, "cache_state": str, "cache_evict": str, "start_skew_s": float,
                "clock_bound_s": float, "flags": str, "provenance": str, "advice": str,
-               "hints": str}
+               "hints": str, "origin_s": float}
 RANK_FIELDS = ("rank", "node", "active", "start", "end", "bytes", "files", "open_s", "read_s",
                "close_s", "resident_fraction", "verify_s", "io_s", "process_s", "barrier_s",
                "clock_offset_s", "clock_error_s", "storage_read_bytes", "rchar", "net_rx_bytes",
@@ -87,7 +87,7 @@ def attrs_of(obj, where, spec):
 
 def check_root(f, expect):
     root = attrs_of(f, "/", ROOT_ATTRS)
-    check(root["schema_version"] == 6, "/", "schema_version %d" % root["schema_version"])
+    check(root["schema_version"] == 7, "/", "schema_version %d" % root["schema_version"])
     for key in ("nranks", "nnodes", "status"):
         if key in expect:
             check(root[key] == expect[key], "/", "%s is %r, expected %r" % (key, root[key], expect[key]))

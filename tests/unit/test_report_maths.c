@@ -1,7 +1,8 @@
 /* test_report_maths: the report's figures from a hand-made run with known timings: first-finisher
  * (stonewall) bandwidth and spread, files per second, metadata share, cells with their
  * statistics and cold apart from warm, time split per file size, node bandwidths, stragglers,
- * the matching of two runs; and records that make no sense do no harm. Every expected number
+ * the matching of two runs, the time outside each phase's reads; and records that make no
+ * sense do no harm. Every expected number
  * is worked out by hand in the comments. */
 #include <math.h>
 #include <stdio.h>
@@ -370,6 +371,38 @@ static void test_nonsense(void)
 	free(c);
 }
 
+/* Time zeros 100, 103, 110 and 120 s, reads of 1, 2, 3 and 4 s: outside 2 and 5 s, the last
+ * phase of a part none; two parts of 2 phases: phase 1 (the first part's last) none either. */
+static void test_outside(void)
+{
+	struct phase_data pd[4];
+	struct run_part parts[2] = {{.phases_written = 2}, {.phases_written = 2}};
+	struct run_data run = {.path = "o.h5", .schema_version = 7, .phases = pd, .nphases = 4};
+	memset(pd, 0, sizeof pd);
+	for (int i = 0; i < 4; i++) {
+		static const double origin[4] = {100, 103, 110, 120};
+		pd[i].info.origin_s = origin[i];
+		pd[i].info.elapsed_s = i + 1;
+	}
+	ok(near(analyze_outside_s(&run, 0), 2) && near(analyze_outside_s(&run, 1), 5) &&
+		   near(analyze_outside_s(&run, 2), 7) && isnan(analyze_outside_s(&run, 3)),
+	   "outside: the gap to the next time zero less the reads; the last phase none");
+	ok(near(analyze_outside_median(&run), 5), "outside: the median of 2, 5 and 7 is 5");
+	run.parts = parts;
+	run.nparts = 2;
+	ok(near(analyze_outside_s(&run, 0), 2) && isnan(analyze_outside_s(&run, 1)) &&
+		   near(analyze_outside_s(&run, 2), 7),
+	   "outside: two parts (two jobs' clocks): none across them");
+	parts[0].phases_count = RESULTS_PART_UNKNOWN;
+	ok(isnan(analyze_outside_s(&run, 0)), "outside: parts of unknown length: none");
+	run.nparts = 0;
+	pd[1].info.origin_s = 100.5;
+	ok(isnan(analyze_outside_s(&run, 0)), "outside: a gap shorter than the reads: none");
+	run.schema_version = 6;
+	ok(isnan(analyze_outside_s(&run, 2)) && isnan(analyze_outside_median(&run)),
+	   "outside: a file before schema 7: none");
+}
+
 int main(void)
 {
 	struct run_data run;
@@ -384,5 +417,6 @@ int main(void)
 	test_straggler_threshold();
 	test_compare();
 	test_nonsense();
+	test_outside();
 	return tap_done();
 }
