@@ -59,6 +59,7 @@ struct uring_state {
 	int broken;               /* the ring failed mid-call: refuse further calls */
 	unsigned depth;           /* requests in flight at most; also the number of slots */
 	unsigned nbufs;           /* buffers in the pool: the bound on bytes in flight */
+	unsigned window;          /* buffers the pipeline may take at once, 1..nbufs (window_next) */
 	size_t transfer;          /* capacity of each buffer */
 	size_t stride;            /* buffer spacing in the pool, a page multiple */
 	char *pool;               /* nbufs * stride bytes */
@@ -76,6 +77,8 @@ struct uring_state {
 	struct bshare *s;
 	unsigned inflight;        /* requests queued or in flight */
 	uint64_t next_item;       /* the next item to open */
+	unsigned reads;           /* reads queued or in the kernel */
+	unsigned issued;          /* reads queued since the window was last set */
 	int err;                  /* the call's first error */
 	double t;                 /* time stamp of the batch being reaped */
 	int ordered;              /* s->ordered: buffers wait for the consumer */
@@ -93,6 +96,22 @@ struct uring_opts {
 	enum cfg_advice advice; /* its fadvise when sweep.advice is default; default: default */
 };
 extern const struct cfg_block uring_options;
+
+/* The window after a turn that queued issued reads, of which waiting were still in the kernel
+ * once the submission returned and its completions were reaped. A read the kernel served
+ * while it was submitted (from the page cache) gains nothing from other buffers in flight,
+ * and each of them is one more cold destination for the kernel's copy (16 buffers of 2 MiB
+ * outgrow a core's cache): one buffer then. A read left waiting (the device, the network)
+ * doubles the window, up to the pool. A turn that queued no read changes nothing. */
+static inline unsigned uring_window_next(unsigned window, unsigned nbufs, unsigned issued,
+					 unsigned waiting)
+{
+	if (issued == 0)
+		return window;
+	if (waiting == 0)
+		return 1;
+	return window >= nbufs / 2 ? nbufs : 2 * window;
+}
 
 /* The read_share hook (uring_share.c): the whole share in flight through the ring of state. */
 int uring_read_share(void *state, struct bshare *s);
