@@ -619,6 +619,38 @@ static int make_tree(void)
 	return mkdir(path, 0755);
 }
 
+#ifdef HAVE_LIBURING
+/* The window of buffers in use (uring_window_next), and after a whole share within the pool. */
+static void test_window(void)
+{
+	struct experiment x = make_x(16, 16 * MIB);
+	static struct share sh;
+	char why[160] = "";
+	void *st = NULL;
+	ok(uring_window_next(16, 16, 16, 0) == 1 && uring_window_next(5, 16, 0, 4) == 5,
+	   "all reads served at submission: one buffer; a turn without reads: unchanged");
+	ok(uring_window_next(1, 16, 1, 1) == 2 && uring_window_next(4, 16, 3, 1) == 8 &&
+	   uring_window_next(8, 16, 8, 8) == 16 && uring_window_next(16, 16, 16, 3) == 16,
+	   "a read left waiting: the window doubles, up to the pool and no further");
+	ok(uring_window_next(2, 3, 1, 1) == 3 && uring_window_next(1, 1, 1, 1) == 1,
+	   "an odd pool and a pool of one");
+	int rc = uring->setup(&x, MIB, &st);
+	if (rc == 0) {
+		const struct uring_state *u = st;
+		share_all(&sh);
+		rc = share_read(st, &sh, MIB, 0);
+		ok(rc == 0 && share_good(&sh, why, sizeof why) && u->window >= 1 &&
+		   u->window <= u->nbufs, "a whole share: intact, window %u of %u (%d%s%s)",
+		   u->window, u->nbufs, rc, why[0] ? ": " : "", why);
+	} else {
+		ok(0, "setup at depth 16 (%d)", rc);
+	}
+	uring->teardown(st);
+}
+#else
+static void test_window(void) {}
+#endif
+
 /* io_uring may be compiled out, or refused by the kernel (seccomp, io_uring_disabled). */
 static const char *unavailable(void)
 {
@@ -661,6 +693,7 @@ int main(void)
 	test_arguments();
 	test_noatime_fallback();
 	test_hooks();
+	test_window();
 	remove_tree();
 	return tap_done();
 }
