@@ -3,12 +3,13 @@
 # counted with strace, not timed. Reads the kernel serves while they are submitted gain nothing
 # from other buffers in flight, and each is one more cold destination for the kernel's copy
 # (16 buffers of 2 MiB cost 1.3x the CPU per byte of one, measured): after the first turn
-# that shows it, the pipeline reads into one buffer at a time. Warm, on an ext4 of the test's
-# own (a loop image on a capped tmpfs; a tmpfs hands every io_uring read to a worker thread,
-# so it would show nothing), 24 files of 1 MiB in transfers of 256 KiB at queue_depth 16 with
-# a pool of 16 buffers: inside the timed reads at most 2 io_uring_enter calls submit more than
-# 4 requests (the first opens and the first reads, before the window has shrunk; later, a
-# close, a read and an open a turn), and the calls stay within one per read plus one per file.
+# that shows it, the pipeline reads into the buffers 1 MiB holds (one, of 1 MiB). Warm, on an
+# ext4 of the test's own (a loop image on a capped tmpfs; a tmpfs hands every io_uring read to
+# a worker thread, so it would show nothing), 40 files of 1 MiB in transfers of 1 MiB at
+# queue_depth 16 with a pool of 16 buffers: inside the timed reads at most 3 io_uring_enter
+# calls submit more than 4 requests (the first turns' opens, reads and closes, before the
+# window has shrunk; then a close, a read and an open a turn), and the calls stay within one
+# per read plus one per file.
 # A pipeline that fills the whole pool whatever the reads cost makes this test fail.
 . "$(dirname "$0")/lib.sh"
 
@@ -20,7 +21,7 @@ M="$SCRATCH/m"
 capped_mount "$M" 64m 100 || skip_all "cannot mount a tmpfs"
 disk="$SCRATCH/disk"
 mkdir -p "$disk" "$SCRATCH/results"
-truncate -s 48m "$M/ext4.img" && mkfs.ext4 -q -F -m 0 "$M/ext4.img" &&
+truncate -s 56m "$M/ext4.img" && mkfs.ext4 -q -F -m 0 "$M/ext4.img" &&
 	mount -o loop "$M/ext4.img" "$disk" || skip_all "cannot mount an ext4 loop image"
 LIB_MOUNTS="$disk $LIB_MOUNTS" # unmounted first; the loop device goes with it (autoclear)
 
@@ -28,12 +29,12 @@ cat >"$SCRATCH/w.yaml" <<YAML
 name: w
 root: $disk/data
 results: $SCRATCH/results/{name}.h5
-datasets: [{name: d, file_size: 1MiB, file_count: 24}]
-sweep: {backend: [uring], readers_per_node: [1], transfer_size: [256KiB]}
-uring: {queue_depth: 16, max_inflight: 4MiB}
+datasets: [{name: d, file_size: 1MiB, file_count: 40}]
+sweep: {backend: [uring], readers_per_node: [1], transfer_size: [1MiB]}
+uring: {queue_depth: 16, max_inflight: 16MiB}
 cache: none
 YAML
-check "generate 24 files of 1 MiB" mpi 1 "$PFSREAD" generate "$SCRATCH/w.yaml"
+check "generate 40 files of 1 MiB" mpi 1 "$PFSREAD" generate "$SCRATCH/w.yaml"
 if mpi 1 "$PFSREAD" run "$SCRATCH/w.yaml" -o "$SCRATCH/probe.h5" 2>&1 |
 	grep -q "unknown backend 'uring'"; then
 	skip_all "this build has no liburing"
@@ -46,7 +47,7 @@ strace -ff -qq -e trace=getrusage,io_uring_enter -o "$SCRATCH/w.d/t" timeout 300
 ok_status $? "warm uring run under strace -ff"
 
 # The timed reads: the stretch between a thread's two getrusage calls holding io_uring_enter.
-check "warm: at most 2 submissions of more than 4 requests, at most 1 call per read + 1 per file" \
+check "warm: at most 3 submissions of more than 4 requests, at most 1 call per read + 1 per file" \
 	"$PYTHON" - "$SCRATCH/w.d" <<'PY'
 import glob, re, sys
 enter = re.compile(r"^io_uring_enter\(\d+, (\d+), ")
@@ -65,9 +66,10 @@ for trace in glob.glob(sys.argv[1] + "/t.*"):
 if len(stretches) != 1:
     sys.exit(f"# {len(stretches)} timed stretches with io_uring_enter, want 1")
 subs = stretches[0]
-files, reads = 24, 24 * 4
+files, reads = 40, 40
 big = [n for n in subs if n > 4]
 print(f"# {len(subs)} io_uring_enter calls, {sum(subs)} requests; submitting more than 4: {big}")
-sys.exit(0 if len(big) <= 2 and len(subs) <= reads + files and sum(subs) >= reads + 2 * files else 1)
+good = len(big) <= 3 and len(subs) <= reads + files and sum(subs) >= reads + 2 * files
+sys.exit(0 if good else 1)
 PY
 done_testing

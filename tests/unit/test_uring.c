@@ -627,12 +627,13 @@ static void test_window(void)
 	static struct share sh;
 	char why[160] = "";
 	void *st = NULL;
-	ok(uring_window_next(16, 16, 16, 0) == 1 && uring_window_next(5, 16, 0, 4) == 5,
-	   "all reads served at submission: one buffer; a turn without reads: unchanged");
-	ok(uring_window_next(1, 16, 1, 1) == 2 && uring_window_next(4, 16, 3, 1) == 8 &&
-	   uring_window_next(8, 16, 8, 8) == 16 && uring_window_next(16, 16, 16, 3) == 16,
+	ok(uring_window_next(16, 1, 16, 16, 0) == 1 && uring_window_next(16, 4, 16, 9, 0) == 4 &&
+	   uring_window_next(5, 1, 16, 0, 4) == 5,
+	   "all reads served at submission: the floor; a turn without reads: unchanged");
+	ok(uring_window_next(1, 1, 16, 1, 1) == 2 && uring_window_next(4, 4, 16, 3, 1) == 8 &&
+	   uring_window_next(8, 1, 16, 8, 8) == 16 && uring_window_next(16, 1, 16, 16, 3) == 16,
 	   "a read left waiting: the window doubles, up to the pool and no further");
-	ok(uring_window_next(2, 3, 1, 1) == 3 && uring_window_next(1, 1, 1, 1) == 1,
+	ok(uring_window_next(2, 1, 3, 1, 1) == 3 && uring_window_next(1, 1, 1, 1, 1) == 1,
 	   "an odd pool and a pool of one");
 	int rc = uring->setup(&x, MIB, &st);
 	if (rc == 0) {

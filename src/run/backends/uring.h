@@ -15,6 +15,7 @@
 #define URING_MAX_DEPTH 16384   /* entries = 2 * depth must stay within IORING_MAX_ENTRIES */
 #define URING_MAX_FIXED ((size_t)1 << 30) /* the kernel's limit on one registered buffer */
 #define URING_PAGE ((size_t)4096)
+#define URING_WARM_BYTES ((size_t)1 << 20) /* warm, the buffers in use: what a core's cache holds */
 #define URING_KIND_SHIFT 56
 
 /* What a request's user_data names: the kind in the top byte, a slot or buffer index below. */
@@ -59,7 +60,8 @@ struct uring_state {
 	int broken;               /* the ring failed mid-call: refuse further calls */
 	unsigned depth;           /* requests in flight at most; also the number of slots */
 	unsigned nbufs;           /* buffers in the pool: the bound on bytes in flight */
-	unsigned window;          /* buffers the pipeline may take at once, 1..nbufs (window_next) */
+	unsigned window;          /* buffers the pipeline may take at once, floor..nbufs */
+	unsigned floor;           /* the window while reads complete at submission (window_next) */
 	size_t transfer;          /* capacity of each buffer */
 	size_t stride;            /* buffer spacing in the pool, a page multiple */
 	char *pool;               /* nbufs * stride bytes */
@@ -101,15 +103,16 @@ extern const struct cfg_block uring_options;
  * once the submission returned and its completions were reaped. A read the kernel served
  * while it was submitted (from the page cache) gains nothing from other buffers in flight,
  * and each of them is one more cold destination for the kernel's copy (16 buffers of 2 MiB
- * outgrow a core's cache): one buffer then. A read left waiting (the device, the network)
+ * outgrow a core's cache): the floor then, the buffers URING_WARM_BYTES holds (at least one;
+ * small reads keep the pool and its batching). A read left waiting (the device, the network)
  * doubles the window, up to the pool. A turn that queued no read changes nothing. */
-static inline unsigned uring_window_next(unsigned window, unsigned nbufs, unsigned issued,
-					 unsigned waiting)
+static inline unsigned uring_window_next(unsigned window, unsigned floor, unsigned nbufs,
+					 unsigned issued, unsigned waiting)
 {
 	if (issued == 0)
 		return window;
 	if (waiting == 0)
-		return 1;
+		return floor;
 	return window >= nbufs / 2 ? nbufs : 2 * window;
 }
 
