@@ -81,6 +81,7 @@ struct uring_state {
 	uint64_t next_item;       /* the next item to open */
 	unsigned reads;           /* reads queued or in the kernel */
 	unsigned issued;          /* reads queued since the window was last set */
+	unsigned served;          /* reads in a row served at submission (none left waiting) */
 	int err;                  /* the call's first error */
 	double t;                 /* time stamp of the batch being reaped */
 	int ordered;              /* s->ordered: buffers wait for the consumer */
@@ -99,21 +100,20 @@ struct uring_opts {
 };
 extern const struct cfg_block uring_options;
 
-/* The window after a turn that queued issued reads, of which waiting were still in the kernel
- * once the submission returned and its completions were reaped. A read the kernel served
- * while it was submitted (from the page cache) gains nothing from other buffers in flight,
- * and each of them is one more cold destination for the kernel's copy (16 buffers of 2 MiB
- * outgrow a core's cache): the floor then, the buffers URING_WARM_BYTES holds (at least one;
- * small reads keep the pool and its batching). A read left waiting (the device, the network)
- * doubles the window, up to the pool. A turn that queued no read changes nothing. */
+/* The window after a turn that left waiting reads in the kernel once the submission returned
+ * and its completions were reaped, with served reads in a row completed at submission. Reads
+ * the kernel serves while they are submitted (from the page cache) gain nothing from other
+ * buffers in flight, and each of them is one more cold destination for the kernel's copy (16
+ * buffers of 2 MiB outgrow a core's cache): once a whole pool's worth in a row was served so,
+ * the floor (the buffers URING_WARM_BYTES holds, at least one; small reads keep the pool and
+ * its batching). A read left waiting (the device, the network) doubles the window, up to the
+ * pool; a cold stream whose read-ahead serves a few reads at once thus keeps its depth. */
 static inline unsigned uring_window_next(unsigned window, unsigned floor, unsigned nbufs,
-					 unsigned issued, unsigned waiting)
+					 unsigned waiting, unsigned served)
 {
-	if (issued == 0)
-		return window;
-	if (waiting == 0)
-		return floor;
-	return window >= nbufs / 2 ? nbufs : 2 * window;
+	if (waiting > 0)
+		return window >= nbufs / 2 ? nbufs : 2 * window;
+	return served >= nbufs ? floor : window;
 }
 
 /* The read_share hook (uring_share.c): the whole share in flight through the ring of state. */

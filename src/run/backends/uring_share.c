@@ -507,8 +507,11 @@ static int uring_turn(struct uring_state *st)
 	int rc = uring_submit(st, 0);
 	if (rc == 0) {
 		unsigned n = uring_reap(st);
-		st->window = uring_window_next(st->window, st->floor, st->nbufs, st->issued,
-					       st->reads);
+		if (st->issued > 0) {
+			st->served = st->reads > 0 ? 0 : st->served + st->issued;
+			st->window = uring_window_next(st->window, st->floor, st->nbufs, st->reads,
+						       st->served);
+		}
 		st->issued = 0;
 		if (n == 0 && (rc = uring_submit(st, 1)) == 0)
 			uring_reap(st);
@@ -527,7 +530,7 @@ static void uring_begin(struct uring_state *st, struct bshare *s)
 	if (st->ordered)
 		inorder_reset(&st->order);
 	st->inflight = 0;
-	st->reads = st->issued = 0;
+	st->reads = st->issued = st->served = 0;
 	st->window = st->nbufs; /* as deep as allowed until a turn shows the reads need not wait */
 	size_t floor = URING_WARM_BYTES / s->transfer;
 	st->floor = floor < 1 ? 1 : floor > st->nbufs ? st->nbufs : (unsigned)floor;
