@@ -60,7 +60,7 @@ struct uring_state {
 	int broken;               /* the ring failed mid-call: refuse further calls */
 	unsigned depth;           /* requests in flight at most; also the number of slots */
 	unsigned nbufs;           /* buffers in the pool: the bound on bytes in flight */
-	unsigned window;          /* buffers the pipeline may take at once, floor..nbufs */
+	unsigned window;          /* buffers it may take at once, floor..nbufs, from floor */
 	unsigned floor;           /* the window while reads complete at submission (window_next) */
 	size_t transfer;          /* capacity of each buffer */
 	size_t stride;            /* buffer spacing in the pool, a page multiple */

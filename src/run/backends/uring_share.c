@@ -531,9 +531,11 @@ static void uring_begin(struct uring_state *st, struct bshare *s)
 		inorder_reset(&st->order);
 	st->inflight = 0;
 	st->reads = st->issued = st->served = 0;
-	st->window = st->nbufs; /* as deep as allowed until a turn shows the reads need not wait */
 	size_t floor = URING_WARM_BYTES / s->transfer;
 	st->floor = floor < 1 ? 1 : floor > st->nbufs ? st->nbufs : (unsigned)floor;
+	/* from the floor: reads that wait double it each turn, reaching the pool in a few
+	 * round trips, while a warm share never fills the pool's cold buffers at all */
+	st->window = st->floor;
 	st->next_item = 0;
 	st->err = 0;
 	st->nact = 0;
