@@ -619,6 +619,39 @@ static int make_tree(void)
 	return mkdir(path, 0755);
 }
 
+#ifdef HAVE_LIBURING
+/* The window of buffers in use (uring_window_next), and after a whole share within the pool. */
+static void test_window(void)
+{
+	struct experiment x = make_x(16, 16 * MIB);
+	static struct share sh;
+	char why[160] = "";
+	void *st = NULL;
+	ok(uring_window_next(16, 1, 16, 0, 16) == 1 && uring_window_next(16, 4, 16, 0, 20) == 4,
+	   "a pool's worth of reads in a row served at submission: the floor");
+	ok(uring_window_next(16, 1, 16, 0, 15) == 16 && uring_window_next(2, 1, 16, 0, 3) == 2,
+	   "fewer in a row: the window stays");
+	ok(uring_window_next(1, 1, 16, 1, 0) == 2 && uring_window_next(4, 4, 16, 3, 0) == 8 &&
+	   uring_window_next(8, 1, 16, 8, 0) == 16 && uring_window_next(16, 1, 16, 3, 0) == 16 &&
+	   uring_window_next(2, 1, 3, 1, 0) == 3 && uring_window_next(1, 1, 1, 1, 0) == 1,
+	   "a read left waiting: the window doubles, up to the pool and no further");
+	int rc = uring->setup(&x, MIB, &st);
+	if (rc == 0) {
+		const struct uring_state *u = st;
+		share_all(&sh);
+		rc = share_read(st, &sh, MIB, 0);
+		ok(rc == 0 && share_good(&sh, why, sizeof why) && u->window >= 1 &&
+		   u->window <= u->nbufs, "a whole share: intact, window %u of %u (%d%s%s)",
+		   u->window, u->nbufs, rc, why[0] ? ": " : "", why);
+	} else {
+		ok(0, "setup at depth 16 (%d)", rc);
+	}
+	uring->teardown(st);
+}
+#else
+static void test_window(void) {}
+#endif
+
 /* io_uring may be compiled out, or refused by the kernel (seccomp, io_uring_disabled). */
 static const char *unavailable(void)
 {
@@ -661,6 +694,7 @@ int main(void)
 	test_arguments();
 	test_noatime_fallback();
 	test_hooks();
+	test_window();
 	remove_tree();
 	return tap_done();
 }

@@ -15,6 +15,7 @@
 #define URING_MAX_DEPTH 16384   /* entries = 2 * depth must stay within IORING_MAX_ENTRIES */
 #define URING_MAX_FIXED ((size_t)1 << 30) /* the kernel's limit on one registered buffer */
 #define URING_PAGE ((size_t)4096)
+#define URING_WARM_BYTES ((size_t)1 << 20) /* warm, the buffers in use: what a core's cache holds */
 #define URING_KIND_SHIFT 56
 
 /* What a request's user_data names: the kind in the top byte, a slot or buffer index below. */
@@ -59,6 +60,8 @@ struct uring_state {
 	int broken;               /* the ring failed mid-call: refuse further calls */
 	unsigned depth;           /* requests in flight at most; also the number of slots */
 	unsigned nbufs;           /* buffers in the pool: the bound on bytes in flight */
+	unsigned window;          /* buffers it may take at once, floor..nbufs, from floor */
+	unsigned floor;           /* the window while reads complete at submission (window_next) */
 	size_t transfer;          /* capacity of each buffer */
 	size_t stride;            /* buffer spacing in the pool, a page multiple */
 	char *pool;               /* nbufs * stride bytes */
@@ -76,6 +79,9 @@ struct uring_state {
 	struct bshare *s;
 	unsigned inflight;        /* requests queued or in flight */
 	uint64_t next_item;       /* the next item to open */
+	unsigned reads;           /* reads queued or in the kernel */
+	unsigned issued;          /* reads queued since the window was last set */
+	unsigned served;          /* reads in a row served at submission (none left waiting) */
 	int err;                  /* the call's first error */
 	double t;                 /* time stamp of the batch being reaped */
 	int ordered;              /* s->ordered: buffers wait for the consumer */
@@ -93,6 +99,22 @@ struct uring_opts {
 	enum cfg_advice advice; /* its fadvise when sweep.advice is default; default: default */
 };
 extern const struct cfg_block uring_options;
+
+/* The window after a turn that left waiting reads in the kernel once the submission returned
+ * and its completions were reaped, with served reads in a row completed at submission. Reads
+ * the kernel serves while they are submitted (from the page cache) gain nothing from other
+ * buffers in flight, and each of them is one more cold destination for the kernel's copy (16
+ * buffers of 2 MiB outgrow a core's cache): once a whole pool's worth in a row was served so,
+ * the floor (the buffers URING_WARM_BYTES holds, at least one; small reads keep the pool and
+ * its batching). A read left waiting (the device, the network) doubles the window, up to the
+ * pool; a cold stream whose read-ahead serves a few reads at once thus keeps its depth. */
+static inline unsigned uring_window_next(unsigned window, unsigned floor, unsigned nbufs,
+					 unsigned waiting, unsigned served)
+{
+	if (waiting > 0)
+		return window >= nbufs / 2 ? nbufs : 2 * window;
+	return served >= nbufs ? floor : window;
+}
 
 /* The read_share hook (uring_share.c): the whole share in flight through the ring of state. */
 int uring_read_share(void *state, struct bshare *s);

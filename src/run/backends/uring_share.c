@@ -74,6 +74,7 @@ static int uring_prep_read(struct uring_state *st, unsigned b)
 	else
 		io_uring_prep_read(sqe, sl->fd, buf, r->len, r->off);
 	io_uring_sqe_set_data64(sqe, uring_tag(URING_READ, b));
+	st->issued++;
 	return 0;
 }
 
@@ -144,6 +145,7 @@ static void uring_queue_read(struct uring_state *st, unsigned k)
 	}
 	sl->next += r->len;
 	sl->reads++;
+	st->reads++;
 	st->inflight++;
 	if (st->ordered)
 		uring_order_check(st, sl->item, inorder_issue(&st->order, k, b));
@@ -181,8 +183,8 @@ static uint64_t uring_demand(const struct uring_state *st, const struct uring_sl
 }
 
 /* One pass over the busy slots in item order (earlier files first: closes, then reads as
- * buffers and queue room allow), then open new files while the open ones cannot use all
- * the buffers, so opens overlap the reads of the files before them. Ordered, a file gets
+ * the window's buffers and queue room allow), then open new files while the open ones cannot
+ * use all the window, so opens overlap the reads of the files before them. Ordered, a file gets
  * buffers only once every file before it asked for all of its blocks: reads are then issued
  * in the order the consumer takes them, so the blocks holding buffers are never all waiting
  * behind one that has none (no deadlock, however few the buffers). */
@@ -195,19 +197,20 @@ static void uring_fill(struct uring_state *st)
 		unsigned k = st->act[j];
 		struct uring_slot *sl = &st->slots[k];
 		if (sl->stage == SLOT_READING && st->err == 0 && !held)
-			while (st->nfree_bufs > 0 && st->inflight < st->depth && sl->next < sl->end &&
-			       !sl->eof && st->err == 0)
+			while (st->nfree_bufs > 0 && st->nbufs - st->nfree_bufs < st->window &&
+			       st->inflight < st->depth && sl->next < sl->end && !sl->eof &&
+			       st->err == 0)
 				uring_queue_read(st, k);
 		uring_settle(st, k);
 		if (sl->stage == SLOT_CLOSE_WAIT && st->inflight < st->depth)
 			uring_queue_close(st, k);
 		if (st->ordered && !held)
 			held = uring_demand(st, sl) > 0;
-		if (demand < st->nbufs)
+		if (demand < st->window)
 			demand += uring_demand(st, sl);
 	}
 	while (st->err == 0 && st->next_item < st->s->nitems && st->nfree_slots > 0 &&
-	       st->inflight < st->depth && demand < st->nbufs) {
+	       st->inflight < st->depth && demand < st->window) {
 		uint64_t i = st->next_item, len = st->s->length[i], t = st->s->transfer;
 		if (!stamped) {
 			now = st->s->now(st->s->core);
@@ -316,6 +319,7 @@ static void uring_read_done(struct uring_state *st, unsigned b, int res)
 		st->free_bufs[st->nfree_bufs++] = b;
 	st->inflight--;
 	sl->reads--;
+	st->reads--;
 	uring_settle(st, r->slot);
 }
 
@@ -366,27 +370,29 @@ static void uring_stop(struct uring_state *st)
 	st->inflight++;
 }
 
-/* Reap whatever has completed, a batch at a time with one time stamp per batch. */
-static void uring_reap(struct uring_state *st)
+/* Reap whatever has completed, a batch at a time with one time stamp per batch. Returns the
+ * number of completions. */
+static unsigned uring_reap(struct uring_state *st)
 {
 	struct io_uring_cqe *cqes[URING_BATCH];
-	unsigned n;
+	unsigned n, all = 0;
 	while ((n = io_uring_peek_batch_cqe(&st->ring, cqes, URING_BATCH)) > 0) {
 		st->t = st->s->now(st->s->core);
 		for (unsigned i = 0; i < n; i++)
 			uring_complete(st, cqes[i]->user_data, cqes[i]->res);
 		io_uring_cq_advance(&st->ring, n);
+		all += n;
 	}
+	return all;
 }
 
-/* One system call per turn: submit what fill queued and, unless completions already wait,
- * sleep until at least one arrives. -EAGAIN/-EBUSY (the kernel short of memory, or
- * completions backed up) wait for a completion when something is in the kernel. */
-static int uring_submit(struct uring_state *st)
+/* Submit what fill queued; with wait, also sleep until at least one completion arrives.
+ * -EAGAIN/-EBUSY (the kernel short of memory, or completions backed up) wait for a
+ * completion when something is in the kernel. */
+static int uring_submit(struct uring_state *st, int wait)
 {
 	for (;;) {
-		int rc = io_uring_cq_ready(&st->ring) > 0 ? io_uring_submit(&st->ring)
-							  : io_uring_submit_and_wait(&st->ring, 1);
+		int rc = wait ? io_uring_submit_and_wait(&st->ring, 1) : io_uring_submit(&st->ring);
 		if (rc >= 0)
 			return 0;
 		if (rc == -EINTR) {
@@ -490,6 +496,31 @@ static void uring_deliver(struct uring_state *st)
 	}
 }
 
+/* One turn: submit what fill queued without waiting and reap what the kernel finished while
+ * it took the requests (served from memory, that is everything: one system call a turn);
+ * set the window by whether reads were left waiting; only if nothing had completed, sleep
+ * until something does. */
+static int uring_turn(struct uring_state *st)
+{
+	const struct bshare *s = st->s;
+	double t0 = st->ordered ? s->now(s->core) : 0;
+	int rc = uring_submit(st, 0);
+	if (rc == 0) {
+		unsigned n = uring_reap(st);
+		if (st->issued > 0) {
+			st->served = st->reads > 0 ? 0 : st->served + st->issued;
+			st->window = uring_window_next(st->window, st->floor, st->nbufs, st->reads,
+						       st->served);
+		}
+		st->issued = 0;
+		if (n == 0 && (rc = uring_submit(st, 1)) == 0)
+			uring_reap(st);
+	}
+	if (st->ordered)
+		st->wait += s->now(s->core) - t0;
+	return rc;
+}
+
 static void uring_begin(struct uring_state *st, struct bshare *s)
 {
 	st->s = s;
@@ -499,6 +530,12 @@ static void uring_begin(struct uring_state *st, struct bshare *s)
 	if (st->ordered)
 		inorder_reset(&st->order);
 	st->inflight = 0;
+	st->reads = st->issued = st->served = 0;
+	size_t floor = URING_WARM_BYTES / s->transfer;
+	st->floor = floor < 1 ? 1 : floor > st->nbufs ? st->nbufs : (unsigned)floor;
+	/* from the floor: reads that wait double it each turn, reaching the pool in a few
+	 * round trips, while a warm share never fills the pool's cold buffers at all */
+	st->window = st->floor;
 	st->next_item = 0;
 	st->err = 0;
 	st->nact = 0;
@@ -539,15 +576,11 @@ int uring_read_share(void *state, struct bshare *s)
 			uring_abandon(st, -EIO); /* cannot happen: fill always queues something */
 			break;
 		}
-		double t0 = st->ordered ? s->now(s->core) : 0;
-		int rc = uring_submit(st);
-		if (st->ordered)
-			st->wait += s->now(s->core) - t0;
+		int rc = uring_turn(st);
 		if (rc < 0) {
 			uring_abandon(st, rc);
 			break;
 		}
-		uring_reap(st);
 		if (s->progress != NULL)
 			s->progress(s->core, st->bytes_done, st->items_done);
 		if (st->ordered)

@@ -1,0 +1,74 @@
+#!/bin/sh
+# uring_window: what the uring pipeline submits at once when the files are in the page cache,
+# counted with strace, not timed. Reads the kernel serves while they are submitted gain nothing
+# from other buffers in flight, and each is one more cold destination for the kernel's copy
+# (16 buffers of 2 MiB cost 1.3x the CPU per byte of one, measured): the pipeline starts with
+# the buffers 1 MiB holds (one, of 1 MiB) and grows only when reads wait. Warm, on an ext4 of
+# the test's own (a loop image on a capped tmpfs; a tmpfs hands every io_uring read to a
+# worker thread, so it would show nothing), 40 files of 1 MiB in transfers of 1 MiB at
+# queue_depth 16 with a pool of 16 buffers: inside the timed reads a turn submits a close, a
+# read and an open, so at most 2 io_uring_enter calls submit more than 4 requests (room for a
+# read the kernel made wait once), and the calls stay within one per read plus one per file.
+# A pipeline that fills the whole pool whatever the reads cost makes this test fail.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root to mount an ext4 image"
+command -v mkfs.ext4 >/dev/null 2>&1 || skip_all "no mkfs.ext4 (e2fsprogs)"
+command -v strace >/dev/null 2>&1 || skip_all "strace is not installed"
+strace -f -qq -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace refused)"
+M="$SCRATCH/m"
+capped_mount "$M" 64m 100 || skip_all "cannot mount a tmpfs"
+disk="$SCRATCH/disk"
+mkdir -p "$disk" "$SCRATCH/results"
+truncate -s 56m "$M/ext4.img" && mkfs.ext4 -q -F -m 0 "$M/ext4.img" &&
+	mount -o loop "$M/ext4.img" "$disk" || skip_all "cannot mount an ext4 loop image"
+LIB_MOUNTS="$disk $LIB_MOUNTS" # unmounted first; the loop device goes with it (autoclear)
+
+cat >"$SCRATCH/w.yaml" <<YAML
+name: w
+root: $disk/data
+results: $SCRATCH/results/{name}.h5
+datasets: [{name: d, file_size: 1MiB, file_count: 40}]
+sweep: {backend: [uring], readers_per_node: [1], transfer_size: [1MiB]}
+uring: {queue_depth: 16, max_inflight: 16MiB}
+cache: none
+YAML
+check "generate 40 files of 1 MiB" mpi 1 "$PFSREAD" generate "$SCRATCH/w.yaml"
+if mpi 1 "$PFSREAD" run "$SCRATCH/w.yaml" -o "$SCRATCH/probe.h5" 2>&1 |
+	grep -q "unknown backend 'uring'"; then
+	skip_all "this build has no liburing"
+fi
+
+mkdir -p "$SCRATCH/w.d"
+strace -ff -qq -e trace=getrusage,io_uring_enter -o "$SCRATCH/w.d/t" timeout 300 \
+	$MPIRUN $MPI_FLAGS -np 1 "$PFSREAD" run "$SCRATCH/w.yaml" -o "$SCRATCH/results/w.h5" \
+	>"$SCRATCH/w.out" 2>&1
+ok_status $? "warm uring run under strace -ff"
+
+# The timed reads: the stretch between a thread's two getrusage calls holding io_uring_enter.
+check "warm: at most 2 submissions of more than 4 requests, at most 1 call per read + 1 per file" \
+	"$PYTHON" - "$SCRATCH/w.d" <<'PY'
+import glob, re, sys
+enter = re.compile(r"^io_uring_enter\(\d+, (\d+), ")
+stretches = []
+for trace in glob.glob(sys.argv[1] + "/t.*"):
+    cur = None
+    for line in open(trace, errors="replace"):
+        if line.startswith("getrusage("):
+            if cur:
+                stretches.append(cur)
+            cur = []
+            continue
+        m = enter.match(line)
+        if m and cur is not None:
+            cur.append(int(m.group(1)))
+if len(stretches) != 1:
+    sys.exit(f"# {len(stretches)} timed stretches with io_uring_enter, want 1")
+subs = stretches[0]
+files, reads = 40, 40
+big = [n for n in subs if n > 4]
+print(f"# {len(subs)} io_uring_enter calls, {sum(subs)} requests; submitting more than 4: {big}")
+good = len(big) <= 2 and len(subs) <= reads + files and sum(subs) >= reads + 2 * files
+sys.exit(0 if good else 1)
+PY
+done_testing
