@@ -24,17 +24,19 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END {
 	else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 
-# dd_round: every file of the data set read by dd on n1, in order; prints the rate in MB/s
-# (the bytes over the sum of dd's own times: its process starts are not counted)
+# dd_round: every file of the data set read by dd on n1, in order; prints two rates in MB/s:
+# the bytes over the sum of dd's own times (the peer's figure: its process starts are not
+# counted), then the bytes over the loop's wall time, process starts included
 dd_round() {
 	"$BOX" cold client || return 1
 	# shellcheck disable=SC2016
-	"$BOX" exec n1 -- sh -c 'for f in $(ls /box/fs/client/c/d*/f* | sort); do
+	"$BOX" exec n1 -- sh -c 'date +%s.%N; for f in $(ls /box/fs/client/c/d*/f* | sort); do
 		LC_ALL=C dd if="$f" of=/dev/null bs=4M iflag=fullblock 2>&1 | tail -n 1 || exit 1
-	done' >"$SCRATCH/dd.out" 2>&1 || return 1
-	awk -v b="$BYTES" '/copied/ { n++; got += $1; s += $(NF - 3) }
-		END { if (n != '"$FILES"' || got != b || s <= 0) exit 1; printf "%.2f\n", b / s / 1e6 }' \
-		"$SCRATCH/dd.out"
+	done; date +%s.%N' >"$SCRATCH/dd.out" 2>&1 || return 1
+	awk -v b="$BYTES" 'NR == 1 { t0 = $1 } /copied/ { n++; got += $1; s += $(NF - 3) }
+		/^[0-9.]+$/ { t1 = $1 }
+		END { if (n != '"$FILES"' || got != b || s <= 0 || t1 <= t0) exit 1
+		      printf "%.2f %.2f\n", b / s / 1e6, b / (t1 - t0) / 1e6 }' "$SCRATCH/dd.out"
 }
 
 # pfs_round NAME [HARDWARE]: a cold pfsread run on n1; prints its rate in MB/s
@@ -64,6 +66,7 @@ one_fs() {
 		return
 	fi
 	DD=""
+	DDW=""
 	PF=""
 	PER=""
 	bad=""
@@ -72,6 +75,8 @@ one_fs() {
 		for w in $order; do
 			if [ "$w" = dd ]; then
 				a=$(dd_round) || { bad="dd round $r: $(tail -n 3 "$SCRATCH/dd.out" | tr '\n' ' ')"; break 2; }
+				DDW="$DDW ${a#* }"
+				a=${a% *}
 				DD="$DD $a"
 			else
 				b=$(pfs_round "$fs-$r") || { bad="pfsread round $r: $(tail -n 5 "$SCRATCH/$fs-$r.out" | tr '\n' ' ')"; break 2; }
@@ -90,6 +95,7 @@ one_fs() {
 	mpf=$(echo "$PF" | median)
 	q=$(ratio "$mpf" "$mdd")
 	figure "$fs: dd, MB/s (rounds)" "$DD"
+	figure "$fs: dd, loop wall time, MB/s (rounds)" "$DDW"
 	figure "$fs: pfsread, MB/s (rounds)" "$PF"
 	figure "$fs: pfsread / dd per round" "$PER"
 	figure "$fs: medians pfsread / dd" "$mpf / $mdd = $q"
