@@ -253,6 +253,7 @@ static int pe_hardware(const struct experiment *x, const char *calibration, stru
 	pe_note(figures, "server disk", hw->server_disk_MBps);
 	pe_note(figures, "server link", hw->server_link_MBps);
 	pe_note(figures, "rack uplinks", hw->rack_uplink_MBps);
+	pe_note(figures, "node client read", hw->node_client_MBps);
 	snprintf(note + strlen(note), PE_NOTE - strlen(note), " (%s)", figures);
 	return 0;
 }

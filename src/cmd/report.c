@@ -137,6 +137,7 @@ static void rc_declared(const struct cfg_hardware *d, struct ceil_hw *hw, char *
 	rc_note(decl + start, "server link", d->server_link_MBps, " MB/s", u);
 	rc_note(decl + start, "racks", (double)d->racks, "", u);
 	rc_note(decl + start, "uplinks per rack", d->rack_uplink_MBps, " MB/s", u);
+	rc_note(decl + start, "node client read", d->node_client_MBps, " MB/s", u);
 	if (d->data_on_compute_nodes)
 		strncat(decl, ", data on the compute nodes", RC_NOTE_MAX - strlen(decl) - 1);
 	snprintf(note + used, RC_NOTE_MAX - used, "%s", decl);

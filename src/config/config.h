@@ -161,6 +161,9 @@ struct cfg_hardware {
 	int data_on_compute_nodes; /* the servers are the run's compute nodes */
 	uint64_t racks;            /* switches the nodes are spread over evenly */
 	double rack_uplink_MBps;   /* per rack, all its uplinks together, each direction */
+	double node_client_MBps;   /* a plain sequential read (dd, one process, large blocks) of
+				    * the data set's files on one node through the file system's
+				    * client: the client's own ceiling, FUSE included */
 };
 
 #define CFG_STARTUP_TIMEOUT_S 300.0 /* startup_timeout's default */

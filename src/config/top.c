@@ -57,6 +57,8 @@ static const struct cfg_field cfg_hardware_fields[] = {
 	 CFG_MEMBER_SIZE(struct cfg_hardware, racks), 0, 1, CFG_HW_COUNT_MAX},
 	{"rack_uplink_MBps", cfg_h_rate, offsetof(struct cfg_hardware, rack_uplink_MBps),
 	 0, 0, 0, 0},
+	{"node_client_MBps", cfg_h_rate, offsetof(struct cfg_hardware, node_client_MBps),
+	 0, 0, 0, 0},
 };
 
 static int cfg_h_hardware(struct cfg_ctx *c, const char *key, struct ynode *v, void *dst,

@@ -103,6 +103,10 @@ void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struc
 			 CEIL_SHOW(hw, hw->node_fsread_MBps), hw->node_fsread_readers,
 			 ceil_s(hw->node_fsread_readers));
 		ceil_add(r, CEIL_FSREAD, p->reader_nodes * hw->node_fsread_MBps, how);
+		snprintf(how, sizeof how, "%d node%s x %.6g %s (declared: one plain sequential read "
+			 "through the file system's client)", p->reader_nodes, ceil_s(p->reader_nodes),
+			 CEIL_SHOW(hw, hw->node_client_MBps));
+		ceil_add(r, CEIL_CLIENT, p->reader_nodes * hw->node_client_MBps, how);
 	}
 	snprintf(how, sizeof how, "%d node%s x %.6g %s", p->reader_nodes, ceil_s(p->reader_nodes),
 		 CEIL_SHOW(hw, hw->node_memcpy_MBps));
@@ -112,6 +116,14 @@ void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struc
 			r->limit = i;
 	if (r->limit >= 0)
 		r->MBps = r->term[r->limit].MBps;
+}
+
+double ceiling_client_share(const struct ceil_hw *hw, const struct ceil_point *p, double mean_MBps)
+{
+	if (p->warm || p->reader_nodes < 1 || !(hw->node_client_MBps > 0) ||
+	    !isfinite(hw->node_client_MBps) || !isfinite(mean_MBps))
+		return NAN;
+	return mean_MBps / (p->reader_nodes * hw->node_client_MBps);
 }
 
 void ceil_hw_declared(struct ceil_hw *hw, const struct cfg_hardware *d)
@@ -126,6 +138,7 @@ void ceil_hw_declared(struct ceil_hw *hw, const struct cfg_hardware *d)
 	hw->data_on_compute_nodes = d->data_on_compute_nodes;
 	hw->racks = (double)d->racks;
 	hw->rack_uplink_MBps = d->rack_uplink_MBps;
+	hw->node_client_MBps = d->node_client_MBps;
 }
 
 double ceiling_spread(const struct ceil_hw *hw, const char *resource)

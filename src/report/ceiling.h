@@ -16,6 +16,9 @@ struct ceil_hw {
 				  * nodes at once (calibrate --through-fs): the per-node read
 				  * ceiling, whatever the reads cross */
 	int node_fsread_readers; /* the readers per node that read it */
+	double node_client_MBps; /* what a plain sequential read (dd, one process) gets on one node
+				  * through the file system's client (declared): a peer's figure,
+				  * so a cell's share of it is pfsread / that peer */
 	double reader_MBps;      /* one reader's best rate (a single synchronous stream) */
 	/* storage: storage_servers > 0, data_on_compute_nodes or data_remote means the data comes
 	 * over the network; none of them means each node reads its own local disk */
@@ -51,10 +54,13 @@ struct ceil_point {
 	int warm;         /* the data was in the page cache: only memory copy limits */
 };
 
-#define CEIL_MAX_TERMS 8
+#define CEIL_MAX_TERMS 10
 
 /* The limit a calibrated read through the file system sets: per node, whatever it crosses. */
 #define CEIL_FSREAD "node reads via the file system"
+
+/* The limit a declared plain sequential read through the file system's client sets: per node. */
+#define CEIL_CLIENT "client reads"
 
 /* One limit: its resource, its figure, and how it was worked out (for people). */
 struct ceil_term {
@@ -73,6 +79,11 @@ struct ceil_result {
 /* The spread (hw's *_spread) of the measured figure a limit named resource is worked out from,
  * or 0 when it has none (declared, or not measured). */
 double ceiling_spread(const struct ceil_hw *hw, const char *resource);
+
+/* A cell's share of the client's own ceiling (mean / reader nodes x node_client_MBps): pfsread
+ * against a plain sequential read of the same files. NaN when it is not declared or the cell
+ * is not cold. */
+double ceiling_client_share(const struct ceil_hw *hw, const struct ceil_point *p, double mean_MBps);
 
 /* Work out every limit that hw and p allow and pick the least (the first of equal ones). */
 void ceiling_compute(const struct ceil_hw *hw, const struct ceil_point *p, struct ceil_result *r);

@@ -264,6 +264,8 @@ static void json_hardware(FILE *out, const struct rp_run *r)
 		  h->node_fsread_readers > 0 ? (double)h->node_fsread_readers : NAN, 0);
 	json_knum(out, "node_fsread_max_over_min",
 		  h->node_fsread_spread > 0 ? h->node_fsread_spread : NAN, 0);
+	/* declared: a plain sequential read through the file system's client on one node */
+	json_khw(out, r, "node_client_MBps", h->node_client_MBps);
 	fputs("}", out);
 }
 
@@ -309,6 +311,9 @@ static void json_ceiling(FILE *out, const struct rp_run *r, const struct report_
 	/* the limiting figure's spread over its calibration's repetitions; null: not measured */
 	double spread = ceiling_spread(r->hw, res.limit >= 0 ? res.term[res.limit].resource : NULL);
 	json_knum(out, "limit_max_over_min", spread > 0 ? spread : NAN, 0);
+	/* its share of the client's own ceiling, limit or not: pfsread / the declared peer */
+	struct ceil_point p = {c->reader_nodes, c->readers, r->run->nnodes, c->state != CACHE_COLD};
+	json_knum(out, "client_share", ceiling_client_share(r->hw, &p, c->mean_MBps), 0);
 	/* below REPORT_SHORT_OF of it (cold): the likely cause; null when it is not short */
 	json_kstr(out, "short_cause", c->cause[0] ? c->cause : NULL, 0);
 	json_kstr(out, "shortfall", c->shortfall[0] ? c->shortfall : NULL, 0);

@@ -37,6 +37,7 @@ static const char *const *rp_limit_figures(const char *limit)
 		{"memory copy", "node memory copy", NULL},
 		{CEIL_FSREAD, "node read through the file system", NULL},
 		{"rack uplinks", "uplinks per rack", NULL},
+		{CEIL_CLIENT, "node client read", NULL},
 	};
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (strcmp(limit, map[i][0]) == 0)

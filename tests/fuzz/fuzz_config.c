@@ -100,7 +100,7 @@ static void fz_check_hw(const struct cfg_hardware *h)
 {
 	const double rates[] = {h->node_disk_MBps,   h->node_link_MBps,   h->node_memcpy_MBps,
 				h->reader_MBps,      h->server_disk_MBps, h->server_link_MBps,
-				h->rack_uplink_MBps};
+				h->rack_uplink_MBps, h->node_client_MBps};
 	for (size_t i = 0; i < FZ_LEN(rates); i++)
 		fz_check_rate(rates[i]);
 	FZ_CHECK(h->given == 0 || h->given == 1);

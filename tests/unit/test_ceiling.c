@@ -135,7 +135,7 @@ static void test_config_block(void)
 		"hardware: {node_disk_MBps: 200, node_link_MBps: 117.5, storage_servers: 100,\n"
 		"           server_disk_MBps: 210, server_link_MBps: 118, racks: 3,\n"
 		"           rack_uplink_MBps: 5000, data_on_compute_nodes: true,\n"
-		"           node_memcpy_MBps: 4000, reader_MBps: 6.6}\n";
+		"           node_memcpy_MBps: 4000, reader_MBps: 6.6, node_client_MBps: 310.5}\n";
 	struct experiment x;
 	struct pf_err e = {0};
 	ok(cfg_parse("hw.yaml", yaml, sizeof yaml - 1, NULL, &x, &e) == 0, "hardware block parses %s",
@@ -144,7 +144,8 @@ static void test_config_block(void)
 		   x.hw.storage_servers == 100 && x.hw.server_disk_MBps == 210 &&
 		   x.hw.server_link_MBps == 118 && x.hw.racks == 3 &&
 		   x.hw.rack_uplink_MBps == 5000 && x.hw.data_on_compute_nodes == 1 &&
-		   x.hw.node_memcpy_MBps == 4000 && x.hw.reader_MBps == 6.6,
+		   x.hw.node_memcpy_MBps == 4000 && x.hw.reader_MBps == 6.6 &&
+		   x.hw.node_client_MBps == 310.5,
 	   "every hardware key read");
 	cfg_free(&x);
 	static const char bad[] = "root: /nonexistent/x\ndatasets: [{name: a, file_size: 1MB, "
@@ -189,8 +190,60 @@ static void test_fsread(void)
 	   "not calibrated: no such limit");
 }
 
+/* A FUSE client on 3 nodes read by dd at 300 MB/s a node, behind 1170 MB/s links: 3 x 300 =
+ * 900 MB/s is the ceiling for cold reads, and a cell at 873 MB/s is 97% of it, the share
+ * being pfsread / dd whether or not the client is the least limit. */
+static void test_client(void)
+{
+	struct ceil_hw hw = {.node_link_MBps = 1170, .data_remote = 1, .node_client_MBps = 300,
+			     .node_memcpy_MBps = 5000};
+	struct ceil_result r;
+	struct ceil_point p = {3, 6, 3, 0};
+	ceiling_compute(&hw, &p, &r);
+	const struct ceil_term *t = term(&r, CEIL_CLIENT);
+	ok(strcmp(limit(&r), CEIL_CLIENT) == 0 && near(r.MBps, 900),
+	   "the client's own ceiling limits: %s %.1f", limit(&r), r.MBps);
+	ok(t != NULL && strcmp(t->how, "3 nodes x 300 MB/s (declared: one plain sequential read "
+				    "through the file system's client)") == 0,
+	   "labelled: '%s'", t ? t->how : "");
+	ok(near(ceiling_client_share(&hw, &p, 873), 0.97), "873 MB/s on 3 nodes is 0.97 of it");
+	struct report_cell c = {.readers = 6, .reader_nodes = 3, .mean_MBps = 873};
+	report_cell_ceiling(&c, &hw, 3, NULL);
+	ok(near(c.efficiency, 0.97) && strcmp(c.limit, CEIL_CLIENT) == 0,
+	   "the cell's share of its ceiling is that share: %.4f (%s)", c.efficiency, c.limit);
+	struct ceil_point one = {1, 1, 3, 0};
+	ok(near(ceiling_client_share(&hw, &one, 291), 0.97), "per reader node: 291 / (1 x 300)");
+	hw.node_link_MBps = 100; /* the links bind first: the share is still pfsread / dd */
+	ceiling_compute(&hw, &p, &r);
+	ok(strcmp(limit(&r), "reader links") == 0 && term(&r, CEIL_CLIENT) != NULL &&
+		   near(ceiling_client_share(&hw, &p, 270), 0.3),
+	   "not the least limit: still a term, share 270 / 900 = 0.3");
+	p.warm = 1;
+	ceiling_compute(&hw, &p, &r);
+	ok(term(&r, CEIL_CLIENT) == NULL && isnan(ceiling_client_share(&hw, &p, 873)),
+	   "warm reads: no client limit, no share");
+	p.warm = 0;
+	hw.node_client_MBps = 0;
+	ceiling_compute(&hw, &p, &r);
+	ok(term(&r, CEIL_CLIENT) == NULL && isnan(ceiling_client_share(&hw, &p, 873)),
+	   "not declared: no such limit, no share");
+	/* every limit at once fits: links, servers (2), disks, uplinks, reader, fsread, client,
+	 * memory copy */
+	struct ceil_hw all = {.node_link_MBps = 117, .storage_servers = 4, .server_disk_MBps = 200,
+			      .server_link_MBps = 117, .racks = 2, .rack_uplink_MBps = 500,
+			      .reader_MBps = 90, .node_fsread_MBps = 80, .node_client_MBps = 70,
+			      .node_memcpy_MBps = 5000};
+	struct ceil_point q = {4, 4, 4, 0};
+	ceiling_compute(&all, &q, &r);
+	ok(r.nterms == 8 && term(&r, CEIL_CLIENT) != NULL && strcmp(limit(&r), CEIL_CLIENT) == 0 &&
+		   near(r.MBps, 280),
+	   "all eight limits kept, the client's the least: %d terms, %s %.1f", r.nterms,
+	   limit(&r), r.MBps);
+}
+
 int main(void)
 {
+	test_client();
 	test_fsread();
 	test_config_block();
 	test_reference();
