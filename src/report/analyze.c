@@ -374,17 +374,13 @@ double analyze_outside_s(const struct run_data *run, size_t i)
 
 double analyze_outside_median(const struct run_data *run)
 {
-	double *v = run->nphases ? malloc(run->nphases * sizeof *v) : NULL, m = NAN;
-	size_t n = 0;
+	double *v = run->nphases ? malloc(run->nphases * sizeof *v) : NULL;
+	struct stats st = {0};
 	if (v == NULL)
 		return NAN;
-	for (size_t i = 0; i < run->nphases; i++) {
-		double o = analyze_outside_s(run, i);
-		if (isfinite(o))
-			v[n++] = o;
-	}
-	stats_sort(v, n);
-	m = stats_quantile_sorted(v, n, 0.5);
+	for (size_t i = 0; i < run->nphases; i++)
+		v[i] = analyze_outside_s(run, i);
+	int rc = stats_of(v, run->nphases, &st);
 	free(v);
-	return m;
+	return rc == 0 ? st.median : NAN;
 }

@@ -166,6 +166,19 @@ within() {
 # ge A B: A >= B (numbers)
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
+# mbps MBIT [DECIMALS]: a rate in Mbit/s as MB/s (2 decimals unless told)
+mbps() { awk -v m="$1" -v d="${2:-2}" 'BEGIN { printf "%." d "f", m / 8 }'; }
+
+# orangefs_missing: true (and OFS_WHY says why) where the box cannot have OrangeFS: neither
+# built in its cache nor its source at hand (the box's defaults, or BOX_ORANGEFS and
+# BOX_ORANGEFS_SRC), as OrangeFS is not a package
+orangefs_missing() {
+	built=${BOX_ORANGEFS:-/var/cache/pfsread-box/orangefs-2.10.0}
+	src=${BOX_ORANGEFS_SRC:-$TOP/../shared/vendor/orangefs}
+	OFS_WHY="OrangeFS neither built in $built nor its source at $src (set BOX_ORANGEFS_SRC)"
+	[ ! -x "$built/bin/pvfs2fuse" ] && [ ! -x "$src/build.sh" ]
+}
+
 # figure NAME VALUE: a measured figure, printed as a TAP comment and kept for the summary
 figure() {
 	printf '# %-44s %s\n' "$1" "$2"

@@ -25,7 +25,7 @@ expect_status 0 "CephFS is mounted at /box/fs on n2" "$BOX" exec n2 -- findmnt -
 contains "ceph" "... by ceph-fuse ($OUT)"
 
 G=$("$BOX" iperf n1 3)
-GM=$(awk -v g="$G" 'BEGIN { print g / 8 }')
+GM=$(mbps "$G")
 figure "link goodput (iperf3 server -> n1)" "$G Mbit/s"
 DS="{name: c, file_size: 16MiB, file_count: 16}"
 box_config "$SCRATCH/c.yaml" c /box/fs/ceph "$DS" "sweep: {readers_per_node: [1]}" \

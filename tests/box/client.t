@@ -135,12 +135,10 @@ one_fs() {
 
 one_fs glusterfs
 one_fs moosefs
-ofs_built=${BOX_ORANGEFS:-/var/cache/pfsread-box/orangefs-2.10.0}
-ofs_src=${BOX_ORANGEFS_SRC:-$TOP/../shared/vendor/orangefs}
-if [ -x "$ofs_built/bin/pvfs2fuse" ] || [ -x "$ofs_src/build.sh" ]; then
-	one_fs orangefs
+if orangefs_missing; then
+	pass "# SKIP orangefs: $OFS_WHY"
 else
-	pass "# SKIP orangefs: neither built in $ofs_built nor its source at $ofs_src"
+	one_fs orangefs
 fi
 if command -v ceph-fuse >/dev/null 2>&1 && command -v ceph-osd >/dev/null 2>&1; then
 	one_fs cephfs

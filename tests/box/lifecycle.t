@@ -102,13 +102,13 @@ within "$G2" 96 0.05
 ok_status $? "n2's goodput is its own link's (~96 Mbit/s)"
 DS="{name: m, file_size: 16MiB, file_count: 8}"
 box_config "$SCRATCH/m.yaml" m /box/fs/life "$DS" "sweep: {readers_per_node: [1]}" "cache: fadvise" \
-	"repetitions: 1" "hardware: {node_link_MBps: 50, storage_servers: 1, server_link_MBps: $(awk -v g="$G1" 'BEGIN { print g / 8 }')}"
+	"repetitions: 1" "hardware: {node_link_MBps: 50, storage_servers: 1, server_link_MBps: $(mbps "$G1")}"
 check "generate on MooseFS" bmpi n1 1 "$PFSREAD" generate "$SCRATCH/m.yaml"
 "$BOX" cold life
 check "run on MooseFS, one node" bmpi n1 1 "$PFSREAD" run "$SCRATCH/m.yaml"
 b=$(rep_json "$SCRATCH/m.h5" "d['cells'][0]['mean_MBps']")
-figure "MooseFS, n1: pfsread aggregate" "$b MB/s (server goodput $(awk -v g="$G1" 'BEGIN { print g / 8 }') MB/s)"
-within "$b" "$(awk -v g="$G1" 'BEGIN { print g / 8 }')" 0.10
+figure "MooseFS, n1: pfsread aggregate" "$b MB/s (server goodput $(mbps "$G1") MB/s)"
+within "$b" "$(mbps "$G1")" 0.10
 ok_status $? "MooseFS, 1 node: pfsread at the server's cap (within 10%)"
 [ "$(rep_json "$SCRATCH/m.h5" "d['cells'][0]['ceiling']['limit']")" = "server links" ]
 ok_status $? "MooseFS, 1 node: the report names the server's link as the limit"

@@ -28,7 +28,6 @@
 box_require
 : "${BOX_UP_TIMEOUT:=1800}"
 export BOX_UP_TIMEOUT
-mbps() { awk -v m="$1" 'BEGIN { printf "%.2f", m / 8 }'; }
 # servers NS: the OrangeFS servers running in network namespace NS
 servers() { for p in $(ip netns pids "$1"); do cat "/proc/$p/comm"; done | grep -c '^pvfs2-server$'; }
 # targets H5: the distinct target names of the files, one a line
@@ -91,12 +90,9 @@ ok_status $? "... leaving nothing"
 expect_status 2 "--converged with GlusterFS is a usage error" \
 	"$BOX" up --nodes 2 --link-mbit 100 --fs glusterfs --converged
 
-# OrangeFS is not a package: without a build and without its source (the box's defaults, or
-# BOX_ORANGEFS and BOX_ORANGEFS_SRC) the rest cannot run here, which is said once, as a skip
-ofs_built=${BOX_ORANGEFS:-/var/cache/pfsread-box/orangefs-2.10.0}
-ofs_src=${BOX_ORANGEFS_SRC:-$TOP/../shared/vendor/orangefs}
-if [ ! -x "$ofs_built/bin/pvfs2fuse" ] && [ ! -x "$ofs_src/build.sh" ]; then
-	pass "# SKIP OrangeFS neither built in $ofs_built nor its source at $ofs_src (set BOX_ORANGEFS_SRC)"
+# without OrangeFS the rest cannot run here, which is said once, as a skip
+if orangefs_missing; then
+	pass "# SKIP $OFS_WHY"
 	done_testing
 fi
 

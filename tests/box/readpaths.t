@@ -28,7 +28,7 @@ pass "a box of 2 nodes on $FS comes up"
 
 G=$("$BOX" iperf n1 5)
 LINKS=$(awk -v m="$G" 'BEGIN { printf "%.2f", 2 * m / 8 }')
-LINK1=$(awk -v m="$G" 'BEGIN { printf "%.2f", m / 8 }')
+LINK1=$(mbps "$G")
 figure "link goodput (iperf3 server -> n1)" "$G Mbit/s; 2 links: $LINKS MB/s"
 ge "$G" 1
 ok_status $? "the link's goodput is measured"

@@ -17,9 +17,8 @@ if ! box_up --nodes $N --link-mbit "$L" --fs glusterfs; then
 	done_testing
 fi
 pass "a box of $N nodes on GlusterFS comes up"
-mbps() { awk -v m="$1" 'BEGIN { printf "%.3f", m / 8 }'; }
 G=$("$BOX" iperf n1 5)
-GM=$(mbps "$G")
+GM=$(mbps "$G" 3)
 figure "link goodput (iperf3 server -> n1)" "$G Mbit/s = $GM MB/s"
 HOSTS=$(seq -s, -f 'n%g' 1 $N)
 WANT=$(awk -v g="$GM" -v n=$N 'BEGIN { printf "%.2f", n * g }')

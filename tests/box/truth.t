@@ -19,7 +19,6 @@ if ! box_up --nodes 3 --link-mbit "$R" --fs glusterfs; then
 fi
 pass "a box of 3 nodes on GlusterFS comes up"
 
-mbps() { awk -v m="$1" 'BEGIN { printf "%.2f", m / 8 }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", 100 * a / b }'; }
 hw() { echo "hardware: {node_link_MBps: $1, storage_servers: 1, server_link_MBps: $2}"; }
 
