@@ -151,7 +151,7 @@ static int gen_space_verdict(const struct gen_ctx *g, const unsigned char *state
 			else if (k == nfs && (rc = space_probe(dir, &fsn[nfs++].fs, e)) != 0)
 				break;
 		}
-		dataset_space_need(x, d, fsn[k].fs.block, &need);
+		dataset_space_need(x, d, fsn[k].fs.alloc, &need);
 		need.bytes -= whole[i][0] < need.bytes ? whole[i][0] : need.bytes;
 		need.inodes -= whole[i][1] < need.inodes ? whole[i][1] : need.inodes;
 		space_add(&fsn[k].need, &need);

@@ -161,7 +161,7 @@ static int plan_checks(const struct experiment *x, const struct topo_map *t, int
 			struct space_need one;
 			if (space_probe(x->root, &fs, e) != 0)
 				return -1;
-			dataset_space_need(x, &x->datasets[i], fs.block, &one);
+			dataset_space_need(x, &x->datasets[i], fs.alloc, &one);
 			space_add(&need, &one);
 		}
 	}

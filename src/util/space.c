@@ -26,6 +26,11 @@ uint64_t space_mul_sat(uint64_t a, uint64_t b)
 	return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
+uint64_t space_alloc_unit(uint64_t block)
+{
+	return block < SPACE_ALLOC_MAX ? block : SPACE_ALLOC_MAX;
+}
+
 uint64_t space_blocks(uint64_t bytes, uint64_t block)
 {
 	uint64_t n = bytes / block + (bytes % block != 0);
@@ -139,6 +144,7 @@ int space_probe(const char *path, struct space_fs *fs, struct pf_err *e)
 	}
 	fs->dev = st.st_dev;
 	fs->block = v.f_frsize ? v.f_frsize : v.f_bsize ? v.f_bsize : 4096;
+	fs->alloc = space_alloc_unit(fs->block);
 	fs->size = space_mul_sat(v.f_blocks, fs->block);
 	fs->inodes = v.f_files;
 	fs->free_bytes = space_mul_sat(v.f_bavail, fs->block);

@@ -17,6 +17,7 @@
 #define SPACE_MARGIN_PERCENT 1             /* of the file system's size and inodes */
 #define SPACE_MARGIN_MIN_BYTES (1ULL << 20) /* at least 1 MiB ... */
 #define SPACE_MARGIN_MIN_INODES 16ULL       /* ... and 16 inodes stay free */
+#define SPACE_ALLOC_MAX (64ULL << 10)        /* the largest unit a file is rounded up to */
 
 /* What is about to be written on one file system. */
 struct space_need {
@@ -28,7 +29,8 @@ struct space_need {
 struct space_fs {
 	char path[SPACE_PATH_MAX]; /* the existing directory that was asked (or its nearest parent) */
 	dev_t dev;                /* tells file systems apart */
-	uint64_t block;           /* f_frsize: the unit space is counted in */
+	uint64_t block;           /* f_frsize: the unit statvfs counts space in */
+	uint64_t alloc;           /* what a file's size is rounded up to: space_alloc_unit */
 	uint64_t size, inodes;    /* the whole file system */
 	uint64_t free_bytes, free_inodes; /* available to this user: f_bavail, f_favail, quota */
 	int quota;                /* a quota set the figures above */
@@ -47,6 +49,13 @@ void space_margin(uint64_t size, uint64_t inodes, uint64_t *bytes, uint64_t *nod
  * and hard ignored when the other is set: the soft one counts; 0: no limit). Pure. */
 void space_apply_quota(struct space_fs *fs, uint64_t blimit_kib, uint64_t used_bytes,
 		       uint64_t ilimit, uint64_t used_inodes);
+
+/* The unit a file's size is rounded up to on a file system whose statvfs counts in block
+ * bytes: block, but at most SPACE_ALLOC_MAX. Network file systems give their transfer size as
+ * f_frsize (OrangeFS's client 4 MiB) while their servers keep a file in the small blocks of
+ * their own local file systems: rounding a 2 MiB file up to 4 MiB would refuse half of what
+ * fits. Pure. */
+uint64_t space_alloc_unit(uint64_t block);
 
 /* Add b to a, saturating at UINT64_MAX. */
 void space_add(struct space_need *a, const struct space_need *b);

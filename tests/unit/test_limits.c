@@ -382,6 +382,15 @@ static void test_space_maths(void)
 	ok(need.bytes == 25 * 8192 + 4 * 4096 + 4096 && need.inodes == 25 + 4 + 4,
 	   "25 files of 5000 B in 4 KiB blocks, 3 directories and the data set's: %llu B, %llu "
 	   "inodes", (unsigned long long)need.bytes, (unsigned long long)need.inodes);
+	ok(space_alloc_unit(4096) == 4096 && space_alloc_unit(4ULL << 20) == SPACE_ALLOC_MAX &&
+	   space_alloc_unit(SPACE_ALLOC_MAX) == SPACE_ALLOC_MAX,
+	   "files round up to the file system's block, at most %llu B",
+	   (unsigned long long)SPACE_ALLOC_MAX);
+	struct space_need big;
+	dataset_space_need(&x, &x.datasets[0], space_alloc_unit(4ULL << 20), &big);
+	ok(big.bytes == 25 * 65536 + 4 * 65536 + 65536,
+	   "a 4 MiB f_frsize (OrangeFS's client) counts a 5000 B file as 64 KiB, not 4 MiB: %llu B",
+	   (unsigned long long)big.bytes);
 	struct space_fs tiny;
 	memset(&tiny, 0, sizeof tiny);
 	snprintf(tiny.path, sizeof tiny.path, "/scratch");
