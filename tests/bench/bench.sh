@@ -129,7 +129,8 @@ fi
 # BENCH_PATHS: some of the read paths only (e.g. BENCH_PATHS=mmap)
 read -r -a PATHS <<<"${BENCH_PATHS:-posix direct mmap uring}"
 CACHES=(warm cold)
-MAX_BLOCK=4194304 # 4 MiB: generate's write size; reads use min(this, file size), both sides
+MAX_BLOCK=4194304 # 4 MiB: reads use min(this, file size), both sides
+GEN_WRITE=524288  # 512 KiB: generate's write size (GEN_WRITE); fio's write job uses the same
 QUEUE_DEPTH=16    # pfsread uring.queue_depth = fio --iodepth
 IS_ROOT=0
 CAN_DROP=0 # 1: may drop the page cache (root, and BENCH_DROP not 0)
@@ -481,11 +482,12 @@ fio_read_args() {
 }
 
 # fio_write_args CLASS_INDEX: into FIO_ARGS. As generate: N files of SIZE made one after the
-# other with writes of min(4 MiB, SIZE) from a 4 KiB-aligned buffer, created on open, no
+# other with writes of min(512 KiB, SIZE) from a 4 KiB-aligned buffer, created on open, no
 # preallocation, no fsync at the end.
 fio_write_args() {
-	local i=$1
-	FIO_ARGS=(--name=gen --directory="$FIOW" --rw=write --bs="$(block_of "${CLASS_SIZES[i]}")"
+	local i=$1 bs=$GEN_WRITE
+	[ "${CLASS_SIZES[i]}" -lt "$bs" ] && bs=${CLASS_SIZES[i]}
+	FIO_ARGS=(--name=gen --directory="$FIOW" --rw=write --bs="$bs"
 		--nrfiles="${CLASS_COUNTS[i]}" --filesize="${CLASS_SIZES[i]}"
 		--size=$((CLASS_SIZES[i] * CLASS_COUNTS[i])) --openfiles=1 --file_service_type=sequential
 		--iomem_align=4096 --create_on_open=1 --fallocate=none --end_fsync=0 --output-format=json)
