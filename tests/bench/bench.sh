@@ -1356,9 +1356,13 @@ read_one() {
 # reads CLASS_INDEX: every repetition x path x cache state, pfsread and its peers side by side,
 # the order rotating over repetitions and rows.
 reads() {
-	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k=0 first n j tool out line mbps wall cpu
+	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k first n j tool out line mbps wall cpu
 	declare -A got
 	for rep in $(seq 1 "$REPS"); do
+		# k: the row within the repetition, so that each row's first tool moves on by one
+		# every repetition whatever its number of tools (a count running over repetitions,
+		# 8 rows a repetition, would start a row of 3 tools with the same one every time)
+		k=0
 		ceilings "$name-$rep"
 		for path in "${PATHS[@]}"; do
 			for cache in "${CACHES[@]}"; do
