@@ -161,7 +161,7 @@ static int gen_create(const char *path, int flags)
 	}
 }
 
-/* Write one file's bytes into tmp, with large writes, digesting them on the way when there is
+/* Write one file's bytes into tmp, GEN_WRITE at a time, digesting them on the way when there is
  * a digest list (tmp NULL: only digest, for a file kept whole: its content is the content
  * function's, so it need not be read back). fd: tmp already open for writing (gen_make_file's
  * new file), or -1 to open it here. A file this wrote and could not finish is removed: never
@@ -177,8 +177,8 @@ static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp, int
 		if (g->kinds & (1u << k))
 			rc = digest_init(&g->dg[k]);
 	uint64_t size = dataset_file_size(g->d, file);
-	for (uint64_t off = 0; off < size && rc == 0; off += GEN_BLOCK) {
-		size_t len = size - off < GEN_BLOCK ? (size_t)(size - off) : GEN_BLOCK;
+	for (uint64_t off = 0; off < size && rc == 0; off += GEN_WRITE) {
+		size_t len = size - off < GEN_WRITE ? (size_t)(size - off) : GEN_WRITE;
 		dataset_fill(g->key, file, off, g->buf, len);
 		for (int k = 1; k < DIGEST_KINDS; k++)
 			if (g->kinds & (1u << k))

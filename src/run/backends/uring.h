@@ -17,6 +17,7 @@
 #define URING_PAGE ((size_t)4096)
 #define URING_WARM_BYTES ((size_t)1 << 20) /* warm, the buffers in use: what a core's cache holds */
 #define URING_KIND_SHIFT 56
+#define URING_COLD_TURNS 16     /* one-call turns after reads were seen waiting, between looks */
 
 /* What a request's user_data names: the kind in the top byte, a slot or buffer index below. */
 enum uring_kind { URING_OPEN = 1, URING_READ = 2, URING_CLOSE = 3, URING_CANCEL = 4 };
@@ -82,6 +83,7 @@ struct uring_state {
 	unsigned reads;           /* reads queued or in the kernel */
 	unsigned issued;          /* reads queued since the window was last set */
 	unsigned served;          /* reads in a row served at submission (none left waiting) */
+	unsigned cold_turns;      /* turns left that submit and wait in one call (uring_turn) */
 	int err;                  /* the call's first error */
 	double t;                 /* time stamp of the batch being reaped */
 	int ordered;              /* s->ordered: buffers wait for the consumer */

@@ -496,24 +496,30 @@ static void uring_deliver(struct uring_state *st)
 	}
 }
 
-/* One turn: submit what fill queued without waiting and reap what the kernel finished while
- * it took the requests (served from memory, that is everything: one system call a turn);
- * set the window by whether reads were left waiting; only if nothing had completed, sleep
- * until something does. */
+/* One turn, one system call. Where the last look found reads waiting on storage, the next
+ * URING_COLD_TURNS turns submit and wait in the same call (the turn would sleep anyway) and
+ * count as waiting, so the window grows as before. Otherwise, and every URING_COLD_TURNS
+ * turns to see whether the reads still wait: submit without waiting and reap what the
+ * kernel finished while it took the requests (served from memory, that is everything); set
+ * the window by whether reads were left waiting; only if nothing had completed, sleep until
+ * something does, in a second call. */
 static int uring_turn(struct uring_state *st)
 {
 	const struct bshare *s = st->s;
 	double t0 = st->ordered ? s->now(s->core) : 0;
-	int rc = uring_submit(st, 0);
+	int blind = st->cold_turns > 0;
+	int rc = uring_submit(st, blind);
 	if (rc == 0) {
 		unsigned n = uring_reap(st);
+		unsigned waiting = blind ? 1 : st->reads;
 		if (st->issued > 0) {
-			st->served = st->reads > 0 ? 0 : st->served + st->issued;
-			st->window = uring_window_next(st->window, st->floor, st->nbufs, st->reads,
+			st->served = waiting > 0 ? 0 : st->served + st->issued;
+			st->window = uring_window_next(st->window, st->floor, st->nbufs, waiting,
 						       st->served);
 		}
 		st->issued = 0;
-		if (n == 0 && (rc = uring_submit(st, 1)) == 0)
+		st->cold_turns = blind ? st->cold_turns - 1 : waiting > 0 ? URING_COLD_TURNS : 0;
+		if (n == 0 && !blind && (rc = uring_submit(st, 1)) == 0)
 			uring_reap(st);
 	}
 	if (st->ordered)
@@ -530,7 +536,7 @@ static void uring_begin(struct uring_state *st, struct bshare *s)
 	if (st->ordered)
 		inorder_reset(&st->order);
 	st->inflight = 0;
-	st->reads = st->issued = st->served = 0;
+	st->reads = st->issued = st->served = st->cold_turns = 0;
 	size_t floor = URING_WARM_BYTES / s->transfer;
 	st->floor = floor < 1 ? 1 : floor > st->nbufs ? st->nbufs : (unsigned)floor;
 	/* from the floor: reads that wait double it each turn, reaching the pool in a few

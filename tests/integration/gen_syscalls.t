@@ -1,0 +1,81 @@
+#!/bin/sh
+# gen_syscalls: what generate costs per file in system calls, counted with strace, not timed.
+# Per file the design allows one openat of its name that creates it (a first file of a new
+# directory may meet ENOENT once before its directory is made), then on that descriptor only
+# pwrite64s of at most 512 KiB each (GEN_WRITE: a filled piece that stays in a core's cache),
+# ceil(size / 512 KiB) of them covering the file in order, and one close: no fallocate,
+# ftruncate, fsync, fstat or lseek. Writes of 4 MiB, or any call added per file, fail this test.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for its capped tmpfs"
+command -v strace >/dev/null 2>&1 || skip_all "strace is not installed"
+strace -f -qq -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace refused)"
+capped_mount "$SCRATCH/fs" 48m 2000 || skip_all "cannot mount a capped tmpfs"
+root="$SCRATCH/fs/data"
+
+# 2 MiB (4 writes), 1 MiB + 5 B (3, the last 5 bytes), 4 KiB (1), 3 MiB - 1 B (6)
+cat >"$SCRATCH/g.yaml" <<YAML
+name: g
+root: $root
+datasets:
+  - {name: two, file_size: 2MiB, file_count: 5}
+  - {name: odd, file_size: 1048581, file_count: 5}
+  - {name: tiny, file_size: 4KiB, file_count: 5}
+  - {name: big, file_size: 3145727, file_count: 3}
+YAML
+mkdir -p "$SCRATCH/g.d"
+strace -ff -qq -o "$SCRATCH/g.d/t" timeout 300 $MPIRUN $MPI_FLAGS -np 2 \
+	"$PFSREAD" generate "$SCRATCH/g.yaml" >"$SCRATCH/g.out" 2>&1
+ok_status $? "generate of 18 files under strace -ff"
+
+check "per file: one creating openat, pwrite64s of at most 512 KiB in order, one close, nothing else" \
+	"$PYTHON" - "$SCRATCH/g.d" "$root/" <<'PY'
+import glob, re, sys
+traces, root = sys.argv[1], sys.argv[2]
+sizes = {"two": 2 << 20, "odd": 1048581, "tiny": 4096, "big": 3145727}
+piece = 512 << 10
+opened = re.compile(r'^openat\(AT_FDCWD, "([^"]+)", ([^,]+).* = (-?\d+)')
+call = re.compile(r"^([a-z0-9_]+)\((\d+)?")
+data = re.compile(re.escape(root) + r"(two|odd|tiny|big)/d\d+/f\d+$")
+write = re.compile(r"^pwrite64\((\d+), .*, (\d+), (\d+)\)\s+= (\d+)$")
+files, bad = {}, []
+for trace in glob.glob(traces + "/t.*"):
+    fds = {}
+    for line in open(trace, errors="replace"):
+        o = opened.match(line)
+        if o and data.match(o.group(1)) and "O_WRONLY" in o.group(2):
+            path, fd = o.group(1), int(o.group(3))
+            f = files.setdefault(path, {"opens": 0, "writes": [], "other": [], "closes": 0})
+            if fd >= 0:
+                f["opens"] += 1
+                fds[str(fd)] = f
+            elif not line.rstrip().endswith("(No such file or directory)"):
+                bad.append(line.strip())
+            continue
+        m = call.match(line)
+        if m is None or m.group(2) not in fds:
+            continue
+        f = fds[m.group(2)]
+        w = write.match(line)
+        if w:
+            f["writes"].append((int(w.group(3)), int(w.group(2)), int(w.group(4))))
+        elif m.group(1) == "close":
+            f["closes"] += 1
+            del fds[m.group(2)]
+        else:
+            f["other"].append(m.group(1))
+if len(files) != 18:
+    bad.append(f"{len(files)} files opened for writing under the root, want 18")
+for path, f in sorted(files.items()):
+    size = sizes[data.match(path).group(1)]
+    want = [(off, min(piece, size - off), min(piece, size - off)) for off in range(0, size, piece)]
+    if f["opens"] != 1 or f["closes"] != 1 or f["other"] or f["writes"] != want:
+        bad.append(f"{path}: {f['opens']} opens, {f['closes']} closes, other {f['other']}, "
+                   f"writes (offset, asked, written) {f['writes']} want {want}")
+print(f"# {len(files)} files; per file: openat, pwrite64 of at most {piece} B in order, close")
+for b in bad[:8]:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+PY
+check "verify reads back every block" mpi 2 "$PFSREAD" verify "$SCRATCH/g.yaml"
+done_testing
