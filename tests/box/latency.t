@@ -1,0 +1,96 @@
+#!/bin/sh
+# latency: readers that wait on round trips, the reference study's 1 -> 2 readers signature. A
+# GlusterFS box of 2 nodes whose links (BOX_LATENCY_LINK Mbit/s, default 400: fast enough not
+# to bind) each hold every frame BOX_DELAY_MS ms each way (default 5; the delay line,
+# tests/box/tapdelay.c), so a round trip node -> server crosses 4 x BOX_DELAY_MS. One cold run
+# at 1, 2 and 4 readers per node:
+#  a. the per-reader rate at 1 reader/node is within 15% of bytes in flight / round trip;
+#  b. the aggregate at 2 readers/node is >= 1.7 x that at 1;
+#  c. the report's answer names readers waiting on round trips.
+# The bytes a reader keeps in flight are the client's, measured here: GlusterFS's FUSE client
+# forwards every request the kernel makes at once, and the kernel's read-ahead keeps two
+# windows of the mount's read_ahead_kb in flight for a sequential reader, each window doubled
+# by POSIX_FADV_SEQUENTIAL (pfsread's posix default): W = 4 x read_ahead_kb. A request's
+# time is the round trip (ping) plus W at the link's goodput (iperf3): rate = W / (RTT + W / G).
+# With BOX_DELAY_MS=0 the links bind at every readers-per-node and a, b, c fail.
+. "$(dirname "$0")/boxlib.sh"
+
+box_require
+"$TOP/tests/install-deps.sh" iputils-ping >"$SCRATCH/apt-ping.log" 2>&1 ||
+	skip_all "cannot install ping: $(tail -n 1 "$SCRATCH/apt-ping.log")"
+R=${BOX_LATENCY_LINK:-400}
+L=${BOX_DELAY_MS:-5}
+if ! box_up --nodes 2 --link-mbit "$R" --fs glusterfs --delay-ms "$L"; then
+	fail "a box of 2 nodes on GlusterFS with links delayed $L ms comes up"
+	done_testing
+fi
+pass "a box of 2 nodes on GlusterFS with links delayed $L ms comes up"
+
+# rtt FROM TO: the mean round trip of 10 pings, in ms
+rtt() {
+	"$BOX" exec "$1" -- ping -n -q -c 10 -i 0.2 "$2" 2>&1 | tee "$SCRATCH/ping.out" |
+		awk -F/ '/^rtt|^round-trip/ { print $5 }'
+}
+RTT=$(rtt n1 server)
+RTT_NN=$(rtt n1 n2)
+figure "round trip n1 -> server (ping)" "$RTT ms (4 x $L ms added)"
+figure "round trip n1 -> n2 (ping)" "$RTT_NN ms"
+[ -n "$RTT" ] && ge "$RTT" "$((4 * L))" && ge "$((4 * L + 3))" "$RTT"
+ok_status $? "the round trip n1 -> server is 4 x $L ms plus at most 3 ms"
+[ -n "$RTT" ] || sed 's/^/#   /' "$SCRATCH/ping.out"
+
+G=$("$BOX" iperf n1 5)
+GM=$(awk -v m="$G" 'BEGIN { printf "%.2f", m / 8 }')
+figure "link goodput (iperf3 server -> n1)" "$G Mbit/s = $GM MB/s"
+dev=$("$BOX" exec n1 -- mountpoint -d /box/fs)
+RA=$("$BOX" exec n1 -- cat "/sys/class/bdi/$dev/read_ahead_kb")
+figure "n1's FUSE mount read_ahead_kb" "$RA"
+ge "${RA:-0}" 1
+ok_status $? "the client's read-ahead window is known"
+# the prediction, in MB/s: W = 4 x read_ahead_kb (see the top of this file)
+W=$(awk -v r="$RA" 'BEGIN { print 4 * r * 1024 }')
+P=$(awk -v w="$W" -v t="$RTT" -v g="$GM" 'BEGIN { printf "%.2f", w / (t / 1000 + w / (g * 1e6)) / 1e6 }')
+figure "predicted per-reader rate" "$P MB/s ($W bytes in flight / ($RTT ms + W / goodput))"
+
+DS="{name: lat, file_size: 16MiB, file_count: 16}"
+box_config "$SCRATCH/gen.yaml" gen /box/fs/lat "$DS"
+check "generate the data set on 2 nodes" bmpi n1,n2 1 "$PFSREAD" generate "$SCRATCH/gen.yaml"
+box_config "$SCRATCH/rpn.yaml" rpn /box/fs/lat "$DS" "sweep: {readers_per_node: [1, 2, 4]}" \
+	"repetitions: 1" "cache: fadvise" \
+	"hardware: {node_link_MBps: $GM, storage_servers: 1, server_link_MBps: 100000}"
+"$BOX" cold lat && bmpi n1,n2 4 "$PFSREAD" run "$SCRATCH/rpn.yaml" >"$SCRATCH/rpn.out" 2>&1
+st=$?
+ok_status $st "run 1, 2, 4 readers/node on 2 nodes, cold"
+[ $st -eq 0 ] || sed 's/^/#   /' "$SCRATCH/rpn.out" | tail -n 20
+cell() { rep_json "$SCRATCH/rpn.h5" "d['cells'][$1]['$2']"; }
+
+# diagnose: every figure a failure needs, once
+diagnose() {
+	box_rates "$SCRATCH/rpn.h5"
+	echo "#   round trips: n1 -> server $RTT ms, n1 -> n2 $RTT_NN ms; goodput $GM MB/s"
+	for f in /box/log/delay-*.log; do [ -s "$f" ] && sed 's/^/#   /' "$f"; done
+	ps -eo pid,pcpu,comm | awk '$3 == "tapdelay" || $3 ~ /^gluster/' | sed 's/^/#   /'
+	box_load
+}
+
+A1=$(cell 0 mean_MBps)
+A2=$(cell 1 mean_MBps)
+A4=$(cell 2 mean_MBps)
+PR=$(awk -v a="$A1" 'BEGIN { printf "%.2f", a / 2 }')
+for i in 0 1 2; do
+	figure "$(cell $i readers_per_node) readers/node: aggregate, share of the links" \
+		"$(cell $i mean_MBps) MB/s, $(awk -v a="$(cell $i mean_MBps)" -v g="$GM" 'BEGIN { printf "%.1f%%", 50 * a / g }')"
+done
+figure "1 reader/node: per-reader rate" "$PR MB/s ($(awk -v a="$PR" -v p="$P" 'BEGIN { printf "%.2f", a / p }') x the prediction)"
+figure "aggregate 2 / 1 readers per node" "$(awk -v a="$A2" -v b="$A1" 'BEGIN { printf "%.2f", a / b }') x"
+f0=$T_FAILED
+within "$PR" "$P" 0.15
+ok_status $? "a. 1 reader/node: per-reader rate within 15% of bytes in flight / round trip"
+ge "$A2" "$(awk -v a="$A1" 'BEGIN { print 1.7 * a }')"
+ok_status $? "b. 2 readers/node: aggregate >= 1.7 x that at 1 reader/node"
+OUT=$("$PFSREAD" report "$SCRATCH/rpn.h5")
+echo "$OUT" | sed -n '/^answer for/,/^$/p' | sed 's/^/# /'
+contains "readers wait on round trips" "c. the report's answer names readers waiting on round trips"
+[ "$T_FAILED" = "$f0" ] || diagnose
+
+done_testing
