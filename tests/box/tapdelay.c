@@ -3,7 +3,7 @@
  * Ethernet frame a fixed time before passing it on, both directions, in order: what the
  * kernel sends out of one TAP is received on the other DELAY_US microseconds later. It stands
  * in for tc's netem, which some kernels lack. A frame that finds its direction's ring full is
- * dropped and counted; the counts are printed on exit (SIGTERM, SIGINT).
+ * dropped and counted; the counts are printed on SIGUSR1 and on exit (SIGTERM, SIGINT).
  *
  *   tapdelay DELAY_US NETNS_A TAP_A NETNS_B TAP_B     (NETNS: a path such as /run/netns/box-sw)
  *
@@ -43,12 +43,14 @@ struct td_dir {
 	unsigned long long passed, dropped, bytes, write_errors;
 };
 
-static volatile sig_atomic_t td_stop;
+static volatile sig_atomic_t td_stop, td_tell;
 
 static void td_on_signal(int sig)
 {
-	(void)sig;
-	td_stop = 1;
+	if (sig == SIGUSR1)
+		td_tell = 1;
+	else
+		td_stop = 1;
 }
 
 static void td_die(const char *what)
@@ -169,6 +171,11 @@ static void td_loop(struct td_dir *dirs, uint64_t delay)
 		int n = ppoll(p, 2, &w, &none);
 		if (n < 0 && errno != EINTR)
 			td_die("ppoll");
+		if (td_tell) {
+			td_tell = 0;
+			td_report(&dirs[0]);
+			td_report(&dirs[1]);
+		}
 		for (int i = 0; n > 0 && i < 2; i++)
 			if (p[i].revents & (POLLERR | POLLHUP | POLLNVAL)) {
 				errno = EIO;
@@ -206,9 +213,10 @@ int main(int argc, char **argv)
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR1);
 	/* signals are taken only inside ppoll, so none is lost between the check and the wait */
 	if (sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGINT, &sa, NULL) != 0 ||
-	    sigprocmask(SIG_BLOCK, &block, NULL) != 0)
+	    sigaction(SIGUSR1, &sa, NULL) != 0 || sigprocmask(SIG_BLOCK, &block, NULL) != 0)
 		td_die("sigaction");
 	td_loop(dirs, (uint64_t)us * 1000u);
 	td_report(&dirs[0]);
