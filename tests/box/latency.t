@@ -74,6 +74,9 @@ cell() { rep_json "$SCRATCH/rpn.h5" "d['cells'][$1]['$2']"; }
 diagnose() {
 	box_rates "$SCRATCH/rpn.h5"
 	echo "#   round trips: n1 -> server $RTT ms, n1 -> n2 $RTT_NN ms; goodput $GM MB/s"
+	# the delay lines' counts (frames passed, dropped) as of now
+	for p in $(awk '$3 == "tapdelay" { print $1 }' /box/run/pids); do kill -USR1 "$p"; done
+	sleep 0.5
 	for f in /box/log/delay-*.log; do [ -s "$f" ] && sed 's/^/#   /' "$f"; done
 	ps -eo pid,pcpu,comm | awk '$3 == "tapdelay" || $3 ~ /^gluster/' | sed 's/^/#   /'
 	box_load
