@@ -8,7 +8,8 @@
 #     opens, a few round trips each, are shown apart), is within 15% of bytes in flight / round
 #     trip;
 #  b. the aggregate at 2 readers/node is >= 1.7 x that at 1;
-#  c. the report's answer names readers waiting on round trips.
+#  c. the report's answer names readers waiting on round trips;
+# and that the delay lines dropped no frame.
 # The bytes a reader keeps in flight are the client's, measured here: GlusterFS's FUSE client
 # forwards every request the kernel makes at once, and the kernel's read-ahead keeps two
 # windows of the mount's read_ahead_kb in flight for a sequential reader, each window doubled
@@ -74,9 +75,6 @@ cell() { rep_json "$SCRATCH/rpn.h5" "d['cells'][$1]['$2']"; }
 diagnose() {
 	box_rates "$SCRATCH/rpn.h5"
 	echo "#   round trips: n1 -> server $RTT ms, n1 -> n2 $RTT_NN ms; goodput $GM MB/s"
-	# the delay lines' counts (frames passed, dropped) as of now
-	for p in $(awk '$3 == "tapdelay" { print $1 }' /box/run/pids); do kill -USR1 "$p"; done
-	sleep 0.5
 	for f in /box/log/delay-*.log; do [ -s "$f" ] && sed 's/^/#   /' "$f"; done
 	ps -eo pid,pcpu,comm | awk '$3 == "tapdelay" || $3 ~ /^gluster/' | sed 's/^/#   /'
 	box_load
@@ -96,7 +94,18 @@ figure "1 reader/node: per-reader rate, opens too" "$(awk -v a="$A1" 'BEGIN { pr
 figure "1 reader/node: an open" "$(awk -v o="$(ph open_s)" -v n="$(ph files_read)" -v t="$RTT" \
 	'BEGIN { printf "%.1f ms = %.1f round trips", 1000 * o / n, 1000 * o / n / t }')"
 figure "aggregate 2 / 1 readers per node" "$(awk -v a="$A2" -v b="$A1" 'BEGIN { printf "%.2f", a / b }') x"
+# the delay lines' counts as of now (frames passed, dropped for a full ring) in their logs
+delay_counts() {
+	for p in $(awk '$3 == "tapdelay" { print $1 }' /box/run/pids); do kill -USR1 "$p"; done
+	sleep 0.5
+}
 f0=$T_FAILED
+delay_counts
+drops=$(cat /box/log/delay-*.log 2>/dev/null | awk '/ passed, / { sub(/.* passed, /, ""); d += $1 } END { print d + 0 }')
+told=$(cat /box/log/delay-*.log 2>/dev/null | grep -c ' passed, ')
+figure "frames the delay lines dropped (ring full)" "$drops (counts from $told directions)"
+[ "$drops" = 0 ] && { [ "$L" = 0 ] || [ "$told" -ge 2 ]; }
+ok_status $? "the delay lines dropped no frame"
 within "$PR" "$P" 0.15
 ok_status $? "a. 1 reader/node: per-reader rate in its reads within 15% of bytes in flight / round trip"
 ge "$A2" "$(awk -v a="$A1" 'BEGIN { print 1.7 * a }')"
