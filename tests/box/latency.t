@@ -34,11 +34,12 @@ rtt() {
 	"$BOX" exec "$1" -- ping -n -q -c 10 -i 0.2 "$2" 2>&1 | tee "$SCRATCH/ping.out" |
 		awk -F'[/ ]' '/^rtt|^round-trip/ { print $7, $8 }'
 }
-set -- $(rtt n1 server)
-RTT_MIN=${1:-}
-RTT=${2:-}
-set -- $(rtt n1 n2)
-RTT_NN=${2:-}
+read -r RTT_MIN RTT <<EOF
+$(rtt n1 server)
+EOF
+read -r _ RTT_NN <<EOF
+$(rtt n1 n2)
+EOF
 figure "round trip n1 -> server (ping: min, mean)" "$RTT_MIN, $RTT ms (4 x $L ms added)"
 figure "round trip n1 -> n2 (ping: mean)" "$RTT_NN ms"
 # the least of them: the delay line's hold, not the wait for a core on a loaded machine
@@ -82,7 +83,6 @@ diagnose() {
 
 A1=$(cell 0 mean_MBps)
 A2=$(cell 1 mean_MBps)
-A4=$(cell 2 mean_MBps)
 ph() { rep_json "$SCRATCH/rpn.h5" "d['phases'][0]['$1']"; }
 PR=$(awk -v b="$(ph bytes)" -v s="$(ph read_s)" 'BEGIN { printf "%.2f", b / s / 1e6 }')
 for i in 0 1 2; do
