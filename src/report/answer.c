@@ -296,8 +296,23 @@ static double an_per_reader(const struct report_cell *c)
 	return c->readers > 0 ? c->mean_MBps / c->readers : NAN;
 }
 
+/* Whether more readers per node (b) show c's readers waiting on round trips: the aggregate
+ * grows, each reader's rate stays flat, and b is still short of the ceiling. */
+static int an_waits(const struct report_cell *c, const struct report_cell *b)
+{
+	return b->state == CACHE_COLD && b->sweep.readers_per_node > c->sweep.readers_per_node &&
+	       sweep_same(&b->sweep, &c->sweep, 1u << SWEEP_READERS) &&
+	       b->mean_MBps >= ANSWER_SCALES * c->mean_MBps &&
+	       an_per_reader(b) >= ANSWER_FLAT * an_per_reader(c) &&
+	       an_per_reader(c) >= ANSWER_FLAT * an_per_reader(b) &&
+	       !(isfinite(b->efficiency) && b->efficiency >= REPORT_SHORT_OF);
+}
+
 /* Readers that wait for each request's round trip: the aggregate grows with the readers while
- * each reader's rate stays flat, far below the ceiling. The row (data set) that shows it most. */
+ * each reader's rate stays flat, far below the ceiling. Each cell is paired with its best
+ * such step up in readers, not with the best cell of its row: further readers may reach a
+ * resource that binds (the link), and the signature is in the steps before it. The row (data
+ * set) that shows it most. */
 static void an_round_trips(struct answer *a, const struct answer_in *in)
 {
 	const struct report_cell *lo = NULL, *hi = NULL;
@@ -308,15 +323,10 @@ static void an_round_trips(struct answer *a, const struct answer_in *in)
 			continue;
 		for (long k = 0; k < in->ncells; k++) {
 			const struct report_cell *o = &in->cells[k];
-			if (o->state == CACHE_COLD && o->sweep.readers_per_node > c->sweep.readers_per_node &&
-			    sweep_same(&o->sweep, &c->sweep, 1u << SWEEP_READERS) &&
-			    (b == NULL || o->mean_MBps > b->mean_MBps))
+			if (an_waits(c, o) && (b == NULL || o->mean_MBps > b->mean_MBps))
 				b = o;
 		}
-		if (b == NULL || b->mean_MBps < ANSWER_SCALES * c->mean_MBps ||
-		    an_per_reader(b) < ANSWER_FLAT * an_per_reader(c) ||
-		    an_per_reader(c) < ANSWER_FLAT * an_per_reader(b) ||
-		    (isfinite(b->efficiency) && b->efficiency >= REPORT_SHORT_OF))
+		if (b == NULL)
 			continue;
 		double w = isfinite(b->efficiency) ? 1 - b->efficiency : 0.5;
 		if (w > weight) {

@@ -27,8 +27,8 @@
 # Layout (addresses exist only inside the box's namespaces; none has a default route):
 #   box-sw    the switch: bridge br0 and one port p-NAME per link; tc tbf on p-NAME limits what NAME
 #             receives (a node's reads), tc tbf on NAME's eth0 what it sends (racks.sh: the
-#             backbone, the nodes' ports on rack switches box-rK); --delay-ms: netem on each
-#             of them too, L ms each way per link
+#             backbone, the nodes' ports on rack switches box-rK); --delay-ms: each link is
+#             two TAP devices joined by a delay line (tapdelay.c), L ms each way
 #   box-head  10.77.0.1   where mpirun runs (unshaped); --slurm: munged and slurmctld (box_slurm.sh)
 #   box-srv   10.77.0.2   the storage server: every file system daemon (none when converged)
 #   box-nK    10.77.0.(10+K)  client node nK

@@ -11,23 +11,51 @@ shape() {
 	qdisc_set "$(sw_of "$name")" "p-$name" "$rate" && qdisc_set "box-$name" eth0 "$rate"
 }
 
-# qdisc_set NS DEV RATE|off: DEV sends at most RATE Mbit/s, each packet held --delay-ms first
+# qdisc_set NS DEV RATE|off: DEV sends at most RATE Mbit/s (--delay-ms is the links' own: wire)
 qdisc_set() {
-	local d
-	d=$(state delay_ms)
 	if [ "$3" = off ]; then
 		t tc -n "$1" qdisc del dev "$2" root 2>/dev/null
-		[ "${d:-0}" = 0 ] || t tc -n "$1" qdisc add dev "$2" root netem delay "${d}ms" limit 100000 ||
-			no_netem
-		return
+		return 0
 	fi
-	t tc -n "$1" qdisc replace dev "$2" root handle 1: tbf rate "${3}mbit" burst 256kb latency 50ms &&
-		{ [ "${d:-0}" = 0 ] || t tc -n "$1" qdisc replace dev "$2" parent 1:1 handle 10: \
-			netem delay "${d}ms" limit 100000 || no_netem; }
+	t tc -n "$1" qdisc replace dev "$2" root handle 1: tbf rate "${3}mbit" burst 256kb latency 50ms
 }
 
-no_netem() {
-	WHY="--delay-ms needs tc's netem, which this kernel lacks (CONFIG_NET_SCH_NETEM)"
+# wire NS_A DEV_A NS_B DEV_B: a link between DEV_A in namespace NS_A and DEV_B in NS_B. A veth
+# pair; with --delay-ms L two TAP devices joined by a delay line (tapdelay.c, one process per
+# link, recorded) that holds every frame L ms each way, so any qdisc on either end (the tbf
+# of shape) works as on a veth: what leaves DEV_A arrives on DEV_B L ms later.
+wire() {
+	local d i
+	d=$(state delay_ms)
+	if [ "${d:-0}" = 0 ]; then
+		t ip -n "$1" link add "$2" type veth peer name "$4" netns "$3"
+		return
+	fi
+	# a TAP's own queue (tx_queue_len frames, 500 by default) drops what the delay line has not
+	# read yet: 4096 lets it lag 100 ms at 400 Mbit/s while the machine's cores are busy
+	t ip -n "$1" tuntap add dev "$2" mode tap && t ip -n "$3" tuntap add dev "$4" mode tap &&
+		t ip -n "$1" link set "$2" txqueuelen 4096 && t ip -n "$3" link set "$4" txqueuelen 4096 ||
+		return 1
+	"$B/bin/tapdelay" "$((d * 1000))" "/run/netns/$1" "$2" "/run/netns/$3" "$4" \
+		</dev/null >>"$B/log/delay-$2.log" 2>&1 &
+	record_pid $!
+	# attached once the device has a carrier (checked up: a TAP that is down shows none)
+	t ip -n "$1" link set "$2" up || return 1
+	for i in $(seq 100); do
+		ip -n "$1" link show dev "$2" 2>/dev/null | grep -q NO-CARRIER || return 0
+		sleep 0.05
+	done
+	WHY="the delay line of $2 did not attach ($(tail -n 1 "$B/log/delay-$2.log" 2>/dev/null))"
+	return 1
+}
+
+# delay_build: the delay line's program, built into the box's tmpfs when --delay-ms asks for it
+delay_build() {
+	[ "$(state delay_ms)" != 0 ] || return 0
+	mkdir -p "$B/bin" &&
+		T=120 t "${CC:-cc}" -std=c11 -O2 -Wall -Wextra -o "$B/bin/tapdelay" "$BOX_HERE/tapdelay.c" \
+			>"$B/log/tapdelay-build.log" 2>&1 && return 0
+	WHY="--delay-ms: cannot build the delay line ($(tail -n 1 "$B/log/tapdelay-build.log"))"
 	return 1
 }
 
@@ -39,7 +67,7 @@ link_up() {
 	local sw
 	sw=$(sw_of "$1")
 	t ip netns add "box-$1" &&
-		t ip -n "$sw" link add "p-$1" type veth peer name eth0 netns "box-$1" &&
+		wire "$sw" "p-$1" "box-$1" eth0 &&
 		t ip -n "$sw" link set "p-$1" master br0 &&
 		t ip -n "$sw" link set "p-$1" up &&
 		t ip -n "box-$1" addr add "$2/24" dev eth0 &&
@@ -51,6 +79,7 @@ net_up() {
 	local n
 	# FIRST the guard: box addresses used in the root namespace by mistake must go nowhere
 	t ip route add unreachable "$SUBNET" || return 1
+	delay_build || return 1
 	t ip netns add box-sw && t ip -n box-sw link add br0 type bridge &&
 		t ip -n box-sw link set br0 up && t ip -n box-sw link set lo up || return 1
 	[ "$(state racks)" = 0 ] || racks_up || return 1

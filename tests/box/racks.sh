@@ -35,7 +35,7 @@ racks_up() {
 		t ip netns add "box-r$k" &&
 			t ip -n "box-r$k" link add br0 type bridge &&
 			t ip -n "box-r$k" link set br0 up && t ip -n "box-r$k" link set lo up &&
-			t ip -n "box-r$k" link add "up-r$k" type veth peer name "dn-r$k" netns box-sw &&
+			wire "box-r$k" "up-r$k" box-sw "dn-r$k" &&
 			t ip -n "box-r$k" link set "up-r$k" master br0 && t ip -n "box-r$k" link set "up-r$k" up &&
 			t ip -n box-sw link set "dn-r$k" master br0 && t ip -n box-sw link set "dn-r$k" up &&
 			shape_uplink "r$k" "$(state uplink_mbit)" || return 1

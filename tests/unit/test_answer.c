@@ -2,7 +2,8 @@
  * on 1 GbE, ceiling 11,818 MB/s by the reader links) gives its best and worst cell with their
  * share of the ceiling and ranks "round trips" above "metadata"; a cell above its ceiling is
  * said to contradict it; warm cells, a slow node, a read path below its peers and a run
- * without hardware each give their finding with its recommendation. */
+ * without hardware each give their finding with its recommendation; readers that wait on round
+ * trips are found in the step before the links bind. */
 #include <math.h>
 #include <string.h>
 
@@ -234,6 +235,33 @@ static void test_calibrated_spread(void)
 	ok(find(&a, "max/min") < 0, "no spread known: none said");
 }
 
+/* The box's latency-bound readers (2 nodes, links of 47.88 MB/s, 5 ms a link each way): 1 -> 2
+ * readers per node nearly doubles the aggregate, 4 reaches the links and each reader slows.
+ * The best cell of the row is then no sign of round trips; the step 1 -> 2 still is. */
+static void test_round_trips_until_bound(void)
+{
+	struct ceil_hw hw = {.node_link_MBps = 47.88, .storage_servers = 1,
+			     .server_link_MBps = 100000};
+	struct report_cell c[3] = {cell("lat", 1, 36.1, 0), cell("lat", 2, 64.4, 0),
+				   cell("lat", 4, 69.6, 0)};
+	for (int i = 0; i < 3; i++) {
+		c[i].readers = 2 * c[i].sweep.readers_per_node;
+		c[i].reader_nodes = 2;
+		report_cell_ceiling(&c[i], &hw, 2, NULL);
+	}
+	struct answer_in in = {c, 3, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer a;
+	answer_build(&in, &a);
+	dump(&a);
+	ok(find(&a, "readers wait on round trips: lat aggregate 1.78x from 1 to 2 readers/node, "
+		    "per reader flat (18.05 -> 16.10 MB/s)") >= 0,
+	   "round trips: the step 1 -> 2 readers/node, though 4 has the best aggregate");
+	c[1].mean_MBps = 40; /* more readers barely more than 1: no step shows it */
+	c[2].mean_MBps = 44;
+	answer_build(&in, &a);
+	ok(find(&a, "round trips") < 0, "no step that nearly doubles: no round-trip finding");
+}
+
 int main(void)
 {
 	test_reference();
@@ -241,5 +269,6 @@ int main(void)
 	test_calibrated_spread();
 	test_read_path_and_no_ceiling();
 	test_many_tables();
+	test_round_trips_until_bound();
 	return tap_done();
 }
