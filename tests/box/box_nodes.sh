@@ -53,7 +53,7 @@ wire() {
 delay_build() {
 	[ "$(state delay_ms)" != 0 ] || return 0
 	mkdir -p "$B/bin" &&
-		T=120 t "${CC:-cc}" -std=c11 -O2 -Wall -Wextra -o "$B/bin/tapdelay" "$BOX_HERE/tapdelay.c" \
+		T=120 t "${CC:-cc}" -std=c11 -O2 -Wall -Wextra -Werror -o "$B/bin/tapdelay" "$BOX_HERE/tapdelay.c" \
 			>"$B/log/tapdelay-build.log" 2>&1 && return 0
 	WHY="--delay-ms: cannot build the delay line ($(tail -n 1 "$B/log/tapdelay-build.log"))"
 	return 1

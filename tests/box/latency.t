@@ -5,8 +5,9 @@
 # tests/box/tapdelay.c), so a round trip node -> server crosses 4 x BOX_DELAY_MS. One cold run
 # at 1, 2 and 4 readers per node:
 #  a. the per-reader rate at 1 reader/node, in its reads (bytes / time in read calls: the files'
-#     opens, a few round trips each, are shown apart), is within 15% of bytes in flight / round
-#     trip;
+#     opens, a few round trips each, are shown apart), is 0.80-1.15 x bytes in flight / round
+#     trip (wider below: the 2 cores that carry the delay lines, the client and the reader can
+#     only add to a round trip);
 #  b. the aggregate at 2 readers/node is >= 1.7 x that at 1;
 #  c. the report's answer names readers waiting on round trips;
 # and that the delay lines dropped no frame.
@@ -48,7 +49,7 @@ ok_status $? "the shortest round trip n1 -> server is 4 x $L ms plus at most 2 m
 [ -n "$RTT_MIN" ] || sed 's/^/#   /' "$SCRATCH/ping.out"
 
 G=$("$BOX" iperf n1 5)
-GM=$(awk -v m="$G" 'BEGIN { printf "%.2f", m / 8 }')
+GM=$(mbps "$G")
 figure "link goodput (iperf3 server -> n1)" "$G Mbit/s = $GM MB/s"
 dev=$("$BOX" exec n1 -- mountpoint -d /box/fs)
 RA=$("$BOX" exec n1 -- cat "/sys/class/bdi/$dev/read_ahead_kb")
@@ -106,8 +107,8 @@ told=$(cat /box/log/delay-*.log 2>/dev/null | grep -c ' passed, ')
 figure "frames the delay lines dropped (ring full)" "$drops (counts from $told directions)"
 [ "$drops" = 0 ] && { [ "$L" = 0 ] || [ "$told" -ge 2 ]; }
 ok_status $? "the delay lines dropped no frame"
-within "$PR" "$P" 0.15
-ok_status $? "a. 1 reader/node: per-reader rate in its reads within 15% of bytes in flight / round trip"
+ge "$PR" "$(awk -v p="$P" 'BEGIN { print 0.80 * p }')" && ge "$(awk -v p="$P" 'BEGIN { print 1.15 * p }')" "$PR"
+ok_status $? "a. 1 reader/node: per-reader rate in its reads 0.80-1.15 x bytes in flight / round trip"
 ge "$A2" "$(awk -v a="$A1" 'BEGIN { print 1.7 * a }')"
 ok_status $? "b. 2 readers/node: aggregate >= 1.7 x that at 1 reader/node"
 OUT=$("$PFSREAD" report "$SCRATCH/rpn.h5")
