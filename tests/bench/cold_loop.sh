@@ -45,7 +45,7 @@ MPI=("$MPIRUN" --oversubscribe --bind-to core)
 [ "$(id -u)" -eq 0 ] && MPI+=(--allow-run-as-root)
 PERF=()
 perf stat -e minor-faults true >/dev/null 2>&1 &&
-	PERF=(perf stat -x ';' -o "$WORK/res/perf" -e minor-faults,major-faults)
+	PERF=(perf stat -x ';' -o "$WORK/res/perf" -e minor-faults -e major-faults)
 
 # config SET PATH: the one phase's config (PATH: posix, mmap or mmaphuge).
 config() {
