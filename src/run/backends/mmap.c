@@ -61,8 +61,9 @@ static int mmap_advise(void *m, size_t len, const struct bopen *o)
 	if (o->advice != CFG_ADVICE_NONE &&
 	    madvise(m, len, o->advice == CFG_ADVICE_WILLNEED ? MADV_WILLNEED : MADV_SEQUENTIAL) != 0)
 		return -errno;
-	/* the page cache then reads in 2 MiB folios that one fault maps whole, where 4 KiB pages
-	 * take a fault per 64 KiB (the kernel's fault-around) */
+	/* where the file system caches large folios (ext4, XFS) the page cache then reads 2 MiB
+	 * folios that one fault maps whole, where 4 KiB pages take a fault per 64 KiB (the
+	 * kernel's fault-around); elsewhere the advice changes nothing */
 	if (mmap_opts_of(o->x)->huge_pages && madvise(m, len, MADV_HUGEPAGE) != 0)
 		return -errno;
 	return 0;
