@@ -5,8 +5,8 @@
 # willneed; none without advice; a second with huge_pages: true), one munmap and one close, and
 # nothing else: the copy out of the mapping makes no call. In particular no fadvise64:
 # POSIX_FADV_SEQUENTIAL on the descriptor doubles the read-ahead window of the mapping's faults,
-# which on a loop ext4 made a cold read of 8 files of 64 MiB take 47% more minor faults and
-# some 30% more CPU per byte (docs/performance.md, What the figures include).
+# which on a loop ext4 made a cold read of 8 files of 64 MiB take nearly twice the mapping's
+# faults and some 30% more CPU per byte (docs/performance.md, What the figures include).
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for its capped tmpfs"

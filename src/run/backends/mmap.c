@@ -52,8 +52,8 @@ static const struct mmap_opts *mmap_opts_of(const struct experiment *x)
 /* The phase's advice, then with huge_pages MADV_HUGEPAGE, over the mapping m of len bytes.
  * A hint asked for and not given would mislabel the phase: fail rather than time it. No
  * POSIX_FADV_SEQUENTIAL on the descriptor, as fio's mmap engine gives: it doubles the faults'
- * read-ahead window, and on a loop ext4 a cold read of 64 MiB files then took 47% more
- * minor faults and some 30% more CPU per byte (docs/performance.md). 0 or -errno. */
+ * read-ahead window, and on a loop ext4 a cold read of 64 MiB files then took nearly twice
+ * the mapping's faults and some 30% more CPU per byte (docs/performance.md). 0 or -errno. */
 static int mmap_advise(void *m, size_t len, const struct bopen *o)
 {
 	/* MADV_SEQUENTIAL is not the default: on a FUSE mount (GlusterFS in the box) it cut a cold
