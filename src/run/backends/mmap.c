@@ -1,5 +1,6 @@
 /* mmap backend: map the whole file and copy out of the mapping, as a consumer of mapped data
- * would. The page faults and the kernel's readahead for them are what it measures. A page
+ * would. The page faults and the kernel's readahead for them are what it measures; with
+ * huge_pages: true, a consumer's mapping on transparent huge pages (MADV_HUGEPAGE). A page
  * the kernel cannot supply (the file shrank, the device failed) raises SIGBUS: the copy runs
  * under a handler that jumps back out, so the failure is recorded on the file's row like a
  * read path's (short, or EIO) instead of killing the rank. */
@@ -9,6 +10,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,8 +25,52 @@ struct mmap_priv {
 	size_t size;
 };
 
-/* Map the whole of fd read-only and give the phase's advice over the mapping (madvise). 0 or
- * -errno; on failure nothing stays mapped. */
+/* ---- options: mmap: {advice: A, huge_pages: B} ---- */
+
+struct mmap_opts {
+	enum cfg_advice advice; /* when sweep.advice is default; CFG_ADVICE_DEFAULT: none */
+	int huge_pages;         /* MADV_HUGEPAGE over each mapping; default false */
+};
+
+static const struct mmap_opts mmap_defaults = {.advice = CFG_ADVICE_DEFAULT, .huge_pages = 0};
+
+static const struct cfg_opt mmap_opts[] = {
+	{"advice", CFG_OPT_ADVICE, offsetof(struct mmap_opts, advice), 0, 0, NULL},
+	{"huge_pages", CFG_OPT_BOOL, offsetof(struct mmap_opts, huge_pages), 0, 0, NULL},
+};
+
+static const struct cfg_block mmap_block = {
+	.key = "mmap", .opts = mmap_opts, .nopts = sizeof mmap_opts / sizeof mmap_opts[0],
+	.size = sizeof(struct mmap_opts), .defaults = &mmap_defaults,
+};
+
+static const struct mmap_opts *mmap_opts_of(const struct experiment *x)
+{
+	return cfg_block_values(x, &mmap_block);
+}
+
+/* The phase's advice, then with huge_pages MADV_HUGEPAGE, over the mapping m of len bytes.
+ * A hint asked for and not given would mislabel the phase: fail rather than time it. No
+ * POSIX_FADV_SEQUENTIAL on the descriptor, as fio's mmap engine gives: it doubles the faults'
+ * read-ahead window, and on a loop ext4 a cold read of 64 MiB files then took nearly twice
+ * the mapping's faults and some 30% more CPU per byte (docs/performance.md). 0 or -errno. */
+static int mmap_advise(void *m, size_t len, const struct bopen *o)
+{
+	/* MADV_SEQUENTIAL is not the default: on a FUSE mount (GlusterFS in the box) it cut a cold
+	 * read to a sixth of the link (README, Read paths and their hints). */
+	if (o->advice != CFG_ADVICE_NONE &&
+	    madvise(m, len, o->advice == CFG_ADVICE_WILLNEED ? MADV_WILLNEED : MADV_SEQUENTIAL) != 0)
+		return -errno;
+	/* where the file system caches large folios (ext4, XFS) the page cache then reads 2 MiB
+	 * folios that one fault maps whole, where 4 KiB pages take a fault per 64 KiB (the
+	 * kernel's fault-around); elsewhere the advice changes nothing */
+	if (mmap_opts_of(o->x)->huge_pages && madvise(m, len, MADV_HUGEPAGE) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Map the whole of fd read-only and give the phase's hints over the mapping (mmap_advise). 0
+ * or -errno; on failure nothing stays mapped. */
 static int mmap_map(int fd, const struct bopen *o, void *priv)
 {
 	struct mmap_priv *p = priv;
@@ -39,12 +85,8 @@ static int mmap_map(int fd, const struct bopen *o, void *priv)
 	m = mmap(NULL, p->size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -errno;
-	/* A hint asked for and not given would mislabel the phase: fail rather than time it.
-	 * MADV_SEQUENTIAL is not the default: on a FUSE mount (GlusterFS in the box) it cut a cold
-	 * read to a sixth of the link (README, Read paths and their hints). */
-	if (o->advice != CFG_ADVICE_NONE &&
-	    madvise(m, p->size, o->advice == CFG_ADVICE_WILLNEED ? MADV_WILLNEED : MADV_SEQUENTIAL) != 0) {
-		int rc = -errno;
+	int rc = mmap_advise(m, p->size, o);
+	if (rc != 0) {
 		(void)munmap(m, p->size); /* the madvise failure is the one to report */
 		return rc;
 	}
@@ -154,24 +196,23 @@ static int mmap_close(struct bfile *f)
 
 static void mmap_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
 {
-	(void)x;
-	snprintf(buf, len, "%s", a == CFG_ADVICE_SEQUENTIAL
-					 ? "mmap(MAP_SHARED), madvise(MADV_SEQUENTIAL) on every file"
-				 : a == CFG_ADVICE_WILLNEED
-					 ? "mmap(MAP_SHARED), madvise(MADV_WILLNEED) on every file"
-					 : "mmap(MAP_SHARED), no madvise");
+	const char *advice = a == CFG_ADVICE_SEQUENTIAL ? ", madvise(MADV_SEQUENTIAL)"
+			     : a == CFG_ADVICE_WILLNEED ? ", madvise(MADV_WILLNEED)"
+							: "";
+	if (mmap_opts_of(x)->huge_pages)
+		snprintf(buf, len, "mmap(MAP_SHARED)%s, madvise(MADV_HUGEPAGE) on every file", advice);
+	else if (*advice != '\0')
+		snprintf(buf, len, "mmap(MAP_SHARED)%s on every file", advice);
+	else
+		snprintf(buf, len, "mmap(MAP_SHARED), no madvise");
 }
-
-/* ---- options: mmap: {advice: A}, the advice when sweep.advice is default ---- */
-
-static const struct cfg_block mmap_block = POSIX_ADVICE_BLOCK("mmap");
 
 static const struct cfg_block *const mmap_config[] = {&mmap_block, NULL};
 
 /* default none: MADV_SEQUENTIAL cut cold reads on FUSE to 5-10% of the link (docs/box.md) */
 static enum cfg_advice mmap_advice_default(const struct experiment *x)
 {
-	enum cfg_advice a = posix_block_advice(x, &mmap_block);
+	enum cfg_advice a = mmap_opts_of(x)->advice;
 	return a == CFG_ADVICE_DEFAULT ? CFG_ADVICE_NONE : a;
 }
 

@@ -40,7 +40,7 @@ int posix_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *
 int posix_close(struct bfile *f);
 
 /* The options block of a backend whose one key is its advice when sweep.advice is default
- * (posix: {advice: A}, mmap: {advice: A}). Each backend declares its own block, so that
+ * (posix: {advice: A}). Each backend declares its own block, so that
  * cfg_block_values tells them apart, with POSIX_ADVICE_BLOCK("key"). */
 struct posix_advice_opts {
 	enum cfg_advice advice; /* CFG_ADVICE_DEFAULT when not given */
