@@ -22,12 +22,17 @@ RA_KB=${COLD_RA_KB:-8192}
 [ "$(id -u)" -eq 0 ] || { echo "cold_loop.sh: needs root (it mounts a tmpfs and a loop device)" >&2; exit 2; }
 command -v fio >/dev/null || { echo "cold_loop.sh: fio not found (Debian: fio)" >&2; exit 2; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pfsread-cold.XXXXXX")
+RA0=
 T=$WORK/t M=$WORK/m
 # the ext4 mount, the loop device on the image (found by its backing file), the tmpfs
 cleanup() {
 	local d
 	mountpoint -q "$M" && { timeout 60 umount "$M" || umount -l "$M"; }
-	for d in $(losetup -j "$T/img" 2>/dev/null | cut -d: -f1); do losetup -d "$d"; done
+	# a loop device keeps its read-ahead after losetup -d: give back what it had
+	for d in $(losetup -j "$T/img" 2>/dev/null | cut -d: -f1); do
+		[ -z "$RA0" ] || echo "$RA0" >"/sys/block/$(basename "$d")/queue/read_ahead_kb"
+		losetup -d "$d"
+	done
 	mountpoint -q "$T" && { timeout 60 umount "$T" || umount -l "$T"; }
 	rm -rf "$WORK"
 }
@@ -40,6 +45,7 @@ truncate -s 1000m "$T/img"
 timeout 120 mkfs.ext4 -q "$T/img"
 timeout 30 mount -o loop "$T/img" "$M"
 DEV=$(basename "$(losetup -j "$T/img" | cut -d: -f1)")
+RA0=$(cat "/sys/block/$DEV/queue/read_ahead_kb")
 echo "$RA_KB" >"/sys/block/$DEV/queue/read_ahead_kb"
 MPI=("$MPIRUN" --oversubscribe --bind-to core)
 [ "$(id -u)" -eq 0 ] && MPI+=(--allow-run-as-root)
