@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for its capped tmpfs"
-command -v strace >/dev/null 2>&1 || skip_all "strace is not installed"
-strace -f -qq -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace refused)"
+strace_require
 capped_mount "$SCRATCH/fs" 48m 2000 || skip_all "cannot mount a capped tmpfs"
 root="$SCRATCH/fs/data"
 

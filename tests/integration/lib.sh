@@ -33,6 +33,25 @@ capped_mount() {
 	LIB_MOUNTS="$1 $LIB_MOUNTS"
 }
 
+# ext4_loop DIR SIZE: an ext4 image of SIZE on a capped tmpfs of the test's own (SIZE + 16m,
+# 100 inodes), mounted at DIR; both unmounted when the test exits (the loop device goes with
+# the image's mount: autoclear). A file system whose reads go through the block layer, where a
+# tmpfs's would not. Fails when not root or without mkfs.ext4.
+ext4_loop() {
+	command -v mkfs.ext4 >/dev/null 2>&1 || return 1
+	capped_mount "$SCRATCH/ext4_loop" "$((${2%m} + 16))m" 100 || return 1
+	mkdir -p "$1" && truncate -s "$2" "$SCRATCH/ext4_loop/ext4.img" &&
+		mkfs.ext4 -q -F -m 0 "$SCRATCH/ext4_loop/ext4.img" &&
+		mount -o loop "$SCRATCH/ext4_loop/ext4.img" "$1" || return 1
+	LIB_MOUNTS="$1 $LIB_MOUNTS"
+}
+
+# strace_require: skip the whole test where strace is missing or may not trace (ptrace refused)
+strace_require() {
+	command -v strace >/dev/null 2>&1 || skip_all "strace is not installed"
+	strace -f -qq -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace refused)"
+}
+
 # Checks pass when what they name holds: ok_status STATUS NAME on exit status 0, pass, fail.
 # (The convention of every test, C and Python too: tests/README.md.) tap_line pass|fail NAME:
 # one TAP line.

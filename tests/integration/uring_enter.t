@@ -11,16 +11,10 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to mount an ext4 image"
-command -v mkfs.ext4 >/dev/null 2>&1 || skip_all "no mkfs.ext4 (e2fsprogs)"
-command -v strace >/dev/null 2>&1 || skip_all "strace is not installed"
-strace -f -qq -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace refused)"
-M="$SCRATCH/m"
-capped_mount "$M" 96m 100 || skip_all "cannot mount a tmpfs"
+strace_require
 disk="$SCRATCH/disk"
-mkdir -p "$disk" "$SCRATCH/results"
-truncate -s 80m "$M/ext4.img" && mkfs.ext4 -q -F -m 0 "$M/ext4.img" &&
-	mount -o loop "$M/ext4.img" "$disk" || skip_all "cannot mount an ext4 loop image"
-LIB_MOUNTS="$disk $LIB_MOUNTS" # unmounted first; the loop device goes with it (autoclear)
+ext4_loop "$disk" 80m || skip_all "cannot mount an ext4 loop image (mkfs.ext4, a capped tmpfs)"
+mkdir -p "$SCRATCH/results"
 
 cat >"$SCRATCH/c.yaml" <<YAML
 name: c
@@ -45,24 +39,14 @@ ok_status $? "cold uring run under strace -ff"
 
 # The timed reads: the stretch between a thread's two getrusage calls holding io_uring_enter.
 check "cold: at most 6 io_uring_enter calls only wait (nothing to submit)" \
-	"$PYTHON" - "$SCRATCH/c.d" <<'PY'
-import glob, re, sys
-enter = re.compile(r"^io_uring_enter\(\d+, (\d+), (\d+), (\w+)")
-stretches = []
-for trace in glob.glob(sys.argv[1] + "/t.*"):
-    cur = None
-    for line in open(trace, errors="replace"):
-        if line.startswith("getrusage("):
-            if cur:
-                stretches.append(cur)
-            cur = []
-            continue
-        m = enter.match(line)
-        if m and cur is not None:
-            cur.append((int(m.group(1)), "GETEVENTS" in m.group(3) or m.group(3) == "1"))
-if len(stretches) != 1:
-    sys.exit(f"# {len(stretches)} timed stretches with io_uring_enter, want 1")
-calls = stretches[0]
+	env PYTHONPATH="$TOP/tests/integration" "$PYTHON" - "$SCRATCH/c.d" <<'PY'
+import sys
+from timed_calls import stretches
+found = stretches(sys.argv[1], r"^io_uring_enter\(\d+, (\d+), (\d+), (\w+)")
+if len(found) != 1:
+    sys.exit(f"# {len(found)} timed stretches with io_uring_enter, want 1")
+# (requests submitted, whether the call waits)
+calls = [(int(m.group(1)), "GETEVENTS" in m.group(3) or m.group(3) == "1") for m in found[0]]
 only_wait = [c for c in calls if c[0] == 0 and c[1]]
 print(f"# {len(calls)} io_uring_enter calls, {sum(c[0] for c in calls)} requests; "
       f"{len(only_wait)} only wait")

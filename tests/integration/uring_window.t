@@ -13,16 +13,10 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to mount an ext4 image"
-command -v mkfs.ext4 >/dev/null 2>&1 || skip_all "no mkfs.ext4 (e2fsprogs)"
-command -v strace >/dev/null 2>&1 || skip_all "strace is not installed"
-strace -f -qq -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here (ptrace refused)"
-M="$SCRATCH/m"
-capped_mount "$M" 64m 100 || skip_all "cannot mount a tmpfs"
+strace_require
 disk="$SCRATCH/disk"
-mkdir -p "$disk" "$SCRATCH/results"
-truncate -s 56m "$M/ext4.img" && mkfs.ext4 -q -F -m 0 "$M/ext4.img" &&
-	mount -o loop "$M/ext4.img" "$disk" || skip_all "cannot mount an ext4 loop image"
-LIB_MOUNTS="$disk $LIB_MOUNTS" # unmounted first; the loop device goes with it (autoclear)
+ext4_loop "$disk" 56m || skip_all "cannot mount an ext4 loop image (mkfs.ext4, a capped tmpfs)"
+mkdir -p "$SCRATCH/results"
 
 cat >"$SCRATCH/w.yaml" <<YAML
 name: w
@@ -47,24 +41,13 @@ ok_status $? "warm uring run under strace -ff"
 
 # The timed reads: the stretch between a thread's two getrusage calls holding io_uring_enter.
 check "warm: at most 2 submissions of more than 4 requests, at most 1 call per read + 1 per file" \
-	"$PYTHON" - "$SCRATCH/w.d" <<'PY'
-import glob, re, sys
-enter = re.compile(r"^io_uring_enter\(\d+, (\d+), ")
-stretches = []
-for trace in glob.glob(sys.argv[1] + "/t.*"):
-    cur = None
-    for line in open(trace, errors="replace"):
-        if line.startswith("getrusage("):
-            if cur:
-                stretches.append(cur)
-            cur = []
-            continue
-        m = enter.match(line)
-        if m and cur is not None:
-            cur.append(int(m.group(1)))
-if len(stretches) != 1:
-    sys.exit(f"# {len(stretches)} timed stretches with io_uring_enter, want 1")
-subs = stretches[0]
+	env PYTHONPATH="$TOP/tests/integration" "$PYTHON" - "$SCRATCH/w.d" <<'PY'
+import sys
+from timed_calls import stretches
+found = stretches(sys.argv[1], r"^io_uring_enter\(\d+, (\d+), ")
+if len(found) != 1:
+    sys.exit(f"# {len(found)} timed stretches with io_uring_enter, want 1")
+subs = [int(m.group(1)) for m in found[0]]
 files, reads = 40, 40
 big = [n for n in subs if n > 4]
 print(f"# {len(subs)} io_uring_enter calls, {sum(subs)} requests; submitting more than 4: {big}")
