@@ -2,8 +2,8 @@
 # box.sh: a cluster in a box on one Linux machine (root, no systemd): client nodes n1..nN, each
 # its own network, mount and UTS namespace, joined to a storage server by shaped veth links, and
 # a real distributed file system (GlusterFS, MooseFS, CephFS or OrangeFS) mounted at /box/fs on
-# every node. With --converged the file system's servers run on every node instead (OrangeFS:
-# a server per node on that node's own storage image, no separate server).
+# every node. With --converged the file system's servers run on every node instead (GlusterFS or
+# OrangeFS: a server per node on that node's own storage image, no separate server).
 #
 #   box.sh up --nodes N --link-mbit R [--slow NODE=R2 ...] [--server-mbit S]
 #             [--fs glusterfs|moosefs|cephfs|orangefs|none] [--bricks B] [--converged]
@@ -117,8 +117,8 @@ cmd_up() {
 	case "$disk" in off) ;; '' | *[!0-9]* | 0) usage "up: bad --disk-mibps '$disk'" ;; esac
 	case "$delay" in '' | *[!0-9]*) usage "up: bad --delay-ms '$delay' (whole ms)" ;; esac
 	if [ "$conv" = 1 ]; then
-		case "$fs" in orangefs) bricks=$nodes ;;
-		*) usage "up: --converged needs --fs orangefs" ;; esac
+		case "$fs" in glusterfs | orangefs) bricks=$nodes ;;
+		*) usage "up: --converged needs --fs glusterfs or orangefs" ;; esac
 	fi
 	[ "$(id -u)" -eq 0 ] || die "up needs root"
 	left=$(leftovers)

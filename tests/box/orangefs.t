@@ -22,7 +22,7 @@
 #     leaves nothing.
 #  3. converged, each file on one server (BOX_ORANGEFS_DFILES=1), node 3's storage alone capped:
 #     the report names n3's server as the slow target, no node; down leaves nothing.
-#  4. (first) --converged with GlusterFS is a usage error: not built (docs/box.md says why).
+#  4. (first) --converged with MooseFS is a usage error (GlusterFS: converged.t).
 . "$(dirname "$0")/boxlib.sh"
 
 box_require
@@ -87,8 +87,8 @@ ok_status $st "... saying why in one line: $BOX_WHY"
 [ -z "$(box_left)" ]
 ok_status $? "... leaving nothing"
 
-expect_status 2 "--converged with GlusterFS is a usage error" \
-	"$BOX" up --nodes 2 --link-mbit 100 --fs glusterfs --converged
+expect_status 2 "--converged with MooseFS is a usage error" \
+	"$BOX" up --nodes 2 --link-mbit 100 --fs moosefs --converged
 
 # without OrangeFS the rest cannot run here, which is said once, as a skip
 if orangefs_missing; then
