@@ -10,8 +10,11 @@
 #    bytes on its link are the bytes of its files on the other nodes' bricks (within 3%: the
 #    file system's requests and headers). GlusterFS places whole files by a hash, not in
 #    equal shares, so each node's share is taken from the files' targets, not assumed 1/S;
-#  - the aggregate against what the busiest direction of the busiest node's link allows
-#    (within 10%) is a TODO: not understood, 4 nodes reach 70-75% of it;
+#  - each reader reads one file at a time, so readers meet on one brick and its node's link out
+#    is full while others idle, the meeting place moving from file to file: the aggregate is
+#    below the even model, but at every moment (samples of 0.5 s) some direction of some node's
+#    link is full: the mean of the busiest direction is the goodput (0.90-1.05), and the
+#    aggregate is at most what the most loaded direction over the whole run allows;
 #  - the report's model (data_on_compute_nodes) gives the ceiling N x goodput x S/(S-1) (within
 #    5%) and names the reader links as the limit;
 #  - down leaves nothing.
@@ -49,7 +52,21 @@ HOSTS=n1,n2,n3,n4
 check "generate 64 files of 4 MiB" bmpi $HOSTS 1 "$PFSREAD" generate "$SCRATCH/g.yaml"
 "$BOX" cold g
 for n in $(echo $HOSTS | tr , ' '); do "$BOX" rx "$n"; done >"$SCRATCH/rx0"
+# every node's bytes received and sent, every 0.5 s while the run reads (at most 200 s)
+(
+	for _ in $(seq 400); do
+		[ -e "$SCRATCH/stop" ] && break
+		l=$(date +%s.%N)
+		for n in $(echo $HOSTS | tr , ' '); do
+			l="$l $(ip netns exec "box-$n" cat /proc/net/dev | awk '$1 == "eth0:" { print $2, $10 }')"
+		done
+		echo "$l"
+		sleep 0.5
+	done >"$SCRATCH/samples" 2>&1
+) &
 check "a cold run, 1 reader per node" bmpi $HOSTS 1 "$PFSREAD" run "$SCRATCH/g.yaml"
+: >"$SCRATCH/stop"
+wait
 for n in $(echo $HOSTS | tr , ' '); do "$BOX" rx "$n"; done >"$SCRATCH/rx1"
 
 # per node (a line each, n1 first): name, bytes read, bytes of those files on another node's
@@ -100,18 +117,25 @@ st=0
 for r in $R; do ge "$r" 0.995 && ge 1.03 "$r" || st=1; done
 ok_status $st "a node's files on its own brick do not cross its link: its link carries the rest (within 3%)"
 
-# the time: the busiest direction of the busiest link. A file lies whole on one brick, placed by
-# a hash, so one node's link out (what its brick serves) or in (what it reads from the others)
-# carries more than an even share, and every node waits for it.
+# the time. A file lies whole on one brick, placed by a hash, and each reader reads one file at a
+# time: when readers meet on one brick, its node's link out is full while other links idle, and
+# the meeting place moves from file to file. So the aggregate falls below the even model, yet at
+# every moment some direction of some node's link is full: the mean over the run (its first and
+# last samples left out) of the busiest direction is the links' goodput.
+U=$(awk -v g="$G" 'NR > 1 { dt = $1 - t; m = 0
+		for (i = 2; i <= NF; i++) { u = ($i - p[i]) * 8 / dt / 1e6 / g; if (u > m) m = u }
+		mx[++k] = m }
+	{ t = $1; for (i = 2; i <= NF; i++) p[i] = $i }
+	END { for (i = 2; i < k; i++) s += mx[i]; if (k > 3) printf "%.3f %d", s / (k - 2), k - 2 }' "$SCRATCH/samples")
+figure "the busiest direction of the nodes' links, mean over the run / goodput" "${U% *} (${U#* } samples of 0.5 s)"
+ge "${U% *}" 0.90 && ge 1.05 "${U% *}" && ge "${U#* }" 10
+ok_status $? "at every moment some node's link is full one way: the busiest direction's mean is the goodput (0.90-1.05)"
 WANT=$(grep '^n' "$SCRATCH/shares" | awk -v g="$GM" '{ t += $2; m = ($3 > m ? $3 : m); m = ($4 > m ? $4 : m) }
 	END { printf "%.3f", t / (m / g) }')
 b=$(rep_json "$SCRATCH/g.h5" "d['cells'][0]['mean_MBps']")
-figure "converged GlusterFS: aggregate" "$b MB/s (all bytes / (the busiest link direction's bytes / goodput): $WANT MB/s)"
-within "$b" "$WANT" 0.10
-st=$?
-todo $st "the aggregate is what the busiest direction of the busiest node's link allows (within 10%)" \
-	"not understood: 4 nodes reach 70-75% of it, one node alone its link (docs/box.md)"
-[ $st -eq 0 ] || { box_rates "$SCRATCH/g.h5"; box_load; }
+figure "converged GlusterFS: aggregate" "$b MB/s (all bytes / (the busiest link direction's bytes over the whole run / goodput): $WANT MB/s)"
+ge "$WANT" "$b"
+ok_status $? "the aggregate is at most what the most loaded direction of a link allows"
 
 WANT=$(awk -v g="$GM" -v n=$N 'BEGIN { printf "%.3f", n * g * n / (n - 1) }')
 c=$(rep_json "$SCRATCH/g.h5" "d['cells'][0]['ceiling']['MBps']")
