@@ -113,6 +113,9 @@ box_down_clean() {
 	ok_status $? "$1${left:+ (left: $left)}"
 }
 
+# procs_in NS NAME: how many processes named NAME run in network namespace NS
+procs_in() { for p in $(ip netns pids "$1"); do cat "/proc/$p/comm"; done | grep -cx "$2"; }
+
 # rx_total NODES...: bytes the nodes have received on their links, summed
 rx_total() {
 	sum=0

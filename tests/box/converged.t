@@ -31,14 +31,12 @@ box_pids up
 case "$BOX_SUMMARY" in *glusterfs*"converged: one on every node"*"2 racks"*) st=0 ;; *) st=1 ;; esac
 ok_status $st "the summary names the converged GlusterFS and the racks"
 
-# daemons NS NAME: how many processes named NAME run in network namespace NS
-daemons() { for p in $(ip netns pids "$1"); do cat "/proc/$p/comm"; done | grep -cx "$2"; }
 st=0
 for k in $(seq $N); do
-	[ "$(daemons "box-n$k" glusterd)" -eq 1 ] && [ "$(daemons "box-n$k" glusterfsd)" -eq 1 ] || st=1
+	[ "$(procs_in "box-n$k" glusterd)" -eq 1 ] && [ "$(procs_in "box-n$k" glusterfsd)" -eq 1 ] || st=1
 done
 ok_status $st "a glusterd and a brick server (glusterfsd) on every node"
-[ "$(daemons box-srv glusterd)" -eq 0 ] && [ "$(daemons box-srv glusterfsd)" -eq 0 ]
+[ "$(procs_in box-srv glusterd)" -eq 0 ] && [ "$(procs_in box-srv glusterfsd)" -eq 0 ]
 ok_status $? "none on the server"
 
 G=$("$BOX" iperf n1 5)
@@ -49,15 +47,16 @@ DS="{name: g, file_size: 4MiB, file_count: 64}"
 box_config "$SCRATCH/g.yaml" g /box/fs/g "$DS" "sweep: {readers_per_node: [1]}" "repetitions: 1" \
 	"cache: fadvise" "hardware: {node_link_MBps: $GM, storage_servers: $N, data_on_compute_nodes: true, racks: 2, rack_uplink_MBps: $(awk -v g="$GM" 'BEGIN { print 2 * g }')}"
 HOSTS=n1,n2,n3,n4
+NODES="n1 n2 n3 n4"
 check "generate 64 files of 4 MiB" bmpi $HOSTS 1 "$PFSREAD" generate "$SCRATCH/g.yaml"
 "$BOX" cold g
-for n in $(echo $HOSTS | tr , ' '); do "$BOX" rx "$n"; done >"$SCRATCH/rx0"
+for n in $NODES; do "$BOX" rx "$n"; done >"$SCRATCH/rx0"
 # every node's bytes received and sent, every 0.5 s while the run reads (at most 200 s)
 (
 	for _ in $(seq 400); do
 		[ -e "$SCRATCH/stop" ] && break
 		l=$(date +%s.%N)
-		for n in $(echo $HOSTS | tr , ' '); do
+		for n in $NODES; do
 			l="$l $(ip netns exec "box-$n" cat /proc/net/dev | awk '$1 == "eth0:" { print $2, $10 }')"
 		done
 		echo "$l"
@@ -67,7 +66,7 @@ for n in $(echo $HOSTS | tr , ' '); do "$BOX" rx "$n"; done >"$SCRATCH/rx0"
 check "a cold run, 1 reader per node" bmpi $HOSTS 1 "$PFSREAD" run "$SCRATCH/g.yaml"
 : >"$SCRATCH/stop"
 wait
-for n in $(echo $HOSTS | tr , ' '); do "$BOX" rx "$n"; done >"$SCRATCH/rx1"
+for n in $NODES; do "$BOX" rx "$n"; done >"$SCRATCH/rx1"
 
 # per node (a line each, n1 first): name, bytes read, bytes of those files on another node's
 # brick (in over its link), bytes of the files on its brick that other nodes read (out over

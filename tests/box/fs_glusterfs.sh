@@ -24,7 +24,7 @@ G() {
 # machine's mount namespace (where the bricks are mounted); on a node, in its UTS namespace,
 # so that its bricks name the node as their host (trusted.glusterfs.pathinfo: n1:/box/...)
 gl_glusterd() {
-	local n=$1 g=$B/srv/gl-$1
+	local n=$1 g=$B/srv/gl-$1 uts=""
 	mkdir -p "$g/lib" "$g/run" "$B/log/gl-$n" || return 1
 	cp -r /var/lib/glusterd/groups "$g/lib/" 2>/dev/null
 	# The keepalive options are not optional: without them glusterd 10 builds no connection to
@@ -49,8 +49,8 @@ volume management
     option max-port 60999
 end-volume
 EOV
-	nsenter --net="/run/netns/box-$n" $([ "$n" = srv ] || echo "--uts=$B/ns/$n.uts") \
-		timeout 60 glusterd -f "$g/glusterd.vol" \
+	[ "$n" = srv ] || uts=--uts=$B/ns/$n.uts
+	nsenter --net="/run/netns/box-$n" ${uts:+"$uts"} timeout 60 glusterd -f "$g/glusterd.vol" \
 		-p "$g/run/glusterd.pid" -l "$B/log/gl-$n/glusterd.log" </dev/null \
 		>>"$B/log/gl-$n/glusterd.out" 2>&1 || return 1
 	record_ns "box-$n"
@@ -89,17 +89,18 @@ gl_pool() {
 
 fs_glusterfs_up() {
 	local i n bricks="" head=srv at=$SRV_IP
-	mkdir -p "$B/log" "$B/img"
 	# glusterd writes a few things outside the directories it is given: know what was there
 	find /var/lib/glusterd /run/gluster /var/log/glusterfs 2>/dev/null | sort >"$RUN/gluster.before"
+	# brick K: on the server, or converged on node nK (up makes --bricks the node count)
+	for i in $(seq "$(state bricks)"); do
+		[ "$(state converged)" != 1 ] || at=$(node_ip "n$i")
+		image "brick$i" xfs "$B/srv/brick$i" && mkdir -p "$B/srv/brick$i/b" ||
+			{ WHY="glusterfs: no image for brick $i"; return 1; }
+		bricks="$bricks $at:$B/srv/brick$i/b"
+	done
 	if [ "$(state converged)" = 1 ]; then
-		i=0
 		for n in $(nodes); do
-			i=$((i + 1))
-			image "brick$i" xfs "$B/srv/brick$i" && mkdir -p "$B/srv/brick$i/b" ||
-				{ WHY="glusterfs: no brick image for $n"; return 1; }
 			gl_glusterd "$n" "$(node_ip "$n")" || { gl_why "glusterd on $n did not start" "$n"; return 1; }
-			bricks="$bricks $(node_ip "$n"):$B/srv/brick$i/b"
 		done
 		# (started together, they take their 3-15 s to answer at once)
 		for n in $(nodes); do gl_answers "$n" || return 1; done
@@ -107,11 +108,6 @@ fs_glusterfs_up() {
 		# shellcheck disable=SC2046
 		gl_pool $(nodes) || return 1
 	else
-		for i in $(seq "$(state bricks)"); do
-			image "brick$i" xfs "$B/srv/brick$i" && mkdir -p "$B/srv/brick$i/b" ||
-				{ WHY="glusterfs: no brick image $i"; return 1; }
-			bricks="$bricks $SRV_IP:$B/srv/brick$i/b"
-		done
 		gl_glusterd srv "$SRV_IP" || { gl_why "glusterd did not start" srv; return 1; }
 		gl_answers srv || return 1
 	fi

@@ -28,8 +28,6 @@
 box_require
 : "${BOX_UP_TIMEOUT:=1800}"
 export BOX_UP_TIMEOUT
-# servers NS: the OrangeFS servers running in network namespace NS
-servers() { for p in $(ip netns pids "$1"); do cat "/proc/$p/comm"; done | grep -c '^pvfs2-server$'; }
 # targets H5: the distinct target names of the files, one a line
 targets() {
 	"$PYTHON" -c '
@@ -106,7 +104,7 @@ pass "an OrangeFS box of 2 nodes and 2 servers comes up"
 box_pids up
 case "$BOX_SUMMARY" in *"2 nodes"*orangefs*"2 bricks"*) st=0 ;; *) st=1 ;; esac
 ok_status $st "the summary names OrangeFS and its 2 servers"
-[ "$(servers box-srv)" -eq 2 ]
+[ "$(procs_in box-srv pvfs2-server)" -eq 2 ]
 ok_status $? "2 pvfs2-server run on the server"
 for n in n1 n2; do
 	expect_status 0 "$n: /box/fs is mounted" "$BOX" exec $n -- findmnt -n -o SOURCE /box/fs
@@ -155,9 +153,9 @@ ip -n box-r1 link show p-n2 >/dev/null 2>&1 && ip -n box-r2 link show p-n3 >/dev
 	ip -n box-sw link show dn-r2 >/dev/null 2>&1
 ok_status $? "n1-n2 on rack switch 1, n3-n4 on rack switch 2, both uplinked to the backbone"
 st=0
-for k in $(seq $N); do [ "$(servers "box-n$k")" -eq 1 ] || st=1; done
+for k in $(seq $N); do [ "$(procs_in "box-n$k" pvfs2-server)" -eq 1 ] || st=1; done
 ok_status $st "one pvfs2-server on every node"
-[ "$(servers box-srv)" -eq 0 ]
+[ "$(procs_in box-srv pvfs2-server)" -eq 0 ]
 ok_status $? "none on the server"
 G=$("$BOX" iperf n1 5)
 GM=$(mbps "$G")
