@@ -70,8 +70,11 @@ ok_status $? "nothing was created, not even the first data set"
 
 # 4. the guard: a data set that fits when generate starts; something else then takes the room
 #    while it writes (every write made 100 ms slow so that it is still writing), leaving less
-#    than half the margin (1 MiB here) but more than a file: generate stops before the next
-#    file, instead of writing on until the disk is full
+#    than half the margin (1 MiB here: the guard stops at 512 KiB free) but more than a file:
+#    generate stops before the next file, instead of writing on until the disk is full. The
+#    room left, 480 KiB, holds what can still land before the guard's next look: the 2 files
+#    of its interval (a quarter of the margin) and a file that lands between the look at the
+#    free space and the filler taking it.
 write_cfg "{name: a, file_size: 128KiB, file_count: 300}"
 rm -f "$SCRATCH/slow.log"
 LD_PRELOAD="$SCRATCH/slow.so" PFSREAD_SLOW=pwrite:100 PFSREAD_SLOW_LOG="$SCRATCH/slow.log" \
@@ -80,7 +83,7 @@ bg=$!
 i=0
 while [ ! -e "$SCRATCH/slow.log" ] && [ "$i" -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 sleep 1
-left=$(($(free_kib) - 300))
+left=$(($(free_kib) - 480))
 fallocate -l "${left}K" "$mnt/filler"
 watchdog 120 "$bg"
 wait "$bg"
