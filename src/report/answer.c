@@ -346,6 +346,32 @@ static void an_round_trips(struct answer *a, const struct answer_in *in)
 	       units_rate_name(in->units));
 }
 
+/* The cold cell short of its ceiling whose readers left most of the targets they could have
+ * used idle: files that lie whole on one target each, read by readers that meet on a few of
+ * them. A target-bound phase draws only that share of the targets' combined rate, which the
+ * ceiling (every target busy) assumes. */
+static void an_crowded(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *w = NULL;
+	char name[192];
+	for (long i = 0; i < in->ncells; i++) {
+		const struct report_cell *c = &in->cells[i];
+		if (c->state == CACHE_COLD && c->target_share < ANSWER_CROWDED &&
+		    c->targets_could >= 2 &&
+		    !(isfinite(c->efficiency) && c->efficiency >= REPORT_SHORT_OF) &&
+		    (w == NULL || c->target_share < w->target_share))
+			w = c;
+	}
+	if (w == NULL)
+		return;
+	an_cell(w, name, sizeof name);
+	an_add(a, ANSWER_FINDING, "targets", 1 - w->target_share,
+	       "readers meet on few targets: %s read from %.1f of its %d targets at a time, "
+	       "where its readers could use %.1f (%.0f%%): each file lies on one target -> stripe "
+	       "files over the targets, or more readers so that more files are read at once", name,
+	       w->targets_used, w->targets, w->targets_could, w->target_share * 100);
+}
+
 /* What to do about a read path's known cause (report_cell_shortfall's names). */
 static const char *an_cause_fix(const char *cause)
 {
@@ -421,6 +447,7 @@ void answer_build(const struct answer_in *in, struct answer *a)
 	an_cache(&f, in);
 	an_metadata(&f, in);
 	an_round_trips(&f, in);
+	an_crowded(&f, in);
 	an_read_path(&f, in);
 	qsort(f.line, (size_t)f.n, sizeof f.line[0], an_heavier);
 	for (int i = 0; i < f.n && a->n < ANSWER_MAX; i++)

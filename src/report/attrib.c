@@ -28,11 +28,6 @@ void report_attrib_free(struct report_attrib *a)
 	memset(a, 0, sizeof *a);
 }
 
-static int at_known(const char *name)
-{
-	return strcmp(name, RECORD_TARGET_NONE) != 0 && strncmp(name, "unknown", 7) != 0;
-}
-
 /* The run-level index of name, added when new; -1 when out of memory. */
 static long at_target(struct report_attrib *a, size_t *room, const char *name)
 {
@@ -50,7 +45,7 @@ static long at_target(struct report_attrib *a, size_t *room, const char *name)
 	struct report_target *t = &a->targets[a->ntargets];
 	memset(t, 0, sizeof *t);
 	snprintf(t->name, sizeof t->name, "%s", name);
-	t->known = at_known(name);
+	t->known = analyze_target_known(name);
 	t->ratio = NAN;
 	return (long)a->ntargets++;
 }

@@ -80,13 +80,20 @@ static long cells_assign(const struct run_data *run, struct report_cell *c, long
 }
 
 /* The figures of one phase that a cell averages. */
-enum { RC_BW, RC_STONEWALL, RC_SPREAD, RC_FILES, RC_META, RC_RESIDENT, RC_CPU, RC_NFIG };
+enum {
+	RC_BW, RC_STONEWALL, RC_SPREAD, RC_FILES, RC_META, RC_RESIDENT, RC_CPU,
+	RC_TARGETS, RC_USED, RC_COULD, RC_SHARE, RC_NFIG
+};
 
-static void phase_figures(const struct run_data *run, size_t i, struct node_bw *nodes,
-			  double fig[RC_NFIG], int *readers, int *reader_nodes)
+/* 0, or -1 when out of memory. */
+static int phase_figures(const struct run_data *run, size_t i, struct node_bw *nodes,
+			 double fig[RC_NFIG], int *readers, int *reader_nodes)
 {
 	const struct phase_data *pd = &run->phases[i];
 	struct phase_summary s;
+	struct target_spread t;
+	if (analyze_target_spread(pd, &t) != 0)
+		return -1;
 	analyze_phase(pd, &s);
 	*reader_nodes = analyze_nodes(pd, run->nnodes, nodes);
 	*readers = s.readers;
@@ -97,6 +104,11 @@ static void phase_figures(const struct run_data *run, size_t i, struct node_bw *
 	fig[RC_META] = s.meta_fraction;
 	fig[RC_RESIDENT] = pd->info.resident_fraction;
 	fig[RC_CPU] = s.cpu_s_per_GB;
+	fig[RC_TARGETS] = t.targets;
+	fig[RC_USED] = t.used;
+	fig[RC_COULD] = t.could;
+	fig[RC_SHARE] = t.share;
+	return 0;
 }
 
 /* Statistics of cell k from the figures of its phases (fig[phase][RC_NFIG]). */
@@ -132,6 +144,10 @@ static int cell_finish(struct report_cell *c, long k, const long *cell, size_t n
 	c->meta_fraction = mean[RC_META];
 	c->resident_fraction = mean[RC_RESIDENT];
 	c->cpu_s_per_GB = mean[RC_CPU];
+	c->targets = (int)lround(mean[RC_TARGETS]);
+	c->targets_used = mean[RC_USED];
+	c->targets_could = mean[RC_COULD];
+	c->target_share = mean[RC_SHARE];
 	return 0;
 }
 
@@ -247,7 +263,10 @@ long report_cells(const struct run_data *run, double local, struct report_cell *
 		int readers = 0, reader_nodes = 0;
 		if (w.cell[i] < 0)
 			continue;
-		phase_figures(run, i, w.nodes, w.fig[i], &readers, &reader_nodes);
+		if (phase_figures(run, i, w.nodes, w.fig[i], &readers, &reader_nodes) != 0) {
+			n = -1;
+			break;
+		}
 		if (c[w.cell[i]].n++ == 0) { /* counted again by cell_finish */
 			c[w.cell[i]].readers = readers;
 			c[w.cell[i]].reader_nodes = reader_nodes;

@@ -224,6 +224,20 @@ struct digest_cell {
 	double secs;
 };
 
+/* Which storage targets had a file being read at DIGEST_USE_SAMPLES moments evenly spaced over
+ * a phase's reading (moment j at t0 + (j + 0.5) * dt, from its first reader's start to its
+ * last one's end), as file rows show them (report/analyze.c: analyze_use_add). All NULL until
+ * a row is added. */
+#define DIGEST_USE_SAMPLES 128
+#define DIGEST_USE_TARGETS 4096 /* a phase with more targets gets no figure */
+struct target_use {
+	uint8_t *on;       /* [DIGEST_USE_SAMPLES x targets]: a file on target k read at moment j */
+	uint32_t *readers; /* [DIGEST_USE_SAMPLES]: files being read at moment j */
+	uint8_t *seen;     /* [targets]: some file of the phase lies on target k */
+	uint32_t targets;  /* the phase's targets table's length */
+	double t0, dt;
+};
+
 /* What a reader that streams the file rows (results_read_rows) keeps of them: filled by its
  * take function (the report's, report/analyze.c), freed by results_free. */
 struct files_digest {
@@ -237,7 +251,7 @@ struct files_digest {
 	struct digest_cell *cells; /* [cell_nodes x cell_targets], node-major: by the rows' node
 				    * (their rank's) and target index; NULL when none */
 	int cell_nodes;
-	uint32_t cell_targets;
+	uint32_t cell_targets;	struct target_use use;     /* which targets were read at moments over the phase */
 };
 
 /* A whole results file in memory, for the report. */

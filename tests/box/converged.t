@@ -17,6 +17,7 @@
 #    aggregate is at most what the most loaded direction over the whole run allows;
 #  - the report's model (data_on_compute_nodes) gives the ceiling N x goodput x S/(S-1) (within
 #    5%) and names the reader links as the limit;
+#  - the report's answer says why from the files' targets: readers meet on few of the bricks;
 #  - down leaves nothing.
 . "$(dirname "$0")/boxlib.sh"
 
@@ -143,6 +144,16 @@ within "$c" "$WANT" 0.05
 ok_status $? "the report's ceiling is N x goodput x S/(S-1) (within 5%)"
 [ "$(rep_json "$SCRATCH/g.h5" "d['cells'][0]['ceiling']['limit']")" = "reader links" ]
 ok_status $? "the report names the reader links as the limit"
+
+# the report says why: at moments over the run, the readers' files lay on fewer of the bricks
+# than they could have used
+SH=$(rep_json "$SCRATCH/g.h5" "d['cells'][0]['targets_used_share']")
+EF=$(rep_json "$SCRATCH/g.h5" "d['cells'][0]['ceiling']['efficiency']")
+figure "readers' share of the bricks they could use (report)" "$SH; aggregate / ceiling $EF"
+"$PFSREAD" report --brief "$SCRATCH/g.h5" >"$SCRATCH/brief" 2>&1
+sed 's/^/# /' "$SCRATCH/brief"
+grep -q "readers meet on few targets: g x 1 reader/node read from [0-9.]* of its $N targets" "$SCRATCH/brief"
+ok_status $? "the report's answer: readers meet on few of the bricks"
 
 box_down_clean "converged GlusterFS: down leaves nothing (namespaces, mounts, loop devices, daemons)"
 done_testing

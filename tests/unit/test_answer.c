@@ -3,7 +3,8 @@
  * share of the ceiling and ranks "round trips" above "metadata"; a cell above its ceiling is
  * said to contradict it; warm cells, a slow node, a read path below its peers and a run
  * without hardware each give their finding with its recommendation; readers that wait on round
- * trips are found in the step before the links bind. */
+ * trips are found in the step before the links bind; readers that meet on a few of the storage
+ * targets are found with their figures. */
 #include <math.h>
 #include <string.h>
 
@@ -262,6 +263,51 @@ static void test_round_trips_until_bound(void)
 	ok(find(&a, "round trips") < 0, "no step that nearly doubles: no round-trip finding");
 }
 
+/* Converged GlusterFS in the box: 4 nodes, each file whole on one node's brick, readers meet
+ * on a few of them at a time. */
+static void test_crowded_targets(void)
+{
+	struct ceil_hw hw = {.node_link_MBps = 4.78, .storage_servers = 4,
+			     .data_on_compute_nodes = 1};
+	struct report_cell c[2] = {cell("64MiB", 1, 13.4, 0), cell("64MiB", 2, 14.9, 0)};
+	for (int i = 0; i < 2; i++) {
+		c[i].readers = 4 * c[i].sweep.readers_per_node;
+		c[i].reader_nodes = 4;
+		c[i].targets = 4;
+		report_cell_ceiling(&c[i], &hw, 4, NULL);
+	}
+	c[0].targets_used = 2.21;
+	c[0].targets_could = 4;
+	c[0].target_share = 0.5525;
+	c[1].targets_used = 2.9;
+	c[1].targets_could = 4;
+	c[1].target_share = 0.725;
+	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer a;
+	answer_build(&in, &a);
+	dump(&a);
+	ok(find(&a, "readers meet on few targets: 64MiB x 1 reader/node read from 2.2 of its 4 "
+		    "targets at a time, where its readers could use 4.0 (55%)") >= 0,
+	   "crowded targets: the cell that used fewest of what it could, with the figures");
+	ok(find(&a, "-> stripe files over the targets") >= 0, "with what to do");
+	c[0].target_share = c[1].target_share = 0.9;
+	answer_build(&in, &a);
+	ok(find(&a, "few targets") < 0, "readers spread over the targets: no such finding");
+	c[0].target_share = 0.5525;
+	c[0].mean_MBps = 0.95 * c[0].ceiling_MBps;
+	c[0].efficiency = 0.95;
+	answer_build(&in, &a);
+	ok(find(&a, "few targets") < 0, "a cell at its ceiling: crowding cost it nothing");
+	c[0].efficiency = 0.5;
+	c[0].state = CACHE_WARM;
+	answer_build(&in, &a);
+	ok(find(&a, "few targets") < 0, "a warm cell: not read from the targets");
+	c[0].state = CACHE_COLD;
+	c[0].target_share = NAN;
+	answer_build(&in, &a);
+	ok(find(&a, "few targets") < 0, "targets not known: no finding");
+}
+
 int main(void)
 {
 	test_reference();
@@ -270,5 +316,6 @@ int main(void)
 	test_read_path_and_no_ceiling();
 	test_many_tables();
 	test_round_trips_until_bound();
+	test_crowded_targets();
 	return tap_done();
 }
