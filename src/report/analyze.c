@@ -2,6 +2,7 @@
  * spread, files per second, metadata share of reader time, node bandwidths, file times.
  * Pure maths over struct phase_data; every index read from a record is range-checked. */
 #include "report/analyze.h"
+#include "report/spread.h"
 #include "run/provenance.h"
 
 #include "util/stats.h"
@@ -301,7 +302,7 @@ int analyze_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *r
 			d->secs[d->nsecs++] = secs;
 		an_slow_keep(d, &rows[i], secs);
 	}
-	if (analyze_cells_add(d, pd, rows, n) != 0 || analyze_use_add(&d->use, pd, rows, n) != 0)
+	if (analyze_cells_add(d, pd, rows, n) != 0 || spread_add(&d->use, pd, rows, n) != 0)
 		return pf_fail_errno(e, ENOMEM, "report: phase %u's nodes and targets",
 				     (unsigned)pd->info.index);
 	return 0;
@@ -385,111 +386,12 @@ double analyze_outside_median(const struct run_data *run)
 	return rc == 0 ? st.median : NAN;
 }
 
-int analyze_target_known(const char *name)
-{
-	return strcmp(name, RECORD_TARGET_NONE) != 0 && strncmp(name, "unknown", 7) != 0;
-}
-
-static int an_use_start(struct target_use *u, const struct phase_data *pd)
+int analyze_reading_span(const struct phase_data *pd, double *t0, double *end)
 {
 	struct phase_summary s;
-	uint32_t nt = pd->targets.n;
 	memset(&s, 0, sizeof s);
 	an_finishers(pd, &s);
-	if (!(s.last_end > s.t0) || nt < 2 || nt > DIGEST_USE_TARGETS)
-		return 1; /* nothing to place, or no figure for it */
-	u->on = calloc((size_t)DIGEST_USE_SAMPLES * nt, 1);
-	u->readers = calloc(DIGEST_USE_SAMPLES, sizeof *u->readers);
-	u->seen = calloc(nt, 1);
-	if (u->on == NULL || u->readers == NULL || u->seen == NULL) {
-		free(u->on);
-		free(u->readers);
-		free(u->seen);
-		memset(u, 0, sizeof *u);
-		return -1;
-	}
-	u->targets = nt;
-	u->t0 = s.t0;
-	u->dt = (s.last_end - s.t0) / DIGEST_USE_SAMPLES;
-	return 0;
-}
-
-/* The first moment at or after t: moment j is at t0 + (j + 0.5) * dt. */
-static long an_moment_from(const struct target_use *u, double t)
-{
-	double j = ceil((t - u->t0) / u->dt - 0.5);
-	return j < 0 ? 0 : j > DIGEST_USE_SAMPLES ? DIGEST_USE_SAMPLES : (long)j;
-}
-
-int analyze_use_add(struct target_use *u, const struct phase_data *pd,
-		    const struct file_rec *rows, size_t n)
-{
-	if (u->on == NULL) {
-		int rc = an_use_start(u, pd);
-		if (rc != 0)
-			return rc < 0 ? -1 : 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct file_rec *f = &rows[i];
-		if (f->target >= u->targets || !isfinite(f->open_start) ||
-		    !isfinite(f->close_end) || f->close_end < f->open_start)
-			continue;
-		u->seen[f->target] = 1;
-		/* the moments from open to close: the file is being read at them */
-		for (long j = an_moment_from(u, f->open_start); j < an_moment_from(u, f->close_end);
-		     j++) {
-			u->on[(size_t)j * u->targets + f->target] = 1;
-			u->readers[j]++;
-		}
-	}
-	return 0;
-}
-
-/* The spread of u: the known targets that hold some file; at each moment with a file being
- * read, those in use against what the files being read could have used. */
-static void an_spread_of(const struct target_use *u, const struct phase_data *pd,
-			 struct target_spread *s)
-{
-	double used = 0, could = 0;
-	long moments = 0;
-	uint32_t nt = u->targets <= pd->targets.n ? u->targets : pd->targets.n;
-	for (uint32_t k = 0; k < nt; k++)
-		s->targets += u->seen[k] && analyze_target_known(pd->targets.name[k]);
-	if (s->targets < 2)
-		return;
-	for (long j = 0; j < DIGEST_USE_SAMPLES; j++) {
-		uint32_t on = 0;
-		if (u->readers[j] == 0)
-			continue;
-		for (uint32_t k = 0; k < nt; k++)
-			on += u->on[(size_t)j * u->targets + k] &&
-			      analyze_target_known(pd->targets.name[k]);
-		used += on;
-		could += u->readers[j] < (uint32_t)s->targets ? u->readers[j] : (uint32_t)s->targets;
-		moments++;
-	}
-	if (moments == 0 || !(could > 0))
-		return;
-	s->used = used / (double)moments;
-	s->could = could / (double)moments;
-	s->share = s->used / s->could;
-}
-
-int analyze_target_spread(const struct phase_data *pd, struct target_spread *s)
-{
-	struct target_use own = {0};
-	const struct target_use *u = &pd->digest.use;
-	s->targets = 0;
-	s->used = s->could = s->share = NAN;
-	if (pd->files != NULL) {
-		if (analyze_use_add(&own, pd, pd->files, pd->nfiles) != 0)
-			return -1;
-		u = &own;
-	}
-	if (u->on != NULL)
-		an_spread_of(u, pd, s);
-	free(own.on);
-	free(own.readers);
-	free(own.seen);
-	return 0;
+	*t0 = s.t0;
+	*end = s.last_end;
+	return s.readers;
 }

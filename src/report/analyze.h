@@ -98,30 +98,9 @@ int analyze_peak_rss(const struct run_data *run, struct rss_summary *s);
 int analyze_cells_add(struct files_digest *d, const struct phase_data *pd,
 		      const struct file_rec *rows, size_t n);
 
-/* 1 when a target's name names one (not RECORD_TARGET_NONE, not "unknown: why"). */
-int analyze_target_known(const char *name);
-
-/* rows[0..n) of pd into u (allocated at the first call; freed by the caller, or with the
- * digest): at which moments each target had a file being read, open to close. A phase with no
- * elapsed time, fewer than 2 targets or more than DIGEST_USE_TARGETS gets none (u stays
- * empty). 0, or -1 when out of memory. */
-int analyze_use_add(struct target_use *u, const struct phase_data *pd,
-		    const struct file_rec *rows, size_t n);
-
-/* How a phase's readers spread over its storage targets, at moments evenly over its reading:
- * a file that lies whole on one target keeps its reader on that target alone, so readers that
- * meet there leave others idle that they could have kept busy. Readers that have finished
- * (a phase's tail) are not counted against it: that is the spread of finish times. */
-struct target_spread {
-	int targets;  /* known targets some file of the phase lies on */
-	double used;  /* mean over the moments with a file being read: known targets in use */
-	double could; /* the same moments' mean of min(files being read, targets) */
-	double share; /* used / could, 1 when every reader had a target of its own; NaN when
-		       * targets < 2 or the records do not say */
-};
-
-/* pd's spread, from its rows or its digest. 0, or -1 when out of memory. */
-int analyze_target_spread(const struct phase_data *pd, struct target_spread *s);
+/* The first reader's start and the last reader's end in pd (its rank records), seconds after
+ * its opening barrier; returns the readers (0: the times are NaN). */
+int analyze_reading_span(const struct phase_data *pd, double *t0, double *end);
 
 /* The take function of results_read_rows (ctx unused): pd's rows, chunk by chunk, into
  * pd->digest: the stonewall bytes, every file's time, the slowest files. What analyze_phase,

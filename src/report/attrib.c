@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/analyze.h"
+#include "report/spread.h"
 #include "report/fmt.h"
 #include "util/stats.h"
 
@@ -45,7 +46,7 @@ static long at_target(struct report_attrib *a, size_t *room, const char *name)
 	struct report_target *t = &a->targets[a->ntargets];
 	memset(t, 0, sizeof *t);
 	snprintf(t->name, sizeof t->name, "%s", name);
-	t->known = analyze_target_known(name);
+	t->known = spread_target_known(name);
 	t->ratio = NAN;
 	return (long)a->ntargets++;
 }

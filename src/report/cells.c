@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/analyze.h"
+#include "report/spread.h"
 #include "run/provenance.h"
 #include "util/stats.h"
 #include "util/units.h"
@@ -92,7 +93,7 @@ static int phase_figures(const struct run_data *run, size_t i, struct node_bw *n
 	const struct phase_data *pd = &run->phases[i];
 	struct phase_summary s;
 	struct target_spread t;
-	if (analyze_target_spread(pd, &t) != 0)
+	if (spread_of_phase(pd, &t) != 0)
 		return -1;
 	analyze_phase(pd, &s);
 	*reader_nodes = analyze_nodes(pd, run->nnodes, nodes);
@@ -104,7 +105,7 @@ static int phase_figures(const struct run_data *run, size_t i, struct node_bw *n
 	fig[RC_META] = s.meta_fraction;
 	fig[RC_RESIDENT] = pd->info.resident_fraction;
 	fig[RC_CPU] = s.cpu_s_per_GB;
-	fig[RC_TARGETS] = t.targets;
+	fig[RC_TARGETS] = t.servers;
 	fig[RC_USED] = t.used;
 	fig[RC_COULD] = t.could;
 	fig[RC_SHARE] = t.share;

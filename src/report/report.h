@@ -57,8 +57,8 @@ struct report_cell {
 	double resident_fraction; /* mean share of the bytes in the page cache before the phase */
 	double cpu_s_per_GB;      /* mean over its phases of the ranks' CPU seconds (user + system,
 				   * in the timed part) per GB read; NaN when not recorded */
-	int targets;              /* known storage targets its files lie on (analyze_target_spread:
-				   * the mean over its phases, as the three below) */
+	int targets;              /* known storage targets its files lie on (spread_of_phase: the
+				   * mean over its phases, as the three below) */
 	double targets_used;      /* targets being read at a moment */
 	double targets_could;     /* targets its readers could have used at that moment */
 	double target_share;      /* used / could; NaN when not known */

@@ -224,17 +224,23 @@ struct digest_cell {
 	double secs;
 };
 
-/* Which storage targets had a file being read at DIGEST_USE_SAMPLES moments evenly spaced over
- * a phase's reading (moment j at t0 + (j + 0.5) * dt, from its first reader's start to its
- * last one's end), as file rows show them (report/analyze.c: analyze_use_add). All NULL until
- * a row is added. */
+/* Which servers had a file being read at DIGEST_USE_SAMPLES moments evenly spaced over a
+ * phase's reading (moment j at t0 + (j + 0.5) * dt, from its first reader's start to its last
+ * one's end), as file rows show them (report/spread.c). A target names one server or several
+ * (a stripe): part[at[k] .. at[k + 1]) are target k's. One allocation, mem; all NULL and 0
+ * until a row is added or when the phase has no figure. */
 #define DIGEST_USE_SAMPLES 128
-#define DIGEST_USE_TARGETS 4096 /* a phase with more targets gets no figure */
+#define DIGEST_USE_SERVERS 4096 /* a phase whose targets name more gets no figure */
 struct target_use {
-	uint8_t *on;       /* [DIGEST_USE_SAMPLES x targets]: a file on target k read at moment j */
-	uint32_t *readers; /* [DIGEST_USE_SAMPLES]: files being read at moment j */
-	uint8_t *seen;     /* [targets]: some file of the phase lies on target k */
+	void *mem;         /* what the pointers below point into */
+	uint8_t *on;       /* [DIGEST_USE_SAMPLES x servers]: server i read at moment j */
+	uint32_t *reach;   /* [DIGEST_USE_SAMPLES]: the servers the files being read at moment j
+			    * name, summed: as many as they could keep busy */
+	uint8_t *seen;     /* [servers]: some file of the phase lies on server i */
+	uint32_t *at;      /* [targets + 1] */
+	uint32_t *part;    /* [at[targets]]: server indices */
 	uint32_t targets;  /* the phase's targets table's length */
+	uint32_t servers;
 	double t0, dt;
 };
 

@@ -1,8 +1,9 @@
-/* test_spread: how a phase's readers spread over its storage targets (report/analyze.c:
- * analyze_target_spread) on hand-made phases of 4 readers and 4 targets, one file per reader
+/* test_spread: how a phase's readers spread over its storage targets (report/spread.c) on
+ * hand-made phases of 4 readers and 4 targets, one file per reader
  * per second: each reader on a target of its own, all four on one, half the time each, 8
  * readers two to a target, readers that finish early, one reader going from target to target,
- * targets not known, and the same phase streamed in chunks (the digest) as held whole. */
+ * targets not known, and the same phase streamed in chunks (the digest) as held whole; files
+ * striped over every target, named in rotated order; the names of stripes and lists. */
 #include "tap.h"
 
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "report/analyze.h"
+#include "report/spread.h"
 
 #define NR 8
 #define NT 4
@@ -48,8 +50,8 @@ static void file(struct world *w, int r, uint32_t t, double a, double b)
 static struct target_spread spread(const struct world *w)
 {
 	struct target_spread s;
-	ok(analyze_target_spread(&w->pd, &s) == 0, "spread worked out");
-	diag("targets %d, used %.3f, could %.3f, share %.3f", s.targets, s.used, s.could, s.share);
+	ok(spread_of_phase(&w->pd, &s) == 0, "spread worked out");
+	diag("targets %d, used %.3f, could %.3f, share %.3f", s.servers, s.used, s.could, s.share);
 	return s;
 }
 
@@ -60,7 +62,7 @@ static void test_own_and_shared(void)
 	for (int r = 0; r < 4; r++)
 		file(&w, r, (uint32_t)r + 1, 0, 1);
 	struct target_spread s = spread(&w);
-	ok(s.targets == 4 && fabs(s.used - 4) < 1e-9 && fabs(s.could - 4) < 1e-9 &&
+	ok(s.servers == 4 && fabs(s.used - 4) < 1e-9 && fabs(s.could - 4) < 1e-9 &&
 	   fabs(s.share - 1) < 1e-9, "each reader on a target of its own: 4 of 4, share 1");
 	start(&w, 4, 1);
 	for (int r = 0; r < 4; r++) {
@@ -68,7 +70,7 @@ static void test_own_and_shared(void)
 		file(&w, r, (uint32_t)r + 1, 0.5, 1); /* every target holds a file */
 	}
 	s = spread(&w);
-	ok(s.targets == 4 && fabs(s.used - 2.5) < 1e-9 && fabs(s.could - 4) < 1e-9 &&
+	ok(s.servers == 4 && fabs(s.used - 2.5) < 1e-9 && fabs(s.could - 4) < 1e-9 &&
 	   fabs(s.share - 0.625) < 1e-9,
 	   "half the time all four on one target: 2.5 of 4 used, share 0.625");
 	start(&w, 4, 1);
@@ -76,7 +78,7 @@ static void test_own_and_shared(void)
 		for (int k = 0; k < 4; k++)
 			file(&w, r, 1 + (uint32_t)(k % 2), k * 0.25, (k + 1) * 0.25);
 	s = spread(&w);
-	ok(s.targets == 2 && fabs(s.used - 1) < 1e-9 && fabs(s.could - 2) < 1e-9 &&
+	ok(s.servers == 2 && fabs(s.used - 1) < 1e-9 && fabs(s.could - 2) < 1e-9 &&
 	   fabs(s.share - 0.5) < 1e-9, "four readers in step on 2 targets: 1 of 2 at a time");
 }
 
@@ -99,7 +101,7 @@ static void test_more_readers_and_one(void)
 	for (int k = 0; k < 4; k++)
 		file(&w, 0, (uint32_t)k + 1, k, k + 1);
 	s = spread(&w);
-	ok(s.targets == 4 && fabs(s.used - 1) < 1e-9 && fabs(s.could - 1) < 1e-9 &&
+	ok(s.servers == 4 && fabs(s.used - 1) < 1e-9 && fabs(s.could - 1) < 1e-9 &&
 	   fabs(s.share - 1) < 1e-9, "one reader from target to target: it could use only one");
 }
 
@@ -110,12 +112,12 @@ static void test_not_known(void)
 	for (int r = 0; r < 4; r++)
 		file(&w, r, r < 2 ? 1 : NT + 1, 0, 1);
 	struct target_spread s = spread(&w);
-	ok(s.targets == 1 && isnan(s.share), "one known target and \"unknown: timeout\": no share");
+	ok(s.servers == 1 && isnan(s.share), "one known target and \"unknown: timeout\": no share");
 	start(&w, 4, 1);
 	for (int r = 0; r < 4; r++)
 		file(&w, r, 0, 0, 1);
 	s = spread(&w);
-	ok(s.targets == 0 && isnan(s.share), "targets not looked up: no share");
+	ok(s.servers == 0 && isnan(s.share), "targets not looked up: no share");
 	start(&w, 4, 1);
 	w.pd.targets.n = 0; /* a file before targets */
 	for (int r = 0; r < 4; r++)
@@ -139,13 +141,58 @@ static void test_streamed(void)
 	   analyze_take_rows(NULL, &w.pd, w.files + 3, w.pd.nfiles - 3, &e) == 0,
 	   "rows taken in two chunks");
 	struct target_spread s = spread(&w);
-	ok(s.targets == whole.targets && fabs(s.share - whole.share) < 1e-9 &&
+	ok(s.servers == whole.servers && fabs(s.share - whole.share) < 1e-9 &&
 	   fabs(whole.share - 0.625) < 1e-9, "streamed in chunks: the same share as held whole");
 	free(w.pd.digest.secs);
 	free(w.pd.digest.cells);
-	free(w.pd.digest.use.on);
-	free(w.pd.digest.use.readers);
-	free(w.pd.digest.use.seen);
+	free(w.pd.digest.use.mem);
+}
+
+static void test_striped(void)
+{
+	static char striped[NT + 1][RECORD_TARGET_MAX] = {
+		RECORD_TARGET_NONE, "10.0.0.1:3334,10.0.0.2:3334,10.0.0.3:3334,10.0.0.4:3334",
+		"10.0.0.2:3334,10.0.0.3:3334,10.0.0.4:3334,10.0.0.1:3334",
+		"10.0.0.3:3334,10.0.0.4:3334,10.0.0.1:3334,10.0.0.2:3334",
+		"10.0.0.4:3334,10.0.0.1:3334,10.0.0.2:3334,10.0.0.3:3334"};
+	struct world w;
+	start(&w, 3, 1);
+	w.pd.targets = (struct target_table){striped, NT + 1};
+	for (int r = 0; r < 3; r++)
+		file(&w, r, 1 + (r == 2), 0, 1); /* two readers on one stripe order, one on another */
+	struct target_spread s = spread(&w);
+	ok(s.servers == 4 && fabs(s.used - 4) < 1e-9 && fabs(s.could - 4) < 1e-9 &&
+	   fabs(s.share - 1) < 1e-9,
+	   "3 readers of files striped over all 4 servers: all 4 busy, all 4 they could keep busy");
+	static char lustre[3][RECORD_TARGET_MAX] = {RECORD_TARGET_NONE, "ost 0,1", "ost 2,3 +2"};
+	start(&w, 4, 1);
+	w.pd.targets = (struct target_table){lustre, 3};
+	for (int r = 0; r < 4; r++)
+		file(&w, r, 1, 0, 1);
+	s = spread(&w);
+	ok(s.servers == 2 && fabs(s.used - 2) < 1e-9 && fabs(s.could - 2) < 1e-9,
+	   "four readers on files striped over OSTs 0 and 1: 2 of the 2 in use (OSTs 2, 3 hold none)");
+}
+
+static void test_names(void)
+{
+	char out[SPREAD_PARTS][RECORD_TARGET_MAX];
+	size_t n = spread_servers("ost 3,4,5", out, SPREAD_PARTS);
+	ok(n == 3 && strcmp(out[0], "ost 3") == 0 && strcmp(out[1], "ost 4") == 0 &&
+	   strcmp(out[2], "ost 5") == 0, "\"ost 3,4,5\": ost 3, ost 4, ost 5");
+	n = spread_servers("ost 3 +7", out, SPREAD_PARTS);
+	ok(n == 1 && strcmp(out[0], "ost 3") == 0, "\"ost 3 +7\": ost 3 (seven not named)");
+	n = spread_servers("n1:/b/1,n2:/b/1", out, SPREAD_PARTS);
+	ok(n == 2 && strcmp(out[0], "n1:/b/1") == 0 && strcmp(out[1], "n2:/b/1") == 0,
+	   "a replica set: both bricks");
+	n = spread_servers("a:1,b:2,+3", out, SPREAD_PARTS);
+	ok(n == 2 && strcmp(out[1], "b:2") == 0, "a list cut short: the servers it names");
+	n = spread_servers("ceph pool data", out, SPREAD_PARTS);
+	ok(n == 1 && strcmp(out[0], "ceph pool data") == 0, "a name with spaces: itself");
+	ok(spread_servers("unknown: timeout", out, SPREAD_PARTS) == 0 &&
+	   spread_servers(RECORD_TARGET_NONE, out, SPREAD_PARTS) == 0, "no server for a name not known");
+	n = spread_servers("a,b,c", out, 2);
+	ok(n == 2, "at most as many as there is room for");
 }
 
 int main(void)
@@ -154,5 +201,7 @@ int main(void)
 	test_more_readers_and_one();
 	test_not_known();
 	test_streamed();
+	test_striped();
+	test_names();
 	return tap_done();
 }
