@@ -13,7 +13,8 @@
 #     reads (stonewall) is N x goodput x S/(S-1) (within 5%), to the last node's end within 10%
 #     (5% a TODO: the slowest node), the report's ceiling the same (data_on_compute_nodes) and its
 #     limit "reader links", its verdict on where the bytes came from "storage" (the own
-#     stripe, which crossed no link, is not cache); down; the same shape at 50 Mbit/s (uplinks
+#     stripe, which crossed no link, is not cache), every server busy while the readers read
+#     (the report's share of the servers they could keep busy); down; the same shape at 50 Mbit/s (uplinks
 #     100): every node's storage capped at D: the
 #     aggregate S x D (within 5%), limit "server disks"; both uplinks at 32 Mbit/s: they carry
 #     the other rack's half of the reads (at most 3% more: the file system's own bytes), the
@@ -21,7 +22,8 @@
 #     10%, 5% a TODO), the report's ceiling 4 x goodput (within 5%), limit "rack uplinks"; down
 #     leaves nothing.
 #  3. converged, each file on one server (BOX_ORANGEFS_DFILES=1), node 3's storage alone capped:
-#     the report names n3's server as the slow target, no node; down leaves nothing.
+#     the report names n3's server as the slow target, no node, and readers that meet on few
+#     servers; down leaves nothing.
 #  4. (first) --converged with MooseFS is a usage error (GlusterFS: converged.t).
 . "$(dirname "$0")/boxlib.sh"
 
@@ -189,6 +191,9 @@ within "$b" "$WANT" 0.05
 todo $? "converged, link-bound: ... within 5%" \
 	"it waits for the slowest node: the nodes' own rates spread over 91-99% of their links (docs/box.md)"
 
+figure "converged: the readers' share of the servers they could keep busy (report)" "$(cell "$SCRATCH/c.h5" targets_used_share)"
+ge "$(cell "$SCRATCH/c.h5" targets_used_share)" 0.95
+ok_status $? "converged: every file striped over every server keeps them all busy (the report sees no readers meeting)"
 within "$c" "$WANT" 0.05
 ok_status $? "converged: the report's ceiling is the same (within 5%)"
 [ "$(cell "$SCRATCH/c.h5" ceiling limit)" = "reader links" ]
@@ -301,6 +306,10 @@ if [ -d /sys/fs/cgroup/blkio ]; then
 	ok_status $? "one server capped: the report names n3's server (10.77.0.13:3334) as the slow target ($st)"
 	[ "$sn" = "[]" ]
 	ok_status $? "... and no node (slow nodes: $sn)"
+	sh=$(cell "$SCRATCH/one.h5" targets_used_share)
+	figure "a file on one server: the readers' share of the servers they could keep busy" "$sh"
+	case $sh in [0-9]*) ge 0.85 "$sh" ;; *) false ;; esac
+	ok_status $? "... and a file on one server lets readers meet on few servers (the report's share below 0.85)"
 	box_down_clean "converged OrangeFS, a file on one server: down leaves nothing"
 fi
 
