@@ -372,6 +372,33 @@ static void an_crowded(struct answer *a, const struct answer_in *in)
 	       w->targets_used, w->targets, w->targets_could, w->target_share * 100);
 }
 
+/* The cold cell short of its ceiling whose busiest target holds most over an even share of
+ * its bytes: while the targets bind, the phase lasts at least that target's time. */
+static void an_uneven(struct answer *a, const struct answer_in *in)
+{
+	const struct report_cell *w = NULL;
+	char name[192];
+	for (long i = 0; i < in->ncells; i++) {
+		const struct report_cell *c = &in->cells[i];
+		if (c->state == CACHE_COLD && c->targets >= 2 &&
+		    c->target_heaviest * c->targets >= ANSWER_UNEVEN &&
+		    !(isfinite(c->efficiency) && c->efficiency >= REPORT_SHORT_OF) &&
+		    (w == NULL || c->target_heaviest * c->targets >
+					  w->target_heaviest * w->targets))
+			w = c;
+	}
+	if (w == NULL)
+		return;
+	double x = w->target_heaviest * w->targets;
+	an_cell(w, name, sizeof name);
+	an_add(a, ANSWER_FINDING, "placement", 1 - 1 / x,
+	       "uneven placement: one of %s's %d targets holds %.0f%% of its bytes (even: %.0f%%), "
+	       "so while the targets bind %s reads at most %.0f%% of their combined rate -> files "
+	       "spread evenly (more, smaller files, or striped)", w->sweep.dataset, w->targets,
+	       w->target_heaviest * 100, 100.0 / w->targets, name,
+	       100 / x);
+}
+
 /* What to do about a read path's known cause (report_cell_shortfall's names). */
 static const char *an_cause_fix(const char *cause)
 {
@@ -448,6 +475,7 @@ void answer_build(const struct answer_in *in, struct answer *a)
 	an_metadata(&f, in);
 	an_round_trips(&f, in);
 	an_crowded(&f, in);
+	an_uneven(&f, in);
 	an_read_path(&f, in);
 	qsort(f.line, (size_t)f.n, sizeof f.line[0], an_heavier);
 	for (int i = 0; i < f.n && a->n < ANSWER_MAX; i++)

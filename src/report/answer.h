@@ -30,6 +30,9 @@
  * gives about 0.68 for 4 readers on 4 targets, so a phase below it is crowded beyond chance
  * or has fewer targets than readers can spread over. */
 #define ANSWER_CROWDED 0.85
+/* Placement is uneven when the target that holds most of a cell's bytes holds this many times
+ * an even share (1 / targets) or more. */
+#define ANSWER_UNEVEN 1.2
 enum answer_kind { ANSWER_CELL, ANSWER_FINDING };
 
 struct answer_line {

@@ -83,7 +83,7 @@ static long cells_assign(const struct run_data *run, struct report_cell *c, long
 /* The figures of one phase that a cell averages. */
 enum {
 	RC_BW, RC_STONEWALL, RC_SPREAD, RC_FILES, RC_META, RC_RESIDENT, RC_CPU,
-	RC_TARGETS, RC_USED, RC_COULD, RC_SHARE, RC_NFIG
+	RC_TARGETS, RC_USED, RC_COULD, RC_SHARE, RC_HEAVIEST, RC_NFIG
 };
 
 /* 0, or -1 when out of memory. */
@@ -109,6 +109,7 @@ static int phase_figures(const struct run_data *run, size_t i, struct node_bw *n
 	fig[RC_USED] = t.used;
 	fig[RC_COULD] = t.could;
 	fig[RC_SHARE] = t.share;
+	fig[RC_HEAVIEST] = t.heaviest;
 	return 0;
 }
 
@@ -149,6 +150,7 @@ static int cell_finish(struct report_cell *c, long k, const long *cell, size_t n
 	c->targets_used = mean[RC_USED];
 	c->targets_could = mean[RC_COULD];
 	c->target_share = mean[RC_SHARE];
+	c->target_heaviest = mean[RC_HEAVIEST];
 	return 0;
 }
 

@@ -352,6 +352,7 @@ static void json_cell(FILE *out, const struct rp_run *r, const struct report_cel
 	json_knum(out, "targets_used", c->targets_used, 0);
 	json_knum(out, "targets_could", c->targets_could, 0);
 	json_knum(out, "targets_used_share", c->target_share, 0);
+	json_knum(out, "targets_heaviest_share", c->target_heaviest, 0);
 	json_kstr(out, "bytes_from", c->from, 0);
 	json_knum(out, "from_storage_fraction", c->from_storage, 0);
 	json_ceiling(out, r, c);

@@ -62,6 +62,7 @@ struct report_cell {
 	double targets_used;      /* targets being read at a moment */
 	double targets_could;     /* targets its readers could have used at that moment */
 	double target_share;      /* used / could; NaN when not known */
+	double target_heaviest;   /* the share of its bytes on the target that holds most */
 	int readers;              /* readers that read a file (of the cell's first phase) */
 	int reader_nodes;         /* nodes with such readers */
 	/* filled by report_cell_ceiling; NaN and "" when there is no ceiling */

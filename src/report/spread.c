@@ -97,12 +97,14 @@ static long sp_entries(const struct phase_data *pd, struct sp_entry **out)
 static int sp_alloc(struct target_use *u, size_t n)
 {
 	size_t words = DIGEST_USE_SAMPLES + (size_t)u->targets + 1 + n;
-	size_t bytes = words * sizeof(uint32_t) + (size_t)DIGEST_USE_SAMPLES * u->servers +
-		       u->servers;
-	uint32_t *w = calloc(1, bytes);
-	if (w == NULL)
+	size_t bytes = u->servers * sizeof(double) + words * sizeof(uint32_t) +
+		       (size_t)DIGEST_USE_SAMPLES * u->servers + u->servers;
+	double *d = calloc(1, bytes);
+	if (d == NULL)
 		return -1;
-	u->mem = w;
+	uint32_t *w = (uint32_t *)(d + u->servers); /* the doubles first: each part aligned */
+	u->mem = d;
+	u->bytes = d;
 	u->reach = w;
 	u->at = w + DIGEST_USE_SAMPLES;
 	u->part = u->at + u->targets + 1;
@@ -174,8 +176,10 @@ int spread_add(struct target_use *u, const struct phase_data *pd, const struct f
 		    !isfinite(f->close_end) || f->close_end < f->open_start)
 			continue;
 		const uint32_t *p = &u->part[u->at[f->target]], *pend = &u->part[u->at[f->target + 1]];
-		for (const uint32_t *s = p; s < pend; s++)
+		for (const uint32_t *s = p; s < pend; s++) {
 			u->seen[*s] = 1;
+			u->bytes[*s] += (double)f->bytes / (double)(pend - p);
+		}
 		/* the moments from open to close: the file is being read at them */
 		for (long j = sp_moment_from(u, f->open_start); j < sp_moment_from(u, f->close_end);
 		     j++) {
@@ -189,20 +193,25 @@ int spread_add(struct target_use *u, const struct phase_data *pd, const struct f
 
 static void sp_of(const struct target_use *u, struct target_spread *s)
 {
-	double used = 0, could = 0;
+	double used = 0, could = 0, all = 0, most = 0;
 	long moments = 0;
-	for (uint32_t i = 0; i < u->servers; i++)
+	for (uint32_t i = 0; i < u->servers; i++) {
 		s->servers += u->seen[i];
+		all += u->bytes[i];
+		most = u->bytes[i] > most ? u->bytes[i] : most;
+	}
 	if (s->servers < 2)
 		return;
+	if (all > 0)
+		s->heaviest = most / all;
 	for (long j = 0; j < DIGEST_USE_SAMPLES; j++) {
-		uint32_t on = 0, most = (uint32_t)s->servers;
+		uint32_t on = 0, room = (uint32_t)s->servers;
 		if (u->reach[j] == 0)
 			continue; /* nothing read, or only files on servers not known */
 		for (uint32_t i = 0; i < u->servers; i++)
 			on += u->on[(size_t)j * u->servers + i];
 		used += on;
-		could += u->reach[j] < most ? u->reach[j] : most;
+		could += u->reach[j] < room ? u->reach[j] : room;
 		moments++;
 	}
 	if (moments == 0 || !(could > 0))
@@ -217,7 +226,7 @@ int spread_of_phase(const struct phase_data *pd, struct target_spread *s)
 	struct target_use own = {0};
 	const struct target_use *u = &pd->digest.use;
 	s->servers = 0;
-	s->used = s->could = s->share = NAN;
+	s->used = s->could = s->share = s->heaviest = NAN;
 	if (pd->files != NULL) {
 		if (spread_add(&own, pd, pd->files, pd->nfiles) != 0)
 			return -1;

@@ -21,6 +21,10 @@ struct target_spread {
 		       * min(the servers they name, summed; servers) */
 	double share; /* used / could, 1 when every reader had a server of its own; NaN when
 		       * servers < 2 or the records do not say */
+	double heaviest; /* the share of the phase's bytes on the server that holds most (1 /
+			  * servers when even): while servers bind, the phase lasts at least that
+			  * server's time, and reads at most 1 / (servers x heaviest) of all of
+			  * them at once; NaN as share */
 };
 
 /* 1 when a target's name names one (not RECORD_TARGET_NONE, not "unknown: why"). */

@@ -233,6 +233,8 @@ struct digest_cell {
 #define DIGEST_USE_SERVERS 4096 /* a phase whose targets name more gets no figure */
 struct target_use {
 	void *mem;         /* what the pointers below point into */
+	double *bytes;     /* [servers]: the bytes of the files on server i, a stripe's shared
+			    * evenly among the servers it names */
 	uint8_t *on;       /* [DIGEST_USE_SAMPLES x servers]: server i read at moment j */
 	uint32_t *reach;   /* [DIGEST_USE_SAMPLES]: the servers the files being read at moment j
 			    * name, summed: as many as they could keep busy */

@@ -17,7 +17,9 @@
 #    aggregate is at most what the most loaded direction over the whole run allows;
 #  - the report's model (data_on_compute_nodes) gives the ceiling N x goodput x S/(S-1) (within
 #    5%) and names the reader links as the limit;
-#  - the report's answer says why from the files' targets: readers meet on few of the bricks;
+#  - the report's answer says why from the files' targets: readers meet on few of the bricks,
+#    and the brick holding most holds more than an even share of the bytes (the same share the
+#    files' own targets and sizes give);
 #  - down leaves nothing.
 . "$(dirname "$0")/boxlib.sh"
 
@@ -87,10 +89,11 @@ for r in p["ranks"][:]:
         h = hosts[int(r["node"])]
         s, e = span.get(h, (r["start"], r["end"]))
         span[h] = (min(s, r["start"]), max(e, r["end"]))
-read, fin, fout, bricks = {}, {}, {}, set()
+read, fin, fout, bricks, held = {}, {}, {}, set(), {}
 for x in p["files"][:]:
     h, t, b = node[int(x["rank"])], names[x["target"]], int(x["bytes"])
     bricks.add(t)
+    held[t] = held.get(t, 0) + b
     read[h] = read.get(h, 0) + b
     owner = t.split(":")[0]
     if owner != h:
@@ -99,6 +102,7 @@ for x in p["files"][:]:
 for h in sorted(span):
     print(h, read[h], fin.get(h, 0), fout.get(h, 0), "%.4f" % (span[h][1] - span[h][0]))
 print("bricks", " ".join(sorted(bricks)))
+print("heaviest %.4f" % (max(held.values()) / sum(held.values())))
 ' "$SCRATCH/g.h5" >"$SCRATCH/shares" 2>"$SCRATCH/shares.err"
 ok_status $? "the results file gives each node's reads and where its files lie"
 sed 's/^/# /' "$SCRATCH/shares" "$SCRATCH/shares.err"
@@ -154,6 +158,17 @@ figure "readers' share of the bricks they could use (report)" "$SH; aggregate / 
 sed 's/^/# /' "$SCRATCH/brief"
 grep -q "readers meet on few targets: g x 1 reader/node read from [0-9.]* of its $N targets" "$SCRATCH/brief"
 ok_status $? "the report's answer: readers meet on few of the bricks"
+HV=$(sed -n 's/^heaviest //p' "$SCRATCH/shares")
+RH=$(rep_json "$SCRATCH/g.h5" "d['cells'][0]['targets_heaviest_share']")
+figure "the brick holding most: its share of the bytes (files' targets; report)" "$HV; $RH"
+case $RH in [0-9]*) within "$RH" "$HV" 0.001 ;; *) false ;; esac
+ok_status $? "the report's share of the bytes on the brick holding most is the files' own"
+if awk -v h="$HV" -v n=$N 'BEGIN { exit !(h * n >= 1.2) }'; then
+	grep -q "uneven placement: one of g's $N targets holds" "$SCRATCH/brief"
+else
+	! grep -q "uneven placement" "$SCRATCH/brief"
+fi
+ok_status $? "... and the answer says so when it is 1.2 x an even share or more (and not otherwise)"
 
 box_down_clean "converged GlusterFS: down leaves nothing (namespaces, mounts, loop devices, daemons)"
 done_testing

@@ -306,6 +306,16 @@ static void test_crowded_targets(void)
 	c[0].target_share = NAN;
 	answer_build(&in, &a);
 	ok(find(&a, "few targets") < 0, "targets not known: no finding");
+	c[0].target_share = c[1].target_share = 0.9;
+	c[0].target_heaviest = c[1].target_heaviest = 0.34;
+	answer_build(&in, &a);
+	dump(&a);
+	ok(find(&a, "uneven placement: one of 64MiB's 4 targets holds 34% of its bytes (even: 25%), "
+		    "so while the targets bind 64MiB x 1 reader/node reads at most 74% of their "
+		    "combined rate") >= 0, "uneven placement: the busiest target's share of the bytes");
+	c[0].target_heaviest = c[1].target_heaviest = 0.29;
+	answer_build(&in, &a);
+	ok(find(&a, "uneven") < 0, "the busiest target under 1.2 x an even share: no finding");
 }
 
 int main(void)

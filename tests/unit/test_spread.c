@@ -73,6 +73,7 @@ static void test_own_and_shared(void)
 	ok(s.servers == 4 && fabs(s.used - 2.5) < 1e-9 && fabs(s.could - 4) < 1e-9 &&
 	   fabs(s.share - 0.625) < 1e-9,
 	   "half the time all four on one target: 2.5 of 4 used, share 0.625");
+	ok(fabs(s.heaviest - 0.625) < 1e-9, "... and target 1 holds 5 of the 8 files' bytes");
 	start(&w, 4, 1);
 	for (int r = 0; r < 4; r++)
 		for (int k = 0; k < 4; k++)
@@ -164,6 +165,7 @@ static void test_striped(void)
 	ok(s.servers == 4 && fabs(s.used - 4) < 1e-9 && fabs(s.could - 4) < 1e-9 &&
 	   fabs(s.share - 1) < 1e-9,
 	   "3 readers of files striped over all 4 servers: all 4 busy, all 4 they could keep busy");
+	ok(fabs(s.heaviest - 0.25) < 1e-9, "... and a stripe's bytes shared evenly: a quarter on each");
 	static char lustre[3][RECORD_TARGET_MAX] = {RECORD_TARGET_NONE, "ost 0,1", "ost 2,3 +2"};
 	start(&w, 4, 1);
 	w.pd.targets = (struct target_table){lustre, 3};
