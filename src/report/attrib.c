@@ -3,7 +3,8 @@
  * other sizes, paths or cache states add up), a table per target, and a two-way verdict: a node
  * slow on every target it read (against the other nodes on the same target) is the node's
  * fault; a target slow from every node (against the other targets from the same node) is the
- * target's. Pure: no I/O. */
+ * target's. Targets that are one stripe over the same servers, each file starting on another,
+ * are not judged: a slow server slows them all alike. Pure: no I/O. */
 #include "report/report.h"
 
 #include <math.h>
@@ -233,6 +234,39 @@ static void at_target_verdict(struct report_attrib *a, size_t t, double *row, do
 	a->targets[t].ratio = seen ? least : NAN;
 }
 
+static int at_cmp_name(const void *x, const void *y)
+{
+	return strcmp(x, y);
+}
+
+/* The servers name lists, sorted and joined: a stripe's servers, whatever its order. */
+static void at_server_set(const char *name, char *buf, size_t len)
+{
+	char parts[SPREAD_PARTS][RECORD_TARGET_MAX];
+	size_t n = spread_servers(name, parts, SPREAD_PARTS), used = 0;
+	qsort(parts, n, sizeof parts[0], at_cmp_name);
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", parts[i]);
+}
+
+/* 1 when the known targets with files are one stripe over the same 2 or more servers, each
+ * starting on another ("a,b,c", "b,c,a"): a slow one of those servers slows every file
+ * alike, so no target can be told from the others by its files' times. */
+static int at_one_stripe(const struct report_attrib *a)
+{
+	char first[SPREAD_PARTS * RECORD_TARGET_MAX], set[SPREAD_PARTS * RECORD_TARGET_MAX];
+	int n = 0;
+	for (size_t t = 0; t < a->ntargets; t++) {
+		if (!a->targets[t].known || a->targets[t].files == 0)
+			continue;
+		at_server_set(a->targets[t].name, n++ ? set : first, sizeof set);
+		if (n > 1 && strcmp(set, first) != 0)
+			return 0;
+	}
+	return n > 1 && strchr(first, ',') != NULL;
+}
+
 /* Append to the verdict. */
 static void at_say(struct report_attrib *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -274,6 +308,9 @@ static void at_verdict(struct report_attrib *a, const struct run_data *run)
 		at_say(a, " %s slow from every node", slow_targets > 1 ? "are" : "is");
 	if (slow_nodes == 0 && slow_targets == 0)
 		at_say(a, "no node is slow on every target and no target is slow from every node");
+	if (a->one_stripe)
+		at_say(a, " (every file is striped over the same servers, each starting on another: "
+		       "a slow server slows every file alike and cannot be named from their times)");
 	if (nodes_seen == 0)
 		at_say(a, " (no target was read from two nodes: a slow node cannot be told from a "
 		       "slow target)");
@@ -323,7 +360,8 @@ int report_attrib(const struct run_data *run, struct report_attrib *a)
 		goto out;
 	for (int n = 0; n < a->nnodes; n++)
 		at_node(a, n, v, v + most + 1);
-	for (size_t t = 0; t < a->ntargets; t++)
+	a->one_stripe = at_one_stripe(a);
+	for (size_t t = 0; t < a->ntargets && !a->one_stripe; t++)
 		if (a->targets[t].known)
 			at_target_verdict(a, t, v, v + most + 1);
 	free(v);

@@ -201,6 +201,8 @@ struct report_attrib {
 	int *node_slow;    /* [nnodes]: slow on every known target it read */
 	double *node_ratio; /* [nnodes]: the least, over those targets, of its time / the others' */
 	int known;         /* known targets with files */
+	int one_stripe;    /* they are one stripe over the same servers in different orders:
+			    * no target is judged */
 	char verdict[768]; /* in words */
 };
 

@@ -14,7 +14,8 @@
 #     (5% a TODO: the slowest node), the report's ceiling the same (data_on_compute_nodes) and its
 #     limit "reader links", its verdict on where the bytes came from "storage" (the own
 #     stripe, which crossed no link, is not cache), every server busy while the readers read
-#     (the report's share of the servers they could keep busy); down; the same shape at 50 Mbit/s (uplinks
+#     (the report's share of the servers they could keep busy), no server judged slow (each
+#     stripe order holds them all); down; the same shape at 50 Mbit/s (uplinks
 #     100): every node's storage capped at D: the
 #     aggregate S x D (within 5%), limit "server disks"; both uplinks at 32 Mbit/s: they carry
 #     the other rack's half of the reads (at most 3% more: the file system's own bytes), the
@@ -194,6 +195,10 @@ todo $? "converged, link-bound: ... within 5%" \
 figure "converged: the readers' share of the servers they could keep busy (report)" "$(cell "$SCRATCH/c.h5" targets_used_share)"
 ge "$(cell "$SCRATCH/c.h5" targets_used_share)" 0.95
 ok_status $? "converged: every file striped over every server keeps them all busy (the report sees no readers meeting)"
+V=$(rep_json "$SCRATCH/c.h5" "d['attribution']['verdict']")
+case "$V" in *"striped over the same servers"*) st=0 ;; *) st=1 ;; esac
+[ "$(rep_json "$SCRATCH/c.h5" "d['attribution']['slow_targets']")" = "[]" ] || st=1
+ok_status $st "converged: every file striped over the same servers in another order, so no server is judged slow from its files ($V)"
 within "$c" "$WANT" 0.05
 ok_status $? "converged: the report's ceiling is the same (within 5%)"
 [ "$(cell "$SCRATCH/c.h5" ceiling limit)" = "reader links" ]

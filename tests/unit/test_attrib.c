@@ -1,7 +1,8 @@
 /* test_attrib: who is slow, a node or a storage target (report/attrib.c), on hand-made phases:
  * three nodes x three targets, 10 files per pair, each file's time 1 s times its node's and its
  * target's factor: a slow node, a slow target, both, neither, one slow file; then two phases of
- * different speeds, a streamed phase (digest cells), a single target and a file before targets. */
+ * different speeds, a streamed phase (digest cells), a single target and a file before targets;
+ * files striped over the same servers in different orders, and over different servers. */
 #include "tap.h"
 
 #include <math.h>
@@ -204,9 +205,34 @@ static void test_limits(void)
 	report_attrib_free(&a);
 }
 
+/* OrangeFS's or Lustre's names: each file striped over the servers, starting on another. */
+static void test_one_stripe(void)
+{
+	static char rotated[NT + 1][RECORD_TARGET_MAX] = {RECORD_TARGET_NONE, "a:1,b:1,c:1",
+							  "b:1,c:1,a:1", "c:1,a:1,b:1"};
+	static char apart[NT + 1][RECORD_TARGET_MAX] = {RECORD_TARGET_NONE, "a:1,b:1", "c:1,d:1",
+							"e:1,f:1"};
+	static struct world w;
+	struct report_attrib a;
+	const double slow_b3[NT] = {1, 1, 4};
+	world(&w, 1);
+	phase(&w, 0, flat, slow_b3, 1, -1, NT);
+	w.pd[0].targets.name = rotated;
+	ok(report_attrib(&w.run, &a) == 0 && a.one_stripe && slow_targets(&a) == 0 &&
+		   strstr(a.verdict, "striped over the same servers") != NULL,
+	   "one stripe over the same servers in three orders: no target judged (%s)", a.verdict);
+	report_attrib_free(&a);
+	w.pd[0].targets.name = apart;
+	ok(report_attrib(&w.run, &a) == 0 && !a.one_stripe && slow_targets(&a) == 1 &&
+		   a.targets[2].slow_all,
+	   "stripes over different servers: the slow one named (%s)", a.verdict);
+	report_attrib_free(&a);
+}
+
 int main(void)
 {
 	test_cases();
+	test_one_stripe();
 	test_phases();
 	test_limits();
 	return tap_done();
