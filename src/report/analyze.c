@@ -2,7 +2,6 @@
  * spread, files per second, metadata share of reader time, node bandwidths, file times.
  * Pure maths over struct phase_data; every index read from a record is range-checked. */
 #include "report/analyze.h"
-#include "report/spread.h"
 #include "run/provenance.h"
 
 #include "util/stats.h"
@@ -302,7 +301,7 @@ int analyze_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *r
 			d->secs[d->nsecs++] = secs;
 		an_slow_keep(d, &rows[i], secs);
 	}
-	if (analyze_cells_add(d, pd, rows, n) != 0 || spread_add(&d->use, pd, rows, n) != 0)
+	if (analyze_cells_add(d, pd, rows, n) != 0)
 		return pf_fail_errno(e, ENOMEM, "report: phase %u's nodes and targets",
 				     (unsigned)pd->info.index);
 	return 0;

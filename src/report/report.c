@@ -10,6 +10,7 @@
 
 #include "util/units.h"
 #include "report/analyze.h"
+#include "report/spread.h"
 #include "report/internal.h"
 
 int report_parse_format(const char *name, enum report_format *f)
@@ -236,8 +237,19 @@ void report_phase_line(FILE *out, const struct phase_info *p)
 		report_status_mark(p->status));
 }
 
+int report_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *rows, size_t n,
+		     struct pf_err *e)
+{
+	if (analyze_take_rows(ctx, pd, rows, n, e) != 0)
+		return -1;
+	if (spread_add(&pd->digest.use, pd, rows, n) != 0)
+		return pf_fail_errno(e, ENOMEM, "report: phase %u's targets over time",
+				     (unsigned)pd->info.index);
+	return 0;
+}
+
 int report_read(const char *path, struct run_data *run, struct pf_err *e)
 {
-	const struct results_rows rows = {analyze_take_rows, NULL, REPORT_KEEP_ROWS};
+	const struct results_rows rows = {report_take_rows, NULL, REPORT_KEEP_ROWS};
 	return results_read_rows(path, run, &rows, e);
 }

@@ -287,7 +287,12 @@ int report_write_opts(FILE *out, const struct run_data *runs, size_t nruns,
 int report_write(FILE *out, const struct run_data *runs, size_t nruns, enum report_format f,
 		 struct pf_err *e);
 
-/* Read the results file path for the report (results_read_rows with analyze_take_rows): a
+/* The take function of results_read_rows that report_read gives: pd's rows, chunk by chunk,
+ * into its digest (analyze_take_rows, and spread_add: which targets were read when). */
+int report_take_rows(void *ctx, struct phase_data *pd, const struct file_rec *rows, size_t n,
+		     struct pf_err *e);
+
+/* Read the results file path for the report (results_read_rows with report_take_rows): a
  * phase's file rows stream by in chunks and leave their digest, and are kept only for phases
  * of at most REPORT_KEEP_ROWS, so memory follows the phases, not the rows. */
 int report_read(const char *path, struct run_data *run, struct pf_err *e);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/analyze.h"
+#include "report/report.h"
 #include "report/spread.h"
 
 #define NR 8
@@ -138,9 +139,9 @@ static void test_streamed(void)
 	}
 	struct target_spread whole = spread(&w);
 	w.pd.files = NULL; /* streamed: the digest holds what the rows said */
-	ok(analyze_take_rows(NULL, &w.pd, w.files, 3, &e) == 0 &&
-	   analyze_take_rows(NULL, &w.pd, w.files + 3, w.pd.nfiles - 3, &e) == 0,
-	   "rows taken in two chunks");
+	ok(report_take_rows(NULL, &w.pd, w.files, 3, &e) == 0 &&
+	   report_take_rows(NULL, &w.pd, w.files + 3, w.pd.nfiles - 3, &e) == 0,
+	   "rows taken in two chunks, as the report reads them");
 	struct target_spread s = spread(&w);
 	ok(s.servers == whole.servers && fabs(s.share - whole.share) < 1e-9 &&
 	   fabs(whole.share - 0.625) < 1e-9, "streamed in chunks: the same share as held whole");
