@@ -346,6 +346,14 @@ static void an_round_trips(struct answer *a, const struct answer_in *in)
 	       units_rate_name(in->units));
 }
 
+/* A cold cell below REPORT_SHORT_OF of its ceiling (or with none): storage-bound figures can
+ * explain its gap. */
+static int an_short_cold(const struct report_cell *c)
+{
+	return c->state == CACHE_COLD &&
+	       !(isfinite(c->efficiency) && c->efficiency >= REPORT_SHORT_OF);
+}
+
 /* The cold cell short of its ceiling whose readers left most of the targets they could have
  * used idle: files that lie whole on one target each, read by readers that meet on a few of
  * them. A target-bound phase draws only that share of the targets' combined rate, which the
@@ -356,9 +364,7 @@ static void an_crowded(struct answer *a, const struct answer_in *in)
 	char name[192];
 	for (long i = 0; i < in->ncells; i++) {
 		const struct report_cell *c = &in->cells[i];
-		if (c->state == CACHE_COLD && c->target_share < ANSWER_CROWDED &&
-		    c->targets_could >= 2 &&
-		    !(isfinite(c->efficiency) && c->efficiency >= REPORT_SHORT_OF) &&
+		if (an_short_cold(c) && c->target_share < ANSWER_CROWDED && c->targets_could >= 2 &&
 		    (w == NULL || c->target_share < w->target_share))
 			w = c;
 	}
@@ -380,9 +386,8 @@ static void an_uneven(struct answer *a, const struct answer_in *in)
 	char name[192];
 	for (long i = 0; i < in->ncells; i++) {
 		const struct report_cell *c = &in->cells[i];
-		if (c->state == CACHE_COLD && c->targets >= 2 &&
+		if (an_short_cold(c) && c->targets >= 2 &&
 		    c->target_heaviest * c->targets >= ANSWER_UNEVEN &&
-		    !(isfinite(c->efficiency) && c->efficiency >= REPORT_SHORT_OF) &&
 		    (w == NULL || c->target_heaviest * c->targets >
 					  w->target_heaviest * w->targets))
 			w = c;
@@ -395,8 +400,7 @@ static void an_uneven(struct answer *a, const struct answer_in *in)
 	       "uneven placement: one of %s's %d targets holds %.0f%% of its bytes (even: %.0f%%), "
 	       "so while the targets bind %s reads at most %.0f%% of their combined rate -> files "
 	       "spread evenly (more, smaller files, or striped)", w->sweep.dataset, w->targets,
-	       w->target_heaviest * 100, 100.0 / w->targets, name,
-	       100 / x);
+	       w->target_heaviest * 100, 100.0 / w->targets, name, 100 / x);
 }
 
 /* What to do about a read path's known cause (report_cell_shortfall's names). */

@@ -26,7 +26,7 @@
 #define ANSWER_FLAT 0.7
 
 /* Readers meet on few targets when, at a typical moment, they used less than this share of
- * the targets they could have (analyze_target_spread). Whole-file placement drawn at random
+ * the targets they could have (spread_of_phase). Whole-file placement drawn at random
  * gives about 0.68 for 4 readers on 4 targets, so a phase below it is crowded beyond chance
  * or has fewer targets than readers can spread over. */
 #define ANSWER_CROWDED 0.85

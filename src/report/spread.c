@@ -165,8 +165,11 @@ static long sp_moment_from(const struct target_use *u, double t)
 int spread_add(struct target_use *u, const struct phase_data *pd, const struct file_rec *rows,
 	       size_t n)
 {
+	if (u->none)
+		return 0;
 	if (u->mem == NULL) {
 		int rc = sp_start(u, pd);
+		u->none = rc > 0; /* worked out once, not again for every chunk of rows */
 		if (rc != 0)
 			return rc < 0 ? -1 : 0;
 	}
@@ -214,7 +217,7 @@ static void sp_of(const struct target_use *u, struct target_spread *s)
 		could += u->reach[j] < room ? u->reach[j] : room;
 		moments++;
 	}
-	if (moments == 0 || !(could > 0))
+	if (moments == 0)
 		return;
 	s->used = used / (double)moments;
 	s->could = could / (double)moments;

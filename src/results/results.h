@@ -243,6 +243,7 @@ struct target_use {
 	uint32_t *part;    /* [at[targets]]: server indices */
 	uint32_t targets;  /* the phase's targets table's length */
 	uint32_t servers;
+	int none;          /* 1: the phase has no figure, its rows are passed over */
 	double t0, dt;
 };
 
