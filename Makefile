@@ -184,15 +184,12 @@ bench-scale: deps
 # `make check` runs the box tests after the rest of the suite (~18 more minutes on 2 cores, ~4
 # more the first time, which builds OrangeFS); where the machine cannot hold a box (not root, no
 # network namespaces, no tc, no /dev/fuse) each says why once and skips. `make check
-# CHECK_BOX=0` leaves them out. client.t runs in box-check only: a FUSE client's cold reads
-# wander 3x from one read to the next on 2 cores, more than its 3% check can see past in 10
-# rounds (docs/box.md).
+# CHECK_BOX=0` leaves them out.
 # dfs.t, in the suite, starts a box of its own.
 DEB_BOX_PACKAGES = glusterfs-server glusterfs-client moosefs-master moosefs-chunkserver \
                    moosefs-client moosefs-cli iperf3 xfsprogs e2fsprogs python3-h5py gnuplot-nox
 CHECK_BOX ?= 1
-BOX_CHECK_ONLY = tests/box/client.t
-BOX_TESTS = $(if $(filter 1,$(CHECK_BOX)),$(filter-out $(BOX_CHECK_ONLY),$(wildcard tests/box/*.t)))
+BOX_TESTS = $(if $(filter 1,$(CHECK_BOX)),$(wildcard tests/box/*.t))
 .PHONY: box-check box-demo box-shell box-down box-reference
 box-check: deps
 	@tests/install-deps.sh $(DEB_BOX_PACKAGES)
