@@ -57,12 +57,12 @@ struct report_cell {
 	double resident_fraction; /* mean share of the bytes in the page cache before the phase */
 	double cpu_s_per_GB;      /* mean over its phases of the ranks' CPU seconds (user + system,
 				   * in the timed part) per GB read; NaN when not recorded */
-	int targets;              /* known storage targets its files lie on (spread_of_phase: the
-				   * mean over its phases, as the three below) */
-	double targets_used;      /* targets being read at a moment */
-	double targets_could;     /* targets its readers could have used at that moment */
+	int targets;              /* known servers its files lie on, each of a stripe's counted
+				   * (spread_of_phase: the mean over its phases, as the four below) */
+	double targets_used;      /* servers being read at a moment */
+	double targets_could;     /* servers its readers could have kept busy at that moment */
 	double target_share;      /* used / could; NaN when not known */
-	double target_heaviest;   /* the share of its bytes on the target that holds most */
+	double target_heaviest;   /* the share of its bytes on the server that holds most */
 	int readers;              /* readers that read a file (of the cell's first phase) */
 	int reader_nodes;         /* nodes with such readers */
 	/* filled by report_cell_ceiling; NaN and "" when there is no ceiling */

@@ -103,7 +103,6 @@ static int sp_alloc(struct target_use *u, size_t n)
 	if (d == NULL)
 		return -1;
 	uint32_t *w = (uint32_t *)(d + u->servers); /* the doubles first: each part aligned */
-	u->mem = d;
 	u->bytes = d;
 	u->reach = w;
 	u->at = w + DIGEST_USE_SAMPLES;
@@ -167,7 +166,7 @@ int spread_add(struct target_use *u, const struct phase_data *pd, const struct f
 {
 	if (u->none)
 		return 0;
-	if (u->mem == NULL) {
+	if (u->bytes == NULL) {
 		int rc = sp_start(u, pd);
 		u->none = rc > 0; /* worked out once, not again for every chunk of rows */
 		if (rc != 0)
@@ -235,8 +234,8 @@ int spread_of_phase(const struct phase_data *pd, struct target_spread *s)
 			return -1;
 		u = &own;
 	}
-	if (u->mem != NULL)
+	if (u->bytes != NULL)
 		sp_of(u, s);
-	free(own.mem);
+	free(own.bytes);
 	return 0;
 }

@@ -36,7 +36,7 @@ int spread_target_known(const char *name);
 size_t spread_servers(const char *name, char (*out)[RECORD_TARGET_MAX], size_t max);
 
 /* rows[0..n) of pd into u (set up at the first call, from pd's targets table; freed by the
- * caller through u->mem, or with the digest). A phase without readers, with targets naming
+ * caller through u->bytes, or with the digest). A phase without readers, with targets naming
  * fewer than 2 or more than DIGEST_USE_SERVERS servers gets no figure (u->none, and its later
  * rows are passed over). 0, or -1 when out of memory. */
 int spread_add(struct target_use *u, const struct phase_data *pd, const struct file_rec *rows,

@@ -66,7 +66,7 @@ void results_free(struct run_data *run)
 		free(run->phases[i].files);
 		free(run->phases[i].digest.secs);
 		free(run->phases[i].digest.cells);
-		free(run->phases[i].digest.use.mem);
+		free(run->phases[i].digest.use.bytes);
 		free(run->phases[i].targets.name);
 	}
 	free(run->phases);

@@ -227,14 +227,13 @@ struct digest_cell {
 /* Which servers had a file being read at DIGEST_USE_SAMPLES moments evenly spaced over a
  * phase's reading (moment j at t0 + (j + 0.5) * dt, from its first reader's start to its last
  * one's end), as file rows show them (report/spread.c). A target names one server or several
- * (a stripe): part[at[k] .. at[k + 1]) are target k's. One allocation, mem; all NULL and 0
- * until a row is added or when the phase has no figure. */
+ * (a stripe): part[at[k] .. at[k + 1]) are target k's. One allocation, which bytes heads (free
+ * it); all NULL and 0 until a row is added or when the phase has no figure. */
 #define DIGEST_USE_SAMPLES 128
 #define DIGEST_USE_SERVERS 4096 /* a phase whose targets name more gets no figure */
 struct target_use {
-	void *mem;         /* what the pointers below point into */
 	double *bytes;     /* [servers]: the bytes of the files on server i, a stripe's shared
-			    * evenly among the servers it names */
+			    * evenly among the servers it names; the allocation's head */
 	uint8_t *on;       /* [DIGEST_USE_SAMPLES x servers]: server i read at moment j */
 	uint32_t *reach;   /* [DIGEST_USE_SAMPLES]: the servers the files being read at moment j
 			    * name, summed: as many as they could keep busy */

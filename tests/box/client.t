@@ -2,11 +2,12 @@
 # client: nothing lost over a file system client's own ceiling. For each file system the box
 # starts (GlusterFS, MooseFS, OrangeFS; CephFS where its packages are installed), a box of one
 # node whose link does not bind (BOX_CLIENT_LINK Mbit/s, default 40000: the client, FUSE and the
-# CPU are the limit; at 4000 GlusterFS's reads filled the link on 2 cores), a data set of 12 files of 16 MiB, and interleaved rounds, each read cold
-# (`box.sh cold`): A = dd of every file in order on the node (bs=4M, iflag=fullblock; its rate
-# is the bytes over the sum of dd's own times), B = pfsread (1 reader, 4 MiB transfers, cache
-# fadvise, 1 repetition). Rounds A B, B A, A B, B A, ... (BOX_CLIENT_ROUNDS, default 10: on 2
-# cores shared with other work one read of a round can take 3 x another). Checked:
+# CPU are the limit; at 4000 GlusterFS's reads filled the link on 2 cores), a data set of 12
+# files of 16 MiB, and interleaved rounds, each read cold (`box.sh cold`): A = dd of every file
+# in order on the node (bs=4M, iflag=fullblock; its rate is the bytes over the sum of dd's own
+# times), B = pfsread (1 reader, 4 MiB transfers, cache fadvise, 1 repetition). Rounds A B,
+# B A, A B, B A, ... (BOX_CLIENT_ROUNDS, default 10: on 2 cores shared with other work one read
+# of a round can take 3 x another). Checked:
 #  1. every read was cold (>= 0.95 of its bytes crossed n1's link);
 #  2. the median of the rounds' ratios pfsread / dd >= 0.97 per file system (each round's two
 #     reads run back to back, so the load of the shared machine, which moves one read of a

@@ -147,7 +147,7 @@ static void test_streamed(void)
 	   fabs(whole.share - 0.625) < 1e-9, "streamed in chunks: the same share as held whole");
 	free(w.pd.digest.secs);
 	free(w.pd.digest.cells);
-	free(w.pd.digest.use.mem);
+	free(w.pd.digest.use.bytes);
 }
 
 static void test_striped(void)
