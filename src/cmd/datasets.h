@@ -37,7 +37,7 @@ struct gen_ctx {
 	const struct experiment *x;
 	const struct cfg_dataset *d;
 	int rank, nranks;
-	uint64_t key;
+	struct dataset_content content;
 	unsigned char *buf; /* GEN_BLOCK bytes */
 	uint64_t first, count; /* this rank's files */
 	/* progress, printed by rank 0 from its own share */

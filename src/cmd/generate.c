@@ -179,7 +179,7 @@ static int gen_write_file(struct gen_ctx *g, uint64_t file, const char *tmp, int
 	uint64_t size = dataset_file_size(g->d, file);
 	for (uint64_t off = 0; off < size && rc == 0; off += GEN_WRITE) {
 		size_t len = size - off < GEN_WRITE ? (size_t)(size - off) : GEN_WRITE;
-		dataset_fill(g->key, file, off, g->buf, len);
+		dataset_fill(&g->content, file, off, g->buf, len);
 		for (int k = 1; k < DIGEST_KINDS; k++)
 			if (g->kinds & (1u << k))
 				digest_update(&g->dg[k], g->buf, len);
@@ -547,7 +547,7 @@ int generate_all(const struct experiment *x, double progress_s, struct lock_held
 			rc = pf_fail(e, PF_RUNTIME, "generate: out of memory");
 	for (size_t i = 0; rc == 0 && i < x->ndatasets; i++) {
 		g.d = &x->datasets[i];
-		g.key = dataset_key(g.d);
+		dataset_content_init(&g.content, g.d);
 		g.done_files = g.made_files = 0;
 		rc = gen_dataset(&g, e);
 	}

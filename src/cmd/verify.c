@@ -53,7 +53,7 @@ static int verify_content(struct gen_ctx *g, uint64_t file, int fd, const char *
 			return pf_fail(e, PF_RUNTIME, "%s: file ends at %" PRIu64 ", expected %" PRIu64,
 				       path, off + got, size);
 		unsigned char expected = 0;
-		int64_t bad = dataset_check(g->key, file, off, g->buf, got, &expected);
+		int64_t bad = dataset_check(&g->content, file, off, g->buf, got, &expected);
 		if (bad >= 0)
 			return pf_fail(e, PF_RUNTIME,
 				       "data set %s: %s: offset %" PRIu64
@@ -149,7 +149,7 @@ int verify_all(const struct experiment *x, double progress_s, struct pf_err *e)
 		rc = pf_fail(e, PF_RUNTIME, "verify: cannot set up the progress lines");
 	for (size_t i = 0; rc == 0 && i < x->ndatasets && stop_signal() == 0; i++) {
 		g.d = &x->datasets[i];
-		g.key = dataset_key(g.d);
+		dataset_content_init(&g.content, g.d);
 		if (verify_dataset(&g, e) != 0)
 			failed = 1; /* go on: the user wants every bad data set named */
 	}

@@ -222,31 +222,32 @@ static uint64_t dataset_mix(uint64_t z)
 	return z ^ (z >> 32);
 }
 
-uint64_t dataset_key(const struct cfg_dataset *d)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (const char *p = d->name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-	return dataset_mix(h);
-}
-
 /* The content: word k (bytes 8k..8k+7, little-endian) of a file is texture[k % 512] ^
  * block(k / 512). The texture is 4 KiB of the data set's own random words, the block word
  * mixes (data set, file, 4 KiB block number): so every byte still depends on all three, a
  * block copied to another place or file is caught, and filling costs one XOR per word,
  * which keeps generate at the speed of the writes rather than of a hash. */
-#define DATASET_TEXTURE 512
+void dataset_content_init(struct dataset_content *c, const struct cfg_dataset *d)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const char *p = d->name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	c->key = dataset_mix(h);
+	for (uint64_t j = 0; j < DATASET_TEXTURE; j++)
+		c->texture[j] = dataset_mix(c->key + (j + 1) * 0x9e3779b97f4a7c15ull);
+}
 
+/* One file's view of the content: its base word, and the data set's texture. */
 struct dataset_pattern {
-	uint64_t base; /* of the file */
-	uint64_t texture[DATASET_TEXTURE];
+	uint64_t base;
+	const uint64_t *texture;
 };
 
-static void dataset_pattern_init(struct dataset_pattern *p, uint64_t key, uint64_t file)
+static void dataset_pattern_init(struct dataset_pattern *p, const struct dataset_content *c,
+				 uint64_t file)
 {
-	p->base = dataset_mix(key ^ dataset_mix(file + 0x632be59bd9b4e019ull));
-	for (uint64_t j = 0; j < DATASET_TEXTURE; j++)
-		p->texture[j] = dataset_mix(key + (j + 1) * 0x9e3779b97f4a7c15ull);
+	p->base = dataset_mix(c->key ^ dataset_mix(file + 0x632be59bd9b4e019ull));
+	p->texture = c->texture;
 }
 
 static inline uint64_t dataset_block_word(const struct dataset_pattern *p, uint64_t block)
@@ -314,12 +315,13 @@ static void dataset_fill_words(const struct dataset_pattern *p, uint64_t k, unsi
 	}
 }
 
-void dataset_fill(uint64_t key, uint64_t file, uint64_t offset, void *buf, size_t len)
+void dataset_fill(const struct dataset_content *c, uint64_t file, uint64_t offset, void *buf,
+		  size_t len)
 {
 	struct dataset_pattern p;
 	unsigned char *out = buf;
 	size_t i = 0;
-	dataset_pattern_init(&p, key, file);
+	dataset_pattern_init(&p, c, file);
 	for (; i < len && (offset + i) % 8 != 0; i++)
 		out[i] = dataset_byte(&p, offset + i);
 	size_t words = (len - i) / 8;
@@ -378,12 +380,12 @@ static size_t dataset_check_words(const struct dataset_pattern *p, uint64_t k,
 	return n;
 }
 
-int64_t dataset_check(uint64_t key, uint64_t file, uint64_t offset, const void *buf, size_t len,
-		      unsigned char *expected)
+int64_t dataset_check(const struct dataset_content *c, uint64_t file, uint64_t offset,
+		      const void *buf, size_t len, unsigned char *expected)
 {
 	struct dataset_pattern p;
 	const unsigned char *in = buf;
-	dataset_pattern_init(&p, key, file);
+	dataset_pattern_init(&p, c, file);
 	size_t head = (size_t)((8 - offset % 8) % 8) < len ? (size_t)((8 - offset % 8) % 8) : len;
 	size_t words = (len - head) / 8, bad = dataset_first_bad_byte(&p, offset, in, 0, head);
 	if (bad == head) {

@@ -72,16 +72,25 @@ int dataset_read_line(int fd, enum digest_kind kind, uint64_t file, char *hex);
 int dataset_digest_path(const struct experiment *x, const struct cfg_dataset *d,
 			enum digest_kind kind, char *buf, size_t len);
 
-/* The content key of a data set: a hash of its name. */
-uint64_t dataset_key(const struct cfg_dataset *d);
+/* A data set's content, from its name: the key that every block word mixes in, and the 4 KiB
+ * texture that every file's words are XORed with. Made once per data set: its 512 hashes
+ * cost more than filling or checking a 4 KiB file. */
+#define DATASET_TEXTURE 512
+struct dataset_content {
+	uint64_t key;
+	uint64_t texture[DATASET_TEXTURE];
+};
+
+void dataset_content_init(struct dataset_content *c, const struct cfg_dataset *d);
 
 /* Fill buf with the bytes at [offset, offset + len) of file number file. */
-void dataset_fill(uint64_t key, uint64_t file, uint64_t offset, void *buf, size_t len);
+void dataset_fill(const struct dataset_content *c, uint64_t file, uint64_t offset, void *buf,
+		  size_t len);
 
 /* Compare buf with the expected bytes at [offset, offset + len). Returns -1 when all match,
  * else the index in buf of the first differing byte (*expected gets the byte it should be). */
-int64_t dataset_check(uint64_t key, uint64_t file, uint64_t offset, const void *buf, size_t len,
-		      unsigned char *expected);
+int64_t dataset_check(const struct dataset_content *c, uint64_t file, uint64_t offset,
+		      const void *buf, size_t len, unsigned char *expected);
 
 /* mkdir -p: make path and its missing parents. Returns 0 or -errno. */
 int dataset_mkdirs(const char *path);

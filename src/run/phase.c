@@ -460,11 +460,11 @@ static void phase_job_init(struct phase_job *j, const struct phase_spec *s,
 {
 	*j = (struct phase_job){.s = s, .t = t, .o = o, .buflen = buflen, .e = e,
 				.w = {.comm = MPI_COMM_NULL}, .earlier = e->status != PF_OK};
-	j->c = (struct phase_run_ctx){.s = s, .t = t, .w = &j->w, .buf = buf,
-				      .key = dataset_key(s->ds), .paused = 0,
+	j->c = (struct phase_run_ctx){.s = s, .t = t, .w = &j->w, .buf = buf, .paused = 0,
 				      .noatime = s->x->noatime, .status = PHASE_COMPLETE, .e = e,
 				      .process_on = cfg_processes(s->x), .digesting = UINT64_MAX,
 				      .ns_per_byte = s->x->process_cpu_ns_per_byte};
+	dataset_content_init(&j->c.content, s->ds);
 	memset(o, 0, sizeof *o);
 	phase_fill_info(s, t, &o->info);
 	o->me.rank = t->rank;

@@ -57,7 +57,7 @@ static int phase_verify_block(struct phase_run_ctx *c, uint64_t i, uint64_t off,
 {
 	double t0 = topology_now(c->t);
 	unsigned char want = 0;
-	int64_t bad = dataset_check(c->key, c->w->sh.file[i], off, buf, got, &want);
+	int64_t bad = dataset_check(&c->content, c->w->sh.file[i], off, buf, got, &want);
 	c->paused += topology_now(c->t) - t0;
 	char name[PHASE_PATH];
 	if (bad < 0)

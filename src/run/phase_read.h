@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset/dataset.h"
 #include "run/backend.h"
 #include "run/phase.h"
 #include "run/plan.h"
@@ -38,7 +39,7 @@ struct phase_run_ctx {
 	const struct phase_work *w;
 	void *buf;
 	struct bopen bo;
-	uint64_t key;             /* the data set's content key, for verify */
+	struct dataset_content content; /* for verify */
 	int process_on;           /* the experiment processes what it reads */
 	double paused;            /* seconds spent verifying so far */
 	/* process: each block digested and/or CPU spent on it, on the clock */
