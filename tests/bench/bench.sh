@@ -168,6 +168,8 @@ IORN=$DIR/ior-names      # IORN/CLASS/f.00000000.N: hard links, the names IOR's 
 MDN=$DIR/md-names        # MDN/CLASS/test-dir.0-0/mdtest_tree.0/file.mdtest.0.N: mdtest's names
 MDIMG=$DIR/md-tmpfs      # the capped tmpfs holding the loop file system's image (MD_LOOP_OVER)
 MDFS=$DIR/md-fs          # the loop file system's mount point
+MDGIMG=$DIR/md-gen-tmpfs # the same for each generation run's own file system (MD_FRESH)
+MDGFS=$DIR/md-gen-fs
 PRFS=$DIR/progress-fs    # the progress row's files (a capped tmpfs as root)
 
 # ---- small helpers ------------------------------------------------------------------------
@@ -704,6 +706,11 @@ mdtest_read() {
 # ---- the metadata class: many small files, pfsread against mdtest ----------------------------
 
 MD_LOOP=0 # 1 when the small files are on the bench's own loop file system
+# 1 when each generation run makes its files on an ext4 made for it (root): ext4 passes over
+# the inodes freed in the last minutes while it allocates new ones (recently_deleted), so a
+# tree made where another was just removed ran at a third of the rate, by where the files
+# landed rather than by who made them (100,000 files here: 16,500 files/s against 40,500)
+MD_FRESH=0
 MDTREE=$DIR/md-tree # mdtest's tree (MDFS/md-tree on the loop file system)
 MDLINKS=$DIR/md-links # its files again, hard links named in mdtest's order, which pfsread reads
 MDGEN=$DIR/md-gen   # pfsread's generated small files
@@ -717,16 +724,20 @@ md_block_bytes() { echo $(((MD_BYTES + 4095) / 4096 * 4096)); }
 md_check_room() {
 	local need free mem
 	need=$((MD_FILES * ($(md_block_bytes) + 512) * 2 + (64 << 20)))
+	mem=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo) # MiB
+	if [ "$IS_ROOT" -eq 1 ] && [ "$MD_BYTES" -gt 0 ] && command -v mkfs.ext4 >/dev/null &&
+		[ $(($(md_image_mb) * 4)) -le "$mem" ]; then
+		MD_FRESH=1
+		MDGEN=$MDGFS/md-gen
+	fi
 	if [ "$MD_FILES" -gt "$MD_LOOP_OVER" ]; then
 		[ "$IS_ROOT" -eq 1 ] || die "MD_FILES=$MD_FILES: more than $MD_LOOP_OVER small files go on a loop file system the bench mounts, which needs root"
 		command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 not found (Debian: e2fsprogs)"
-		mem=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo) # MiB
 		[ $(($(md_image_mb) * 4)) -le "$mem" ] ||
 			die "MD_FILES=$MD_FILES of MD_BYTES=$MD_BYTES: the loop file system needs $(md_image_mb) MiB of memory (tmpfs), more than a quarter of the $mem MiB available; fewer or smaller files (MD_BYTES=0)"
 		MD_LOOP=1
 		MDTREE=$MDFS/md-tree
 		MDLINKS=$MDFS/md-links
-		MDGEN=$MDFS/md-gen
 		return
 	fi
 	free=$(df -P -i "$DIR" | awk 'NR == 2 { print $4 }')
@@ -743,38 +754,40 @@ md_image_mb() {
 	echo $(((MD_FILES * ($(md_block_bytes) + 256 + 64) * 12 / 10 >> 20) + 256))
 }
 
-# md_mount: a tmpfs capped in size and inodes, an ext4 image in it filling it, mounted with
-# discard (removed files give their memory back), inode tables written now (no lazy init
-# working in the background during the measurements).
+# md_mount [IMGDIR FS]: a tmpfs capped in size and inodes at IMGDIR (MDIMG), an ext4 image in
+# it filling it, mounted on FS (MDFS) with discard (removed files give their memory back),
+# inode tables written now (no lazy init working in the background during the measurements).
 md_mount() {
-	local mb img
+	local mb img imgdir=${1:-$MDIMG} fs=${2:-$MDFS}
 	mb=$(md_image_mb)
-	img=$MDIMG/ext4.img
-	mkdir -p "$MDIMG" "$MDFS"
-	echo "mount -t tmpfs -o size=${mb}m,nr_inodes=16 tmpfs $MDIMG" >>"$CMDLOG"
-	mount -t tmpfs -o "size=${mb}m,nr_inodes=16" tmpfs "$MDIMG"
+	img=$imgdir/ext4.img
+	mkdir -p "$imgdir" "$fs"
+	echo "mount -t tmpfs -o size=${mb}m,nr_inodes=16 tmpfs $imgdir" >>"$CMDLOG"
+	mount -t tmpfs -o "size=${mb}m,nr_inodes=16" tmpfs "$imgdir"
 	truncate -s "${mb}M" "$img"
 	echo "mkfs.ext4 -q -F -b 4096 -I 256 -N $((MD_FILES + MD_FILES / 100 + 4096)) -E lazy_itable_init=0,lazy_journal_init=0,nodiscard $img" >>"$CMDLOG"
 	mkfs.ext4 -q -F -b 4096 -I 256 -N $((MD_FILES + MD_FILES / 100 + 4096)) \
 		-E lazy_itable_init=0,lazy_journal_init=0,nodiscard "$img"
-	echo "mount -o loop,discard $img $MDFS" >>"$CMDLOG"
-	mount -o loop,discard "$img" "$MDFS"
+	echo "mount -o loop,discard $img $fs" >>"$CMDLOG"
+	mount -o loop,discard "$img" "$fs"
 }
 
+# md_unmount [IMGDIR FS]: what md_mount mounted there, gone.
 md_unmount() {
-	if mountpoint -q "$MDFS" 2>/dev/null; then
-		umount "$MDFS" || echo "bench.sh: could not unmount $MDFS; unmount it by hand" >&2
+	local imgdir=${1:-$MDIMG} fs=${2:-$MDFS}
+	if mountpoint -q "$fs" 2>/dev/null; then
+		umount "$fs" || echo "bench.sh: could not unmount $fs; unmount it by hand" >&2
 	fi
-	if mountpoint -q "$MDIMG" 2>/dev/null; then
-		umount "$MDIMG" || echo "bench.sh: could not unmount $MDIMG; unmount it by hand" >&2
+	if mountpoint -q "$imgdir" 2>/dev/null; then
+		umount "$imgdir" || echo "bench.sh: could not unmount $imgdir; unmount it by hand" >&2
 	fi
-	rmdir "$MDFS" "$MDIMG" 2>/dev/null || true
+	rmdir "$fs" "$imgdir" 2>/dev/null || true
 }
 
-# mdtest_tree_args: into MDT_ARGS: files only, MD_FILES / 1000 leaf directories of 1000 files
-# under one top directory (depth 1), one task.
+# mdtest_tree_args [TREE]: into MDT_ARGS: files only, MD_FILES / 1000 leaf directories of 1000
+# files under one top directory (depth 1) in TREE (MDTREE), one task.
 mdtest_tree_args() {
-	MDT_ARGS=(-F -z 1 -b $((MD_FILES / MD_PER_DIR)) -I "$MD_PER_DIR" -L -d "$MDTREE" -P)
+	MDT_ARGS=(-F -z 1 -b $((MD_FILES / MD_PER_DIR)) -I "$MD_PER_DIR" -L -d "${1:-$MDTREE}" -P)
 }
 
 # md_transfer: pfsread's transfer size for the small files: the file, at least 4 KiB.
@@ -819,7 +832,8 @@ YAML
 }
 
 # md_pfsread_generate: prints generate's files/s (files / its own time from its first file to
-# its last: 'wrote X MB at Y MB/s'), then removes what it made (not timed).
+# its last: 'wrote X MB at Y MB/s'), then removes what it made (not timed; with MD_FRESH its
+# file system goes whole).
 md_pfsread_generate() {
 	local cfg=$WORK/config-md-gen.yaml log=$WORK/logs/generate-md-$1.log
 	if [ -e "$MDGEN/md/.pfsread-manifest" ]; then
@@ -829,33 +843,35 @@ md_pfsread_generate() {
 	before_write $((MD_FILES * MD_BYTES))
 	run_logged "$log" pfsread_mpi generate "$cfg"
 	sync
-	run_logged "$WORK/logs/clean-md.log" pfsread_mpi clean "$cfg"
+	[ "$MD_FRESH" -eq 1 ] || run_logged "$WORK/logs/clean-md.log" pfsread_mpi clean "$cfg"
 	generate_figures "$log" md | awk '$3 > 0 { printf "%.0f\n", $1 / $3 }' | grep . ||
 		die "no rate in $log"
 }
 
-# md_mdtest_create REP: prints mdtest's create rate (files/s; -w MD_BYTES: each file written
-# as it is made). Its tree, a new one each time, is what the reads read afterwards.
+# md_mdtest_create REP [TREE]: prints mdtest's create rate (files/s; -w MD_BYTES: each file
+# written as it is made) of a new tree at TREE (MDTREE), which the reads read afterwards.
 md_mdtest_create() {
-	local log=$WORK/logs/mdtest-create-$1.log
-	rm -rf "$MDTREE"
+	local log=$WORK/logs/mdtest-create-$1.log tree=${2:-$MDTREE}
+	rm -rf "$tree"
 	sync
 	before_write $((MD_FILES * MD_BYTES))
-	mdtest_tree_args
+	mdtest_tree_args "$tree"
 	peer_run "$log" peer_mpi "$MDTEST" -C "${MDT_ARGS[@]}" -w "$MD_BYTES" >/dev/null
 	sync
 	mdtest_rate "$log" "File creation" | grep . || die "no create rate in $log"
 }
 
 # md_generation: REPS rounds of pfsread generate against mdtest's create phase, each round in
-# the order A B B A as the size classes' generation (see generation). On the loop file system,
-# or with empty files (which generate does not make), one pair, pfsread first: the loop file
-# system holds one set, so pfsread's files are gone before mdtest makes its own.
+# the order A B B A as the size classes' generation (see generation); with MD_FRESH each run on
+# an ext4 made for it. On the loop file system without MD_FRESH, or with empty files (which
+# generate does not make), one pair, pfsread first: the loop file system holds one set, so
+# pfsread's files are gone before mdtest makes its own.
 md_generation() {
-	local rep first second pos tool v order
+	local rep first second pos tool v order tree=$MDTREE
+	[ "$MD_FRESH" -eq 1 ] && tree=$MDGFS/md-tree
 	for rep in $(seq 1 "$REPS"); do
 		first=pfsread second=mdtest order="1 2"
-		if [ "$MD_LOOP" -eq 0 ] && [ "$MD_BYTES" -gt 0 ]; then
+		if { [ "$MD_LOOP" -eq 0 ] || [ "$MD_FRESH" -eq 1 ]; } && [ "$MD_BYTES" -gt 0 ]; then
 			order="1 2 3 4"
 			[ $((rep % 2)) -eq 0 ] && first=mdtest second=pfsread
 		fi
@@ -863,14 +879,16 @@ md_generation() {
 		for pos in $order; do
 			tool=$first
 			[ "$pos" -eq 2 ] || [ "$pos" -eq 3 ] && tool=$second
+			[ "$MD_FRESH" -eq 1 ] && md_mount "$MDGIMG" "$MDGFS"
 			if [ "$tool" = mdtest ]; then
-				v=$(md_mdtest_create "$rep-$pos")
+				v=$(md_mdtest_create "$rep-$pos" "$tree")
 			elif [ "$MD_BYTES" -gt 0 ]; then
 				v=$(md_pfsread_generate "$rep-$pos")
 			else
 				[ "$rep" -eq 1 ] && record meta md generate - - - na - - "generate makes no empty files"
 				continue
 			fi
+			[ "$MD_FRESH" -eq 1 ] && md_unmount "$MDGIMG" "$MDGFS"
 			record meta md generate - "$rep" "$first" "$tool" "$v" - "pos=$pos"
 			printf '  %-7s generate  rep %d.%d: %-7s %9s files/s\n' md "$rep" "$pos" "$tool" "$v"
 		done
@@ -988,13 +1006,18 @@ md_reads() {
 	done
 }
 
-# metadata: the small-file class from start to end; its files are removed by remove_data.
+# metadata: the small-file class from start to end; its files are removed by remove_data. With
+# MD_FRESH the generation's trees went with their file systems: mdtest makes the one the reads
+# read (untimed).
 metadata() {
-	[ "$MD_LOOP" -eq 1 ] && md_mount
 	md_configs
-	echo "Class md ($MD_FILES files of $MD_BYTES B$([ "$MD_LOOP" -eq 1 ] && echo ", on a loop ext4 in a tmpfs")): generation"
+	echo "Class md ($MD_FILES files of $MD_BYTES B$([ "$MD_FRESH" -eq 1 ] && echo ", each run on an ext4 made for it")): generation"
 	md_generation
-	echo "Class md: reads and scans"
+	[ "$MD_LOOP" -eq 1 ] && md_mount
+	if [ "$MD_FRESH" -eq 1 ]; then
+		md_mdtest_create read >/dev/null
+	fi
+	echo "Class md ($([ "$MD_LOOP" -eq 1 ] && echo "on a loop ext4 in a tmpfs" || echo "on DIR")): reads and scans"
 	md_reads
 }
 
@@ -1236,6 +1259,7 @@ print_commands() {
 		if [ "$ONLY" = all ] || [ "$ONLY" = md ]; then
 			mdtest_tree_args
 			echo "  small files: $MD_FILES of $MD_BYTES B, $((MD_FILES / MD_PER_DIR)) directories of $MD_PER_DIR$([ "$MD_LOOP" -eq 1 ] && echo " on a loop ext4 ($(md_image_mb) MiB) in a capped tmpfs")"
+			[ "$MD_FRESH" -eq 1 ] && echo "    generation: each run on an ext4 made for it (md_mount $MDGIMG $MDGFS), the reads' tree then made by mdtest"
 			echo "    pfsread generate CONFIG (root $MDGEN, files_per_dir $MD_PER_DIR) then clean; against"
 			echo "    mdtest create: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $MDTEST -C ${MDT_ARGS[*]} -w $MD_BYTES"
 			echo "    read: pfsread run of {from_tree: $MDLINKS, in_place: true} (hard links to mdtest's files, named"
@@ -1584,7 +1608,7 @@ PY
 
 # md_table: the small-file class in files/s: pfsread against mdtest (medians, ratios).
 md_table() {
-	"$PYTHON" - "$RAW" "$MD_FILES" "$MD_BYTES" "$MD_LOOP" <<'PY'
+	"$PYTHON" - "$RAW" "$MD_FILES" "$MD_BYTES" "$MD_LOOP" "$MD_FRESH" <<'PY'
 import statistics as st, sys
 rows, vals, notes, places = [], {}, {}, {}
 for line in open(sys.argv[1]):
@@ -1629,8 +1653,9 @@ print()
 print(f"{int(sys.argv[2]):,} files of {sys.argv[3]} B in directories of 1,000 "
       f"({'a loop ext4 file system in a tmpfs: cold means out of the page cache of ext4, not off a disk' if sys.argv[4] == '1' else 'on DIR'}).\n"
       "generate: pfsread generate (files / its own time) against mdtest -C -w (create, write, "
-      "close); each side's\nown files; rounds of A B B A, ratio: the median of each round's "
-      "like places paired. read: pfsread's phase over mdtest's files (hard links "
+      "close); each side's\nown files"
+      f"{', each run on an ext4 made for it (a loop file in a capped tmpfs)' if sys.argv[5] == '1' else ''}"
+      "; rounds of A B B A,\nratio: the median of each round's like places paired.\nread: pfsread's phase over mdtest's files (hard links "
       "named in mdtest's order, read in place:\nfrom_tree, in_place; files / elapsed_s) against "
       "mdtest -E (open, one read, close) on its tree. scan:\n'pfsread plan' of that data set "
       "(readdir + fstatat of each entry; wall time less a one-file plan's)\nagainst mdtest -T "
@@ -1654,6 +1679,7 @@ remove_data() {
 	rm -rf "$WORK/md-one"
 	rmdir "$MDGEN" 2>/dev/null || true
 	md_unmount
+	md_unmount "$MDGIMG" "$MDGFS"
 	pr_unmount
 	for i in "${!CLASS_NAMES[@]}"; do
 		name=${CLASS_NAMES[i]}
