@@ -214,7 +214,7 @@ const char *dataset_not_regular(unsigned mode)
 	return "not a regular file";
 }
 
-/* FNV-1a over the name, then mixed: names that differ by one letter get unrelated content. */
+/* A 64-bit finaliser: inputs that differ in one bit give unrelated words. */
 static uint64_t dataset_mix(uint64_t z)
 {
 	z = (z ^ (z >> 32)) * 0xd6e8feb86659fd93ull;
@@ -229,6 +229,7 @@ static uint64_t dataset_mix(uint64_t z)
  * which keeps generate at the speed of the writes rather than of a hash. */
 void dataset_content_init(struct dataset_content *c, const struct cfg_dataset *d)
 {
+	/* FNV-1a over the name, then mixed: names that differ by one letter get unrelated content */
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (const char *p = d->name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
