@@ -722,18 +722,19 @@ md_block_bytes() { echo $(((MD_BYTES + 4095) / 4096 * 4096)); }
 # and at most a tenth of the free inodes; on the loop file system, its tmpfs at most a quarter
 # of the memory available.
 md_check_room() {
-	local need free mem
+	local need free mem fits=0
 	need=$((MD_FILES * ($(md_block_bytes) + 512) * 2 + (64 << 20)))
 	mem=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo) # MiB
-	if [ "$IS_ROOT" -eq 1 ] && [ "$MD_BYTES" -gt 0 ] && command -v mkfs.ext4 >/dev/null &&
-		[ $(($(md_image_mb) * 4)) -le "$mem" ]; then
+	[ $(($(md_image_mb) * 4)) -le "$mem" ] && fits=1
+	if [ "$IS_ROOT" -eq 1 ] && [ "$MD_BYTES" -gt 0 ] && [ "$fits" -eq 1 ] &&
+		command -v mkfs.ext4 >/dev/null; then
 		MD_FRESH=1
 		MDGEN=$MDGFS/md-gen
 	fi
 	if [ "$MD_FILES" -gt "$MD_LOOP_OVER" ]; then
 		[ "$IS_ROOT" -eq 1 ] || die "MD_FILES=$MD_FILES: more than $MD_LOOP_OVER small files go on a loop file system the bench mounts, which needs root"
 		command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 not found (Debian: e2fsprogs)"
-		[ $(($(md_image_mb) * 4)) -le "$mem" ] ||
+		[ "$fits" -eq 1 ] ||
 			die "MD_FILES=$MD_FILES of MD_BYTES=$MD_BYTES: the loop file system needs $(md_image_mb) MiB of memory (tmpfs), more than a quarter of the $mem MiB available; fewer or smaller files (MD_BYTES=0)"
 		MD_LOOP=1
 		MDTREE=$MDFS/md-tree
@@ -1260,7 +1261,7 @@ print_commands() {
 			mdtest_tree_args
 			echo "  small files: $MD_FILES of $MD_BYTES B, $((MD_FILES / MD_PER_DIR)) directories of $MD_PER_DIR$([ "$MD_LOOP" -eq 1 ] && echo " on a loop ext4 ($(md_image_mb) MiB) in a capped tmpfs")"
 			[ "$MD_FRESH" -eq 1 ] && echo "    generation: each run on an ext4 made for it (md_mount $MDGIMG $MDGFS), the reads' tree then made by mdtest"
-			echo "    pfsread generate CONFIG (root $MDGEN, files_per_dir $MD_PER_DIR) then clean; against"
+			echo "    pfsread generate CONFIG (root $MDGEN, files_per_dir $MD_PER_DIR)$([ "$MD_FRESH" -eq 1 ] || echo " then clean"); against"
 			echo "    mdtest create: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $MDTEST -C ${MDT_ARGS[*]} -w $MD_BYTES"
 			echo "    read: pfsread run of {from_tree: $MDLINKS, in_place: true} (hard links to mdtest's files, named"
 			echo "      so that pfsread's sorted order is mdtest's order), posix, $(md_transfer) B transfers, against"

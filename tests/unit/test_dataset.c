@@ -139,19 +139,18 @@ static void test_layouts(void)
 static void test_pattern(void)
 {
 	struct cfg_dataset a = {.name = "a"}, b = {.name = "b"};
-	static struct dataset_content ca, cb;
-	const struct dataset_content *ka = &ca, *kb = &cb;
-	dataset_content_init(&ca, &a);
-	dataset_content_init(&cb, &b);
+	static struct dataset_content ka, kb;
+	dataset_content_init(&ka, &a);
+	dataset_content_init(&kb, &b);
 	unsigned char whole[4096], part[100], other[100];
-	dataset_fill(ka, 3, 0, whole, sizeof whole);
-	dataset_fill(ka, 3, 1001, part, sizeof part);
+	dataset_fill(&ka, 3, 0, whole, sizeof whole);
+	dataset_fill(&ka, 3, 1001, part, sizeof part);
 	ok(memcmp(whole + 1001, part, sizeof part) == 0, "content at an unaligned offset matches");
-	ok(dataset_check(ka, 3, 0, whole, sizeof whole, NULL) == -1, "intact block passes");
-	ok(dataset_check(ka, 3, 1001, part, sizeof part, NULL) == -1, "intact unaligned block passes");
-	dataset_fill(ka, 4, 1001, other, sizeof other);
+	ok(dataset_check(&ka, 3, 0, whole, sizeof whole, NULL) == -1, "intact block passes");
+	ok(dataset_check(&ka, 3, 1001, part, sizeof part, NULL) == -1, "intact unaligned block passes");
+	dataset_fill(&ka, 4, 1001, other, sizeof other);
 	ok(memcmp(part, other, sizeof part) != 0, "another file has other content");
-	dataset_fill(kb, 3, 1001, other, sizeof other);
+	dataset_fill(&kb, 3, 1001, other, sizeof other);
 	ok(memcmp(part, other, sizeof part) != 0, "another data set has other content");
 	srand(12345);
 	int caught = 0;
@@ -159,7 +158,7 @@ static void test_pattern(void)
 		size_t at = (size_t)rand() % sizeof whole;
 		unsigned char expected = 0, was = whole[at];
 		whole[at] ^= (unsigned char)(1u << (rand() % 8));
-		caught += dataset_check(ka, 3, 0, whole, sizeof whole, &expected) == (int64_t)at &&
+		caught += dataset_check(&ka, 3, 0, whole, sizeof whole, &expected) == (int64_t)at &&
 			  expected == was;
 		whole[at] = was;
 	}
