@@ -192,11 +192,14 @@ static int cal_open_read(const char *path, uint64_t len, uint64_t transfer, stru
 	snprintf(m->method, sizeof m->method, "%s, %s reads",
 		 direct ? "O_DIRECT" : "buffered after POSIX_FADV_DONTNEED",
 		 units_format_size_binary(transfer, size, sizeof size));
-	if (!direct && cache_resident(path, 0, len, 0, &in, e) != 0) {
+	int told = direct ? 0 : cache_resident(path, 0, len, 0, &in, e);
+	if (told < 0) {
 		close(fd);
 		return -1;
 	}
-	if (!direct && len > 0 && (double)in / (double)len > m->resident)
+	if (told == CACHE_UNTOLD)
+		m->resident = NAN; /* and it stays so: NaN is never below a fraction */
+	else if (!direct && len > 0 && (double)in / (double)len > m->resident)
 		m->resident = (double)in / (double)len;
 	return fd;
 }
@@ -393,7 +396,9 @@ static int cal_assemble(const struct cal_mine *all, const struct topology *t, in
 		c->nodes[n].disk_MBps = cal_median(disk, reps);
 		c->nodes[n].memcpy_MBps = cal_median(mem, reps);
 		c->nodes[n].link_MBps = cal_median(link, reps);
-		c->disk_resident = fmax(c->disk_resident, all[n].resident);
+		c->disk_resident = isnan(all[n].resident) || isnan(c->disk_resident)
+					   ? NAN
+					   : fmax(c->disk_resident, all[n].resident);
 		for (int round = 0; round < 2; round++)
 			if (all[n].sent[round].from >= 0)
 				c->pairs[c->npairs++] = (struct calib_pair){

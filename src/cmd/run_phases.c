@@ -165,7 +165,11 @@ static void run_print_phase(const struct experiment *x, const struct phase_info 
 {
 	printf("[%llu/%llu] ", (unsigned long long)i + 1, (unsigned long long)n);
 	report_phase_line(stdout, p);
-	if (x->cache != CFG_CACHE_NONE && cache_state_of(p->resident_fraction) != CACHE_COLD)
+	enum cache_state state = cache_state_of(p->resident_fraction);
+	if (state == CACHE_UNKNOWN)
+		printf("  warning: cache state unknown: the kernel says what of a file is in the "
+		       "page cache only to its owner, root or a user who may write it\n");
+	else if (x->cache != CFG_CACHE_NONE && state != CACHE_COLD)
 		printf("  warning: %.0f%% of the phase's bytes were in the page cache before it "
 		       "started: this measures memory, not storage\n",
 		       p->resident_fraction * 100);

@@ -67,12 +67,16 @@ static double an_spread(const struct answer_in *in, const struct report_cell *c)
 	return in->spread[c - in->cells] > 0 ? in->spread[c - in->cells] : 0;
 }
 
-/* "1GB x 2 readers/node" (" (warm)" for a cell not measured cold). */
+/* "1GB x 2 readers/node" (" (warm)", " (mixed)" or " (cache unknown)" for a cell not measured
+ * cold). */
 static void an_cell(const struct report_cell *c, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s x %d reader%s/node%s", c->sweep.dataset,
 		 (int)c->sweep.readers_per_node, c->sweep.readers_per_node == 1 ? "" : "s",
-		 c->state == CACHE_WARM ? " (warm)" : c->state == CACHE_MIXED ? " (mixed)" : "");
+		 c->state == CACHE_WARM	     ? " (warm)"
+		 : c->state == CACHE_MIXED   ? " (mixed)"
+		 : c->state == CACHE_UNKNOWN ? " (cache unknown)"
+					     : "");
 }
 
 /* Cells of one table: every key but the axes (data set, readers per node) alike. */
@@ -237,15 +241,29 @@ static void an_unstable(struct answer *a, const struct answer_in *in)
 	       name, (an_spread(in, w) - 1) * 100, an_spread(in, w), ANSWER_CALIB_WIDE);
 }
 
+/* Repetitions whose page cache the kernel would not describe: nothing says what they measured. */
+static void an_cache_unknown(struct answer *a, const struct answer_in *in)
+{
+	long unknown = 0;
+	for (long i = 0; i < in->ncells; i++)
+		unknown += in->cells[i].state == CACHE_UNKNOWN;
+	if (unknown > 0)
+		an_add(a, ANSWER_FINDING, "cache", (double)unknown / (double)in->ncells,
+		       "page cache: %ld of %ld cells of unknown cache state (the kernel says what is "
+		       "cached only to a file's owner, root or a user who may write it) -> run as "
+		       "the files' owner or root", unknown, in->ncells);
+}
+
 /* Repetitions that found their data in the page cache measure memory, not storage. */
 static void an_cache(struct answer *a, const struct answer_in *in)
 {
 	const struct report_cell *w = NULL;
 	long warm = 0;
 	char name[192];
+	an_cache_unknown(a, in);
 	for (long i = 0; i < in->ncells; i++) {
 		const struct report_cell *c = &in->cells[i];
-		if (c->state == CACHE_COLD)
+		if (c->state != CACHE_WARM && c->state != CACHE_MIXED)
 			continue;
 		warm++;
 		if (w == NULL || c->resident_fraction > w->resident_fraction)

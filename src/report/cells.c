@@ -16,7 +16,7 @@
 
 enum cache_state report_phase_state(const struct phase_info *p)
 {
-	for (int s = CACHE_COLD; s <= CACHE_WARM; s++)
+	for (int s = CACHE_COLD; s <= CACHE_UNKNOWN; s++)
 		if (strcmp(p->cache_state, cache_state_name((enum cache_state)s)) == 0)
 			return (enum cache_state)s;
 	return cache_state_of(p->resident_fraction);
@@ -294,7 +294,8 @@ void report_cell_ceiling(struct report_cell *c, const struct ceil_hw *hw, int ru
 			 struct ceil_result *r)
 {
 	struct ceil_result local;
-	/* mixed: part of the bytes came from memory, so no storage limit holds for the whole */
+	/* mixed: part of the bytes came from memory, so no storage limit holds for the whole;
+	 * unknown: none is known to hold */
 	struct ceil_point p = {c->reader_nodes, c->readers, run_nodes, c->state != CACHE_COLD};
 	if (r == NULL)
 		r = &local;

@@ -192,7 +192,10 @@ static void series_title(FILE *gp, const struct report_cell *c, int many_combos)
 			     : "",
 		 many_combos ? " " : "", many_combos ? c->sweep.cache : "");
 	if (c->state != CACHE_COLD)
-		strncat(t, c->state == CACHE_WARM ? " WARM" : " MIXED", sizeof t - strlen(t) - 1);
+		strncat(t, c->state == CACHE_WARM    ? " WARM"
+			   : c->state == CACHE_MIXED ? " MIXED"
+						     : " CACHE UNKNOWN",
+			sizeof t - strlen(t) - 1);
 	rp_gp_text(gp, t);
 }
 

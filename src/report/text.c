@@ -172,12 +172,13 @@ static void summary_cell(struct tbl *t, const struct rp_run *r, const struct rep
 	tbl_add(t, "-");
 }
 
-/* ", WARM (...)" or ", MIXED (...)" for a cell whose data was in the page cache. */
+/* ", WARM (...)", ", MIXED (...)" or ", cache UNKNOWN (...)" for a cell not measured cold. */
 static const char *state_extra(enum cache_state s)
 {
-	return s == CACHE_WARM	  ? ", WARM (data found in the page cache)"
-	       : s == CACHE_MIXED ? ", MIXED (part of the data found in the page cache)"
-				  : "";
+	return s == CACHE_WARM	    ? ", WARM (data found in the page cache)"
+	       : s == CACHE_MIXED   ? ", MIXED (part of the data found in the page cache)"
+	       : s == CACHE_UNKNOWN ? ", cache UNKNOWN (the kernel would not say what was in it)"
+				    : "";
 }
 
 static int summary_table(FILE *out, const struct rp_run *r, const struct report_cell *key,
@@ -211,13 +212,25 @@ static int summary_table(FILE *out, const struct rp_run *r, const struct report_
 	return tbl_print(out, &t, f, e);
 }
 
-/* Which repetitions found their data in the page cache: they are in cells of their own. */
+/* Which repetitions found their data in the page cache, or could not tell: they are in cells
+ * of their own. */
 static void state_notes(FILE *out, const struct rp_run *r, enum report_format f)
 {
 	for (long i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 		if (c->state == CACHE_COLD)
 			continue;
+		if (c->state == CACHE_UNKNOWN) {
+			rp_para(out, f,
+				"%s x %d reader%s/node, %s, cache %s: repetition%s %s: the kernel would "
+				"not say how much of the data was in the page cache before the phase (it "
+				"tells only the files' owner, root or a user who may write them), kept "
+				"apart from cold ones",
+				c->sweep.dataset, (int)c->sweep.readers_per_node,
+				c->sweep.readers_per_node == 1 ? "" : "s", c->sweep.backend,
+				c->sweep.cache, c->n == 1 ? "" : "s", c->repetitions);
+			continue;
+		}
 		rp_para(out, f,
 			"%s x %d reader%s/node, %s, cache %s: repetition%s %s %s (%.0f%% of "
 			"the bytes in the page cache before the phase), kept apart from cold ones",
@@ -409,9 +422,10 @@ static void twins(FILE *out, const struct rp_run *r, enum report_format f)
 				(int)a->sweep.readers_per_node,
 				a->sweep.readers_per_node == 1 ? "" : "s", a->sweep.backend,
 				a->sweep.pattern,
-				a->state == CACHE_COLD	 ? ""
-				: a->state == CACHE_WARM ? ", WARM"
-							 : ", MIXED");
+				a->state == CACHE_COLD	    ? ""
+				: a->state == CACHE_WARM    ? ", WARM"
+				: a->state == CACHE_MIXED   ? ", MIXED"
+							    : ", cache UNKNOWN");
 		}
 	}
 }

@@ -333,6 +333,10 @@ int rp_text_calib(FILE *out, const struct calib_data *c, enum units_rate u, enum
 		rp_para(out, f, "warning: the disk figure is the page cache's: up to %.0f%% of the "
 			"file was in it before a read (%s: the file system refused O_DIRECT and kept "
 			"the pages)", c->disk_resident * 100, rp_or_dash(c->disk_method));
+	if (rc == 0 && isnan(c->disk_resident))
+		rp_para(out, f, "warning: the disk figure may be the page cache's: the kernel would "
+			"not say how much of the file was in it (%s; a user who neither owns the file "
+			"nor may write it is told nothing)", rp_or_dash(c->disk_method));
 	if (rc == 0)
 		calib_fs(out, c, u, f);
 	return rc;

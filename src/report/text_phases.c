@@ -9,10 +9,13 @@
 #include "report/internal.h"
 #include "util/units.h"
 
-/* " (warm)", " (mixed)" or "" for cold. */
+/* " (warm)", " (mixed)", " (cache unknown)" or "" for cold. */
 const char *rp_state_note(enum cache_state s)
 {
-	return s == CACHE_WARM ? " (warm)" : s == CACHE_MIXED ? " (mixed)" : "";
+	return s == CACHE_WARM	    ? " (warm)"
+	       : s == CACHE_MIXED   ? " (mixed)"
+	       : s == CACHE_UNKNOWN ? " (cache unknown)"
+				    : "";
 }
 
 int rp_text_sizes(FILE *out, const struct rp_run *r, enum report_format f,

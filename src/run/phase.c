@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -19,7 +20,7 @@
 #include "util/stop.h"
 #include "util/safe.h"
 
-#define PHASE_RESIDENCY_SAMPLES 64 /* files probed with mincore when a share has more */
+#define PHASE_RESIDENCY_SAMPLES 64 /* files probed when a share has more */
 #define PHASE_SKEW_FLOOR_S 0.1     /* see phase_clock_bound */
 
 /* An MPI call's return code as this module's error: 0, or -1 with e naming the call. */
@@ -179,7 +180,8 @@ static int phase_prepare_cache(const struct phase_spec *s, const struct topology
 	return 0;
 }
 
-/* How much of this rank's share is in the page cache now; many files are sampled. */
+/* How much of this rank's share is in the page cache now; many files are sampled. NaN when the
+ * kernel would not tell for a file: a part told would pass for the whole. */
 static int phase_residency(const struct phase_spec *s, const struct phase_work *w,
 			   double *fraction, struct pf_err *e)
 {
@@ -188,9 +190,15 @@ static int phase_residency(const struct phase_spec *s, const struct phase_work *
 	uint64_t probed = 0, resident = 0;
 	for (uint64_t i = 0; i < w->sh.n; i += step) {
 		uint64_t r;
-		if (phase_path(s, w, i, path, sizeof path, e) != 0 ||
-		    cache_resident(path, w->sh.offset[i], w->sh.length[i], s->x->noatime, &r, e) != 0)
+		if (phase_path(s, w, i, path, sizeof path, e) != 0)
 			return -1;
+		int rc = cache_resident(path, w->sh.offset[i], w->sh.length[i], s->x->noatime, &r, e);
+		if (rc < 0)
+			return -1;
+		if (rc == CACHE_UNTOLD) {
+			*fraction = NAN;
+			return 0;
+		}
 		probed += w->sh.length[i];
 		resident += r;
 	}

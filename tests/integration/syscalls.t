@@ -4,8 +4,9 @@
 # allows per file exactly one openat, one fadvise64 (files over 4 KiB: the sequential hint), one
 # pread64 per transfer and one close, and nothing else; over a whole run, the calls that grow
 # with the files (N files against 2N) stay within the design's list: the pre-run check's stat,
-# the residency probe (openat, fstat, mmap, mincore, munmap, close), the timed reads and the
-# storage-target helper's stat. A call added per file anywhere makes this test fail.
+# the residency probe (openat, fstat, cachestat, close; mmap, mincore and munmap on a kernel
+# without cachestat), the timed reads and the storage-target helper's stat. A call added per
+# file anywhere makes this test fail.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for its capped tmpfs"
@@ -96,9 +97,9 @@ PY
 # Over the whole run: what 6 more files a data set add (18 more files, each read in 4 phases:
 # 72 more file reads). The design's list, per file read: the timed openat, fadvise64 (4 of 6
 # reads), pread64s (4, 1 and 1 of 256 KiB, 16, 2 and 1 of 64 KiB: 25 in 6 reads) and close;
-# the residency probe's openat, fstat, mmap, mincore, munmap and close (64 files a rank and
-# phase at most, above these counts). Per file and run: the run's check that the data set is
-# whole and the storage-target helper's stat (3 stats at most).
+# the residency probe's openat, fstat, cachestat (or mmap, mincore, munmap) and close (64 files
+# a rank and phase at most, above these counts). Per file and run: the run's check that the data
+# set is whole and the storage-target helper's stat (3 stats at most).
 check "whole run: the calls per file stay within the design's list" \
 	"$PYTHON" - "$SCRATCH/a.d" "$SCRATCH/b.d" <<'PY'
 import collections, glob, re, sys

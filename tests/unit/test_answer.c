@@ -1,7 +1,7 @@
 /* test_answer: the report's opening lines from hand-built cells: the reference study (100 nodes
  * on 1 GbE, ceiling 11,818 MB/s by the reader links) gives its best and worst cell with their
  * share of the ceiling and ranks "round trips" above "metadata"; a cell above its ceiling is
- * said to contradict it; warm cells, a slow node, a read path below its peers and a run
+ * said to contradict it; warm cells, cells of unknown cache state, a slow node, a read path below its peers and a run
  * without hardware each give their finding with its recommendation; readers that wait on round
  * trips are found in the step before the links bind; readers that meet on a few of the storage
  * targets are found with their figures. */
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/answer.h"
+#include "run/cache.h"
 #include "tap.h"
 
 static const struct ceil_hw reference = {
@@ -127,6 +128,30 @@ static void test_above_and_warm(void)
 	ok(s > f && s < w, "the slow node, named with its ratio, weighs more than 1 warm in 3");
 	ok(find(&a, "warm: only cell: big x 2 readers/node (warm)") >= 0,
 	   "a table per cache state, labelled");
+}
+
+/* A cell whose cache state the kernel would not tell (a user who neither owns the files nor may
+ * write them): its own table, its own finding, never counted warm. */
+static void test_unknown_cache(void)
+{
+	struct report_cell c[2] = {cell("big", 1, 150, 0), cell("big", 1, 400, 0)};
+	struct answer a;
+	ok(cache_state_of(NAN) == CACHE_UNKNOWN && strcmp(cache_state_name(CACHE_UNKNOWN),
+							   "unknown") == 0 &&
+		   cache_state_of(0.5) == CACHE_MIXED && cache_state_of(0) == CACHE_COLD,
+	   "a resident fraction of NaN is the state unknown");
+	c[1].state = cache_state_of(NAN);
+	c[1].resident_fraction = NAN;
+	struct answer_in in = {c, 2, 1, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	answer_build(&in, &a);
+	dump(&a);
+	int u = find(&a, "page cache: 1 of 2 cells of unknown cache state");
+	ok(u >= 0 && a.line[u].kind == ANSWER_FINDING &&
+		   strstr(a.line[u].text, "-> run as the files' owner or root") != NULL,
+	   "unknown cells: a finding that says who the kernel tells");
+	ok(find(&a, "warm or mixed") < 0, "an unknown cell is not counted warm");
+	ok(find(&a, "unknown: only cell: big x 1 reader/node (cache unknown)") >= 0,
+	   "a table of its own, labelled");
 }
 
 static void test_read_path_and_no_ceiling(void)
@@ -322,6 +347,7 @@ int main(void)
 {
 	test_reference();
 	test_above_and_warm();
+	test_unknown_cache();
 	test_calibrated_spread();
 	test_read_path_and_no_ceiling();
 	test_many_tables();
