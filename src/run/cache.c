@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -119,16 +118,14 @@ static int cache_stat_pages(int fd, uint64_t start, uint64_t len, uint64_t *page
 #endif
 }
 
-/* Whether mincore tells this process the truth about the file open at fd: the kernel answers
+/* Whether mincore tells this process the truth about path (st: its stat): the kernel answers
  * "every page resident" to a process that neither owns the file (nor is root) nor may write it,
  * a read-only mount included (the page cache is a side channel). */
-static int cache_mincore_tells(int fd, const struct stat *st)
+static int cache_mincore_tells(const char *path, const struct stat *st)
 {
 	if (geteuid() == 0 || st->st_uid == geteuid())
 		return 1;
-	char proc[64];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	return faccessat(AT_FDCWD, proc, W_OK, AT_EACCESS) == 0;
+	return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0;
 }
 
 /* Pages of [start, start + len) in the page cache, by mincore over a mapping: any kernel. */
@@ -166,7 +163,7 @@ int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), pages = 0;
 	uint64_t start = offset / page * page, end = offset + len;
 	int rc = cache_stat_pages(fd, start, end - start, &pages);
-	if (rc == -EPERM || (rc != 0 && !cache_mincore_tells(fd, &st))) {
+	if (rc == -EPERM || (rc != 0 && !cache_mincore_tells(path, &st))) {
 		close(fd);
 		return CACHE_UNTOLD;
 	}
