@@ -38,6 +38,6 @@ int cache_resident(const char *path, uint64_t offset, uint64_t len, int noatime,
 enum cache_state { CACHE_COLD, CACHE_MIXED, CACHE_WARM, CACHE_UNKNOWN };
 
 enum cache_state cache_state_of(double resident_fraction);
-const char *cache_state_name(enum cache_state s); /* "cold" | "mixed" | "warm" */
+const char *cache_state_name(enum cache_state s); /* "cold" | "mixed" | "warm" | "unknown" */
 
 #endif

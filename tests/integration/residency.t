@@ -153,7 +153,7 @@ for shim in "" "$SHIM"; do
 	tag=nobody${shim:+-old}
 	what="run as nobody${shim:+, no cachestat}"
 	if [ -z "$nobody" ] || ! command -v setpriv >/dev/null 2>&1; then
-		for _ in 1 2 3 4 5; do pass "# SKIP no user nobody, or no setpriv"; done
+		for _ in 1 2 3 4 5 6; do pass "# SKIP no user nobody, or no setpriv"; done
 		continue
 	fi
 	half_resident
@@ -181,5 +181,13 @@ sys.exit(0 if math.isnan(a["resident_fraction"]) and state == "unknown" else 1)
 		grep -q "would not say how much of the data was in the page cache" &&
 		! grep -qi "warm" "$SCRATCH/$tag.report"
 	ok_status $? "$what, report: the repetition's cache state is unknown, kept apart, never called warm"
+	"$PFSREAD" report "$SCRATCH/results/$tag.h5" --format json >"$SCRATCH/$tag.json" 2>&1 &&
+		"$PYTHON" -c '
+import json, sys
+cells = json.load(open(sys.argv[1]))["runs"][0]["cells"]
+sys.exit(0 if cells and all(c["cache_state"] == "unknown" and c["resident_fraction"] is None
+                            for c in cells) else 1)
+' "$SCRATCH/$tag.json"
+	ok_status $? "$what, report --format json: cache_state unknown, resident_fraction null"
 done
 done_testing
