@@ -153,7 +153,7 @@ for shim in "" "$SHIM"; do
 	tag=nobody${shim:+-old}
 	what="run as nobody${shim:+, no cachestat}"
 	if [ -z "$nobody" ] || ! command -v setpriv >/dev/null 2>&1; then
-		for _ in 1 2 3 4 5 6; do pass "# SKIP no user nobody, or no setpriv"; done
+		for _ in 1 2 3 4 5 6 7; do pass "# SKIP no user nobody, or no setpriv"; done
 		continue
 	fi
 	half_resident
@@ -167,6 +167,8 @@ state = state.decode() if isinstance(state, bytes) else str(state)
 print("#", a["resident_fraction"], state)
 sys.exit(0 if math.isnan(a["resident_fraction"]) and state == "unknown" else 1)
 ' "$SCRATCH/results/$tag.h5"
+	check "$what: the results file passes the h5py checker" "$PYTHON" "$CHECK_H5" \
+		"$SCRATCH/results/$tag.h5" '{"nranks": 1, "status": "complete"}'
 	calls=$(probe_calls "$SCRATCH/$tag.trace")
 	case $calls in
 	*mapped=0) pass "$what: no file mapped for a mincore that would lie ($calls)" ;;

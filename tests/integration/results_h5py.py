@@ -31,6 +31,7 @@ one line on stderr naming the file, the object and what is wrong; 2 on a usage e
 Needs python3 with h5py and numpy (Debian: python3-h5py).
 """
 import json
+import math
 import os
 import re
 import sys
@@ -265,7 +266,8 @@ def check_clock(where, a, ranks):
     check(flagged == (a["start_skew_s"] > a["clock_bound_s"]), where,
           "flags %r with skew %g and bound %g" % (a["flags"], a["start_skew_s"], a["clock_bound_s"]))
     r = a["resident_fraction"]
-    state = "cold" if r <= 0.05 else "warm" if r >= 0.95 else "mixed"
+    state = ("unknown" if math.isnan(r) else "cold" if r <= 0.05 else "warm" if r >= 0.95
+             else "mixed")
     check(a["cache_state"] == state, where,
           "cache_state %r with resident_fraction %g" % (a["cache_state"], r))
 
