@@ -1,6 +1,7 @@
 /* answer: the report's opening lines (answer.h): the best and worst cell of each table against
  * its ceiling, then what explains the gap, heaviest first, each with what to do about it. */
 #include "report/answer.h"
+#include "report/internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -73,10 +74,7 @@ static void an_cell(const struct report_cell *c, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s x %d reader%s/node%s", c->sweep.dataset,
 		 (int)c->sweep.readers_per_node, c->sweep.readers_per_node == 1 ? "" : "s",
-		 c->state == CACHE_WARM	     ? " (warm)"
-		 : c->state == CACHE_MIXED   ? " (mixed)"
-		 : c->state == CACHE_UNKNOWN ? " (cache unknown)"
-					     : "");
+		 rp_state_note(c->state));
 }
 
 /* Cells of one table: every key but the axes (data set, readers per node) alike. */

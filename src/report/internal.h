@@ -82,7 +82,10 @@ int rp_text_slow_files(FILE *out, const struct rp_run *r, enum report_format f, 
 int rp_text_phases(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
 /* (text_targets.c) the storage targets, node x target, and who is slow */
 int rp_text_targets(FILE *out, const struct rp_run *r, enum report_format f, struct pf_err *e);
+/* (text_phases.c) a cell's cache state where it is not cold: " (warm)" for a note in a line,
+ * "WARM" for a heading or a chart's series; "" for cold */
 const char *rp_state_note(enum cache_state s);
+const char *rp_state_caps(enum cache_state s);
 
 /* The answer block every report opens with (text_answer.c, lines from report/answer.c): one
  * block per run in text, markdown or HTML; in JSON the "answer" member, a list of objects

@@ -191,11 +191,10 @@ static void series_title(FILE *gp, const struct report_cell *c, int many_combos)
 		 many_combos ? units_format_size_binary(c->sweep.transfer_size, xfer, sizeof xfer)
 			     : "",
 		 many_combos ? " " : "", many_combos ? c->sweep.cache : "");
-	if (c->state != CACHE_COLD)
-		strncat(t, c->state == CACHE_WARM    ? " WARM"
-			   : c->state == CACHE_MIXED ? " MIXED"
-						     : " CACHE UNKNOWN",
-			sizeof t - strlen(t) - 1);
+	if (c->state != CACHE_COLD) {
+		strncat(t, " ", sizeof t - strlen(t) - 1);
+		strncat(t, rp_state_caps(c->state), sizeof t - strlen(t) - 1);
+	}
 	rp_gp_text(gp, t);
 }
 

@@ -218,28 +218,23 @@ static void state_notes(FILE *out, const struct rp_run *r, enum report_format f)
 {
 	for (long i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
+		char what[160];
 		if (c->state == CACHE_COLD)
 			continue;
-		if (c->state == CACHE_UNKNOWN) {
-			rp_para(out, f,
-				"%s x %d reader%s/node, %s, cache %s: repetition%s %s: the kernel would "
-				"not say how much of the data was in the page cache before the phase (it "
-				"tells only the files' owner, root or a user who may write them), kept "
-				"apart from cold ones",
-				c->sweep.dataset, (int)c->sweep.readers_per_node,
-				c->sweep.readers_per_node == 1 ? "" : "s", c->sweep.backend,
-				c->sweep.cache, c->n == 1 ? "" : "s", c->repetitions);
-			continue;
-		}
+		if (c->state == CACHE_UNKNOWN)
+			snprintf(what, sizeof what, ": the kernel would not say how much of the data "
+				 "was in the page cache before the phase (it tells only the files' "
+				 "owner, root or a user who may write them)");
+		else
+			snprintf(what, sizeof what, " %s %s (%.0f%% of the bytes in the page cache "
+				 "before the phase)", c->n == 1 ? "was" : "were",
+				 c->state == CACHE_WARM ? "warm" : "mixed", c->resident_fraction * 100);
 		rp_para(out, f,
-			"%s x %d reader%s/node, %s, cache %s: repetition%s %s %s (%.0f%% of "
-			"the bytes in the page cache before the phase), kept apart from cold ones",
+			"%s x %d reader%s/node, %s, cache %s: repetition%s %s%s, kept apart from cold "
+			"ones",
 			c->sweep.dataset, (int)c->sweep.readers_per_node,
 			c->sweep.readers_per_node == 1 ? "" : "s", c->sweep.backend, c->sweep.cache,
-			c->n == 1 ? "" : "s", c->repetitions,
-			c->n == 1 ? (c->state == CACHE_WARM ? "was warm" : "was mixed")
-				  : (c->state == CACHE_WARM ? "were warm" : "were mixed"),
-			c->resident_fraction * 100);
+			c->n == 1 ? "" : "s", c->repetitions, what);
 	}
 }
 
@@ -417,15 +412,12 @@ static void twins(FILE *out, const struct rp_run *r, enum report_format f)
 			units_format_size(bytes / files, mean, sizeof mean);
 			rp_para(out, f,
 				"%s: %llu files of mean %s took %.4g s, its one-file twin %.4g s: "
-				"ratio %.1f (%d reader%s/node, %s, %s%s)",
+				"ratio %.1f (%d reader%s/node, %s, %s%s%s)",
 				a->sweep.dataset, (unsigned long long)files, mean, x, y, x / y,
 				(int)a->sweep.readers_per_node,
 				a->sweep.readers_per_node == 1 ? "" : "s", a->sweep.backend,
 				a->sweep.pattern,
-				a->state == CACHE_COLD	    ? ""
-				: a->state == CACHE_WARM    ? ", WARM"
-				: a->state == CACHE_MIXED   ? ", MIXED"
-							    : ", cache UNKNOWN");
+				a->state == CACHE_COLD ? "" : ", ", rp_state_caps(a->state));
 		}
 	}
 }

@@ -9,12 +9,19 @@
 #include "report/internal.h"
 #include "util/units.h"
 
-/* " (warm)", " (mixed)", " (cache unknown)" or "" for cold. */
 const char *rp_state_note(enum cache_state s)
 {
 	return s == CACHE_WARM	    ? " (warm)"
 	       : s == CACHE_MIXED   ? " (mixed)"
 	       : s == CACHE_UNKNOWN ? " (cache unknown)"
+				    : "";
+}
+
+const char *rp_state_caps(enum cache_state s)
+{
+	return s == CACHE_WARM	    ? "WARM"
+	       : s == CACHE_MIXED   ? "MIXED"
+	       : s == CACHE_UNKNOWN ? "CACHE UNKNOWN"
 				    : "";
 }
 
