@@ -201,11 +201,72 @@ run_logged() {
 	fi
 }
 
+# ---- the host's reclaim of freed memory -------------------------------------------------------
+
+# A virtual machine with free page reporting (a virtio balloon) hands the memory its guest
+# frees back to the host in passes, from about two seconds after the free, 768 MiB a pass here.
+# A read whose page cache lands on memory the host is taking back, or has taken, pays a fault
+# on the host per page: 4 x 1 GiB cold with fio here, 3,100 MB/s (0.3 CPU s) started at once
+# after the drop, 1,300-1,700 (1.4-2.1 s) one second later, 650 (5.5 s) once all was taken.
+# A drop of the page cache frees gigabytes, so a tool that started a second later than
+# another, or behind the passes of the drop before, read at half speed by its timing alone.
+# This kernel counts what was reported (RECLAIM_KIB); where it does, every cold run and every
+# writer begins once the passes have stopped, at once after the drop that frees its memory.
+RECLAIM_KIB=/sys/module/page_reporting/parameters/reported_kib
+RECLAIM_QUIET_S=3 # no change for this long: the passes have stopped (one every ~2 s)
+RECLAIM_MAX_S=90
+
+# reclaim_kib: KiB the host has taken back since boot, or nothing where the kernel does not say.
+reclaim_kib() {
+	[ -r "$RECLAIM_KIB" ] && cat "$RECLAIM_KIB" 2>/dev/null
+	return 0
+}
+
+# reclaim_settle: wait until the host has stopped taking back freed memory (RECLAIM_QUIET_S
+# without a change in its count, at most RECLAIM_MAX_S), where the kernel counts it; nothing
+# where the caller has just waited (RECLAIM_SETTLED=1: a read row counts the host's taking
+# from there on, the tool's own drop included).
+reclaim_settle() {
+	local a b waited=0
+	[ "${RECLAIM_SETTLED:-0}" -eq 1 ] && return 0
+	a=$(reclaim_kib)
+	[ -n "$a" ] || return 0
+	while [ "$waited" -lt "$RECLAIM_MAX_S" ]; do
+		sleep "$RECLAIM_QUIET_S"
+		waited=$((waited + RECLAIM_QUIET_S))
+		b=$(reclaim_kib)
+		[ "$a" = "$b" ] && break
+		a=$b
+	done
+	echo "# the host's reclaim of freed memory: quiet after ${waited} s" >>"$CMDLOG"
+}
+
+# reclaim_fact: the machine's free page reporting, for the machine facts.
+reclaim_fact() {
+	local d f on=0
+	for d in /sys/bus/virtio/devices/*; do
+		[ "$(cat "$d/device" 2>/dev/null)" = 0x0005 ] && [ -e "$d/driver" ] || continue
+		f=$(cat "$d/features" 2>/dev/null)
+		[ "${f:5:1}" = 1 ] && on=1 # VIRTIO_BALLOON_F_REPORTING
+	done
+	if [ -n "$(reclaim_kib)" ]; then
+		echo "free page reporting on: the host takes back memory the guest frees" \
+			"($(($(reclaim_kib) / 1048576)) GiB since boot); each cold run and writer starts once it has stopped"
+	elif [ "$on" -eq 1 ]; then
+		echo "free page reporting on (virtio balloon): the host takes back memory the guest" \
+			"frees; this kernel does not count it, so the bench cannot wait for it"
+	else
+		echo "no free page reporting"
+	fi
+}
+
 # drop_caches: write back and empty the page cache (root only), then read the tools' programs
 # and libraries back (PROGRAMS): a cold row is about the data's files, and a program whose own
 # code came off the disk inside its timed region (a major fault per page first run) would pay
-# what the others need not, by how much of its code its timing covers.
+# what the others need not, by how much of its code its timing covers. First the host's reclaim
+# of earlier frees is let finish (reclaim_settle), so that the run after the drop starts alike.
 drop_caches() {
+	reclaim_settle
 	echo "sync; echo 3 > /proc/sys/vm/drop_caches; cat PROGRAMS > /dev/null" >>"$CMDLOG"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -397,10 +458,12 @@ generate_figures() {
 # pfsread_read CLASS_INDEX PATH CACHE TAG: prints "MB/s resident_fraction cpu_s_per_GB
 # whole_cpu_s_per_GB" of the one phase (CPU: the ranks' cpu_user_s + cpu_sys_s per 10^9 bytes,
 # nan without them; whole: the rank's whole process, as cpu_of.py counts IOR's and mdtest's).
+# Cold, pfsread drops the page cache itself (cache: drop), right before its phase.
 pfsread_read() {
 	local name=${CLASS_NAMES[$1]} h5 cpu
 	h5=$WORK/results/$name-$2-$3-$4.h5
 	cpu=$WORK/logs/pfsread-$name-$2-$3-$4.cpu
+	[ "$3" = cold ] && reclaim_settle
 	run_logged "$WORK/logs/pfsread-$name-$2-$3-$4.log" \
 		"$MPIRUN" "${MPI_FLAGS[@]}" -np 1 "$PYTHON" "$CPU_OF" "$cpu" \
 		"$PFSREAD" run "$(config_path "$name" "$2" "$3")" -o "$h5" --force
@@ -935,6 +998,7 @@ md_warm_up() {
 md_pfsread_read() {
 	local h5=$WORK/results/md-read-$1-$2.h5 cache=$1 tag=$2
 	shift 2
+	[ "$cache" = cold ] && reclaim_settle
 	run_logged "$WORK/logs/pfsread-md-read-$cache-$tag.log" \
 		pfsread_mpi run "$WORK/config-md-$cache.yaml" -o "$h5" --force "$@"
 	"$PYTHON" - "$h5" "$MD_FILES" <<'PY'
@@ -1187,7 +1251,7 @@ machine_facts() {
 	echo "Machine (where this ran):"
 	echo "  CPU: ${model:-unknown}, $cores cores ($online available to this process)"
 	echo "  memory: $mem; ${MACHINE_CAL:-memory copy and disk rate not measured}"
-	echo "  kernel: $(uname -r) ($(uname -m))"
+	echo "  kernel: $(uname -r) ($(uname -m)); $(reclaim_fact)"
 	if [ -n "$dev" ] && [ -e "/sys/block/$dev" ]; then
 		rot=$(cat "/sys/block/$dev/queue/rotational" 2>/dev/null || echo "?")
 		kind=$([ "$rot" = 1 ] && echo rotational || echo "not rotational")
@@ -1381,8 +1445,8 @@ read_one() {
 # reads CLASS_INDEX: every repetition x path x cache state, pfsread and its peers side by side,
 # the order rotating over repetitions and rows.
 reads() {
-	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k first n j tool out line mbps wall cpu
-	declare -A got
+	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k first n j tool out line mbps wall cpu r0 r1
+	declare -A got host
 	for rep in $(seq 1 "$REPS"); do
 		# k: the row within the repetition, so that each row's first tool moves on by one
 		# every repetition whatever its number of tools (a count running over repetitions,
@@ -1403,16 +1467,21 @@ reads() {
 				first=${TOOLS[$(((rep + k) % n))]}
 				for j in $(seq 0 $((n - 1))); do
 					tool=${TOOLS[$(((rep + k + j) % n))]}
-					got[$tool]=$(read_one "$tool" "$i" "$path" "$cache" "$rep")
+					[ "$cache" = cold ] && reclaim_settle
+					r0=$(reclaim_kib)
+					got[$tool]=$(RECLAIM_SETTLED=1 read_one "$tool" "$i" "$path" "$cache" "$rep")
+					r1=$(reclaim_kib)
+					host[$tool]=""
+					[ -z "$r0" ] || host[$tool]=" host=$(((r1 - r0) / 1024))"
 				done
 				line=""
 				for tool in "${TOOLS[@]}"; do
 					out=${got[$tool]}
 					if [ "$tool" = pfsread ]; then
-						record read "$name" "$path" "$cache" "$rep" "$first" pfsread "${out%% *}" - "${out#* }"
+						record read "$name" "$path" "$cache" "$rep" "$first" pfsread "${out%% *}" - "${out#* }${host[$tool]}"
 					else
 						read -r mbps wall cpu <<<"$out"
-						record read "$name" "$path" "$cache" "$rep" "$first" "$tool" "$mbps" "$wall" "cpu=${cpu:--}"
+						record read "$name" "$path" "$cache" "$rep" "$first" "$tool" "$mbps" "$wall" "cpu=${cpu:--}${host[$tool]}"
 					fi
 					line="$line  $(printf '%s %9s MB/s' "$tool" "${out%% *}")"
 				done
@@ -1427,15 +1496,20 @@ table() {
 	"$PYTHON" - "$RAW" "$CAN_DROP" <<'PY'
 import statistics as st, sys
 raw, is_root = sys.argv[1], sys.argv[2] == "1"
-rows, vals, notes, places, ceil = [], {}, {}, {}, {"mem": [], "dev": []}
+rows, vals, notes, places, ceil, host = [], {}, {}, {}, {"mem": [], "dev": []}, {}
 for line in open(raw):
     kind, cls, path, cache, rep, first, tool, mbps, wall, note = line.rstrip("\n").split("\t")
     if kind == "ceiling":
         ceil[path].append(float(mbps))
         continue
-    if kind == "meta" or tool in ("ior", "mdtest"):
-        continue  # their own tables
+    if kind == "meta":
+        continue
     key = (cls, path, cache)
+    marks = dict(w.split("=", 1) for w in note.split() if "=" in w)
+    if "host" in marks:
+        host.setdefault(key, []).append((tool, int(marks["host"])))
+    if tool in ("ior", "mdtest"):
+        continue  # their own tables
     if key not in rows:
         rows.append(key)
     if tool == "na":
@@ -1444,7 +1518,6 @@ for line in open(raw):
     vals.setdefault(key, {}).setdefault(tool, []).append(float(mbps))
     if tool == "fio" and wall != "-":
         vals[key].setdefault("wall", []).append(float(wall))
-    marks = dict(w.split("=", 1) for w in note.split() if "=" in w)
     if "resident" in marks:
         vals[key].setdefault("resident", []).append(float(marks["resident"]))
     if marks.get("cpu", "-") not in ("-", "nan"):
@@ -1516,6 +1589,13 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {ratio:6.3f} {best:10.3f} {frac:>10}"
           f"  {wall} {shown['pfsread']:>16} {shown['fio']:>12} "
           f"{f'{cpu_ratio:.3f}' if cpu_ratio else '-':>9}  {behind(ratio, cpu_ratio)}")
+    took = [(t, m) for t, m in host.get(key, []) if m > 0 and cache == "cold"]
+    if took:
+        odd.append(f"{cls} {path} {cache}: the host took back memory during {len(took)} of "
+                   f"{len(host[key])} runs ("
+                   + ", ".join(f"{t} {sum(1 for u, _ in took if u == t)}" for t in
+                               dict.fromkeys(t for t, _ in took))
+                   + f"; up to {max(m for _, m in took)} MiB): those reads ran into it")
     res = v.get("resident")
     if res and ((cache == "cold" and max(res) > 0.05) or
                 (cache == "warm" and path != "direct" and min(res) < 0.95)):
@@ -1527,9 +1607,7 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "fio wall: bytes / the\nwhole fio process (start-up, file set-up, exit). generate: the rate "
       "generate prints (bytes / its own\ntime, no MPI start-up) against fio --rw=write; neither "
       "fsyncs. ratio = pfsread / fio (medians; generate: rounds of A B B A, the median of\n"
-      "each round's like places paired); best ratio = pfsread's best / fio's best\n(the "
-      "virtual disk's host caches it: a cold read runs at about 1 or about 2 GB/s by the host's "
-      "luck,\nso medians of a few repetitions can land on either side; the bests are what each "
+      "each round's like places paired); best ratio = pfsread's best / fio's best (what each "
       "side can do).\nof ceiling = pfsread / mem (warm) or dev "
       "(cold, and O_DIRECT warm or cold).\nCPU s/GB: user + system CPU seconds per 10^9 bytes "
       "read (medians): pfsread's ranks' cpu_user_s + cpu_sys_s\n(getrusage of the rank's "
@@ -1537,6 +1615,11 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "\nneither counts the kernel's work done outside the process (page-cache read-ahead, "
       "interrupts). CPU ratio = pfsread / fio.\npfsread behind: slower (ratio below 1) and/or "
       "costlier (CPU ratio above 1) than fio in that row.")
+if host:
+    print("Cold rows on a host that takes back freed memory (see the machine): each run began once "
+          "the host\nhad stopped taking, at once after the drop that freed the memory it reads into; "
+          "a row where the\nhost took memory during a run, which slows the reads into it, is "
+          "named below.")
 if above:
     print("A fraction above 1: pfsread beat the best ceiling measured; the ceiling figures are "
           "noisy\nhere (the virtual disk is cached by its host), so read those fractions as rough.")
