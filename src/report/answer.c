@@ -276,6 +276,29 @@ static void an_cache(struct answer *a, const struct answer_in *in)
 	       warm, in->ncells, name, w->resident_fraction * 100, w->sweep.cache);
 }
 
+/* On a node whose host takes back the memory it frees (free page reporting), a cold read
+ * through the page cache may land on memory the host took and pay a host fault per page: the
+ * figure is then the host's. O_DIRECT reads into the reader's own buffer, kept from phase to
+ * phase. Light (a twentieth of the cells' share): a risk the run cannot measure, so it gives
+ * way to every finding with evidence. */
+static void an_host_reclaim(struct answer *a, const struct answer_in *in)
+{
+	long cold = 0;
+	if (!in->host_reclaims)
+		return;
+	for (long i = 0; i < in->ncells; i++) {
+		const struct report_cell *c = &in->cells[i];
+		cold += c->state == CACHE_COLD && strcmp(c->sweep.backend, "direct") != 0 &&
+			strcmp(c->sweep.cache, "direct") != 0;
+	}
+	if (cold > 0)
+		an_add(a, ANSWER_FINDING, "host memory", 0.05 * (double)cold / (double)in->ncells,
+		       "host memory: %ld of %ld cells read cold through the page cache of a node "
+		       "that hands the memory it frees back to its host (free page reporting); a "
+		       "read landing on memory the host took pays a host fault per page, several "
+		       "times slower -> backend direct for the storage's figure", cold, in->ncells);
+}
+
 static void an_slow(struct answer *a, const struct answer_in *in)
 {
 	if (in->slow_node != NULL && in->slow_node_x > 1)
@@ -492,6 +515,7 @@ void answer_build(const struct answer_in *in, struct answer *a)
 	an_no_ceiling(&f, in);
 	an_slow(&f, in);
 	an_cache(&f, in);
+	an_host_reclaim(&f, in);
 	an_metadata(&f, in);
 	an_round_trips(&f, in);
 	an_crowded(&f, in);

@@ -58,6 +58,7 @@ struct answer_in {
 	const double *spread;    /* [ncells]: max / min of the calibration's repetitions of each
 				  * cell's limiting figure (0: not calibrated), or NULL for none */
 	enum units_rate units;   /* the unit the lines give rates in (the cells hold MB/s) */
+	int host_reclaims;       /* the run's node hands the memory it frees back to its host */
 };
 
 struct answer {

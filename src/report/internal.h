@@ -29,6 +29,7 @@ struct rp_run {
 	double local;                  /* share of a node's reads from its own server (0: none) */
 	char stem[96];                 /* file name stem of its charts */
 	enum units_rate units;         /* how its rates are shown (report --units) */
+	int host_reclaims;             /* its node hands freed memory to its host (/environment) */
 };
 
 /* A rate kept in MB/s as run r's report shows it, the unit's name ("MB/s", "MiB/s") and the

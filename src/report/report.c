@@ -80,6 +80,7 @@ int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_
 			       report_fs_fuse(rp_env(run, "fs_mount_type"))};
 	for (long i = 0; hw != NULL && i < r->ncells; i++)
 		report_cell_shortfall(&r->cells[i], r->cells, r->ncells, &fs);
+	r->host_reclaims = rp_env(run, "free_page_reporting") != NULL;
 	return 0;
 }
 

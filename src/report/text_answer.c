@@ -91,7 +91,7 @@ void rp_answer(const struct rp_run *r, struct answer *a)
 {
 	char host[RECORD_HOST_MAX], ranks[128], node[RECORD_HOST_MAX + 160];
 	struct answer_in in = {r->cells, r->ncells, r->hw != NULL, rp_hw_source(r->hw_note),
-			       NULL, NULL, 0, NULL, 0, NULL, r->units};
+			       NULL, NULL, 0, NULL, 0, NULL, r->units, r->host_reclaims};
 	const char **source = calloc(r->ncells > 0 ? (size_t)r->ncells : 1, sizeof *source);
 	double *spread = calloc(r->ncells > 0 ? (size_t)r->ncells : 1, sizeof *spread);
 	for (long i = 0; source != NULL && i < r->ncells; i++)

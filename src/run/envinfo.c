@@ -14,6 +14,8 @@
 #include <sys/utsname.h>
 #include <sys/xattr.h>
 #include <stdint.h>
+#include <dirent.h>
+#include <unistd.h>
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void envinfo_unescape(char *s)
@@ -289,6 +291,45 @@ static void envinfo_job(struct environment *env)
 	}
 }
 
+/* The first line of dir/name into out ("" when it cannot be read). */
+static void envinfo_read_line(const char *dir, const char *name, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	out[0] = '\0';
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
+	    (f = fopen(path, "r")) == NULL)
+		return;
+	if (fgets(out, (int)len, f) == NULL)
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+int envinfo_host_reclaims(const char *devices)
+{
+	enum { BALLOON_ID = 5, BALLOON_F_REPORTING = 5 }; /* virtio spec: device id, feature bit */
+	char dev[PATH_MAX], id[32], features[160], driver[PATH_MAX];
+	struct dirent *d;
+	DIR *dir = opendir(devices);
+	int found = 0;
+	if (dir == NULL)
+		return 0;
+	while (!found && (d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.' ||
+		    snprintf(dev, sizeof dev, "%s/%s", devices, d->d_name) >= (int)sizeof dev ||
+		    snprintf(driver, sizeof driver, "%s/driver", dev) >= (int)sizeof driver)
+			continue;
+		envinfo_read_line(dev, "device", id, sizeof id);
+		envinfo_read_line(dev, "features", features, sizeof features);
+		/* sysfs writes the features as one '0' or '1' a bit, bit 0 first */
+		found = strtol(id, NULL, 0) == BALLOON_ID && access(driver, F_OK) == 0 &&
+			strlen(features) > BALLOON_F_REPORTING && features[BALLOON_F_REPORTING] == '1';
+	}
+	closedir(dir);
+	return found;
+}
+
 static void envinfo_machine(struct environment *env)
 {
 	struct utsname u;
@@ -301,6 +342,9 @@ static void envinfo_machine(struct environment *env)
 	envinfo_grep("/proc/meminfo", "MemTotal", buf, sizeof buf);
 	if (buf[0] != '\0')
 		envinfo_add(env, "mem_total", "%s", buf);
+	if (envinfo_host_reclaims("/sys/bus/virtio/devices"))
+		envinfo_add(env, "free_page_reporting",
+			    "on: the host takes back memory this node frees (virtio balloon)");
 }
 
 void envinfo_collect(const char *root, struct environment *env)

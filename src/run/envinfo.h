@@ -56,6 +56,12 @@ int envinfo_fs_remote(const char *mount_type, const char *source);
  * fills count and size, or -1 for bytes that are not a plain layout. Pure. */
 int envinfo_parse_lov(const unsigned char *buf, size_t len, unsigned *count, unsigned *size);
 
+/* Whether this node hands the memory it frees back to its host: a virtio balloon device under
+ * devices (sysfs: /sys/bus/virtio/devices) bound to its driver with free page reporting among
+ * its features. A page-cache read that lands on memory the host took back pays a fault on the
+ * host per page. 1 yes, 0 no or cannot be told. */
+int envinfo_host_reclaims(const char *devices);
+
 /* Describe the mount holding path (which must exist). Returns 0 or -1 with e set. */
 int envinfo_mount(const char *path, struct mount_info *m, struct pf_err *e);
 

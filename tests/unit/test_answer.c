@@ -60,7 +60,7 @@ static void test_reference(void)
 	struct answer a;
 	for (int i = 0; i < 6; i++)
 		report_cell_ceiling(&c[i], &reference, 100, NULL);
-	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in in = {c, 6, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 0};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(a.n >= 3 && a.n <= ANSWER_MAX, "at most %d lines (%d)", ANSWER_MAX, a.n);
@@ -108,7 +108,7 @@ static void test_above_and_warm(void)
 	for (int i = 0; i < 3; i++)
 		report_cell_ceiling(&c[i], &hw, 100, NULL);
 	struct answer_in in = {c, 3, 1, "declared", NULL, "n7 (ranks 28-31)", 2.5, NULL, 0, NULL,
-			       UNITS_RATE_DECIMAL};
+			       UNITS_RATE_DECIMAL, 0};
 	answer_build(&in, &a);
 	dump(&a);
 	int above = find(&a, "ABOVE it, the ceiling is contradicted");
@@ -142,7 +142,7 @@ static void test_unknown_cache(void)
 	   "a resident fraction of NaN is the state unknown");
 	c[1].state = cache_state_of(NAN);
 	c[1].resident_fraction = NAN;
-	struct answer_in in = {c, 2, 1, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in in = {c, 2, 1, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 0};
 	answer_build(&in, &a);
 	dump(&a);
 	int u = find(&a, "page cache: 1 of 2 cells of unknown cache state");
@@ -152,6 +152,35 @@ static void test_unknown_cache(void)
 	ok(find(&a, "warm or mixed") < 0, "an unknown cell is not counted warm");
 	ok(find(&a, "unknown: only cell: big x 1 reader/node (cache unknown)") >= 0,
 	   "a table of its own, labelled");
+}
+
+/* On a node whose host takes back freed memory, the cold cells read through the page cache
+ * are named; O_DIRECT ones, warm ones and another node's runs are not. */
+static void test_host_reclaim(void)
+{
+	struct report_cell c[4] = {cell("big", 1, 150, 0), cell("big", 2, 300, 0),
+				   cell("big", 1, 400, 0), cell("big", 2, 700, 0)};
+	struct answer a;
+	snprintf(c[1].sweep.backend, sizeof c[1].sweep.backend, "mmap");
+	snprintf(c[2].sweep.backend, sizeof c[2].sweep.backend, "direct");
+	c[3].state = CACHE_WARM;
+	c[3].resident_fraction = 1;
+	struct answer_in in = {c, 4, 1, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 1};
+	answer_build(&in, &a);
+	dump(&a);
+	int h = find(&a, "host memory: 2 of 4 cells read cold through the page cache of a node that "
+			 "hands the memory it frees back to its host");
+	ok(h >= 0 && a.line[h].kind == ANSWER_FINDING &&
+		   strstr(a.line[h].text, "-> backend direct for the storage's figure") != NULL,
+	   "a host that takes back freed memory: the cold buffered cells, and what to read with");
+	in.host_reclaims = 0;
+	answer_build(&in, &a);
+	ok(find(&a, "host memory") < 0, "a node that keeps its memory: no such finding");
+	snprintf(c[0].sweep.cache, sizeof c[0].sweep.cache, "direct");
+	snprintf(c[1].sweep.backend, sizeof c[1].sweep.backend, "direct");
+	in.host_reclaims = 1;
+	answer_build(&in, &a);
+	ok(find(&a, "host memory") < 0, "cells read with O_DIRECT (backend or cache direct): none");
 }
 
 static void test_read_path_and_no_ceiling(void)
@@ -167,7 +196,7 @@ static void test_read_path_and_no_ceiling(void)
 	}
 	for (int i = 0; i < 2; i++)
 		report_cell_shortfall(&c[i], c, 2, &fs);
-	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 0};
 	answer_build(&in, &a);
 	dump(&a);
 	int r = find(&a, "read path below its peers: small x 1 reader/node, backend mmap, 62% of "
@@ -183,7 +212,7 @@ static void test_read_path_and_no_ceiling(void)
 			   0,
 	   "each cell's limit says where its figure came from (else the run's source)");
 
-	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in none = {c, 2, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 0};
 	for (int i = 0; i < 2; i++) {
 		c[i].ceiling_MBps = c[i].efficiency = NAN;
 		c[i].shortfall[0] = c[i].cause[0] = '\0';
@@ -195,7 +224,7 @@ static void test_read_path_and_no_ceiling(void)
 		    "server_disk_MBps: D} in the config, or give a pfsread calibrate file") >= 0,
 	   "and exactly what to give, in one line");
 
-	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in empty = {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 0};
 	answer_build(&empty, &a);
 	ok(a.n == 1 && find(&a, "no completed phases") == 0, "no cells: one line says so");
 }
@@ -209,7 +238,7 @@ static void test_many_tables(void)
 		c[i] = cell("d", 1 + i % 2, 100 + 10 * i, 0);
 		snprintf(c[i].sweep.backend, sizeof c[i].sweep.backend, "%s", backends[i / 2]);
 	}
-	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in in = {c, 8, 0, NULL, NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 0};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(a.n <= ANSWER_MAX && find(&a, "backend uring: best of all: d x 2 readers/node: 170") == 0 &&
@@ -232,7 +261,7 @@ static void test_calibrated_spread(void)
 		report_cell_ceiling(&c[i], &hw, 1, NULL);
 	}
 	struct answer_in in = {c, 2, 1, "calibrated", source, NULL, 0, NULL, 0, spread,
-			       UNITS_RATE_DECIMAL};
+			       UNITS_RATE_DECIMAL, 0};
 	answer_build(&in, &a);
 	dump(&a);
 	ok(find(&a, "(node disks, calibrated, repetitions max/min 1.45: NOT STABLE): ABOVE it") >= 0,
@@ -275,7 +304,7 @@ static void test_round_trips_until_bound(void)
 		c[i].reader_nodes = 2;
 		report_cell_ceiling(&c[i], &hw, 2, NULL);
 	}
-	struct answer_in in = {c, 3, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in in = {c, 3, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 0};
 	struct answer a;
 	answer_build(&in, &a);
 	dump(&a);
@@ -307,7 +336,7 @@ static void test_crowded_targets(void)
 	c[1].targets_used = 2.9;
 	c[1].targets_could = 4;
 	c[1].target_share = 0.725;
-	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL};
+	struct answer_in in = {c, 2, 1, "declared", NULL, NULL, 0, NULL, 0, NULL, UNITS_RATE_DECIMAL, 0};
 	struct answer a;
 	answer_build(&in, &a);
 	dump(&a);
@@ -348,6 +377,7 @@ int main(void)
 	test_reference();
 	test_above_and_warm();
 	test_unknown_cache();
+	test_host_reclaim();
 	test_calibrated_spread();
 	test_read_path_and_no_ceiling();
 	test_many_tables();

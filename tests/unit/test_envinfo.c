@@ -1,6 +1,10 @@
 /* test_envinfo: file system names from statfs magic and mount types, mountinfo lines (atime
- * modes, escapes), Lustre layouts from raw xattr bytes. */
+ * modes, escapes), Lustre layouts from raw xattr bytes, a host that takes back freed memory
+ * from a made-up tree of virtio devices. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "run/envinfo.h"
 #include "tap.h"
@@ -92,6 +96,59 @@ static void test_collect(void)
 	ok(have_fs && have_kernel, "collect on / names the file system type and the kernel");
 }
 
+/* A virtio device under devices: its id, its features and, bound, a driver entry. */
+static void make_device(const char *devices, const char *name, const char *id,
+			const char *features, int bound)
+{
+	char path[512];
+	FILE *f;
+	snprintf(path, sizeof path, "%s/%s", devices, name);
+	ok(mkdir(path, 0700) == 0, "made %s", name);
+	snprintf(path, sizeof path, "%s/%s/device", devices, name);
+	if ((f = fopen(path, "w")) != NULL) {
+		fprintf(f, "%s\n", id);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/%s/features", devices, name);
+	if ((f = fopen(path, "w")) != NULL) {
+		fprintf(f, "%s\n", features);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/%s/driver", devices, name);
+	if (bound)
+		ok(mkdir(path, 0700) == 0, "bound %s", name);
+}
+
+static void remove_tree(const char *dir)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ok(system(cmd) == 0, "removed %s", dir);
+}
+
+static void test_host_reclaims(void)
+{
+	char root[] = "/tmp/test_envinfo.XXXXXX", devices[64];
+	const char *reporting = "0110010100000000000000000000000010000000000000000000000000000000";
+	const char *no_reporting = "0110000100000000000000000000000010000000000000000000000000000000";
+	ok(mkdtemp(root) != NULL, "a directory for the devices");
+	ok(envinfo_host_reclaims("/nonexistent/devices") == 0, "no devices: no reclaim");
+	snprintf(devices, sizeof devices, "%s/a", root);
+	ok(mkdir(devices, 0700) == 0, "devices a");
+	make_device(devices, "virtio0", "0x0002", reporting, 1); /* a disk: bit 5 is not reporting */
+	make_device(devices, "virtio1", "0x0005", no_reporting, 1);
+	ok(envinfo_host_reclaims(devices) == 0, "a disk and a balloon without reporting: no reclaim");
+	make_device(devices, "virtio2", "0x0005", reporting, 0);
+	ok(envinfo_host_reclaims(devices) == 0, "a reporting balloon without its driver: no reclaim");
+	make_device(devices, "virtio3", "0x0005", reporting, 1);
+	ok(envinfo_host_reclaims(devices) == 1, "a bound balloon that reports free pages: reclaim");
+	snprintf(devices, sizeof devices, "%s/b", root);
+	ok(mkdir(devices, 0700) == 0, "devices b");
+	make_device(devices, "virtio0", "0x0005", "01100", 1);
+	ok(envinfo_host_reclaims(devices) == 0, "features too short to hold the bit: no reclaim");
+	remove_tree(root);
+}
+
 int main(void)
 {
 	test_names();
@@ -99,5 +156,6 @@ int main(void)
 	test_lov();
 	test_remote();
 	test_collect();
+	test_host_reclaims();
 	return tap_done();
 }
