@@ -336,6 +336,12 @@ static void run_print_banner(const struct run_ctx *c)
 	plan_shift_describe(x, c->t.nnodes, shift, sizeof shift);
 	if (x->cache == CFG_CACHE_SHIFT)
 		printf("%s\n", shift);
+	if (x->cache != CFG_CACHE_NONE && x->cache != CFG_CACHE_DIRECT &&
+	    envinfo_value(c->env, "free_page_reporting") != NULL)
+		printf("warning: this node hands the memory it frees back to its host (free page "
+		       "reporting): a cold read through the page cache that lands on memory the host "
+		       "took pays a host fault per page, several times slower; backend direct reads "
+		       "the storage without it\n");
 }
 
 /* The counters of where the bytes come from; then what the results file and the watchdog are

@@ -117,10 +117,7 @@ static void html_env_row(FILE *out, const char *k, const char *v)
 /* The value of /environment's key, or NULL. */
 static const char *html_env_value(const struct run_data *run, const char *key)
 {
-	for (size_t i = 0; i < run->env.n && i < ENV_MAX; i++)
-		if (strcmp(run->env.e[i].key, key) == 0)
-			return run->env.e[i].value;
-	return NULL;
+	return envinfo_value(&run->env, key);
 }
 
 /* 1 when /environment's entry k says what another row of the page says already: the run's

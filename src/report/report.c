@@ -51,10 +51,7 @@ static void rp_stem(struct rp_run *r, const struct rp_run *before, size_t nbefor
 /* The value of the run's /environment key, or NULL. */
 static const char *rp_env(const struct run_data *run, const char *key)
 {
-	for (size_t i = 0; i < run->env.n; i++)
-		if (strcmp(run->env.e[i].key, key) == 0)
-			return run->env.e[i].value;
-	return NULL;
+	return envinfo_value(&run->env, key);
 }
 
 int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,

@@ -108,6 +108,14 @@ int envinfo_mount(const char *path, struct mount_info *m, struct pf_err *e)
 	return 0;
 }
 
+const char *envinfo_value(const struct environment *env, const char *key)
+{
+	for (size_t i = 0; i < env->n && i < ENV_MAX; i++)
+		if (strcmp(env->e[i].key, key) == 0)
+			return env->e[i].value;
+	return NULL;
+}
+
 void envinfo_add(struct environment *env, const char *key, const char *fmt, ...)
 {
 	va_list ap;

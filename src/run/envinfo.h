@@ -29,6 +29,9 @@ struct environment {
 	struct env_entry e[ENV_MAX];
 };
 
+/* The value of key, or NULL. */
+const char *envinfo_value(const struct environment *env, const char *key);
+
 /* Add key = printf(fmt, ...) (dropped silently when full: the environment is a courtesy). */
 void envinfo_add(struct environment *env, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
