@@ -323,7 +323,20 @@ static int run_step_environment(struct run_ctx *c)
 	return run_environment(c->x, &c->t, c->env, c->e);
 }
 
-/* Rank 0: the run's first line, and cache: shift's plan. */
+/* Whether some phase reads cold through the page cache: a cache strategy that evicts, and a
+ * backend other than direct. */
+static int run_reads_cold_cached(const struct experiment *x)
+{
+	if (x->cache == CFG_CACHE_NONE || x->cache == CFG_CACHE_DIRECT)
+		return 0;
+	for (size_t i = 0; i < x->nbackends; i++)
+		if (strcmp(x->backends[i], "direct") != 0)
+			return 1;
+	return 0;
+}
+
+/* Rank 0: the run's first line, cache: shift's plan, and a host that takes back the memory
+ * this node frees. */
 static void run_print_banner(const struct run_ctx *c)
 {
 	const struct experiment *x = c->x;
@@ -336,8 +349,7 @@ static void run_print_banner(const struct run_ctx *c)
 	plan_shift_describe(x, c->t.nnodes, shift, sizeof shift);
 	if (x->cache == CFG_CACHE_SHIFT)
 		printf("%s\n", shift);
-	if (x->cache != CFG_CACHE_NONE && x->cache != CFG_CACHE_DIRECT &&
-	    envinfo_value(c->env, "free_page_reporting") != NULL)
+	if (run_reads_cold_cached(x) && envinfo_value(c->env, "free_page_reporting") != NULL)
 		printf("warning: this node hands the memory it frees back to its host (free page "
 		       "reporting): a cold read through the page cache that lands on memory the host "
 		       "took pays a host fault per page, several times slower; backend direct reads "

@@ -311,7 +311,7 @@ static void envinfo_read_line(const char *dir, const char *name, char *out, size
 	if (fgets(out, (int)len, f) == NULL)
 		out[0] = '\0';
 	out[strcspn(out, "\n")] = '\0';
-	fclose(f);
+	fclose(f); /* read only: nothing to lose */
 }
 
 int envinfo_host_reclaims(const char *devices)
@@ -334,7 +334,7 @@ int envinfo_host_reclaims(const char *devices)
 		found = strtol(id, NULL, 0) == BALLOON_ID && access(driver, F_OK) == 0 &&
 			strlen(features) > BALLOON_F_REPORTING && features[BALLOON_F_REPORTING] == '1';
 	}
-	closedir(dir);
+	closedir(dir); /* read only: nothing to lose */
 	return found;
 }
 

@@ -75,5 +75,15 @@ case "$OUT" in
 *"free page reporting"*) fail "cache: none (warm on purpose): no warning" ;;
 *) pass "cache: none (warm on purpose): no warning" ;;
 esac
+sed 's/^sweep: {/sweep: {backend: [direct], /' "$SCRATCH/small.yaml" >"$SCRATCH/direct.yaml"
+# the banner comes before any read: its words hold whether or not this file system takes O_DIRECT
+OUT=$(env VIRTIO_DEVICES="$SCRATCH/virtio/reports" LD_PRELOAD="$SHIM" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	"$PFSREAD" run "$SCRATCH/direct.yaml" -o "$SCRATCH/direct.h5" --progress 0 2>&1)
+case "$OUT" in
+*"free page reporting"*) fail "backend direct only (no page cache): no warning" ;;
+*"small, 1 rank on 1 node"*) pass "backend direct only (no page cache): no warning" ;;
+*) fail "backend direct only: the run printed no banner" ;;
+esac
 
 done_testing
