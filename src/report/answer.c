@@ -239,17 +239,28 @@ static void an_unstable(struct answer *a, const struct answer_in *in)
 	       name, (an_spread(in, w) - 1) * 100, an_spread(in, w), ANSWER_CALIB_WIDE);
 }
 
+/* "the only cell" or "N of M cells": n cells among a run's total. */
+static const char *an_of_cells(long n, long total, char *buf, size_t len)
+{
+	if (total == 1)
+		snprintf(buf, len, "the only cell");
+	else
+		snprintf(buf, len, "%ld of %ld cells", n, total);
+	return buf;
+}
+
 /* Repetitions whose page cache the kernel would not describe: nothing says what they measured. */
 static void an_cache_unknown(struct answer *a, const struct answer_in *in)
 {
 	long unknown = 0;
+	char cells[64];
 	for (long i = 0; i < in->ncells; i++)
 		unknown += in->cells[i].state == CACHE_UNKNOWN;
 	if (unknown > 0)
 		an_add(a, ANSWER_FINDING, "cache", (double)unknown / (double)in->ncells,
-		       "page cache: %ld of %ld cells of unknown cache state (the kernel says what is "
-		       "cached only to a file's owner, root or a user who may write it) -> run as "
-		       "the files' owner or root", unknown, in->ncells);
+		       "page cache: %s of unknown cache state (the kernel says what is cached only "
+		       "to a file's owner, root or a user who may write it) -> run as the files' "
+		       "owner or root", an_of_cells(unknown, in->ncells, cells, sizeof cells));
 }
 
 /* Repetitions that found their data in the page cache measure memory, not storage. */
@@ -257,7 +268,7 @@ static void an_cache(struct answer *a, const struct answer_in *in)
 {
 	const struct report_cell *w = NULL;
 	long warm = 0;
-	char name[192];
+	char name[192], cells[64];
 	an_cache_unknown(a, in);
 	for (long i = 0; i < in->ncells; i++) {
 		const struct report_cell *c = &in->cells[i];
@@ -271,9 +282,10 @@ static void an_cache(struct answer *a, const struct answer_in *in)
 		return;
 	an_cell(w, name, sizeof name);
 	an_add(a, ANSWER_FINDING, "cache", (double)warm / (double)in->ncells,
-	       "page cache: %ld of %ld cells warm or mixed (%s: %.0f%% of its bytes cached, "
-	       "cache %s) measure memory, not storage -> cache: drop or fadvise",
-	       warm, in->ncells, name, w->resident_fraction * 100, w->sweep.cache);
+	       "page cache: %s warm or mixed (%s: %.0f%% of its bytes cached, cache %s) measure "
+	       "memory, not storage -> cache: drop or fadvise",
+	       an_of_cells(warm, in->ncells, cells, sizeof cells), name,
+	       w->resident_fraction * 100, w->sweep.cache);
 }
 
 /* On a node whose host takes back the memory it frees (free page reporting), a cold read
@@ -284,6 +296,7 @@ static void an_cache(struct answer *a, const struct answer_in *in)
 static void an_host_reclaim(struct answer *a, const struct answer_in *in)
 {
 	long cold = 0;
+	char cells[64];
 	if (!in->host_reclaims)
 		return;
 	for (long i = 0; i < in->ncells; i++) {
@@ -293,10 +306,11 @@ static void an_host_reclaim(struct answer *a, const struct answer_in *in)
 	}
 	if (cold > 0)
 		an_add(a, ANSWER_FINDING, "host memory", 0.05 * (double)cold / (double)in->ncells,
-		       "host memory: %ld of %ld cells read cold through the page cache of a node "
-		       "that hands the memory it frees back to its host (free page reporting); a "
-		       "read landing on memory the host took pays a host fault per page, several "
-		       "times slower -> backend direct for the storage's figure", cold, in->ncells);
+		       "host memory: %s read cold through the page cache of a node that hands the "
+		       "memory it frees back to its host (free page reporting); a read landing on "
+		       "memory the host took pays a host fault per page, several times slower -> "
+		       "backend direct for the storage's figure",
+		       an_of_cells(cold, in->ncells, cells, sizeof cells));
 }
 
 static void an_slow(struct answer *a, const struct answer_in *in)

@@ -42,7 +42,7 @@ run_with() {
 		"$PFSREAD" run "$2" -o "$SCRATCH/$3.h5" --progress 0
 }
 WARNING="warning: this node hands the memory it frees back to its host (free page reporting)"
-FINDING="host memory: 1 of 1 cells read cold through the page cache of a node that hands"
+FINDING="host memory: the only cell read cold through the page cache of a node that hands"
 
 run_with reports "$SCRATCH/small.yaml" reports
 contains "$WARNING" "a balloon that reports free pages: the run warns before its cold phases"

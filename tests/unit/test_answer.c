@@ -176,6 +176,12 @@ static void test_host_reclaim(void)
 	in.host_reclaims = 0;
 	answer_build(&in, &a);
 	ok(find(&a, "host memory") < 0, "a node that keeps its memory: no such finding");
+	in.host_reclaims = 1;
+	in.ncells = 1;
+	answer_build(&in, &a);
+	ok(find(&a, "host memory: the only cell read cold through the page cache") >= 0,
+	   "one cell: the only cell, never \"1 of 1 cells\"");
+	in.ncells = 4;
 	snprintf(c[0].sweep.cache, sizeof c[0].sweep.cache, "direct");
 	snprintf(c[1].sweep.backend, sizeof c[1].sweep.backend, "direct");
 	in.host_reclaims = 1;
