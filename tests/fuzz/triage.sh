@@ -26,7 +26,7 @@ fi
 verdict=$(awk '
 	/ERROR: / { inerr = 1; next }
 	!inerr || !/^ *#[0-9]+ 0x/ { next }
-	/__sanitizer_|__interceptor_|___interceptor_|__asan|__ubsan|fuzzer::|libc\.so|libpthread|ld-linux/ { next }
+	/__sanitizer_|__sanitizer::|__interceptor_|___interceptor_|__asan|__lsan|__ubsan|fuzzer::|libc\.so|libpthread|ld-linux/ { next }
 	# the malloc family the sanitizer links into the target: its caller decides
 	/ in (malloc|calloc|realloc|free|posix_memalign|aligned_alloc) / { next }
 	/libhdf5/ {
