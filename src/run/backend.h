@@ -34,6 +34,7 @@ struct bopen {
 	const struct experiment *x;   /* backend options (mpiio hints, uring queue depth ...) */
 	enum cfg_advice advice;       /* the hint to give per file: none, sequential or willneed
 				       * (resolved: never default) */
+	void *state;                  /* the backend's phase state from setup (NULL without) */
 };
 
 /* One open file, as a backend keeps it. */

@@ -501,7 +501,8 @@ static int phase_step_prepare(struct phase_job *j, const char *stage)
 		j->c.status = PHASE_FAILED;
 	}
 	j->c.bo = (struct bopen){s->ds->file_size, s->x->noatime, /* size: set per item */
-				 j->w.collective ? j->w.comm : MPI_COMM_SELF, s->x, s->advice};
+				 j->w.collective ? j->w.comm : MPI_COMM_SELF, s->x, s->advice,
+				 j->w.backend_state};
 	if (s->prov != NULL)
 		prov_sample(s->prov, &j->before); /* outside the timed region, as after is */
 	return 0;

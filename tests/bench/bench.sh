@@ -399,12 +399,16 @@ backend_available() {
 
 config_path() { echo "$WORK/config-$1-$2-$3.yaml"; }
 
-# write_config CLASS_INDEX PATH CACHE: one data set, one rank, one phase.
+# write_config CLASS_INDEX PATH CACHE: one data set, one rank, one phase. PATH mmap keeps each
+# file's mapping to the phase's end, as fio's mmap engine (it unmaps at its exit); PATH
+# mmap-each reads through mmap too, unmapping each file at its close, as IOR's MMAP back-end.
 write_config() {
-	local i=$1 path=$2 cache=$3 name=${CLASS_NAMES[$1]} pcache block
+	local i=$1 path=$2 cache=$3 name=${CLASS_NAMES[$1]} pcache block backend=$2 keep=false
 	pcache=none
 	[ "$cache" = cold ] && pcache=drop
 	block=$(block_of "${CLASS_SIZES[i]}")
+	[ "$path" = mmap ] && keep=true
+	[ "$path" = mmap-each ] && backend=mmap
 	cat >"$(config_path "$name" "$path" "$cache")" <<YAML
 name: bench-$name-$path-$cache
 root: $DATA
@@ -414,13 +418,13 @@ datasets:
   - {name: $name, file_size: ${CLASS_SIZES[i]}, file_count: ${CLASS_COUNTS[i]}}
 sweep:
   readers_per_node: [1]
-  backend: [$path]
+  backend: [$backend]
   transfer_size: [$block]
   order: [sorted]
 repetitions: 1
 cache: $pcache
 uring: {queue_depth: $QUEUE_DEPTH, max_inflight: $((QUEUE_DEPTH * block))}
-mmap: {advice: sequential}
+mmap: {advice: sequential, keep_mapped: $keep}
 YAML
 }
 
@@ -463,7 +467,6 @@ pfsread_read() {
 	local name=${CLASS_NAMES[$1]} h5 cpu
 	h5=$WORK/results/$name-$2-$3-$4.h5
 	cpu=$WORK/logs/pfsread-$name-$2-$3-$4.cpu
-	[ "$3" = cold ] && reclaim_settle
 	run_logged "$WORK/logs/pfsread-$name-$2-$3-$4.log" \
 		"$MPIRUN" "${MPI_FLAGS[@]}" -np 1 "$PYTHON" "$CPU_OF" "$cpu" \
 		"$PFSREAD" run "$(config_path "$name" "$2" "$3")" -o "$h5" --force
@@ -1293,6 +1296,9 @@ print_commands() {
 	echo "    (mmap: {advice: sequential}: MADV_SEQUENTIAL over each mapping, as fio's mmap engine"
 	echo "     (fadvise_hint, on by default) and IOR's MMAP back-end give; pfsread's own default is"
 	echo "     none, for FUSE's sake)"
+	echo "    (mmap rows: against fio, keep_mapped: true, each mapping undone after the phase, as"
+	echo "     fio's mmap engine leaves them to its exit; against IOR, keep_mapped: false (pfsread's"
+	echo "     default), each file unmapped at its close, as IOR's MMAP back-end: two pfsread runs)"
 	echo "    (MB/s: /phases/0000 bandwidth_MBps = bytes / (last reader's end - first's start))"
 	for path in "${PATHS[@]}"; do
 		fio_read_args 0 "$path"
@@ -1414,11 +1420,12 @@ warm_up() {
 # row_tools CLASS_INDEX PATH: into TOOLS, who reads this row: pfsread and fio always; with
 # IOR_DIR, IOR where it has the read path (POSIX back-end: posix, direct; MMAP: mmap) and
 # mdtest on posix and direct where a file fits one transfer (mdtest reads a file with one
-# read of its size).
+# read of its size); on mmap with IOR, pfsread-each too (write_config).
 row_tools() {
 	TOOLS=(pfsread fio)
 	[ "$PEERS" -eq 1 ] || return 0
 	case "$2" in posix | direct | mmap) TOOLS+=(ior) ;; esac
+	[ "$2" = mmap ] && TOOLS+=(pfsread-each)
 	case "$2" in
 	posix | direct) [ "${CLASS_SIZES[$1]}" -gt "$MAX_BLOCK" ] || TOOLS+=(mdtest) ;;
 	esac
@@ -1426,12 +1433,13 @@ row_tools() {
 }
 
 # read_one TOOL CLASS_INDEX PATH CACHE REP: prints the tool's "MB/s note" for the row
-# (pfsread) or "MB/s wall_MB/s cpu_s_per_GB" (the peers: fio's job's CPU, IOR's and mdtest's
-# whole process's).
+# (pfsread, and pfsread-each: mmap unmapping each file, IOR's counterpart) or "MB/s wall_MB/s
+# cpu_s_per_GB" (the peers: fio's job's CPU, IOR's and mdtest's whole process's).
 read_one() {
 	local out mbps resident cpu whole
 	case "$1" in
-	pfsread)
+	pfsread | pfsread-each)
+		[ "$1" = pfsread-each ] && set -- "$1" "$2" mmap-each "$4" "$5"
 		out=$(pfsread_read "$2" "$3" "$4" "$5")
 		read -r mbps resident cpu whole <<<"$out"
 		echo "$mbps resident=$resident cpu=$cpu whole=$whole"
@@ -1477,8 +1485,8 @@ reads() {
 				line=""
 				for tool in "${TOOLS[@]}"; do
 					out=${got[$tool]}
-					if [ "$tool" = pfsread ]; then
-						record read "$name" "$path" "$cache" "$rep" "$first" pfsread "${out%% *}" - "${out#* }${host[$tool]}"
+					if [ "$tool" = pfsread ] || [ "$tool" = pfsread-each ]; then
+						record read "$name" "$path" "$cache" "$rep" "$first" "$tool" "${out%% *}" - "${out#* }${host[$tool]}"
 					else
 						read -r mbps wall cpu <<<"$out"
 						record read "$name" "$path" "$cache" "$rep" "$first" "$tool" "$mbps" "$wall" "cpu=${cpu:--}${host[$tool]}"
@@ -1508,8 +1516,8 @@ for line in open(raw):
     marks = dict(w.split("=", 1) for w in note.split() if "=" in w)
     if "host" in marks:
         host.setdefault(key, []).append((tool, int(marks["host"])))
-    if tool in ("ior", "mdtest"):
-        continue  # their own tables
+    if tool in ("ior", "mdtest", "pfsread-each"):
+        continue  # their own tables (pfsread-each: IOR's)
     if key not in rows:
         rows.append(key)
     if tool == "na":
@@ -1637,7 +1645,7 @@ import statistics as st, sys
 rows, vals = [], {}
 for line in open(sys.argv[1]):
     kind, cls, path, cache, rep, first, tool, mbps, wall, note = line.rstrip("\n").split("\t")
-    if kind != "read" or tool not in ("pfsread", "ior", "mdtest"):
+    if kind != "read" or tool not in ("pfsread", "pfsread-each", "ior", "mdtest"):
         continue
     key = (cls, path, cache)
     if key not in rows:
@@ -1650,6 +1658,13 @@ for line in open(sys.argv[1]):
     cpu = marks.get("whole" if tool == "pfsread" else "cpu", "-")
     if cpu not in ("-", "nan", ""):
         vals[key].setdefault(tool + " cpu", []).append(float(cpu))
+# mmap: IOR unmaps each file at its close; so does pfsread-each, the pfsread it is held against
+for v in vals.values():
+    if "pfsread-each" in v:
+        v["pfsread"] = v.pop("pfsread-each")
+        v.pop("pfsread cpu", None)
+        if "pfsread-each cpu" in v:
+            v["pfsread cpu"] = v.pop("pfsread-each cpu")
 behind = {}
 def cols(v, tool, p, key):
     if tool not in v:
@@ -1686,7 +1701,8 @@ print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetit
       "cpu_of.py between mpirun and the tool;\npfsread behind, per peer: slower (ratio below 1), "
       "costlier (more CPU per byte than the peer). IOR and mdtest do nothing to the page cache:\n"
       "cold rows drop it (sync; echo 3 > drop_caches) before them, as pfsread's cache: drop does "
-      "before its phase.")
+      "before its phase.\nmmap: pfsread with keep_mapped: false, each file unmapped at its "
+      "close as IOR's MMAP back-end does (the table\nabove: keep_mapped: true, as fio).")
 PY
 }
 
@@ -1812,7 +1828,10 @@ main() {
 	local i path cache
 	for i in "${!CLASS_NAMES[@]}"; do
 		for path in "${PATHS[@]}"; do
-			for cache in "${CACHES[@]}"; do write_config "$i" "$path" "$cache"; done
+			for cache in "${CACHES[@]}"; do
+				write_config "$i" "$path" "$cache"
+				[ "$path" = mmap ] && write_config "$i" mmap-each "$cache"
+			done
 		done
 	done
 	declare -gA AVAILABLE

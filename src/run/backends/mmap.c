@@ -1,9 +1,11 @@
 /* mmap backend: map the whole file and copy out of the mapping, as a consumer of mapped data
  * would. The page faults and the kernel's readahead for them are what it measures; with
- * huge_pages: true, a consumer's mapping on transparent huge pages (MADV_HUGEPAGE). A page
- * the kernel cannot supply (the file shrank, the device failed) raises SIGBUS: the copy runs
- * under a handler that jumps back out, so the failure is recorded on the file's row like a
- * read path's (short, or EIO) instead of killing the rank. */
+ * huge_pages: true, a consumer's mapping on transparent huge pages (MADV_HUGEPAGE); with
+ * keep_mapped: true, a consumer that keeps its data set mapped (each file's mapping is undone
+ * after the phase, outside the timing). A page the kernel cannot supply (the file shrank, the
+ * device failed) raises SIGBUS: the copy runs under a handler that jumps back out, so the
+ * failure is recorded on the file's row like a read path's (short, or EIO) instead of killing
+ * the rank. */
 #include "run/backends/posix.h"
 
 #include <errno.h>
@@ -19,24 +21,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The mapping of one open file; size is the file's size at open. */
-struct mmap_priv {
-	void *base; /* NULL for an empty file: mmap refuses length 0 */
+/* A mapping: base NULL for an empty file (mmap refuses length 0); size, the file's at open. */
+struct mmap_span {
+	void *base;
 	size_t size;
 };
 
-/* ---- options: mmap: {advice: A, huge_pages: B} ---- */
+/* The phase's state: with keep_mapped, the mappings of the files already closed. */
+struct mmap_state {
+	struct mmap_span *kept;
+	size_t nkept, cap;
+	/* kept_bytes and the open file's together within max_bytes (a larger file alone) */
+	size_t kept_bytes, max_bytes;
+	int keep;
+};
+
+/* One open file: its mapping, and the phase's state where the mapping outlives the close. */
+struct mmap_priv {
+	struct mmap_span map;
+	struct mmap_state *keep; /* NULL: unmapped at close */
+};
+
+/* ---- options: mmap: {advice: A, huge_pages: B, keep_mapped: C} ---- */
 
 struct mmap_opts {
 	enum cfg_advice advice; /* when sweep.advice is default; CFG_ADVICE_DEFAULT: none */
 	int huge_pages;         /* MADV_HUGEPAGE over each mapping; default false */
+	int keep_mapped;        /* unmap after the phase instead of at each close; default false */
 };
 
-static const struct mmap_opts mmap_defaults = {.advice = CFG_ADVICE_DEFAULT, .huge_pages = 0};
+static const struct mmap_opts mmap_defaults = {.advice = CFG_ADVICE_DEFAULT, .huge_pages = 0,
+					       .keep_mapped = 0};
 
 static const struct cfg_opt mmap_opts[] = {
 	{"advice", CFG_OPT_ADVICE, offsetof(struct mmap_opts, advice), 0, 0, NULL},
 	{"huge_pages", CFG_OPT_BOOL, offsetof(struct mmap_opts, huge_pages), 0, 0, NULL},
+	{"keep_mapped", CFG_OPT_BOOL, offsetof(struct mmap_opts, keep_mapped), 0, 0, NULL},
 };
 
 static const struct cfg_block mmap_block = {
@@ -69,28 +89,81 @@ static int mmap_advise(void *m, size_t len, const struct bopen *o)
 	return 0;
 }
 
+/* Kept mappings cost page tables (a 4 KiB table per 2 MiB mapped in pages) and make the page
+ * cache's reclaim unmap before it can free: a reader keeps at most a quarter of the node's
+ * memory mapped, the most a consumer keeping its data set mapped could hold either. */
+static size_t mmap_keep_max(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || page <= 0)
+		return (size_t)1 << 30; /* not known: 1 GiB, a share any node can keep */
+	return (size_t)pages / 4 * (size_t)page;
+}
+
+/* Unmap every kept mapping. 0 or -errno (the first failure). */
+static int mmap_unmap_kept(struct mmap_state *st)
+{
+	int rc = 0;
+	for (size_t i = 0; i < st->nkept; i++)
+		if (munmap(st->kept[i].base, st->kept[i].size) != 0 && rc == 0)
+			rc = -errno;
+	st->nkept = 0;
+	st->kept_bytes = 0;
+	return rc;
+}
+
+/* Room for a mapping of size bytes beside the kept ones: where it would take them over the
+ * most, those kept so far are unmapped first, in the timing, as a consumer at its limit would.
+ * 0 or -errno. */
+static int mmap_make_room(struct mmap_state *st, size_t size)
+{
+	return st->kept_bytes + size > st->max_bytes ? mmap_unmap_kept(st) : 0;
+}
+
+/* Keep m mapped to the phase's end; where the list cannot grow, m is unmapped now. 0 or
+ * -errno. */
+static int mmap_keep(struct mmap_state *st, struct mmap_span m)
+{
+	if (st->nkept == st->cap) {
+		size_t cap = st->cap == 0 ? 64 : 2 * st->cap;
+		struct mmap_span *k = realloc(st->kept, cap * sizeof *k);
+		if (k == NULL)
+			return munmap(m.base, m.size) != 0 ? -errno : 0;
+		st->kept = k;
+		st->cap = cap;
+	}
+	st->kept[st->nkept++] = m;
+	st->kept_bytes += m.size;
+	return 0;
+}
+
 /* Map the whole of fd read-only and give the phase's hints over the mapping (mmap_advise). 0
  * or -errno; on failure nothing stays mapped. */
 static int mmap_map(int fd, const struct bopen *o, void *priv)
 {
 	struct mmap_priv *p = priv;
-	struct stat st;
+	struct mmap_state *st = o->state;
+	struct stat sb;
 	void *m;
-	p->base = NULL;
-	if (fstat(fd, &st) != 0)
+	int rc;
+	p->map.base = NULL;
+	p->keep = st != NULL && st->keep ? st : NULL;
+	if (fstat(fd, &sb) != 0)
 		return -errno;
-	p->size = (size_t)st.st_size;
-	if (p->size == 0)
+	p->map.size = (size_t)sb.st_size;
+	if (p->map.size == 0)
 		return 0;
-	m = mmap(NULL, p->size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p->keep != NULL && (rc = mmap_make_room(p->keep, p->map.size)) != 0)
+		return rc;
+	m = mmap(NULL, p->map.size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -errno;
-	int rc = mmap_advise(m, p->size, o);
+	rc = mmap_advise(m, p->map.size, o);
 	if (rc != 0) {
-		(void)munmap(m, p->size); /* the madvise failure is the one to report */
+		(void)munmap(m, p->map.size); /* the madvise failure is the one to report */
 		return rc;
 	}
-	p->base = m;
+	p->map.base = m;
 	return 0;
 }
 
@@ -128,20 +201,35 @@ static void mmap_on_sigbus(int sig, siginfo_t *si, void *uctx)
 static int mmap_setup(const struct experiment *x, size_t transfer, void **state)
 {
 	struct sigaction sa;
-	(void)x;
 	(void)transfer;
+	struct mmap_state *st = calloc(1, sizeof *st);
+	if (st == NULL)
+		return -ENOMEM;
+	st->keep = mmap_opts_of(x)->keep_mapped;
+	st->max_bytes = mmap_keep_max();
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = mmap_on_sigbus;
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-	if (sigemptyset(&sa.sa_mask) != 0 || sigaction(SIGBUS, &sa, &mmap_bus_prev) != 0)
-		return -errno;
-	*state = &mmap_bus_prev; /* nothing to own: the state is the handler, process-wide */
+	if (sigemptyset(&sa.sa_mask) != 0 || sigaction(SIGBUS, &sa, &mmap_bus_prev) != 0) {
+		int rc = -errno;
+		free(st);
+		return rc;
+	}
+	*state = st;
 	return 0;
 }
 
+/* After the closing barrier: the kept mappings undone, the handler back to what it was. */
 static void mmap_teardown(void *state)
 {
-	(void)sigaction(SIGBUS, state, NULL); /* back to what it was: nothing else to undo */
+	struct mmap_state *st = state;
+	int rc = mmap_unmap_kept(st);
+	if (rc != 0) /* the phase is over: said, never its outcome */
+		fprintf(stderr, "pfsread: mmap: a kept mapping could not be unmapped: %s\n",
+			strerror(-rc));
+	free(st->kept);
+	free(st);
+	(void)sigaction(SIGBUS, &mmap_bus_prev, NULL); /* what sigaction read back: cannot fail */
 }
 
 /* The copy of [offset, offset + n) faulted: *got is what was copied before the page that
@@ -150,7 +238,7 @@ static void mmap_teardown(void *state)
 static int mmap_fault(struct bfile *f, const struct mmap_priv *p, uint64_t offset, size_t n,
 		      size_t *got)
 {
-	uintptr_t from = (uintptr_t)p->base + (uintptr_t)offset, at = (uintptr_t)mmap_fault_at;
+	uintptr_t from = (uintptr_t)p->map.base + (uintptr_t)offset, at = (uintptr_t)mmap_fault_at;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	struct stat st;
 	at -= at % page;
@@ -167,27 +255,28 @@ static int mmap_read(struct bfile *f, void *buf, size_t len, uint64_t offset, si
 	const struct mmap_priv *p = f->priv;
 	size_t n = 0;
 	sigjmp_buf jb;
-	if (offset < p->size) {
-		n = p->size - (size_t)offset;
+	if (offset < p->map.size) {
+		n = p->map.size - (size_t)offset;
 		if (n > len)
 			n = len;
 		if (sigsetjmp(jb, 0) != 0)
 			return mmap_fault(f, p, offset, n, got);
 		mmap_jump = &jb;
-		memcpy(buf, (const char *)p->base + offset, n);
+		memcpy(buf, (const char *)p->map.base + offset, n);
 		mmap_jump = NULL;
 	}
 	*got = n;
 	return 0;
 }
 
-/* Unmap, then close; the first failure is the one returned. */
+/* Unmap (or keep the mapping), then close; the first failure is the one returned. */
 static int mmap_close(struct bfile *f)
 {
 	struct mmap_priv *p = f->priv;
 	int rc = 0, crc;
-	if (p != NULL && p->base != NULL && munmap(p->base, p->size) != 0)
-		rc = -errno;
+	if (p != NULL && p->map.base != NULL)
+		rc = p->keep != NULL ? mmap_keep(p->keep, p->map)
+		     : munmap(p->map.base, p->map.size) != 0 ? -errno : 0;
 	free(p);
 	f->priv = NULL;
 	crc = posix_close(f);
@@ -196,15 +285,18 @@ static int mmap_close(struct bfile *f)
 
 static void mmap_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_t len)
 {
+	const struct mmap_opts *m = mmap_opts_of(x);
 	const char *advice = a == CFG_ADVICE_SEQUENTIAL ? ", madvise(MADV_SEQUENTIAL)"
 			     : a == CFG_ADVICE_WILLNEED ? ", madvise(MADV_WILLNEED)"
 							: "";
-	if (mmap_opts_of(x)->huge_pages)
-		snprintf(buf, len, "mmap(MAP_SHARED)%s, madvise(MADV_HUGEPAGE) on every file", advice);
+	const char *kept = m->keep_mapped ? ", kept mapped to the phase's end" : "";
+	if (m->huge_pages)
+		snprintf(buf, len, "mmap(MAP_SHARED)%s, madvise(MADV_HUGEPAGE) on every file%s",
+			 advice, kept);
 	else if (*advice != '\0')
-		snprintf(buf, len, "mmap(MAP_SHARED)%s on every file", advice);
+		snprintf(buf, len, "mmap(MAP_SHARED)%s on every file%s", advice, kept);
 	else
-		snprintf(buf, len, "mmap(MAP_SHARED), no madvise");
+		snprintf(buf, len, "mmap(MAP_SHARED), no madvise%s", kept);
 }
 
 static const struct cfg_block *const mmap_config[] = {&mmap_block, NULL};
