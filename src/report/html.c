@@ -114,12 +114,6 @@ static void html_env_row(FILE *out, const char *k, const char *v)
 	fputs("</td></tr>\n", out);
 }
 
-/* The value of /environment's key, or NULL. */
-static const char *html_env_value(const struct run_data *run, const char *key)
-{
-	return envinfo_value(&run->env, key);
-}
-
 /* 1 when /environment's entry k says what another row of the page says already: the run's
  * header (job id, fs, mount) or a row above it (the version). */
 static int html_env_shown(const struct run_data *run, const struct env_entry *k)
@@ -141,7 +135,7 @@ static void html_env(FILE *out, const struct run_data *run)
 	html_env_row(out, "HDF5", run->hdf5_version);
 	html_env_row(out, "command line", run->command_line);
 	if (run->nphases > 0) {
-		if (html_env_value(run, "fs_atime_mode") == NULL)
+		if (envinfo_value(&run->env, "fs_atime_mode") == NULL)
 			html_env_row(out, "atime mode of the data sets' mount",
 				     run->phases[0].info.atime_mode);
 		html_env_row(out, "MPI-IO hints", run->phases[0].info.mpiio_hints);

@@ -48,12 +48,6 @@ static void rp_stem(struct rp_run *r, const struct rp_run *before, size_t nbefor
 		snprintf(r->stem, sizeof r->stem, "run%zu", nbefore + 1);
 }
 
-/* The value of the run's /environment key, or NULL. */
-static const char *rp_env(const struct run_data *run, const char *key)
-{
-	return envinfo_value(&run->env, key);
-}
-
 int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_hw *hw,
 		const char *hw_note, struct pf_err *e)
 {
@@ -74,10 +68,10 @@ int rp_run_init(struct rp_run *r, const struct run_data *run, const struct ceil_
 	for (long i = 0; hw != NULL && i < r->ncells; i++)
 		report_cell_ceiling(&r->cells[i], hw, run->nnodes, NULL);
 	struct report_fs fs = {hw != NULL && hw->data_remote,
-			       report_fs_fuse(rp_env(run, "fs_mount_type"))};
+			       report_fs_fuse(envinfo_value(&run->env, "fs_mount_type"))};
 	for (long i = 0; hw != NULL && i < r->ncells; i++)
 		report_cell_shortfall(&r->cells[i], r->cells, r->ncells, &fs);
-	r->host_reclaims = rp_env(run, "free_page_reporting") != NULL;
+	r->host_reclaims = envinfo_value(&run->env, "free_page_reporting") != NULL;
 	return 0;
 }
 
