@@ -17,6 +17,9 @@ export ASAN_OPTIONS=$mpi_asan
 check "asan: generate" mpi 2 "$SAN" generate "$cfg"
 check "asan: verify" mpi 2 "$SAN" verify "$cfg"
 check "asan: run" mpi 2 "$SAN" run "$cfg" -o "$SCRATCH/s.h5"
+small_config "$SCRATCH/m.yaml" "$root" "sweep: {backend: [mmap], readers_per_node: [1, 2]}" \
+	"cache: none" "mmap: {keep_mapped: true}"
+check "asan: run through mmap, the mappings kept to each phase's end" mpi 2 "$SAN" run "$SCRATCH/m.yaml" -o "$SCRATCH/m.h5"
 # a study over several runs: a budget that stops it, resumed to the end, with progress lines
 expect_status 75 "asan: run --time-budget within the margin starts no phase (exit 75)" mpi 2 "$SAN" run "$cfg" -o "$SCRATCH/b.h5" --time-budget 2 --progress 0.01
 check "asan: run --resume continues it to the end" mpi 2 "$SAN" run "$cfg" --resume "$SCRATCH/b.h5" --progress 0.01

@@ -89,9 +89,9 @@ static int mmap_advise(void *m, size_t len, const struct bopen *o)
 	return 0;
 }
 
-/* Kept mappings cost page tables (a 4 KiB table per 2 MiB mapped in pages) and make the page
- * cache's reclaim unmap before it can free: a reader keeps at most a quarter of the node's
- * memory mapped, the most a consumer keeping its data set mapped could hold either. */
+/* Kept mappings cost page tables (4 KiB per 2 MiB mapped in pages), and the page cache's
+ * reclaim must unmap a kept page before it can free it: a reader keeps at most a quarter of
+ * the node's memory mapped. */
 static size_t mmap_keep_max(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
