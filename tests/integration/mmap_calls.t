@@ -99,6 +99,18 @@ sys.exit(0 if seen == want and after == (owed if kept else 0) else 1)
 PY
 }
 
+# hints NAME WANT: every one of the run's 8 phases records WANT as its hints.
+hints() {
+	"$PYTHON" - "$SCRATCH/results/$1.h5" "$2" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+got = [f["phases"][p].attrs["hints"] for p in f["phases"]]
+got = [h.decode() if isinstance(h, bytes) else str(h) for h in got]
+print(f"# hints: {sorted(set(got))}")
+sys.exit(0 if len(got) == 8 and set(got) == {sys.argv[2]} else 1)
+PY
+}
+
 run seq
 ok_status $? "advice sequential: run under strace -ff"
 check "advice sequential, timed reads: per file openat, fstat, mmap, madvise, munmap, close; no fadvise64" \
@@ -112,29 +124,13 @@ ok_status $? "huge_pages: true: run under strace -ff"
 check "huge_pages: true, timed reads: per file openat, fstat, mmap, 2 madvise, munmap, close" \
 	timed huge 2
 check "huge_pages: true: every phase's hints name MADV_HUGEPAGE, after the advice" \
-	"$PYTHON" - "$SCRATCH/results/huge.h5" <<'PY'
-import sys, h5py
-f = h5py.File(sys.argv[1], "r")
-want = "mmap(MAP_SHARED), madvise(MADV_SEQUENTIAL), madvise(MADV_HUGEPAGE) on every file"
-got = [f["phases"][p].attrs["hints"] for p in f["phases"]]
-got = [h.decode() if isinstance(h, bytes) else str(h) for h in got]
-print(f"# hints: {sorted(set(got))}")
-sys.exit(0 if len(got) == 8 and set(got) == {want} else 1)
-PY
+	hints huge "mmap(MAP_SHARED), madvise(MADV_SEQUENTIAL), madvise(MADV_HUGEPAGE) on every file"
 run keep
 ok_status $? "keep_mapped: true: run under strace -ff"
 check "keep_mapped: true, timed reads: per file openat, fstat, mmap, madvise, close; every munmap after the phase" \
 	timed keep 1 1
 check "keep_mapped: true: every phase's hints say the mappings are kept to the phase's end" \
-	"$PYTHON" - "$SCRATCH/results/keep.h5" <<'PY'
-import sys, h5py
-f = h5py.File(sys.argv[1], "r")
-want = "mmap(MAP_SHARED), madvise(MADV_SEQUENTIAL) on every file, kept mapped to the phase's end"
-got = [f["phases"][p].attrs["hints"] for p in f["phases"]]
-got = [h.decode() if isinstance(h, bytes) else str(h) for h in got]
-print(f"# hints: {sorted(set(got))}")
-sys.exit(0 if len(got) == 8 and set(got) == {want} else 1)
-PY
+	hints keep "mmap(MAP_SHARED), madvise(MADV_SEQUENTIAL) on every file, kept mapped to the phase's end"
 # A reader keeps at most a quarter of the node's memory mapped: on a node of 9 MiB (the shim
 # answers sysconf(_SC_PHYS_PAGES)), 2.25 MiB. Reading the six 1 MiB files, the third mapping
 # would go over it: those kept so far are unmapped first, in the timed reads.
