@@ -21,25 +21,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A mapping: base NULL for an empty file (mmap refuses length 0); size, the file's at open. */
-struct mmap_span {
-	void *base;
+/* The mapping of one open file; size is the file's size at open. With keep_mapped the file's
+ * record outlives its close: it joins the phase's kept ones. */
+struct mmap_priv {
+	void *base; /* NULL for an empty file: mmap refuses length 0 */
 	size_t size;
+	struct mmap_state *keep; /* NULL: unmapped at close */
+	struct mmap_priv *next;  /* among the kept */
 };
 
-/* The phase's state: with keep_mapped, the mappings of the files already closed. */
+/* The phase's state: with keep_mapped, the files closed and still mapped. */
 struct mmap_state {
-	struct mmap_span *kept;
-	size_t nkept, cap;
+	struct mmap_priv *kept;
 	/* kept_bytes and the open file's together within max_bytes (a larger file alone) */
 	size_t kept_bytes, max_bytes;
 	int keep;
-};
-
-/* One open file: its mapping, and the phase's state where the mapping outlives the close. */
-struct mmap_priv {
-	struct mmap_span map;
-	struct mmap_state *keep; /* NULL: unmapped at close */
 };
 
 /* ---- options: mmap: {advice: A, huge_pages: B, keep_mapped: C} ---- */
@@ -100,14 +96,17 @@ static size_t mmap_keep_max(void)
 	return (size_t)pages / 4 * (size_t)page;
 }
 
-/* Unmap every kept mapping. 0 or -errno (the first failure). */
+/* Unmap every kept mapping and free its record. 0 or -errno (the first failure). */
 static int mmap_unmap_kept(struct mmap_state *st)
 {
 	int rc = 0;
-	for (size_t i = 0; i < st->nkept; i++)
-		if (munmap(st->kept[i].base, st->kept[i].size) != 0 && rc == 0)
+	while (st->kept != NULL) {
+		struct mmap_priv *p = st->kept;
+		st->kept = p->next;
+		if (munmap(p->base, p->size) != 0 && rc == 0)
 			rc = -errno;
-	st->nkept = 0;
+		free(p);
+	}
 	st->kept_bytes = 0;
 	return rc;
 }
@@ -120,23 +119,6 @@ static int mmap_make_room(struct mmap_state *st, size_t size)
 	return st->kept_bytes + size > st->max_bytes ? mmap_unmap_kept(st) : 0;
 }
 
-/* Keep m mapped to the phase's end; where the list cannot grow, m is unmapped now. 0 or
- * -errno. */
-static int mmap_keep(struct mmap_state *st, struct mmap_span m)
-{
-	if (st->nkept == st->cap) {
-		size_t cap = st->cap == 0 ? 64 : 2 * st->cap;
-		struct mmap_span *k = realloc(st->kept, cap * sizeof *k);
-		if (k == NULL)
-			return munmap(m.base, m.size) != 0 ? -errno : 0;
-		st->kept = k;
-		st->cap = cap;
-	}
-	st->kept[st->nkept++] = m;
-	st->kept_bytes += m.size;
-	return 0;
-}
-
 /* Map the whole of fd read-only and give the phase's hints over the mapping (mmap_advise). 0
  * or -errno; on failure nothing stays mapped. */
 static int mmap_map(int fd, const struct bopen *o, void *priv)
@@ -146,24 +128,25 @@ static int mmap_map(int fd, const struct bopen *o, void *priv)
 	struct stat sb;
 	void *m;
 	int rc;
-	p->map.base = NULL;
+	p->base = NULL;
 	p->keep = st != NULL && st->keep ? st : NULL;
+	p->next = NULL;
 	if (fstat(fd, &sb) != 0)
 		return -errno;
-	p->map.size = (size_t)sb.st_size;
-	if (p->map.size == 0)
+	p->size = (size_t)sb.st_size;
+	if (p->size == 0)
 		return 0;
-	if (p->keep != NULL && (rc = mmap_make_room(p->keep, p->map.size)) != 0)
+	if (p->keep != NULL && (rc = mmap_make_room(p->keep, p->size)) != 0)
 		return rc;
-	m = mmap(NULL, p->map.size, PROT_READ, MAP_SHARED, fd, 0);
+	m = mmap(NULL, p->size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -errno;
-	rc = mmap_advise(m, p->map.size, o);
+	rc = mmap_advise(m, p->size, o);
 	if (rc != 0) {
-		(void)munmap(m, p->map.size); /* the madvise failure is the one to report */
+		(void)munmap(m, p->size); /* the madvise failure is the one to report */
 		return rc;
 	}
-	p->map.base = m;
+	p->base = m;
 	return 0;
 }
 
@@ -227,7 +210,6 @@ static void mmap_teardown(void *state)
 	if (rc != 0) /* the phase is over: said, never its outcome */
 		fprintf(stderr, "pfsread: mmap: a kept mapping could not be unmapped: %s\n",
 			strerror(-rc));
-	free(st->kept);
 	free(st);
 	(void)sigaction(SIGBUS, &mmap_bus_prev, NULL); /* what sigaction read back: cannot fail */
 }
@@ -238,7 +220,7 @@ static void mmap_teardown(void *state)
 static int mmap_fault(struct bfile *f, const struct mmap_priv *p, uint64_t offset, size_t n,
 		      size_t *got)
 {
-	uintptr_t from = (uintptr_t)p->map.base + (uintptr_t)offset, at = (uintptr_t)mmap_fault_at;
+	uintptr_t from = (uintptr_t)p->base + (uintptr_t)offset, at = (uintptr_t)mmap_fault_at;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	struct stat st;
 	at -= at % page;
@@ -255,29 +237,35 @@ static int mmap_read(struct bfile *f, void *buf, size_t len, uint64_t offset, si
 	const struct mmap_priv *p = f->priv;
 	size_t n = 0;
 	sigjmp_buf jb;
-	if (offset < p->map.size) {
-		n = p->map.size - (size_t)offset;
+	if (offset < p->size) {
+		n = p->size - (size_t)offset;
 		if (n > len)
 			n = len;
 		if (sigsetjmp(jb, 0) != 0)
 			return mmap_fault(f, p, offset, n, got);
 		mmap_jump = &jb;
-		memcpy(buf, (const char *)p->map.base + offset, n);
+		memcpy(buf, (const char *)p->base + offset, n);
 		mmap_jump = NULL;
 	}
 	*got = n;
 	return 0;
 }
 
-/* Unmap (or keep the mapping), then close; the first failure is the one returned. */
+/* Unmap, or keep the mapping (its record then joins the kept ones), then close; the first
+ * failure is the one returned. */
 static int mmap_close(struct bfile *f)
 {
 	struct mmap_priv *p = f->priv;
 	int rc = 0, crc;
-	if (p != NULL && p->map.base != NULL)
-		rc = p->keep != NULL ? mmap_keep(p->keep, p->map)
-		     : munmap(p->map.base, p->map.size) != 0 ? -errno : 0;
-	free(p);
+	if (p != NULL && p->base != NULL && p->keep != NULL) {
+		p->next = p->keep->kept;
+		p->keep->kept = p;
+		p->keep->kept_bytes += p->size;
+	} else {
+		if (p != NULL && p->base != NULL && munmap(p->base, p->size) != 0)
+			rc = -errno;
+		free(p);
+	}
 	f->priv = NULL;
 	crc = posix_close(f);
 	return rc != 0 ? rc : crc;
