@@ -51,7 +51,8 @@
 #   alternate which goes first, PR_ROUNDS rounds: the medians and the minima of the phase's time,
 #   and their differences (the bar: under 0.5% of the phase; on a busy machine the noise
 #   exceeds it, and the minima, the runs least disturbed, say more than the medians)
-# then the tables: medians over repetitions, ratio pfsread/peer, fraction of the best ceiling,
+# then the tables: medians over repetitions, ratio pfsread/peer (the median of each
+#   repetition's pair), fraction of the best ceiling,
 #   CPU seconds per GB read (user + system) of pfsread (its results file's ranks table) and fio
 #   (usr_cpu + sys_cpu of its job), with the machine it ran on: CPU model, cores, memory and
 #   its copy bandwidth and the disk's read rate from 'pfsread calibrate' (medians of its
@@ -1499,12 +1500,12 @@ reads() {
 	done
 }
 
-# table: medians per row, ratio of the medians, fraction of the row's ceiling.
+# table: medians per row, the median of the repetitions' ratios, fraction of the row's ceiling.
 table() {
 	"$PYTHON" - "$RAW" "$CAN_DROP" <<'PY'
 import statistics as st, sys
 raw, is_root = sys.argv[1], sys.argv[2] == "1"
-rows, vals, notes, places, ceil, host = [], {}, {}, {}, {"mem": [], "dev": []}, {}
+rows, vals, notes, places, ceil, host, reps = [], {}, {}, {}, {"mem": [], "dev": []}, {}, {}
 for line in open(raw):
     kind, cls, path, cache, rep, first, tool, mbps, wall, note = line.rstrip("\n").split("\t")
     if kind == "ceiling":
@@ -1524,6 +1525,7 @@ for line in open(raw):
         notes[key] = note
         continue
     vals.setdefault(key, {}).setdefault(tool, []).append(float(mbps))
+    reps.setdefault(key, {}).setdefault(rep, {})[tool] = float(mbps)
     if tool == "fio" and wall != "-":
         vals[key].setdefault("wall", []).append(float(wall))
     if "resident" in marks:
@@ -1544,6 +1546,12 @@ def gen_ratio(key):
         first = {a: r[(a, 1)], b: r[(b, 3)]}
         second = {a: r[(a, 4)], b: r[(b, 2)]}
         rs.append((first["pfsread"] / first["fio"] * second["pfsread"] / second["fio"]) ** 0.5)
+    return st.median(rs) if rs else None
+def rep_ratio(key, peer):
+    """The median over repetitions of pfsread / peer, each repetition's runs paired: they ran
+    one after the other, so a host whose speed drifts between repetitions moves both alike."""
+    rs = [r["pfsread"] / r[peer] for r in reps.get(key, {}).values()
+          if "pfsread" in r and r.get(peer)]
     return st.median(rs) if rs else None
 def behind(ratio, cpu_ratio):
     """Where pfsread trails the peer, said in the row: slower (a ratio below 1), costlier (more
@@ -1583,7 +1591,7 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     p, f = st.median(v["pfsread"]), st.median(v["fio"])
     best = max(v["pfsread"]) / max(v["fio"])
     wall = f"{st.median(v['wall']):13.1f}" if "wall" in v else f"{'-':>13}"
-    ratio = p / f
+    ratio = rep_ratio(key, "fio") or p / f
     if path == "generate":
         frac = "-"
         ratio = gen_ratio(key) or ratio
@@ -1614,8 +1622,9 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "results file;\nfio: jobs[0].<rw>.bw_bytes (bytes / fio's I/O time, whole milliseconds); "
       "fio wall: bytes / the\nwhole fio process (start-up, file set-up, exit). generate: the rate "
       "generate prints (bytes / its own\ntime, no MPI start-up) against fio --rw=write; neither "
-      "fsyncs. ratio = pfsread / fio (medians; generate: rounds of A B B A, the median of\n"
-      "each round's like places paired); best ratio = pfsread's best / fio's best (what each "
+      "fsyncs.\nratio = pfsread / fio, the median over repetitions of each one's pair (they ran "
+      "one after the\nother; generate: rounds of A B B A, the median of each round's like places "
+      "paired);\nbest ratio = pfsread's best / fio's best (what each "
       "side can do).\nof ceiling = pfsread / mem (warm) or dev "
       "(cold, and O_DIRECT warm or cold).\nCPU s/GB: user + system CPU seconds per 10^9 bytes "
       "read (medians): pfsread's ranks' cpu_user_s + cpu_sys_s\n(getrusage of the rank's "
@@ -1642,7 +1651,7 @@ PY
 peer_table() {
 	"$PYTHON" - "$RAW" <<'PY'
 import statistics as st, sys
-rows, vals = [], {}
+rows, vals, reps = [], {}, {}
 for line in open(sys.argv[1]):
     kind, cls, path, cache, rep, first, tool, mbps, wall, note = line.rstrip("\n").split("\t")
     if kind != "read" or tool not in ("pfsread", "pfsread-each", "ior", "mdtest"):
@@ -1651,6 +1660,7 @@ for line in open(sys.argv[1]):
     if key not in rows:
         rows.append(key)
     vals.setdefault(key, {}).setdefault(tool, []).append(float(mbps))
+    reps.setdefault(key, {}).setdefault(rep, {})[tool] = float(mbps)
     if wall != "-":
         vals[key].setdefault(tool + " wall", []).append(float(wall))
     # the whole process's CPU per 10^9 bytes: pfsread's "whole", the peers' "cpu" (cpu_of.py)
@@ -1659,6 +1669,9 @@ for line in open(sys.argv[1]):
     if cpu not in ("-", "nan", ""):
         vals[key].setdefault(tool + " cpu", []).append(float(cpu))
 # mmap: IOR unmaps each file at its close; so does pfsread-each, the pfsread it is held against
+for r in (r for k in reps.values() for r in k.values()):
+    if "pfsread-each" in r:
+        r["pfsread"] = r.pop("pfsread-each")
 for v in vals.values():
     if "pfsread-each" in v:
         v["pfsread"] = v.pop("pfsread-each")
@@ -1670,13 +1683,16 @@ def cols(v, tool, p, key):
     if tool not in v:
         return f"{'-':>10} {'-':>6} {'-':>6} {'-':>10} {'-':>7}"
     t = st.median(v[tool])
+    # the median over repetitions of each one's pair (the table above's rep_ratio)
+    pairs = [r["pfsread"] / r[tool] for r in reps[key].values() if "pfsread" in r and r.get(tool)]
+    ratio = st.median(pairs) if pairs else p / t
     cpu, mine = v.get(tool + " cpu"), v.get("pfsread cpu")
     cpu_s = f"{st.median(cpu):7.3f}" if cpu else f"{'-':>7}"
-    said = (["slower"] if p < t else []) + \
+    said = (["slower"] if ratio < 1 else []) + \
            (["costlier"] if cpu and mine and st.median(mine) > st.median(cpu) else [])
     if said:
         behind.setdefault(key, []).append(f"{tool.replace('ior', 'IOR')}: {', '.join(said)}")
-    return (f"{t:10.1f} {p / t:6.3f} {max(v['pfsread']) / max(v[tool]):6.3f} "
+    return (f"{t:10.1f} {ratio:6.3f} {max(v['pfsread']) / max(v[tool]):6.3f} "
             f"{st.median(v[tool + ' wall']):10.1f} {cpu_s}")
 hdr = (f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'CPU':>7} {'IOR MB/s':>10} "
        f"{'ratio':>6} {'best':>6} {'IOR wall':>10} {'CPU':>7} {'mdtest MB/s':>10} {'ratio':>6} "
@@ -1695,7 +1711,7 @@ for key in rows:
 print()
 print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetitions (one file "
       "each, open to close);\nmdtest MB/s: its read phase's files/s x the file size; ratio = "
-      "pfsread / peer (medians); best = pfsread's best / the peer's best;\nwall: bytes over the "
+      "pfsread / peer (the median of each repetition's pair); best = pfsread's best / the peer's best;\nwall: bytes over the "
       "peer's whole mpirun (start-up included). CPU: user + system seconds per 10^9 bytes of "
       "each tool's\nwhole process (start-up, MPI_Init, reads, exit; medians), counted alike by "
       "cpu_of.py between mpirun and the tool;\npfsread behind, per peer: slower (ratio below 1), "
