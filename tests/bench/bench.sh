@@ -1591,11 +1591,11 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     p, f = st.median(v["pfsread"]), st.median(v["fio"])
     best = max(v["pfsread"]) / max(v["fio"])
     wall = f"{st.median(v['wall']):13.1f}" if "wall" in v else f"{'-':>13}"
-    ratio = rep_ratio(key, "fio") or p / f
     if path == "generate":
         frac = "-"
-        ratio = gen_ratio(key) or ratio
+        ratio = gen_ratio(key) or p / f
     else:
+        ratio = rep_ratio(key, "fio") or p / f
         top, tag = (dev, "dev") if (cache == "cold" or path == "direct") else (memcpy, "mem")
         frac = f"{p / top:.2f} {tag}" if top else "n/a"
         above = above or bool(top and p > top)
@@ -1711,7 +1711,8 @@ for key in rows:
 print()
 print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetitions (one file "
       "each, open to close);\nmdtest MB/s: its read phase's files/s x the file size; ratio = "
-      "pfsread / peer (the median of each repetition's pair); best = pfsread's best / the peer's best;\nwall: bytes over the "
+      "pfsread / peer (the median of each repetition's pair); best = pfsread's best / the "
+      "peer's best;\nwall: bytes over the "
       "peer's whole mpirun (start-up included). CPU: user + system seconds per 10^9 bytes of "
       "each tool's\nwhole process (start-up, MPI_Init, reads, exit; medians), counted alike by "
       "cpu_of.py between mpirun and the tool;\npfsread behind, per peer: slower (ratio below 1), "
