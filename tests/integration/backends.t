@@ -163,6 +163,23 @@ if command -v strace >/dev/null 2>&1; then
 			ok_status $? "$be, sequential_hint: $hint: $n files advised sequential (want $want, one per file)"
 		done
 	done
+	# uring says it with WILLNEED to a file longer than its buffer pool (whose reads trail one
+	# another down the file), with SEQUENTIAL to one the pool holds whole: here a pool of
+	# 4 x 64 KiB, 6 files of 1 MiB and 11 of 65537 B
+	if echo "$backends" | grep -qw uring; then
+		small_config "$SCRATCH/pool.yaml" "$root" \
+			"sweep: {backend: [uring], readers_per_node: [1], transfer_size: [64KiB]}" \
+			"cache: none" "uring: {queue_depth: 4, max_inflight: 256KiB}"
+		strace -f -qq -e trace=fadvise64 -o "$SCRATCH/pool.trace" \
+			"$PFSREAD" run "$SCRATCH/pool.yaml" -o "$SCRATCH/pool.h5" --force >/dev/null 2>&1
+		s=$(grep -c "POSIX_FADV_SEQUENTIAL) = 0" "$SCRATCH/pool.trace")
+		w=$(grep -c "POSIX_FADV_WILLNEED) = 0" "$SCRATCH/pool.trace")
+		test "$s" -eq 11 && test "$w" -eq 6
+		ok_status $? "uring: WILLNEED to the 6 files longer than its pool ($w), SEQUENTIAL to the 11 it holds whole ($s)"
+		got=$("$PYTHON" -c 'import h5py, sys; a = h5py.File(sys.argv[1], "r")["phases/0000"].attrs; print(a["advice"], "|", a["hints"])' "$SCRATCH/pool.h5")
+		case "$got" in "sequential |"*"WILLNEED if longer than the pool; io_uring: queue_depth 4,"*) true ;; *) false ;; esac
+		ok_status $? "uring: the phase records advice sequential, and WILLNEED for the longer files in its hints ($got)"
+	fi
 	# a file of one page or less is read whole by its first read whatever the read-ahead
 	# window: no hint for it (the call would be its only effect), one for a page and a byte
 	printf 'root: %s\ncache: none\ndatasets: [%s, %s]\n' "$SCRATCH/pages" \

@@ -9,9 +9,9 @@
 int posix_open_flags(const char *path, int flags, const struct bopen *o, struct bfile *f);
 
 /* Give fd the phase's advice: sequential (Linux then doubles the file's read-ahead window) or
- * willneed (the whole file read ahead at once); none: nothing. size: the file's size when
- * known (UINT64_MAX when not): sequential is not given to a file of one page or less, which
- * read-ahead cannot touch (the call would be the only cost). 0 or -errno. */
+ * willneed (Linux reads the file's first read-ahead window at once); none: nothing. size: the
+ * file's size when known (UINT64_MAX when not): sequential is not given to a file of one page
+ * or less, which read-ahead cannot touch (the call would be the only cost). 0 or -errno. */
 #define POSIX_HINT_MIN_SIZE 4096u /* Linux's smallest page */
 int posix_hint_sequential(int fd, const struct bopen *o, uint64_t size);
 

@@ -24,7 +24,8 @@ static const struct cfg_opt uring_opts[] = {
 	{"queue_depth", CFG_OPT_INT, offsetof(struct uring_opts, queue_depth), 1, 4096, NULL},
 	{"max_inflight", CFG_OPT_SIZE, offsetof(struct uring_opts, max_inflight), 1,
 	 URING_INFLIGHT_MAX, "uring pool"},
-	/* its posix_fadvise when sweep.advice is default (default: sequential_hint's) */
+	/* its posix_fadvise when sweep.advice is default (default: sequential_hint's; sequential
+	 * is WILLNEED on a file longer than the pool: uring_share.c, uring_hint) */
 	{"advice", CFG_OPT_ADVICE, offsetof(struct uring_opts, advice), 0, 0, NULL},
 };
 
@@ -163,7 +164,11 @@ static void uring_hints(const struct experiment *x, enum cfg_advice a, char *buf
 {
 	const struct uring_opts *o = cfg_block_values(x, &uring_options);
 	char advice[96];
-	posix_hints(x, a, advice, sizeof advice);
+	if (a == CFG_ADVICE_SEQUENTIAL) /* uring_share.c: uring_hint */
+		snprintf(advice, sizeof advice, "posix_fadvise(POSIX_FADV_SEQUENTIAL) per file over "
+			 "4 KiB, WILLNEED if longer than the pool");
+	else
+		posix_hints(x, a, advice, sizeof advice);
 	snprintf(buf, len, "%s%sio_uring: queue_depth %d, max_inflight %llu B, registered "
 		 "buffers where the kernel allows", advice, advice[0] != '\0' ? "; " : "",
 		 o->queue_depth, (unsigned long long)o->max_inflight);
