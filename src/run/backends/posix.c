@@ -45,16 +45,17 @@ int posix_open_with(const char *path, int flags, const struct bopen *o, struct b
 /* A reader of whole files (or of one contiguous slice each) reads sequentially, and saying
  * so is what a streaming reader should do: with 4 MiB reads the default read-ahead window
  * cuts a cold 1 GiB file into twice as many device requests. */
-int posix_hint_sequential(int fd, const struct bopen *o, uint64_t size)
+int posix_hint_sequential(int fd, enum cfg_advice advice, uint64_t size)
 {
-	if (o->advice != CFG_ADVICE_SEQUENTIAL && o->advice != CFG_ADVICE_WILLNEED)
+	if (advice != CFG_ADVICE_SEQUENTIAL && advice != CFG_ADVICE_WILLNEED)
 		return 0;
 	/* A file of one page is read whole by its first read whatever the window: the hint
 	 * would be a system call per file for nothing (a tenth of a warm 4 KiB file's time) */
-	if (o->advice == CFG_ADVICE_SEQUENTIAL && size <= POSIX_HINT_MIN_SIZE)
+	if (advice == CFG_ADVICE_SEQUENTIAL && size <= POSIX_HINT_MIN_SIZE)
 		return 0;
-	int rc = posix_fadvise(fd, 0, 0, o->advice == CFG_ADVICE_WILLNEED ? POSIX_FADV_WILLNEED
-									: POSIX_FADV_SEQUENTIAL);
+	int rc = posix_fadvise(fd, 0, 0,
+			       advice == CFG_ADVICE_WILLNEED ? POSIX_FADV_WILLNEED
+							     : POSIX_FADV_SEQUENTIAL);
 	return rc == ESPIPE ? 0 : -rc; /* a pipe or FIFO has no read-ahead to widen */
 }
 
@@ -101,7 +102,7 @@ void posix_hints(const struct experiment *x, enum cfg_advice a, char *buf, size_
 int posix_open(const char *path, const struct bopen *o, struct bfile *f)
 {
 	int rc = posix_open_flags(path, O_RDONLY | O_CLOEXEC, o, f);
-	if (rc == 0 && (rc = posix_hint_sequential(f->fd, o, o->size)) != 0)
+	if (rc == 0 && (rc = posix_hint_sequential(f->fd, o->advice, o->size)) != 0)
 		(void)posix_close(f); /* the advice's failure is the one to report */
 	return rc;
 }

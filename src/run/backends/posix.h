@@ -8,12 +8,12 @@
 /* open(path, flags), adding O_NOATIME when o asks and it is permitted. 0 or -errno. */
 int posix_open_flags(const char *path, int flags, const struct bopen *o, struct bfile *f);
 
-/* Give fd the phase's advice: sequential (Linux then doubles the file's read-ahead window) or
+/* Give fd the advice: sequential (Linux then doubles the file's read-ahead window) or
  * willneed (Linux reads the file's first read-ahead window at once); none: nothing. size: the
  * file's size when known (UINT64_MAX when not): sequential is not given to a file of one page
  * or less, which read-ahead cannot touch (the call would be the only cost). 0 or -errno. */
 #define POSIX_HINT_MIN_SIZE 4096u /* Linux's smallest page */
-int posix_hint_sequential(int fd, const struct bopen *o, uint64_t size);
+int posix_hint_sequential(int fd, enum cfg_advice advice, uint64_t size);
 
 /* advice "default" of an fadvise backend (posix, uring) whose own block says own (its
  * advice: key, CFG_ADVICE_DEFAULT when not given): own when given, else sequential unless the

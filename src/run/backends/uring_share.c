@@ -257,11 +257,10 @@ static uint64_t uring_file_size(const struct bshare *s, uint64_t i)
  * median 0.97 with more CPU. */
 static int uring_hint(const struct uring_state *st, int fd, uint64_t item)
 {
-	struct bopen o = *st->s->open;
-	if (o.advice == CFG_ADVICE_SEQUENTIAL &&
-	    st->s->length[item] > (uint64_t)st->nbufs * st->transfer)
-		o.advice = CFG_ADVICE_WILLNEED;
-	return posix_hint_sequential(fd, &o, uring_file_size(st->s, item));
+	enum cfg_advice a = st->s->open->advice;
+	if (a == CFG_ADVICE_SEQUENTIAL && st->s->length[item] > (uint64_t)st->nbufs * st->transfer)
+		a = CFG_ADVICE_WILLNEED;
+	return posix_hint_sequential(fd, a, uring_file_size(st->s, item));
 }
 
 /* O_NOATIME is refused (EPERM) on files we do not own unless privileged: open again
