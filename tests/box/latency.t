@@ -43,9 +43,11 @@ $(rtt n1 n2)
 EOF
 figure "round trip n1 -> server (ping: min, mean)" "$RTT_MIN, $RTT ms (4 x $L ms added)"
 figure "round trip n1 -> n2 (ping: mean)" "$RTT_NN ms"
-# the least of them: the delay line's hold, not the wait for a core on a loaded machine
-[ -n "$RTT_MIN" ] && ge "$RTT_MIN" "$((4 * L))" && ge "$((4 * L + 2))" "$RTT_MIN"
-ok_status $? "the shortest round trip n1 -> server is 4 x $L ms plus at most 2 ms"
+# the least of them: the delay lines' holds, one per crossing. The upper bound is one hold
+# more (a crossing held twice, or a delay in the wrong unit, adds at least that), never a
+# figure of this machine's speed: the wait for a core on a loaded machine only adds to it.
+[ -n "$RTT_MIN" ] && ge "$RTT_MIN" "$((4 * L))" && ! ge "$RTT_MIN" "$((5 * L))"
+ok_status $? "the shortest round trip n1 -> server is 4 x $L ms, less than a fifth hold"
 [ -n "$RTT_MIN" ] || sed 's/^/#   /' "$SCRATCH/ping.out"
 
 G=$("$BOX" iperf n1 5)
