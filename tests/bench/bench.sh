@@ -463,15 +463,11 @@ generate_figures() {
 # pfsread_read CLASS_INDEX PATH CACHE TAG: prints "MB/s resident_fraction cpu_s_per_GB
 # whole_cpu_s_per_GB" of the one phase (CPU: the ranks' cpu_user_s + cpu_sys_s per 10^9 bytes,
 # nan without them; whole: the rank's whole process, as cpu_of.py counts IOR's and mdtest's).
-# Cold, the page cache is dropped before pfsread as before every peer (drop_caches), and
-# pfsread's own drop (cache: drop) right before its phase finds only what start-up read: the
-# whole process's CPU does not count the freeing of the data set's pages, which the peers'
-# drops, made by this script, leave out of theirs.
+# Cold, pfsread drops the page cache itself (cache: drop), right before its phase.
 pfsread_read() {
 	local name=${CLASS_NAMES[$1]} h5 cpu
 	h5=$WORK/results/$name-$2-$3-$4.h5
 	cpu=$WORK/logs/pfsread-$name-$2-$3-$4.cpu
-	[ "$3" = cold ] && drop_caches
 	run_logged "$WORK/logs/pfsread-$name-$2-$3-$4.log" \
 		"$MPIRUN" "${MPI_FLAGS[@]}" -np 1 "$PYTHON" "$CPU_OF" "$cpu" \
 		"$PFSREAD" run "$(config_path "$name" "$2" "$3")" -o "$h5" --force
@@ -1002,11 +998,11 @@ md_warm_up() {
 }
 
 # md_pfsread_read CACHE REP [RUN OPTION...]: files/s of pfsread's phase over mdtest's tree,
-# read in place; cold, dropped first as before mdtest (pfsread_read says why).
+# read in place.
 md_pfsread_read() {
 	local h5=$WORK/results/md-read-$1-$2.h5 cache=$1 tag=$2
 	shift 2
-	[ "$cache" = cold ] && drop_caches
+	[ "$cache" = cold ] && reclaim_settle
 	run_logged "$WORK/logs/pfsread-md-read-$cache-$tag.log" \
 		pfsread_mpi run "$WORK/config-md-$cache.yaml" -o "$h5" --force "$@"
 	"$PYTHON" - "$h5" "$MD_FILES" <<'PY'
@@ -1723,9 +1719,9 @@ print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetit
       "peer's whole mpirun (start-up included). CPU: user + system seconds per 10^9 bytes of "
       "each tool's\nwhole process (start-up, MPI_Init, reads, exit; medians), counted alike by "
       "cpu_of.py between mpirun and the tool;\npfsread behind, per peer: slower (ratio below 1), "
-      "costlier (more CPU per byte than the peer). Cold rows drop the page cache (sync; echo 3 > drop_caches)\n"
-      "before every tool, pfsread too, whose own drop (cache: drop) then finds only what its "
-      "start-up read.\nmmap: pfsread-each, pfsread with keep_mapped: false, each file "
+      "costlier (more CPU per byte than the peer). IOR and mdtest do nothing to the page cache:\n"
+      "cold rows drop it (sync; echo 3 > drop_caches) before them, as pfsread's cache: drop does "
+      "before its phase.\nmmap: pfsread-each, pfsread with keep_mapped: false, each file "
       "unmapped at its close as IOR's MMAP back-end does\n(the table above: keep_mapped: true, "
       "as fio).")
 PY
