@@ -1721,7 +1721,8 @@ print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetit
       "cpu_of.py between mpirun and the tool;\npfsread behind, per peer: slower (ratio below 1), "
       "costlier (more CPU per byte than the peer). IOR and mdtest do nothing to the page cache:\n"
       "cold rows drop it (sync; echo 3 > drop_caches) before them, as pfsread's cache: drop does "
-      "before its phase.\nmmap: pfsread-each, pfsread with keep_mapped: false, each file "
+      "before its phase\n(pfsread's CPU there counts its drop; a peer's, made by this script, is "
+      "not in the peer's).\nmmap: pfsread-each, pfsread with keep_mapped: false, each file "
       "unmapped at its close as IOR's MMAP back-end does\n(the table above: keep_mapped: true, "
       "as fio).")
 PY
