@@ -22,7 +22,7 @@ static int app_str(hid_t loc, const char *name, char **out)
 	*out = NULL;
 	hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = a < 0 ? -1 : H5Aget_type(a);
 	if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
-	    H5Aread(a, t, &vl) >= 0) {
+	    results_h5_attr_single(a) && H5Aread(a, t, &vl) >= 0) {
 		*out = strdup(vl != NULL ? vl : "");
 		rc = *out != NULL ? 0 : -1;
 	}
@@ -36,7 +36,9 @@ static int app_str(hid_t loc, const char *name, char **out)
 static int app_int(hid_t loc, const char *name, int *out)
 {
 	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	int rc = a >= 0 && H5Aread(a, H5T_NATIVE_INT, out) >= 0 ? 0 : -1;
+	int rc = a >= 0 && results_h5_attr_single(a) && H5Aread(a, H5T_NATIVE_INT, out) >= 0
+			 ? 0
+			 : -1;
 	(void)results_h5_close(a);
 	return rc;
 }
@@ -44,7 +46,9 @@ static int app_int(hid_t loc, const char *name, int *out)
 static int app_double(hid_t loc, const char *name, double *out)
 {
 	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	int rc = a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, out) >= 0 ? 0 : -1;
+	int rc = a >= 0 && results_h5_attr_single(a) && H5Aread(a, H5T_NATIVE_DOUBLE, out) >= 0
+			 ? 0
+			 : -1;
 	(void)results_h5_close(a);
 	return rc;
 }

@@ -25,11 +25,7 @@ static hid_t rd_attr_open(const struct rd *c, hid_t loc, const char *obj, const 
 	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
 	if (a < 0)
 		return rd_fail(c, obj, what);
-	hid_t s = H5Aget_space(a);
-	hssize_t n = s < 0 ? -1 : H5Sget_simple_extent_npoints(s);
-	if (results_h5_close(s) < 0)
-		n = -1;
-	if (n != 1) {
+	if (!results_h5_attr_single(a)) {
 		(void)results_h5_close(a); /* already failing */
 		snprintf(what, sizeof what, "attribute %s is not a single value", name);
 		return rd_fail(c, obj, what);

@@ -83,7 +83,9 @@ static int cr_attr_str(const struct cr *c, hid_t loc, const char *name, char **o
 {
 	char *vl = NULL;
 	hid_t t = results_str_type(), a = H5Aopen(loc, name, H5P_DEFAULT);
-	int rc = a < 0 || t < 0 || H5Aread(a, t, &vl) < 0 ? cr_fail(c, name) : 0;
+	int rc = a < 0 || t < 0 || !results_h5_attr_single(a) || H5Aread(a, t, &vl) < 0
+			 ? cr_fail(c, name)
+			 : 0;
 	if (rc == 0 && (*out = strdup(vl ? vl : "")) == NULL)
 		rc = pf_fail_errno(c->e, ENOMEM, "%s: reading %s", c->path, name);
 	if (vl != NULL)
@@ -97,7 +99,9 @@ static int cr_attr_num(const struct cr *c, hid_t loc, const char *name, enum res
 		       void *dst)
 {
 	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	int rc = a < 0 || H5Aread(a, results_h5_type(k, 0), dst) < 0 ? cr_fail(c, name) : 0;
+	int rc = a < 0 || !results_h5_attr_single(a) || H5Aread(a, results_h5_type(k, 0), dst) < 0
+			 ? cr_fail(c, name)
+			 : 0;
 	if (results_h5_close(a) < 0 && rc == 0)
 		rc = cr_fail(c, name);
 	return rc;

@@ -185,6 +185,10 @@ hid_t results_fixed_str_type(size_t size);
  * character set into *cset. */
 int results_is_vlen_str(hid_t loc, const char *name, H5T_cset_t *cset);
 
+/* 1 when open attribute a holds exactly one value, else 0 (also when HDF5 cannot say): what a
+ * read or write of one value needs, since H5Aread of a larger attribute writes past it. */
+int results_h5_attr_single(hid_t a);
+
 /* Close any HDF5 identifier (file, group, dataset, attribute, type, space, property list).
  * Returns 0, also for a negative id (never opened), or -1 when the close fails. */
 int results_h5_close(hid_t id);

@@ -181,6 +181,15 @@ hid_t results_str_type(void)
 	return t;
 }
 
+int results_h5_attr_single(hid_t a)
+{
+	hid_t s = H5Aget_space(a);
+	if (s < 0)
+		return 0;
+	hssize_t n = H5Sget_simple_extent_npoints(s);
+	return results_h5_close(s) == 0 && n == 1;
+}
+
 int results_h5_close(hid_t id)
 {
 	if (id < 0)

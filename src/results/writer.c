@@ -61,12 +61,19 @@ hid_t res_roomy_gcpl(hid_t cls, uint64_t n, unsigned len)
 
 /* ---- attributes ---- */
 
-/* Open attribute name of loc, creating it with type t on a scalar space when it is new. */
+/* Open attribute name of loc, creating it with type t on a scalar space when it is new; one
+ * that is there must hold one value, as a write of one reads one. */
 static hid_t res_attr(hid_t loc, const char *name, hid_t t)
 {
 	htri_t has = H5Aexists(loc, name);
-	if (has != 0)
-		return has > 0 ? H5Aopen(loc, name, H5P_DEFAULT) : -1;
+	if (has != 0) {
+		hid_t a = has > 0 ? H5Aopen(loc, name, H5P_DEFAULT) : -1;
+		if (a >= 0 && !results_h5_attr_single(a)) {
+			(void)results_h5_close(a); /* already failing */
+			return -1;
+		}
+		return a;
+	}
 	hid_t s = H5Screate(H5S_SCALAR);
 	hid_t a = s < 0 ? -1 : H5Acreate2(loc, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
 	if (results_h5_close(s) < 0 && a >= 0) {

@@ -26,13 +26,16 @@
 	} while (0)
 
 /* Identifiers left open are leaks LeakSanitizer cannot see (HDF5 keeps them reachable).
- * Objects of open files are counted through the public API; transient types, spaces and
- * property lists only through HDF5's internal H5I_nmembers (public H5Inmembers refuses library
- * types), used when the library exports it: 1.10 and 1.12 do. */
-extern int64_t H5I_nmembers(H5I_type_t type) __attribute__((weak));
+ * Only identifiers handed to the caller count: HDF5 registers identifiers of its own while it
+ * converts (H5Aread of a damaged variable-length string in 1.10.8 leaves its two conversion
+ * datatypes registered, for good), and those are the library's defects, not ours. Objects of
+ * open files are counted through the public API; types, spaces and property lists through
+ * HDF5's internal H5I_iterate, which skips identifiers the caller never got (public H5Isearch
+ * refuses library types), used when the library exports it (1.10.8 does). */
+extern herr_t H5I_iterate(H5I_type_t type, H5I_search_func_t func, void *udata,
+			  hbool_t app_ref) __attribute__((weak));
 
 static const H5I_type_t fz_id_types[] = {H5I_DATATYPE, H5I_DATASPACE, H5I_GENPROP_LST};
-enum { FZ_TYPES = 1 }; /* the datatype count in the arrays below */
 static const char *const fz_id_names[] = {"file object", "datatype", "dataspace",
 					  "property list"};
 #define FZ_NCOUNTS (1 + sizeof fz_id_types / sizeof fz_id_types[0])
@@ -41,13 +44,24 @@ static int fz_fd = -1;
 static char fz_path[4096];
 static FILE *fz_null;
 
+static int fz_count_one(void *obj, hid_t id, void *n)
+{
+	(void)obj;
+	(void)id;
+	(*(int64_t *)n)++;
+	return 0;
+}
+
 static void fz_id_counts(int64_t *n)
 {
 	ssize_t files = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
 	FZ_CHECK(files >= 0);
 	n[0] = (int64_t)files;
-	for (size_t i = 1; i < FZ_NCOUNTS; i++)
-		n[i] = H5I_nmembers != NULL ? H5I_nmembers(fz_id_types[i - 1]) : 0;
+	for (size_t i = 1; i < FZ_NCOUNTS; i++) {
+		n[i] = 0;
+		if (H5I_iterate != NULL)
+			FZ_CHECK(H5I_iterate(fz_id_types[i - 1], fz_count_one, &n[i], 1) >= 0);
+	}
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -206,18 +220,11 @@ static void fz_same_counts(const int64_t *before, const int64_t *after)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int64_t before[FZ_NCOUNTS], after[FZ_NCOUNTS], again[FZ_NCOUNTS];
+	int64_t before[FZ_NCOUNTS], after[FZ_NCOUNTS];
 
 	fz_write(data, size);
 	fz_id_counts(before);
 	fz_read_once(after);
-	/* HDF5 caches each new compound conversion path with datatype identifiers of its own, so
-	 * a first read may add some for good; a leak adds more on every read of the same file. */
-	if (after[FZ_TYPES] != before[FZ_TYPES]) {
-		before[FZ_TYPES] = after[FZ_TYPES];
-		fz_read_once(again);
-		FZ_CHECK(again[FZ_TYPES] == after[FZ_TYPES]);
-	}
 	fz_same_counts(before, after);
 	return 0;
 }
