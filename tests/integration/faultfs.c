@@ -8,6 +8,9 @@
  *                               the line), as a GlusterFS client does (target.t)
  *   RELPATH getxattr SECONDS    any getxattr waits SECONDS, then finds no attribute (a hung
  *                               server); RELPATH * matches every file
+ *   RELPATH delay MS            each read request waits MS milliseconds before it is served
+ *                               (a slow device: reads that wait on storage, on any machine);
+ *                               RELPATH * matches every file
  *
  * RELPATH is the file's path below the top, without a leading slash. The rules file is read
  * again at every open and read, so a test can change it while a run goes on. No data is
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char ff_source[4096];
@@ -156,6 +160,12 @@ static int ff_read(const char *path, char *buf, size_t size, off_t off,
 	 * short answer would tell the kernel the file ends there) */
 	if (ff_rule(path, "read", &bad, &err) && (long long)(off + (off_t)size) > bad)
 		return -err;
+	char text[64];
+	if (ff_text_rule(path, "delay", text, sizeof text)) {
+		long ms = atol(text);
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 	ssize_t n = pread((int)fi->fh, buf, size, off);
 	return n < 0 ? -errno : (int)n;
 }
