@@ -14,6 +14,7 @@
 strace_require
 { [ -e /dev/fuse ] && pkg-config --exists fuse3 2>/dev/null; } ||
 	skip_all "no FUSE here (/dev/fuse and libfuse3-dev: make deps-test)"
+# shellcheck disable=SC2046 # the flags are words
 cc -O2 -o "$SCRATCH/faultfs" "$TOP/tests/integration/faultfs.c" \
 	$(pkg-config --cflags --libs fuse3) 2>"$SCRATCH/faultfs.err" ||
 	skip_all "cannot build faultfs: $(head -n 1 "$SCRATCH/faultfs.err")"
