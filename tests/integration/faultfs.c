@@ -79,11 +79,19 @@ static int ff_text_rule(const char *path, const char *kind, char *text, size_t l
 	return found;
 }
 
+/* Hold the request ms milliseconds (a rule's wait), the whole time even across signals. */
+static void ff_pause_ms(long ms)
+{
+	struct timespec left = {ms > 0 ? ms / 1000 : 0, ms > 0 ? ms % 1000 * 1000000L : 0};
+	while (nanosleep(&left, &left) != 0 && errno == EINTR)
+		;
+}
+
 static int ff_getxattr(const char *path, const char *name, char *value, size_t size)
 {
 	char text[4096];
 	if (ff_text_rule(path, "getxattr", text, sizeof text)) {
-		sleep((unsigned)atoi(text));
+		ff_pause_ms(atol(text) * 1000);
 		return -ENODATA;
 	}
 	if (strcmp(name, "trusted.glusterfs.pathinfo") != 0 ||
@@ -161,11 +169,8 @@ static int ff_read(const char *path, char *buf, size_t size, off_t off,
 	if (ff_rule(path, "read", &bad, &err) && (long long)(off + (off_t)size) > bad)
 		return -err;
 	char text[64];
-	if (ff_text_rule(path, "delay", text, sizeof text)) {
-		long ms = atol(text);
-		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
-	}
+	if (ff_text_rule(path, "delay", text, sizeof text))
+		ff_pause_ms(atol(text));
 	ssize_t n = pread((int)fi->fh, buf, size, off);
 	return n < 0 ? -errno : (int)n;
 }
