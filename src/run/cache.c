@@ -24,21 +24,33 @@ int cache_check_allowed(enum cfg_cache c, struct pf_err *e)
 	return 0;
 }
 
-int cache_drop_node(struct pf_err *e)
+/* Write what ("3": the page cache, dentries and inodes; "2": dentries and inodes) to
+ * drop_caches. */
+static int cache_write_drop(const char *what, struct pf_err *e)
 {
-	sync();
 	int fd = open(CACHE_DROP_PATH, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return pf_fail_errno(e, errno, "cache: cannot open " CACHE_DROP_PATH);
 	ssize_t n;
 	do
-		n = write(fd, "3\n", 2);
+		n = write(fd, what, 2);
 	while (n < 0 && errno == EINTR);
 	int saved = errno;
 	close(fd);
 	if (n != 2)
 		return pf_fail_errno(e, n < 0 ? saved : EIO, "cache: cannot write " CACHE_DROP_PATH);
 	return 0;
+}
+
+int cache_drop_node(struct pf_err *e)
+{
+	sync();
+	return cache_write_drop("3\n", e);
+}
+
+int cache_drop_names_node(struct pf_err *e)
+{
+	return cache_write_drop("2\n", e);
 }
 
 /* Open path read-only for a probe or an fadvise, with O_NOATIME when asked and permitted

@@ -10,8 +10,12 @@
 /* 0 when strategy c can work for this process (drop needs root); else -1 with a message. */
 int cache_check_allowed(enum cfg_cache c, struct pf_err *e);
 
-/* sync + drop_caches: call once per node (its first rank). */
+/* sync + drop_caches (3: the page cache, dentries and inodes): once per node (its first rank). */
 int cache_drop_node(struct pf_err *e);
+
+/* drop_caches 2, the dentries and inodes alone: after the residency probe of a dropped node,
+ * whose opens looked files up again (once per node, once its ranks have probed). */
+int cache_drop_names_node(struct pf_err *e);
 
 /* POSIX_FADV_DONTNEED on the whole of path (opened with O_NOATIME when noatime and permitted).
  * 0, or -errno with the message in e. */

@@ -336,6 +336,23 @@ static int phase_load_digests(const struct phase_spec *s, const struct phase_wor
 	return rc;
 }
 
+/* After the probe of a node whose cache was dropped: the probe's opens looked up the names and
+ * attributes of the files it sampled (every file of a share of up to PHASE_RESIDENCY_SAMPLES),
+ * which the timed opens would then find cached. Dropped again, every file is opened as on a
+ * node that never saw it, whatever the share's size. The node's ranks all probe first, failed
+ * or not. rc: what the preparation came to so far. 0, or -1 with the message in e. */
+static int phase_forget_names(const struct phase_spec *s, const struct topology *t, int rc,
+			      struct pf_err *e)
+{
+	if (guard_barrier(s->guard, t, t->node_comm, guard_wait_s(2 * s->x->phase_timeout),
+			  "the node's barrier after the cache probe", e) != 0 ||
+	    phase_lost(s))
+		return -1;
+	if (rc != 0)
+		return rc;
+	return t->local_rank == 0 ? cache_drop_names_node(e) : 0;
+}
+
 /* Outside the timed region: plan, allocate, prepare the cache, probe it, set the backend up.
  * what: the node's barrier between, as the guard names it. */
 static int phase_prepare(const struct phase_spec *s, const struct topology *t,
@@ -362,6 +379,8 @@ static int phase_prepare(const struct phase_spec *s, const struct topology *t,
 		return -1;
 	if (rc == 0)
 		rc = phase_residency(s, w, &o->me.resident_fraction, e);
+	if (phase_cache_action(s, t) == CFG_CACHE_DROP && phase_forget_names(s, t, rc, e) != 0)
+		rc = -1;
 	/* a backend's phase state: always, but a pipeline's only where it reads the share */
 	if (rc == 0 && s->be->setup != NULL && w->sh.n > 0 &&
 	    (phase_pipelined(s) || s->be->read_share == NULL)) {

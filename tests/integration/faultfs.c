@@ -11,6 +11,9 @@
  *   RELPATH delay MS            each read request waits MS milliseconds before it is served
  *                               (a slow device: reads that wait on storage, on any machine);
  *                               RELPATH * matches every file
+ *   RELPATH lookup MS           each getattr request (the kernel looking the name up, or its
+ *                               attributes) waits MS milliseconds: a slow metadata server, which
+ *                               a name the kernel holds in its caches never meets
  *
  * RELPATH is the file's path below the top, without a leading slash. The rules file is read
  * again at every open and read, so a test can change it while a run goes on. No data is
@@ -113,10 +116,12 @@ static int ff_real(const char *path, char *buf, size_t len)
 
 static int ff_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
-	char real[8192];
+	char real[8192], text[64];
 	(void)fi;
 	if (ff_real(path, real, sizeof real) != 0)
 		return -ENAMETOOLONG;
+	if (ff_text_rule(path, "lookup", text, sizeof text))
+		ff_pause_ms(atol(text));
 	return lstat(real, st) == 0 ? 0 : -errno;
 }
 
