@@ -1371,7 +1371,7 @@ print_commands() {
 # alternating pairs, the first writer of a pair was the slow one in 7 of 9 pairs; in A B B A
 # without before_write, the second B (which had just removed its own cached files) in 6 of 6.
 # In A B B A each tool writes once in each place of a pair, and the table's ratio pairs like
-# places (gen_ratio).
+# places (gen_ratios).
 generation() {
 	local i=$1 name=${CLASS_NAMES[$1]} rep first second pos tool v
 	for rep in $(seq 1 "$REPS"); do
@@ -1537,29 +1537,30 @@ for line in open(raw):
         vals[key].setdefault(tool + " cpu", []).append(float(marks["cpu"]))
     if note.startswith("pos="):
         places.setdefault(key, {}).setdefault(rep, {})[(tool, int(note[4:]))] = float(mbps)
-def gen_ratio(key):
-    """The median over rounds of pfsread / fio with like places paired (A B B A: each tool
-    once first and once second of a pair): the geometric mean of the two places' ratios."""
+def gen_ratios(key):
+    """Each round's pfsread / fio with like places paired (A B B A: each tool once first and
+    once second of a pair): the geometric mean of the two places' ratios."""
     rs = []
     for r in places.get(key, {}).values():
         if len(r) != 4:
-            return None
+            return []
         a = "pfsread" if ("pfsread", 1) in r else "fio"  # A: places 1 and 4; B: 2 and 3
         b = "fio" if a == "pfsread" else "pfsread"
         first = {a: r[(a, 1)], b: r[(b, 3)]}
         second = {a: r[(a, 4)], b: r[(b, 2)]}
         rs.append((first["pfsread"] / first["fio"] * second["pfsread"] / second["fio"]) ** 0.5)
-    return st.median(rs) if rs else None
-def rep_ratio(key, peer):
-    """The median over repetitions of pfsread / peer, each repetition's runs paired: they ran
-    one after the other, so a host whose speed drifts between repetitions moves both alike."""
-    rs = [r["pfsread"] / r[peer] for r in reps.get(key, {}).values()
-          if "pfsread" in r and r.get(peer)]
-    return st.median(rs) if rs else None
-def behind(ratio, cpu_ratio):
-    """Where pfsread trails the peer, said in the row: slower (a ratio below 1), costlier (more
-    CPU per byte), or both; nothing where it does not."""
-    said = (["slower"] if ratio is not None and ratio < 1 else []) + \
+    return rs
+def rep_ratios(key, peer):
+    """Each repetition's pfsread / peer, its runs paired: they ran one after the other, so a
+    host whose speed drifts between repetitions moves both alike."""
+    return [r["pfsread"] / r[peer] for r in reps.get(key, {}).values()
+            if "pfsread" in r and r.get(peer)]
+def behind(pairs, cpu_ratio):
+    """Where pfsread trails the peer, said in the row: slower (the median of the pairs' ratios
+    below 1, with how many pairs pfsread won), costlier (more CPU per byte), or both; nothing
+    where it does not."""
+    slow = pairs and st.median(pairs) < 1
+    said = ([f"slower (won {sum(1 for r in pairs if r > 1)} of {len(pairs)})"] if slow else []) + \
            (["costlier"] if cpu_ratio is not None and cpu_ratio > 1 else [])
     return ", ".join(said)
 def ceiling(tag, what):
@@ -1596,18 +1597,19 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     wall = f"{st.median(v['wall']):13.1f}" if "wall" in v else f"{'-':>13}"
     if path == "generate":
         frac = "-"
-        ratio = gen_ratio(key) or p / f
+        pairs = gen_ratios(key)
     else:
-        ratio = rep_ratio(key, "fio") or p / f
+        pairs = rep_ratios(key, "fio")
         top, tag = (dev, "dev") if (cache == "cold" or path == "direct") else (memcpy, "mem")
         frac = f"{p / top:.2f} {tag}" if top else "n/a"
         above = above or bool(top and p > top)
+    ratio = st.median(pairs) if pairs else p / f
     cpu = {t: st.median(v[t + " cpu"]) for t in ("pfsread", "fio") if t + " cpu" in v}
     cpu_ratio = cpu["pfsread"] / cpu["fio"] if len(cpu) == 2 and cpu["fio"] > 0 else None
     shown = {t: f"{cpu[t]:.3f}" if t in cpu else "-" for t in ("pfsread", "fio")}
     print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {ratio:6.3f} {best:10.3f} {frac:>10}"
           f"  {wall} {shown['pfsread']:>16} {shown['fio']:>12} "
-          f"{f'{cpu_ratio:.3f}' if cpu_ratio else '-':>9}  {behind(ratio, cpu_ratio)}")
+          f"{f'{cpu_ratio:.3f}' if cpu_ratio else '-':>9}  {behind(pairs, cpu_ratio)}")
     took = [(t, m) for t, m in host.get(key, []) if m > 0 and cache == "cold"]
     if took:
         odd.append(f"{cls} {path} {cache}: the host took back memory during {len(took)} of "
@@ -1633,8 +1635,8 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "read (medians): pfsread's ranks' cpu_user_s + cpu_sys_s\n(getrusage of the rank's "
       "process over its timed reads), fio's usr_cpu + sys_cpu of its job (getrusage over the job);"
       "\nneither counts the kernel's work done outside the process (page-cache read-ahead, "
-      "interrupts). CPU ratio = pfsread / fio.\npfsread behind: slower (ratio below 1) and/or "
-      "costlier (CPU ratio above 1) than fio in that row.")
+      "interrupts). CPU ratio = pfsread / fio.\npfsread behind: slower (ratio below 1; won: the "
+      "pairs where pfsread was faster) and/or\ncostlier (CPU ratio above 1) than fio in that row.")
 if host:
     print("Cold rows on a host that takes back freed memory (see the machine): each run began once "
           "the host\nhad stopped taking, at once after the drop that freed the memory it reads into; "
@@ -1686,12 +1688,13 @@ def cols(v, tool, p, key):
     if tool not in v:
         return f"{'-':>10} {'-':>6} {'-':>6} {'-':>10} {'-':>7}"
     t = st.median(v[tool])
-    # the median over repetitions of each one's pair (the table above's rep_ratio)
+    # the median over repetitions of each one's pair (the table above's rep_ratios)
     pairs = [r["pfsread"] / r[tool] for r in reps[key].values() if "pfsread" in r and r.get(tool)]
     ratio = st.median(pairs) if pairs else p / t
     cpu, mine = v.get(tool + " cpu"), v.get("pfsread cpu")
     cpu_s = f"{st.median(cpu):7.3f}" if cpu else f"{'-':>7}"
-    said = (["slower"] if ratio < 1 else []) + \
+    won = f" (won {sum(1 for r in pairs if r > 1)} of {len(pairs)})" if pairs else ""
+    said = ([f"slower{won}"] if ratio < 1 else []) + \
            (["costlier"] if cpu and mine and st.median(mine) > st.median(cpu) else [])
     if said:
         behind.setdefault(key, []).append(f"{tool.replace('ior', 'IOR')}: {', '.join(said)}")
@@ -1718,7 +1721,8 @@ print("IOR MB/s: its files' bytes over the sum of IOR's own times of its repetit
       "peer's best;\nwall: bytes over the "
       "peer's whole mpirun (start-up included). CPU: user + system seconds per 10^9 bytes of "
       "each tool's\nwhole process (start-up, MPI_Init, reads, exit; medians), counted alike by "
-      "cpu_of.py between mpirun and the tool;\npfsread behind, per peer: slower (ratio below 1), "
+      "cpu_of.py between mpirun and the tool;\npfsread behind, per peer: slower (ratio below 1; won: "
+      "the pairs where pfsread was faster), "
       "costlier (more CPU per byte than the peer). IOR and mdtest do nothing to the page cache:\n"
       "cold rows drop it (sync; echo 3 > drop_caches) before them, as pfsread's cache: drop does "
       "before its phase\n(pfsread's CPU there counts its drop; a peer's, made by this script, is "
@@ -1732,7 +1736,7 @@ PY
 md_table() {
 	"$PYTHON" - "$RAW" "$MD_FILES" "$MD_BYTES" "$MD_LOOP" "$MD_FRESH" <<'PY'
 import statistics as st, sys
-rows, vals, notes, places = [], {}, {}, {}
+rows, vals, notes, places, reps = [], {}, {}, {}, {}
 for line in open(sys.argv[1]):
     kind, cls, what, cache, rep, first, tool, rate, wall, note = line.rstrip("\n").split("\t")
     if kind != "meta":
@@ -1746,38 +1750,47 @@ for line in open(sys.argv[1]):
     vals.setdefault(key, {}).setdefault(tool, []).append(float(rate))
     if note.startswith("pos="):
         places.setdefault(key, {}).setdefault(rep, {})[(tool, int(note[4:]))] = float(rate)
-def paired_ratio(key):
-    """As the size classes' gen_ratio: rounds of A B B A, like places paired, the median."""
+    else:
+        reps.setdefault(key, {}).setdefault(rep, {})[tool] = float(rate)
+def paired_ratios(key):
+    """As the size classes' gen_ratios: rounds of A B B A, like places paired; reads and
+    scans: each repetition's pair, as the size classes' rep_ratios."""
+    if key not in places:
+        return [r["pfsread"] / r["mdtest"] for r in reps.get(key, {}).values()
+                if "pfsread" in r and r.get("mdtest")]
     rs = []
     for r in places.get(key, {}).values():
         if len(r) != 4:
-            return None
+            return []
         a = "pfsread" if ("pfsread", 1) in r else "mdtest"  # A: places 1 and 4; B: 2 and 3
         b = "mdtest" if a == "pfsread" else "pfsread"
         first, second = {a: r[(a, 1)], b: r[(b, 3)]}, {a: r[(a, 4)], b: r[(b, 2)]}
         rs.append((first["pfsread"] / first["mdtest"] * second["pfsread"] / second["mdtest"]) ** 0.5)
-    return st.median(rs) if rs else None
+    return rs
 hdr = (f"{'md':<9} {'cache':<5} {'pfsread files/s':>15} {'mdtest files/s':>14} {'ratio':>6} "
-       f"{'best ratio':>10}")
+       f"{'best ratio':>10} {'won':>6}")
 print(hdr)
 print("-" * len(hdr))
 for key in rows:
     v = vals.get(key, {})
     if "pfsread" not in v or "mdtest" not in v:
         m = f"{st.median(v['mdtest']):14.0f}" if "mdtest" in v else f"{'-':>14}"
-        print(f"{key[0]:<9} {key[1]:<5} {'n/a':>15} {m} {'n/a':>6} {'n/a':>10}  ({notes.get(key, '')})")
+        print(f"{key[0]:<9} {key[1]:<5} {'n/a':>15} {m} {'n/a':>6} {'n/a':>10} {'n/a':>6}  "
+              f"({notes.get(key, '')})")
         continue
     p, m = st.median(v["pfsread"]), st.median(v["mdtest"])
-    ratio = paired_ratio(key) or p / m
+    pairs = paired_ratios(key)
+    ratio = st.median(pairs) if pairs else p / m
+    won = f"{sum(1 for r in pairs if r > 1)}/{len(pairs)}" if pairs else "-"
     print(f"{key[0]:<9} {key[1]:<5} {p:15.0f} {m:14.0f} {ratio:6.3f} "
-          f"{max(v['pfsread']) / max(v['mdtest']):10.3f}")
+          f"{max(v['pfsread']) / max(v['mdtest']):10.3f} {won:>6}")
 print()
 print(f"{int(sys.argv[2]):,} files of {sys.argv[3]} B in directories of 1,000 "
       f"({'a loop ext4 file system in a tmpfs: cold means out of the page cache of ext4, not off a disk' if sys.argv[4] == '1' else 'on DIR'}).\n"
       "generate: pfsread generate (files / its own time) against mdtest -C -w (create, write, "
       "close); each side's\nown files"
       f"{', each run on an ext4 made for it (a loop file in a capped tmpfs)' if sys.argv[5] == '1' else ''}"
-      "; rounds of A B B A,\nratio: the median of each round's like places paired.\nread: pfsread's phase over mdtest's files (hard links "
+      "; rounds of A B B A,\nratio: the median of each round's like places paired (read and scan: of each repetition's pair);\nwon: the rounds or repetitions where pfsread was faster.\nread: pfsread's phase over mdtest's files (hard links "
       "named in mdtest's order, read in place:\nfrom_tree, in_place; files / elapsed_s) against "
       "mdtest -E (open, one read, close) on its tree. scan:\n'pfsread plan' of that data set "
       "(readdir + fstatat of each entry; wall time less a one-file plan's)\nagainst mdtest -T "
