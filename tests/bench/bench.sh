@@ -30,7 +30,8 @@
 # so that no tool has the machine's other cores to itself.
 # In order, for each class of file size (largest first):
 #   1. generation: 'pfsread generate' against a fio sequential write of the same number of files
-#      of the same size, same block size, same file system; neither side fsyncs; each
+#      of the same size, same block size, same file system, and again against fio writing new
+#      content at each write (--refill_buffers), as generate does; neither side fsyncs; each
 #      repetition in the order A B B A (A: pfsread or fio, alternating), so that each tool
 #      writes once first and once second of a pair, and the ratio pairs like places; before
 #      each writer, as root, the prime file read and the caches dropped (before_write)
@@ -550,9 +551,12 @@ fio_read_args() {
 		--openfiles=1 --file_service_type=sequential --output-format=json)
 }
 
-# fio_write_args CLASS_INDEX: into FIO_ARGS. As generate: N files of SIZE made one after the
-# other with writes of min(512 KiB, SIZE) from a 4 KiB-aligned buffer, created on open, no
-# preallocation, no fsync at the end.
+# fio_write_args CLASS_INDEX [refill]: into FIO_ARGS. As generate: N files of SIZE made one
+# after the other with writes of min(512 KiB, SIZE) from a 4 KiB-aligned buffer, created on open,
+# no preallocation, no fsync at the end. fio fills its buffer once and changes a few bytes of
+# each 512 a write; with refill, the whole buffer anew at each write (--refill_buffers): content
+# that never repeats, as generate's, which a compressing or deduplicating file system cannot
+# shrink.
 fio_write_args() {
 	local i=$1 bs=$GEN_WRITE
 	[ "${CLASS_SIZES[i]}" -lt "$bs" ] && bs=${CLASS_SIZES[i]}
@@ -560,6 +564,8 @@ fio_write_args() {
 		--nrfiles="${CLASS_COUNTS[i]}" --filesize="${CLASS_SIZES[i]}"
 		--size=$((CLASS_SIZES[i] * CLASS_COUNTS[i])) --openfiles=1 --file_service_type=sequential
 		--iomem_align=4096 --create_on_open=1 --fallocate=none --end_fsync=0 --output-format=json)
+	[ "${2:-}" = refill ] && FIO_ARGS+=(--refill_buffers)
+	return 0
 }
 
 # fio_figures JSON read|write BYTES WALL_S [cpu]: prints "MB/s wall_MB/s" and, with cpu, the
@@ -617,7 +623,7 @@ fio_generate() {
 	mkdir -p "$FIOW"
 	sync
 	before_write $((CLASS_SIZES[i] * CLASS_COUNTS[i]))
-	fio_write_args "$i"
+	fio_write_args "$i" "${3:-}"
 	out=$(fio_run "write-$name-$2" $((CLASS_SIZES[i] * CLASS_COUNTS[i])) write "${FIO_ARGS[@]}")
 	sync
 	echo "$out"
@@ -1293,6 +1299,7 @@ print_commands() {
 	fio_write_args 0
 	echo "  fio write: fio ${FIO_ARGS[*]} --output=JSON"
 	echo "    (--end_fsync=0: generate does not fsync either; both sides: sync; drop before, sync after)"
+	echo "    (row refill: the same with --refill_buffers, new content at each write as generate's)"
 	echo "  pfsread read: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $PFSREAD run CONFIG -o H5 --force"
 	echo "    (mmap: {advice: sequential}: MADV_SEQUENTIAL over each mapping, as fio's mmap engine"
 	echo "     (fadvise_hint, on by default) and IOR's MMAP back-end give; pfsread's own default is"
@@ -1371,24 +1378,30 @@ print_commands() {
 # alternating pairs, the first writer of a pair was the slow one in 7 of 9 pairs; in A B B A
 # without before_write, the second B (which had just removed its own cached files) in 6 of 6.
 # In A B B A each tool writes once in each place of a pair, and the table's ratio pairs like
-# places (gen_ratios).
+# places (gen_ratios). Two sets of rounds: against fio's own buffer (row generate) and against
+# fio --refill_buffers (row refill: content new at each write, as generate's).
 generation() {
-	local i=$1 name=${CLASS_NAMES[$1]} rep first second pos tool v
-	for rep in $(seq 1 "$REPS"); do
-		first=pfsread second=fio
-		[ $(((rep + i) % 2)) -eq 0 ] && first=fio second=pfsread
-		for pos in 1 2 3 4; do
-			tool=$first
-			[ "$pos" -eq 2 ] || [ "$pos" -eq 3 ] && tool=$second
-			if [ "$tool" = pfsread ]; then
-				v=$(pfsread_generate "$i")
-				record gen "$name" generate - "$rep" "$first" pfsread "$v" - "pos=$pos"
-			else
-				v=$(fio_generate "$i" "$rep-$pos")
-				record gen "$name" generate - "$rep" "$first" fio "${v% *}" "${v#* }" "pos=$pos"
-				v=${v% *}
-			fi
-			printf '  %-7s generate  rep %d.%d: %-7s %9s MB/s\n' "$name" "$rep" "$pos" "$tool" "$v"
+	local i=$1 name=${CLASS_NAMES[$1]} row refill rep first second pos tool v
+	for row in generate refill; do
+		refill=
+		[ "$row" = refill ] && refill=refill
+		for rep in $(seq 1 "$REPS"); do
+			first=pfsread second=fio
+			[ $(((rep + i) % 2)) -eq 0 ] && first=fio second=pfsread
+			for pos in 1 2 3 4; do
+				tool=$first
+				[ "$pos" -eq 2 ] || [ "$pos" -eq 3 ] && tool=$second
+				if [ "$tool" = pfsread ]; then
+					v=$(pfsread_generate "$i")
+					record gen "$name" "$row" - "$rep" "$first" pfsread "$v" - "pos=$pos"
+				else
+					v=$(fio_generate "$i" "$row-$rep-$pos" "$refill")
+					record gen "$name" "$row" - "$rep" "$first" fio "${v% *}" "${v#* }" "pos=$pos"
+					v=${v% *}
+				fi
+				printf '  %-7s %-8s  rep %d.%d: %-7s %9s MB/s\n' "$name" "$row" "$rep" "$pos" \
+					"$tool" "$v"
+			done
 		done
 	done
 	rm -rf "$FIOW"
@@ -1581,8 +1594,8 @@ hdr = f"{'class':<7} {'path':<8} {'cache':<5} {'pfsread MB/s':>12} {'fio MB/s':>
 print(hdr)
 print("-" * len(hdr))
 odd, above = [], False
-gens = [r for r in rows if r[1] == "generate"]
-for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
+gens = [r for r in rows if r[1] in ("generate", "refill")]
+for key in [r for r in rows if r not in gens] + [None] + gens:
     if key is None:
         print("-" * len(hdr))
         continue
@@ -1595,7 +1608,7 @@ for key in [r for r in rows if r[1] != "generate"] + [None] + gens:
     p, f = st.median(v["pfsread"]), st.median(v["fio"])
     best = max(v["pfsread"]) / max(v["fio"])
     wall = f"{st.median(v['wall']):13.1f}" if "wall" in v else f"{'-':>13}"
-    if path == "generate":
+    if key in gens:
         frac = "-"
         pairs = gen_ratios(key)
     else:
@@ -1626,8 +1639,9 @@ print()
 print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's start), from the "
       "results file;\nfio: jobs[0].<rw>.bw_bytes (bytes / fio's I/O time, whole milliseconds); "
       "fio wall: bytes / the\nwhole fio process (start-up, file set-up, exit). generate: the rate "
-      "generate prints (bytes / its own\ntime, no MPI start-up) against fio --rw=write; neither "
-      "fsyncs.\nratio = pfsread / fio, the median over repetitions of each one's pair (they ran "
+      "generate prints (bytes / its own\ntime, no MPI start-up) against fio --rw=write (its buffer "
+      "filled once; refill: --refill_buffers,\nnew at each write, as generate's content never "
+      "repeats); neither fsyncs.\nratio = pfsread / fio, the median over repetitions of each one's pair (they ran "
       "one after the\nother; generate: rounds of A B B A, the median of each round's like places "
       "paired);\nbest ratio = pfsread's best / fio's best (what each "
       "side can do).\nof ceiling = pfsread / mem (warm) or dev "
