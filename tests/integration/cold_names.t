@@ -9,12 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "cache: drop needs root"
-{ [ -e /dev/fuse ] && pkg-config --exists fuse3 2>/dev/null; } ||
-	skip_all "no FUSE here (/dev/fuse and libfuse3-dev: make deps-test)"
-# shellcheck disable=SC2046 # the flags are words
-cc -O2 -o "$SCRATCH/faultfs" "$TOP/tests/integration/faultfs.c" \
-	$(pkg-config --cflags --libs fuse3) 2>"$SCRATCH/faultfs.err" ||
-	skip_all "cannot build faultfs: $(head -n 1 "$SCRATCH/faultfs.err")"
+faultfs_build || skip_all "$FAULTFS_WHY"
 src="$SCRATCH/src"
 mnt="$SCRATCH/mnt"
 : >"$SCRATCH/rules"
@@ -37,7 +32,7 @@ check "generate 4 files of 64 KiB" mpi 2 "$PFSREAD" generate "$SCRATCH/gen.yaml"
 (cd "$src" && find d -type f -name 'f*') | sed 's/$/ lookup 400/' >"$SCRATCH/rules.new"
 [ "$(wc -l <"$SCRATCH/rules.new")" -eq 4 ]
 ok_status $? "a lookup rule for each of the 4 data files"
-"$SCRATCH/faultfs" "$src" "$SCRATCH/rules" "$mnt" -o ro,entry_timeout=600,attr_timeout=600 ||
+"$FAULTFS" "$src" "$SCRATCH/rules" "$mnt" -o ro,entry_timeout=600,attr_timeout=600 ||
 	skip_all "cannot mount faultfs (FUSE) on $mnt"
 LIB_MOUNTS="$mnt $LIB_MOUNTS"
 mv "$SCRATCH/rules.new" "$SCRATCH/rules"

@@ -11,14 +11,10 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for a network namespace and a FUSE mount"
-[ -c /dev/fuse ] || skip_all "no /dev/fuse"
 unshare --net --mount true 2>/dev/null || skip_all "cannot make network and mount namespaces"
 command -v ip >/dev/null 2>&1 || skip_all "no ip (iproute2)"
-pkg-config --exists fuse3 2>/dev/null || skip_all "no libfuse3 development files"
 "$PYTHON" -c 'import h5py' 2>/dev/null || skip_all "python3 with h5py is not installed"
-# shellcheck disable=SC2046
-cc -O2 -o "$SCRATCH/faultfs" tests/integration/faultfs.c $(pkg-config --cflags --libs fuse3) ||
-	skip_all "cannot build faultfs"
+faultfs_build || skip_all "$FAULTFS_WHY"
 
 SUB=10.254.77
 if ip route add unreachable "$SUB.0/24" 2>/dev/null; then
@@ -44,7 +40,7 @@ ip link add pv0 type veth peer name pv1
 ip addr add $SUB.2/24 dev pv0
 ip link set pv0 up
 ip link set pv1 up
-"$SCRATCH/faultfs" "$M/src" "$M/rules" "$M/fs" -f -o ro,fsname=$SUB.1:/vol,subtype=glusterfs &
+"$FAULTFS" "$M/src" "$M/rules" "$M/fs" -f -o ro,fsname=$SUB.1:/vol,subtype=glusterfs &
 fs=\$!
 trap 'st=\$?; set +e; umount "$M/fs" 2>/dev/null; kill \$fs 2>/dev/null; wait \$fs 2>/dev/null; exit \$st' EXIT
 i=0

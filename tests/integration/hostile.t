@@ -155,12 +155,7 @@ assert 4096 < m["bytes"] < 24 << 20, m  # mapped whole, cut off by the fault mid
 rm -rf "$M/d4"
 
 # ---- faultfs: device errors and refused opens ----
-FAULTFS=""
-if [ -e /dev/fuse ] && pkg-config --exists fuse3 2>/dev/null &&
-	cc -O2 -o "$SCRATCH/faultfs" "$TOP/tests/integration/faultfs.c" \
-		$(pkg-config --cflags --libs fuse3) 2>"$SCRATCH/faultfs.err"; then
-	FAULTFS="$SCRATCH/faultfs"
-fi
+faultfs_build || true
 src="$M/fsrc"
 fmnt="$M/fmnt"
 rules="$M/rules"
@@ -225,7 +220,7 @@ assert all(rows[i]["error"] == 0 and rows[i]["bytes"] == 300000 for i in (0, 1, 
 ' "$SCRATCH/fadv.h5"
 	: >"$rules"
 else
-	pass "# SKIP faultfs: no /dev/fuse or libfuse3-dev ($(head -c 200 "$SCRATCH/faultfs.err" 2>/dev/null))"
+	pass "# SKIP faultfs: ${FAULTFS_WHY:-it could not be mounted on $fmnt}"
 fi
 
 # ---- 5: the results file system fills up ----

@@ -46,6 +46,27 @@ ext4_loop() {
 	LIB_MOUNTS="$1 $LIB_MOUNTS"
 }
 
+# faultfs_build: faultfs (tests/integration/faultfs.c, a FUSE view of a directory that fails or
+# waits on command) built into $SCRATCH/faultfs, FAULTFS set to it; where it cannot be had (no
+# /dev/fuse, no libfuse3 development files, a failed build), FAULTFS empty, FAULTFS_WHY saying
+# why, and status 1.
+faultfs_build() {
+	FAULTFS=""
+	FAULTFS_WHY=""
+	# shellcheck disable=SC2046 # the flags are words
+	if [ ! -c /dev/fuse ]; then
+		FAULTFS_WHY="no /dev/fuse"
+	elif ! pkg-config --exists fuse3 2>/dev/null; then
+		FAULTFS_WHY="no libfuse3 development files (make deps-test)"
+	elif ! cc -O2 -o "$SCRATCH/faultfs" "$TOP/tests/integration/faultfs.c" \
+		$(pkg-config --cflags --libs fuse3) 2>"$SCRATCH/faultfs.err"; then
+		FAULTFS_WHY="cannot build faultfs: $(head -n 1 "$SCRATCH/faultfs.err")"
+	else
+		FAULTFS="$SCRATCH/faultfs"
+	fi
+	[ -n "$FAULTFS" ]
+}
+
 # strace_require: skip the whole test where strace is missing or may not trace (ptrace refused)
 strace_require() {
 	command -v strace >/dev/null 2>&1 || skip_all "strace is not installed"

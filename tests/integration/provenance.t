@@ -83,12 +83,7 @@ contains "a's bytes came from storage, b's from the page cache: the ratio compar
 	"and says what it compares"
 
 # The same files through a FUSE daemon: our read_bytes say nothing of its reads
-FAULTFS=""
-if [ -c /dev/fuse ] && pkg-config --exists fuse3 2>/dev/null &&
-	cc -O2 -o "$SCRATCH/faultfs" tests/integration/faultfs.c \
-		$(pkg-config --cflags --libs fuse3) 2>/dev/null; then
-	FAULTFS="$SCRATCH/faultfs"
-fi
+faultfs_build || true
 if [ -n "$FAULTFS" ] && mkdir -p "$SCRATCH/fuse" && : >"$SCRATCH/rules" &&
 	"$FAULTFS" "$disk/data" "$SCRATCH/rules" "$SCRATCH/fuse" -o ro; then
 	LIB_MOUNTS="$SCRATCH/fuse $LIB_MOUNTS"

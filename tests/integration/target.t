@@ -58,12 +58,7 @@ check "each row names this host's loop device ($host:$loopdev)" "$PYTHON" -c "$t
 check "the h5py checker takes the new column and table" "$PYTHON" "$CHECK_H5" "$SCRATCH/local.h5" \
 	'{"phases": 2, "nranks": 2, "status": "complete"}'
 
-FAULTFS=""
-if [ -c /dev/fuse ] && pkg-config --exists fuse3 2>/dev/null &&
-	cc -O2 -o "$SCRATCH/faultfs" tests/integration/faultfs.c \
-		$(pkg-config --cflags --libs fuse3) 2>/dev/null; then
-	FAULTFS="$SCRATCH/faultfs"
-fi
+faultfs_build || true
 if [ -z "$FAULTFS" ]; then
 	for i in 1 2 3 4 5; do pass "# SKIP no FUSE here"; done
 	done_testing

@@ -12,12 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 
 strace_require
-{ [ -e /dev/fuse ] && pkg-config --exists fuse3 2>/dev/null; } ||
-	skip_all "no FUSE here (/dev/fuse and libfuse3-dev: make deps-test)"
-# shellcheck disable=SC2046 # the flags are words
-cc -O2 -o "$SCRATCH/faultfs" "$TOP/tests/integration/faultfs.c" \
-	$(pkg-config --cflags --libs fuse3) 2>"$SCRATCH/faultfs.err" ||
-	skip_all "cannot build faultfs: $(head -n 1 "$SCRATCH/faultfs.err")"
+faultfs_build || skip_all "$FAULTFS_WHY"
 src="$SCRATCH/src"
 mnt="$SCRATCH/mnt"
 printf '* delay 2\n' >"$SCRATCH/rules"
@@ -38,7 +33,7 @@ YAML
 c_config "$src" >"$SCRATCH/gen.yaml"
 c_config "$mnt" >"$SCRATCH/c.yaml"
 check "generate 48 files of 1 MiB" mpi 1 "$PFSREAD" generate "$SCRATCH/gen.yaml"
-"$SCRATCH/faultfs" "$src" "$SCRATCH/rules" "$mnt" -o ro ||
+"$FAULTFS" "$src" "$SCRATCH/rules" "$mnt" -o ro ||
 	skip_all "cannot mount faultfs (FUSE) on $mnt"
 LIB_MOUNTS="$mnt $LIB_MOUNTS"
 if mpi 1 "$PFSREAD" run "$SCRATCH/c.yaml" -o "$SCRATCH/probe.h5" 2>&1 |
