@@ -13,6 +13,7 @@
 #   box.sh mpirun ARGS...           mpirun across the nodes (the box's hostfile unless ARGS name hosts)
 #   box.sh down                     remove everything (idempotent)
 #   box.sh status                   what is up
+#   box.sh owner                    the pid of the test that brought the box up (none: empty)
 #   box.sh howto                    how to submit the job scripts to a box up with --slurm
 # and, for tests:
 #   box.sh rate NODE|server|rK MBIT|off reshape a link, or rack K's uplink (both directions)
@@ -135,6 +136,8 @@ cmd_up() {
 		"$nodes" "$link" "${slow# }" "$server" "$fs" "$bricks" "$conv" >"$RUN/state"
 	printf 'racks=%s\nuplink_mbit=%s\ndisk_mibps=%s\ndelay_ms=%s\nslurm=%s\n' "$racks" \
 		"${uplink:-off}" "$disk" "$delay" "$slurm" >>"$RUN/state"
+	# the test that brought the box up (boxlib.sh sets BOX_OWNER), for another run to wait on
+	echo "owner=${BOX_OWNER:-}" >>"$RUN/state"
 	net_up || up_failed
 	ns_up || up_failed
 	fs_hook up || up_failed
@@ -255,6 +258,7 @@ main() {
 	up) cmd_up "$@" ;;
 	down) cmd_down ;;
 	status) cmd_status ;;
+	owner) state owner ;;
 	howto) need_up && slurm_howto ;;
 	exec) cmd_exec "$@" ;;
 	hostfile) need_up && cmd_hostfile "$@" ;;

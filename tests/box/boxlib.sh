@@ -24,11 +24,25 @@ box_require() {
 	command -v tc >/dev/null 2>&1 || skip_all "no tc (iproute2): the box cannot shape its links"
 	ip netns list >/dev/null 2>&1 || skip_all "ip netns does not work here (iproute2)"
 	unshare --mount --uts true 2>/dev/null || skip_all "mount or UTS namespaces are not available"
+	box_wait_for_other_run
 	# a box left over is a failure to show, not a reason to skip
 	if ! left=$("$BOX" status 2>&1) || [ "$left" != "no box" ]; then
 		echo "Bail out! a box is up or left over here (tests/box/box.sh status): $left"
 		exit 1
 	fi
+}
+
+# box_wait_for_other_run: the box is one per machine; while one is up for a test of another
+# run of the suite that is still running, wait for it to come down (BOX_WAIT seconds, 1800)
+box_wait_for_other_run() {
+	waited=0
+	while owner=$("$BOX" owner 2>/dev/null) && [ -n "$owner" ] && kill -0 "$owner" 2>/dev/null &&
+		[ "$owner" != $$ ] && [ "$waited" -lt "${BOX_WAIT:-1800}" ]; do
+		[ "$waited" -gt 0 ] ||
+			echo "# the box up here is another run's (its test, pid $owner, is running): waiting for it"
+		sleep 5
+		waited=$((waited + 5))
+	done
 }
 
 # box_up ARGS...: a box for this test, torn down on exit, failure and signal (INT, TERM, HUP),
@@ -41,7 +55,7 @@ box_up() {
 	trap 'exit 143' TERM
 	trap 'exit 129' HUP
 	T0=$(date +%s.%N)
-	BOX_SUMMARY=$(timeout "${BOX_UP_TIMEOUT:-300}" "$BOX" up "$@" 2>"$SCRATCH/box-up.err")
+	BOX_SUMMARY=$(BOX_OWNER=$$ timeout "${BOX_UP_TIMEOUT:-300}" "$BOX" up "$@" 2>"$SCRATCH/box-up.err")
 	st=$?
 	echo "# $BOX_SUMMARY ($(elapsed "$T0") s wall)"
 	# BOX_WHY: why the box could not start, one line (box.sh's "cannot start: ...")

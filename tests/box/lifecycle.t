@@ -3,9 +3,9 @@
 # and a capped server link: host names, no route out, names resolving inside only, the file
 # system at the same path on every node and nowhere else, ranks in their node's namespaces,
 # pfsread on one node at the server's cap; a file system that cannot start named in one line
-# (its daemon's log); `up` refuses while a box is up; `down` leaves nothing
-# and is idempotent; a test killed mid-run (SIGTERM, and SIGKILL followed by `down`) leaves
-# nothing either.
+# (its daemon's log); `up` refuses while a box is up; `down` leaves nothing and is idempotent;
+# a box test waits while another run's test holds the box, and stops at once on one left over;
+# a test killed mid-run (SIGTERM, and SIGKILL followed by `down`) leaves nothing either.
 . "$(dirname "$0")/boxlib.sh"
 
 box_require
@@ -136,6 +136,41 @@ T0=$(date +%s.%N)
 expect_status 0 "down again is fine (idempotent)" "$BOX" down
 contains "box down" "... and says so ($(elapsed "$T0") s)"
 
+# ---- a box that another run of the suite holds is waited for; one left over is not ----
+# waiter: box_require as a box test begins, then what is up once it lets the test go on
+waiter() {
+	T0=$(date +%s.%N)
+	timeout 120 sh -c '. "$(dirname "$0")/boxlib.sh"; box_require; "$BOX" status' \
+		"$TOP/tests/box/waiter" >"$SCRATCH/waiter.out" 2>&1
+	echo $? >"$SCRATCH/waiter.st"
+}
+cat >"$SCRATCH/other.sh" <<EOF
+#!/bin/sh
+BOX_OWNER=\$\$ "$BOX" up --nodes 1 --link-mbit 100 --fs none >/dev/null 2>&1 || exit 1
+touch "$SCRATCH/other.up"
+sleep 8
+"$BOX" down >/dev/null 2>&1
+EOF
+rm -f "$SCRATCH/other.up"
+sh "$SCRATCH/other.sh" &
+opid=$!
+i=0
+while [ $i -lt 300 ] && [ ! -e "$SCRATCH/other.up" ] && kill -0 $opid 2>/dev/null; do
+	i=$((i + 1))
+	sleep 0.2
+done
+if [ -e "$SCRATCH/other.up" ]; then
+	waiter
+	wait $opid
+	[ "$(cat "$SCRATCH/waiter.st")" = 0 ] && grep -q "another run's (its test, pid $opid" "$SCRATCH/waiter.out"
+	ok_status $? "a box test waits while another run's test holds the box ($(elapsed "$T0") s)"
+	[ "$(tail -n 1 "$SCRATCH/waiter.out")" = "no box" ] && ! grep -q "Bail out" "$SCRATCH/waiter.out"
+	ok_status $? "... and goes on once that box is down"
+else
+	wait $opid
+	fail "another run's box comes up"
+fi
+
 # ---- a test killed mid-run ----
 # victim SIGNAL: a script that holds a GlusterFS box and is killed while pfsread reads
 victim() {
@@ -143,7 +178,7 @@ victim() {
 #!/bin/sh
 trap '"$BOX" down >"$SCRATCH/victim.down" 2>&1' EXIT
 trap 'exit 143' TERM
-"$BOX" up --nodes 2 --link-mbit 100 --fs glusterfs >/dev/null 2>&1 || exit 1
+BOX_OWNER=\$\$ "$BOX" up --nodes 2 --link-mbit 100 --fs glusterfs >/dev/null 2>&1 || exit 1
 cp /box/run/pids "$SCRATCH/pids.victim"
 cat >"$SCRATCH/v.yaml" <<YAML
 name: v
@@ -185,6 +220,9 @@ ok_status $? "a test killed with SIGTERM mid-run tears its box down to nothing${
 victim KILL
 [ -n "$(box_left)" ]
 ok_status $? "a test killed with SIGKILL leaves its box (no trap runs)"
+waiter
+[ "$(cat "$SCRATCH/waiter.st")" = 1 ] && grep -q "^Bail out! a box is up or left over" "$SCRATCH/waiter.out"
+ok_status $? "a box test stops at once on a box whose test has ended ($(elapsed "$T0") s)"
 expect_status 0 "down removes what it left" "$BOX" down
 left=$(box_left "$SCRATCH/pids.victim")
 [ -z "$left" ]
