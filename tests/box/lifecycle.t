@@ -137,6 +137,16 @@ expect_status 0 "down again is fine (idempotent)" "$BOX" down
 contains "box down" "... and says so ($(elapsed "$T0") s)"
 
 # ---- a box that another run of the suite holds is waited for; one left over is not ----
+# until_flag FILE PID: wait (60 s at most) until the script PID touches FILE; false if it ended
+# or the time ran out first
+until_flag() {
+	i=0
+	while [ $i -lt 300 ] && [ ! -e "$1" ] && kill -0 "$2" 2>/dev/null; do
+		i=$((i + 1))
+		sleep 0.2
+	done
+	[ -e "$1" ]
+}
 # waiter: box_require as a box test begins, then what is up once it lets the test go on
 waiter() {
 	T0=$(date +%s.%N)
@@ -154,12 +164,7 @@ EOF
 rm -f "$SCRATCH/other.up"
 sh "$SCRATCH/other.sh" &
 opid=$!
-i=0
-while [ $i -lt 300 ] && [ ! -e "$SCRATCH/other.up" ] && kill -0 $opid 2>/dev/null; do
-	i=$((i + 1))
-	sleep 0.2
-done
-if [ -e "$SCRATCH/other.up" ]; then
+if until_flag "$SCRATCH/other.up" $opid; then
 	waiter
 	wait $opid
 	[ "$(cat "$SCRATCH/waiter.st")" = 0 ] && grep -q "another run's (its test, pid $opid" "$SCRATCH/waiter.out"
@@ -198,12 +203,7 @@ EOF
 	rm -f "$SCRATCH/victim.reading" "$SCRATCH/pids.victim"
 	sh "$SCRATCH/victim.sh" &
 	vpid=$!
-	i=0
-	while [ $i -lt 300 ] && [ ! -e "$SCRATCH/victim.reading" ] && kill -0 $vpid 2>/dev/null; do
-		i=$((i + 1))
-		sleep 0.2
-	done
-	[ -e "$SCRATCH/victim.reading" ]
+	until_flag "$SCRATCH/victim.reading" $vpid
 	ok_status $? "a test holding a box reads through it"
 	sleep 2
 	T0=$(date +%s.%N)
