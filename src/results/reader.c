@@ -22,20 +22,9 @@
 
 #define RD_CHUNK ((size_t)1 << 15) /* file rows per read when streaming: 2 MiB */
 
-/* HDF5 allocates and clears its conversion and background buffers (1 MiB each by default) on
- * every H5Dread that converts, as ours do (packed little-endian rows into padded structs):
- * ~13 ms a phase in fresh pages and memset, whatever the phase's size. Handing it buffers we
- * own, made once, it clears nothing and strip-mines larger reads through them. */
-#define RD_XFER_BUF ((size_t)64 << 10)
-
 static int rd_xfer(struct rd *c)
 {
-	c->tconv = malloc(RD_XFER_BUF);
-	c->bkg = malloc(RD_XFER_BUF);
-	if (c->tconv == NULL || c->bkg == NULL)
-		return pf_fail_errno(c->e, ENOMEM, "%s: reading", c->path);
-	c->xfer = H5Pcreate(H5P_DATASET_XFER);
-	if (c->xfer < 0 || H5Pset_buffer(c->xfer, RD_XFER_BUF, c->tconv, c->bkg) < 0)
+	if ((c->xfer = results_xfer_list(&c->xfer_bufs)) < 0)
 		return rd_fail(c, "/", "cannot set up the transfer buffers");
 	return 0;
 }
@@ -475,7 +464,8 @@ int results_read(const char *path, struct run_data *run, struct pf_err *e)
 int results_read_rows(const char *path, struct run_data *run, const struct results_rows *rows,
 		      struct pf_err *e)
 {
-	struct rd c = {path, e, run, -1, -1, -1, NULL, NULL, rows, NULL};
+	struct rd c = {.path = path, .e = e, .run = run, .rank_mem = -1, .file_mem = -1, .xfer = -1,
+		       .rows = rows};
 	hid_t file = -1;
 	int rc = -1;
 	memset(run, 0, sizeof *run);
@@ -494,8 +484,7 @@ out:
 	     results_h5_close(c.xfer) | results_h5_close(file)) < 0 &&
 	    rc == 0)
 		rc = rd_fail(&c, "/", "cannot close");
-	free(c.tconv); /* after the list that names them is closed */
-	free(c.bkg);
+	free(c.xfer_bufs); /* after the list that names them is closed */
 	free(c.chunk);
 	if (rc < 0)
 		results_free(run);
@@ -505,7 +494,8 @@ out:
 int results_is_complete(const char *path, struct pf_err *e)
 {
 	struct run_data run;
-	struct rd c = {path, e, &run, -1, -1, -1, NULL, NULL, NULL, NULL};
+	struct rd c = {.path = path, .e = e, .run = &run, .rank_mem = -1, .file_mem = -1,
+		       .xfer = -1};
 	hid_t file = -1;
 	char *status = NULL;
 	memset(&run, 0, sizeof run);

@@ -13,8 +13,8 @@ struct rd {
 	struct pf_err *e;
 	struct run_data *run;
 	hid_t rank_mem, file_mem; /* compound memory types of the records */
-	hid_t xfer;               /* every H5Dread's transfer list: the buffers below */
-	void *tconv, *bkg;        /* HDF5's type-conversion and background buffers, ours */
+	hid_t xfer;               /* every H5Dread's transfer list (results_xfer_list) */
+	void *xfer_bufs;          /* its buffers */
 	const struct results_rows *rows; /* NULL: every phase's rows read whole */
 	struct file_rec *chunk;   /* RD_CHUNK rows, when streaming */
 };

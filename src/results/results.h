@@ -193,6 +193,15 @@ int results_h5_attr_single(hid_t a);
  * Returns 0, also for a negative id (never opened), or -1 when the close fails. */
 int results_h5_close(hid_t id);
 
+/* A data transfer property list whose type-conversion and background buffers are ours,
+ * RESULTS_XFER_BUF bytes each, in one block that *bufs receives (free it after the list is
+ * closed). Without them HDF5 allocates and clears 1 MiB of each on every H5Dread or H5Dwrite
+ * that converts, as ours do (packed little-endian rows to and from padded structs): fresh
+ * pages and a memset, milliseconds a call whatever the rows' number; larger transfers are
+ * strip-mined through them. -1 on failure, with nothing left allocated. */
+#define RESULTS_XFER_BUF ((size_t)64 << 10)
+hid_t results_xfer_list(void **bufs);
+
 /* The innermost message of HDF5's current error stack ("" when none), for failure messages. */
 void results_h5_detail(char *buf, size_t len);
 

@@ -9,6 +9,7 @@
 #include "config/sweep.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -188,6 +189,20 @@ int results_h5_attr_single(hid_t a)
 		return 0;
 	hssize_t n = H5Sget_simple_extent_npoints(s);
 	return results_h5_close(s) == 0 && n == 1;
+}
+
+hid_t results_xfer_list(void **bufs)
+{
+	char *b = malloc(2 * RESULTS_XFER_BUF);
+	hid_t list = b != NULL ? H5Pcreate(H5P_DATASET_XFER) : -1;
+	if (list < 0 || H5Pset_buffer(list, RESULTS_XFER_BUF, b, b + RESULTS_XFER_BUF) < 0) {
+		(void)results_h5_close(list); /* already failing */
+		free(b);
+		*bufs = NULL;
+		return -1;
+	}
+	*bufs = b;
+	return list;
 }
 
 int results_h5_close(hid_t id)

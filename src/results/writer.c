@@ -468,8 +468,8 @@ static int res_precheck(struct results *r, int force, struct pf_err *e)
 static int res_open_types(struct results *r, struct pf_err *e)
 {
 	const char *what = NULL; /* the call that failed */
-	if ((r->dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0)
-		what = "H5Pcreate";
+	if ((r->dxpl = results_xfer_list(&r->xfer_bufs)) < 0)
+		what = "the transfer buffers";
 	else if (H5Pset_dxpl_mpio(r->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
 		what = "H5Pset_dxpl_mpio";
 	else if ((r->dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
@@ -592,6 +592,7 @@ int results_close(struct results *r, const char *status, struct pf_err *e)
 	if (r == NULL)
 		return 0;
 	if (r->lost) { /* no HDF5 call can be trusted: main aborts (see res_fail) */
+		free(r->xfer_bufs);
 		free(r->path);
 		free(r);
 		if (e != NULL && e->status == PF_HUNG)
@@ -608,6 +609,7 @@ int results_close(struct results *r, const char *status, struct pf_err *e)
 		bad |= results_h5_close(ids[i]);
 	if (bad && rc == 0)
 		rc = res_fail(r, "/", "closing", e);
+	free(r->xfer_bufs); /* after the list that names them is closed */
 	free(r->path);
 	free(r);
 	return rc;

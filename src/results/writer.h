@@ -16,7 +16,8 @@ struct results {
 	hid_t rank_mem, rank_disk; /* struct rank_rec: native layout, packed little-endian */
 	hid_t file_mem, file_disk; /* struct file_rec */
 	hid_t str;                 /* variable-length UTF-8 string of every string attribute */
-	hid_t dxpl;                /* collective data transfer */
+	hid_t dxpl;                /* collective data transfer (results_xfer_list) */
+	void *xfer_bufs;           /* its buffers */
 	hid_t dcpl;                /* no fill values: every row is written */
 	int lost;                  /* a write failed: the ranks' HDF5 states may differ */
 	hid_t part;                /* this run's group in /parts, or -1 */

@@ -209,6 +209,49 @@ static void check_read_fails(const char *path, const char *why, const char *desc
 	diag("%s", e.msg);
 }
 
+/* A phase with rows over several strips of the transfer buffers (results_xfer_list): every
+ * row comes back as written, through the writer's conversion and the reader's. */
+static void test_many_rows(const char *dir)
+{
+	enum { N = 3 * RESULTS_XFER_BUF / sizeof(struct file_rec) + 7 };
+	static struct file_rec rows[N];
+	char path[512];
+	struct pf_err e = {0};
+	struct results *r = NULL;
+	struct run_data d;
+	struct phase_info pi = info[0];
+	struct rank_rec rr = rec[0];
+	void *bufs = NULL, *tconv = NULL, *bkg = NULL;
+	hid_t list = results_xfer_list(&bufs);
+	ok(list >= 0 && H5Pget_buffer(list, &tconv, &bkg) == RESULTS_XFER_BUF &&
+		   tconv == bufs && bkg == (char *)bufs + RESULTS_XFER_BUF,
+	   "the transfer list converts through our buffers, %zu bytes each", RESULTS_XFER_BUF);
+	ok(results_h5_close(list) == 0, "and closes");
+	free(bufs);
+	for (int i = 0; i < N; i++)
+		rows[i] = (struct file_rec){(uint64_t)(N - 1 - i), 0, 0.5 * i, 0.5 * i + 0.125,
+					    0.5 * i + 0.25, 0.5 * i + 0.375, 4096u + (uint64_t)i,
+					    i % 7 == 3 ? 5 : 0, (uint32_t)(i % 3)};
+	pi.nfiles = N;
+	pi.bytes = (uint64_t)N * 4096u;
+	rr.files = N;
+	rr.bytes = pi.bytes;
+	snprintf(path, sizeof path, "%s/many.h5", dir);
+	int wrote = results_create(path, 0, MPI_COMM_WORLD, &meta, &r, &e) == 0 &&
+		    results_write_phase(r, &pi, &rr, rows, N, &targets0, &e) == 0;
+	wrote = results_close(r, wrote ? "complete" : "failed", wrote ? &e : NULL) == 0 && wrote;
+	ok(wrote, "write %d file rows (%zu bytes: over three strips)%s%s", N,
+	   N * sizeof(struct file_rec), e.msg[0] ? ": " : "", e.msg);
+	int same = wrote && results_read(path, &d, &e) == 0;
+	if (same) {
+		same = d.nphases == 1 && d.phases[0].nfiles == N;
+		for (int i = 0; same && i < N; i++)
+			same = same_file(&d.phases[0].files[i], &rows[i]);
+		results_free(&d);
+	}
+	ok(same, "read back: every row as written%s%s", e.msg[0] ? ": " : "", e.msg);
+}
+
 static void test_create_refuses(const char *path)
 {
 	struct results *r = NULL;
@@ -386,7 +429,7 @@ static void test_bad_files(const char *dir, const char *good)
 
 static void cleanup(const char *dir)
 {
-	static const char *const names[] = {"run.h5", "text.h5", "half.h5", "foreign.h5"};
+	static const char *const names[] = {"run.h5", "text.h5", "half.h5", "foreign.h5", "many.h5"};
 	char path[512];
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -441,6 +484,7 @@ int main(int argc, char **argv)
 	test_bad_files(dir, path);
 	test_create_refuses(path);
 	test_rows_allowed();
+	test_many_rows(dir);
 	cleanup(dir);
 	MPI_Finalize();
 	return tap_done();
