@@ -74,6 +74,11 @@ unsigned backend_flags(const struct backend *b, const struct experiment *x)
 	return b->flags_for != NULL ? b->flags_for(x) : b->flags;
 }
 
+size_t backend_buffer_offset(const struct backend *b, const struct experiment *x)
+{
+	return b->buffer_offset != NULL ? b->buffer_offset(x) : 0;
+}
+
 enum cfg_advice backend_advice(const struct backend *b, const struct experiment *x,
 			       enum cfg_advice asked)
 {

@@ -21,8 +21,9 @@
 #define BACKEND_MAPPED 0x8u         /* reads are page faults on a memory mapping, not read()s:
 				     * no readahead runs ahead of the copy */
 
-/* The buffer the core passes to read: aligned to BACKEND_BUF_ALIGN, with room for len rounded
- * up to BACKEND_BUF_ALIGN (so an O_DIRECT tail read may ask for a whole aligned block). */
+/* The buffer the core passes to read: aligned to BACKEND_BUF_ALIGN (then moved by the
+ * backend's buffer_offset, if it has one), with room for len rounded up to BACKEND_BUF_ALIGN
+ * (so an O_DIRECT tail read may ask for a whole aligned block). */
 #define BACKEND_BUF_ALIGN IOBUF_ALIGN
 
 /* What the core tells a backend about the file it opens. */
@@ -109,6 +110,9 @@ struct backend {
 	/* Optional: the flags under x's options, where an option turns a capability off; without
 	 * this hook the flags are flags. */
 	unsigned (*flags_for)(const struct experiment *x);
+	/* Optional: bytes past the core's buffer's alignment (BACKEND_BUF_ALIGN) where the reads
+	 * of read() land, as x's options place them, less than a page; NULL: 0. */
+	size_t (*buffer_offset)(const struct experiment *x);
 	/* Optional: the fields of the phase record that this backend's options own, filled for
 	 * every phase whatever its backend: the options are the experiment's. */
 	void (*record)(const struct experiment *x, struct phase_info *p);
@@ -140,6 +144,9 @@ size_t backend_config(const struct cfg_block **blocks, size_t max);
 
 /* b's flags under x's options (flags_for), or its flags. */
 unsigned backend_flags(const struct backend *b, const struct experiment *x);
+
+/* Where b's reads land in the core's buffer under x's options (buffer_offset), or 0. */
+size_t backend_buffer_offset(const struct backend *b, const struct experiment *x);
 
 /* The advice b gives for the asked one: default resolved by b's advice_default. */
 enum cfg_advice backend_advice(const struct backend *b, const struct experiment *x,

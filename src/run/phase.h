@@ -54,9 +54,11 @@ struct phase_output {
 	struct target_table targets; /* what files[].target indexes, the same on every rank */
 };
 
-/* Collective. Returns 0 when every rank read every byte it should; -1 otherwise, with e set
- * on the ranks that failed and info.status PHASE_FAILED on all ranks (the output stays
- * usable for the results file). A read error never leaves the other ranks stuck. */
+/* Collective. buf: aligned to BACKEND_BUF_ALIGN, with a whole BACKEND_BUF_ALIGN of room past
+ * buflen (where a backend's buffer_offset moves its reads). Returns 0 when every rank read
+ * every byte it should; -1 otherwise, with e set on the ranks that failed and info.status
+ * PHASE_FAILED on all ranks (the output stays usable for the results file). A read error never
+ * leaves the other ranks stuck. */
 int phase_run(const struct phase_spec *s, const struct topology *t, void *buf, size_t buflen,
 	      struct phase_output *out, struct pf_err *e);
 

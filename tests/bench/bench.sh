@@ -24,7 +24,8 @@
 #                PR_FILES (files of the progress row, default MD_FILES), PR_ROUNDS (its rounds,
 #                default 5), PR_RANKS (its ranks, default 2), REPS (repetitions: default 3, 1
 #                with --quick), BENCH_DROP=0 (as root too, never drop the page cache: a machine
-#                shared with others; cold rows are skipped as when not root)
+#                shared with others; cold rows are skipped as when not root), PLACE_PAIRS (pairs
+#                of the buffer placement probe, default 5)
 #
 # fio runs on the CPUs mpirun binds pfsread's rank to (taskset; Open MPI binds a rank to a core),
 # so that no tool has the machine's other cores to itself.
@@ -35,6 +36,9 @@
 #      repetition in the order A B B A (A: pfsread or fio, alternating), so that each tool
 #      writes once first and once second of a pair, and the ratio pairs like places; before
 #      each writer, as root, the prime file read and the caches dropped (before_write)
+#   before the first class's reads, the buffer placement probe: pfsread's warm posix reads with
+#      its buffer on a 2 MiB boundary and 16 B past one, in pairs; the faster is where the posix
+#      rows read, pfsread's and fio's (buffer_placement)
 #   2. for each repetition:
 #      a. the ceilings: memory copy (numpy copies 1 GiB through one reused 4 MiB buffer, best
 #         of 5) and the device (fio, one O_DIRECT sequential read of the largest class's first
@@ -134,6 +138,10 @@ CACHES=(warm cold)
 MAX_BLOCK=4194304 # 4 MiB: reads use min(this, file size), both sides
 GEN_WRITE=524288  # 512 KiB: generate's write size (GEN_WRITE); fio's write job uses the same
 QUEUE_DEPTH=16    # pfsread uring.queue_depth = fio --iodepth
+PLACE=0           # posix reads land this many bytes past a 2 MiB boundary (buffer_placement)
+PLACE_FACT=""     # what the probe found, for the machine facts
+PLACE_PAIRS=${PLACE_PAIRS:-5}
+[ "$QUICK" -eq 2 ] && PLACE_PAIRS=1
 IS_ROOT=0
 CAN_DROP=0 # 1: may drop the page cache (root, and BENCH_DROP not 0)
 [ "$(id -u)" -eq 0 ] && IS_ROOT=1
@@ -401,16 +409,20 @@ backend_available() {
 
 config_path() { echo "$WORK/config-$1-$2-$3.yaml"; }
 
-# write_config CLASS_INDEX PATH CACHE: one data set, one rank, one phase. PATH mmap keeps each
+# write_config CLASS_INDEX PATH CACHE: one data set, one rank, one phase; posix reads land
+# where PLACE says (buffer_placement), PATH place0 and place16 are posix with its reads on a
+# 2 MiB boundary and 16 B past one (the probe's). PATH mmap keeps each
 # file's mapping to the phase's end, as fio's mmap engine (it unmaps at its exit); PATH
 # mmap-each reads through mmap too, unmapping each file at its close, as IOR's MMAP back-end.
 write_config() {
 	local i=$1 path=$2 cache=$3 name=${CLASS_NAMES[$1]} pcache block backend=$2 keep=false
+	local place=$PLACE
 	pcache=none
 	[ "$cache" = cold ] && pcache=drop
 	block=$(block_of "${CLASS_SIZES[i]}")
 	[ "$path" = mmap ] && keep=true
 	[ "$path" = mmap-each ] && backend=mmap
+	case "$path" in place*) backend=posix place=${path#place} ;; esac
 	cat >"$(config_path "$name" "$path" "$cache")" <<YAML
 name: bench-$name-$path-$cache
 root: $DATA
@@ -427,6 +439,7 @@ repetitions: 1
 cache: $pcache
 uring: {queue_depth: $QUEUE_DEPTH, max_inflight: $((QUEUE_DEPTH * block))}
 mmap: {advice: sequential, keep_mapped: $keep}
+posix: {buffer_offset: $place}
 YAML
 }
 
@@ -539,15 +552,17 @@ fio_engine() {
 # fio_read_args CLASS_INDEX PATH: into FIO_ARGS. One job reads each file once, whole, in
 # pfsread's order, one file open at a time (as pfsread's posix path), without fio's default
 # invalidation of the page cache (warm must stay warm; cold rows drop the cache themselves),
-# into a buffer aligned as pfsread's (BACKEND_BUF_ALIGN, 2 MiB): fio's default buffer is not
-# page-aligned, and copies from the page cache into it ran at half speed here.
+# into a buffer placed as pfsread's: aligned (BACKEND_BUF_ALIGN, 2 MiB; iomem_align), or on
+# posix where the probe placed pfsread's reads 16 B past it (PLACE), fio's default buffer,
+# 16 B past a page (malloc's). Which copies faster depends on the CPU (buffer_placement).
 fio_read_args() {
-	local i=$1 block
+	local i=$1 block align=(--iomem_align=2097152)
 	block=$(block_of "${CLASS_SIZES[i]}")
+	[ "$2" = posix ] && [ "$PLACE" -eq 16 ] && align=()
 	# shellcheck disable=SC2207
 	FIO_ARGS=(--name=read --directory="$NAMES/${CLASS_NAMES[i]}" --filename="$(fio_file_list "$i")"
 		--rw=read --bs="$block" $(fio_engine "$2" "$block") --invalidate=0
-		--iomem_align=2097152
+		"${align[@]}"
 		--openfiles=1 --file_service_type=sequential --output-format=json)
 }
 
@@ -1262,6 +1277,7 @@ machine_facts() {
 	echo "  CPU: ${model:-unknown}, $cores cores ($online available to this process)"
 	echo "  memory: $mem; ${MACHINE_CAL:-memory copy and disk rate not measured}"
 	echo "  kernel: $(uname -r) ($(uname -m)); $(reclaim_fact)"
+	[ -z "$PLACE_FACT" ] || echo "  buffer: $PLACE_FACT"
 	if [ -n "$dev" ] && [ -e "/sys/block/$dev" ]; then
 		rot=$(cat "/sys/block/$dev/queue/rotational" 2>/dev/null || echo "?")
 		kind=$([ "$rot" = 1 ] && echo rotational || echo "not rotational")
@@ -1428,6 +1444,43 @@ ceilings() {
 # list (vmstat pgactivate): after one read here (or none, behind a row of mmap, whose faults
 # mark no page accessed) the first tool of the row would pay that move for every page, the
 # second none (counted: 65,594 against 50 activations for 128 files of 2 MiB).
+# buffer_placement CLASS_INDEX: where the posix path's reads land in the rows (PLACE, in bytes
+# past a 2 MiB boundary): 16 where pfsread's warm reads of the class ran faster there than on
+# the boundary, the median of PLACE_PAIRS pairs (who goes first alternating), else 0. The
+# kernel's copy out of the page cache is what a warm read costs, and which placement it runs
+# faster into depends on the CPU (docs/performance.md); fio's buffer follows (fio_read_args),
+# IOR's and mdtest's stay where they put them (a page boundary: they have no such option).
+buffer_placement() {
+	local i=$1 k out r0 r16 ratios=()
+	PLACE=0
+	if [ "${AVAILABLE[posix]:-}" != yes ]; then
+		PLACE_FACT="posix reads on a 2 MiB boundary (no posix path to probe)"
+		return 0
+	fi
+	write_config "$i" place0 warm
+	write_config "$i" place16 warm
+	warm_up "$i"
+	for k in $(seq 1 "$PLACE_PAIRS"); do
+		if [ $((k % 2)) -eq 1 ]; then
+			r0=$(pfsread_read "$i" place0 warm "probe-$k")
+			r16=$(pfsread_read "$i" place16 warm "probe-$k")
+		else
+			r16=$(pfsread_read "$i" place16 warm "probe-$k")
+			r0=$(pfsread_read "$i" place0 warm "probe-$k")
+		fi
+		record placement "${CLASS_NAMES[i]}" posix warm "$k" - place16 "${r16%% *}" - "on=${r0%% *}"
+		ratios+=("$(awk -v a="${r16%% *}" -v b="${r0%% *}" 'BEGIN { printf "%.4f", a / b }')")
+	done
+	out=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	awk -v r="$out" 'BEGIN { exit !(r > 1) }' && PLACE=16
+	PLACE_FACT="posix reads $([ "$PLACE" -eq 16 ] && echo "16 B past" || echo "on") a 2 MiB boundary"
+	PLACE_FACT="$PLACE_FACT (warm ${CLASS_NAMES[i]}, 16 B past / on: $out, the median of $PLACE_PAIRS pairs: ${ratios[*]}); fio's buffer placed alike, IOR's and mdtest's on a page boundary"
+	echo "  buffer placement: $PLACE_FACT"
+	for k in "${!CLASS_NAMES[@]}"; do
+		for cache in "${CACHES[@]}"; do write_config "$k" posix "$cache"; done
+	done
+}
+
 warm_up() {
 	cat "$NAMES/${CLASS_NAMES[$1]}"/* >/dev/null
 	cat "$NAMES/${CLASS_NAMES[$1]}"/* >/dev/null
@@ -1527,7 +1580,7 @@ for line in open(raw):
     if kind == "ceiling":
         ceil[path].append(float(mbps))
         continue
-    if kind == "meta":
+    if kind in ("meta", "placement"):
         continue
     key = (cls, path, cache)
     marks = dict(w.split("=", 1) for w in note.split() if "=" in w)
@@ -1914,6 +1967,7 @@ main() {
 			[ "$ONLY" = gen ] && continue
 			make_fio_names "$i"
 			[ "$PEERS" -eq 1 ] && make_peer_names "$i"
+			[ -n "$PLACE_FACT" ] || buffer_placement "$i"
 			echo "Class ${CLASS_NAMES[i]}: reads"
 			reads "$i"
 		done

@@ -39,19 +39,4 @@ int posix_read(struct bfile *f, void *buf, size_t len, uint64_t offset, size_t *
 /* close(f->fd). 0 or -errno. */
 int posix_close(struct bfile *f);
 
-/* The options block of a backend whose one key is its advice when sweep.advice is default
- * (posix: {advice: A}). Each backend declares its own block, so that
- * cfg_block_values tells them apart, with POSIX_ADVICE_BLOCK("key"). */
-struct posix_advice_opts {
-	enum cfg_advice advice; /* CFG_ADVICE_DEFAULT when not given */
-};
-extern const struct cfg_opt posix_advice_keys[1];
-extern const struct posix_advice_opts posix_advice_defaults;
-#define POSIX_ADVICE_BLOCK(name)                                          \
-	{.key = (name), .opts = posix_advice_keys, .nopts = 1,            \
-	 .size = sizeof(struct posix_advice_opts), .defaults = &posix_advice_defaults}
-
-/* The advice a POSIX_ADVICE_BLOCK b holds in x (CFG_ADVICE_DEFAULT when not given). */
-enum cfg_advice posix_block_advice(const struct experiment *x, const struct cfg_block *b);
-
 #endif
