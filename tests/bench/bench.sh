@@ -704,14 +704,16 @@ make_peer_names() {
 # ior_args CLASS_INDEX PATH: into IOR_ARGS. One task, file per process (-F), one file per
 # repetition (-m -i N: f.00000000.0 .. N-1), read only (-r), the files kept (-k: IOR removes
 # its test files otherwise), block = the file (-b, one segment), the class's transfer size
-# (-t); POSIX read() (posix), with O_DIRECT (direct), or the MMAP back-end (mmap). IOR does
-# nothing to the page cache: cold rows drop it before IOR, warm rows read the files first.
+# (-t); POSIX read() (posix), with O_DIRECT (direct), or the MMAP back-end (mmap) with its
+# MADV_SEQUENTIAL over each mapping (--mmap.madv_pattern; off by default), as pfsread's mmap
+# rows give (advice: sequential). IOR does nothing to the page cache: cold rows drop it before
+# IOR, warm rows read the files first.
 ior_args() {
 	local i=$1 api
 	case "$2" in
 	posix) api=(-a POSIX) ;;
 	direct) api=(-a POSIX --posix.odirect) ;;
-	mmap) api=(-a MMAP) ;;
+	mmap) api=(-a MMAP --mmap.madv_pattern) ;;
 	esac
 	IOR_ARGS=("${api[@]}" -F -m -i "${CLASS_COUNTS[i]}" -r -k -b "${CLASS_SIZES[i]}"
 		-t "$(block_of "${CLASS_SIZES[i]}")" -s 1 -o "$IORN/${CLASS_NAMES[i]}/f")
@@ -1318,8 +1320,8 @@ print_commands() {
 	echo "    (row refill: the same with --refill_buffers, new content at each write as generate's)"
 	echo "  pfsread read: ${MPIRUN} ${MPI_FLAGS[*]} -np 1 $PFSREAD run CONFIG -o H5 --force"
 	echo "    (mmap: {advice: sequential}: MADV_SEQUENTIAL over each mapping, as fio's mmap engine"
-	echo "     (fadvise_hint, on by default) and IOR's MMAP back-end give; pfsread's own default is"
-	echo "     none, for FUSE's sake)"
+	echo "     (fadvise_hint, on by default) and IOR's MMAP back-end with --mmap.madv_pattern give;"
+	echo "     pfsread's own default is none, for FUSE's sake)"
 	echo "    (uring: pfsread's advice sequential is POSIX_FADV_WILLNEED on a file longer than its"
 	echo "     pool (QUEUE_DEPTH x block), POSIX_FADV_SEQUENTIAL on the others; fio's io_uring engine"
 	echo "     gives POSIX_FADV_SEQUENTIAL to every file (fadvise_hint): docs/config.md, Hints)"
