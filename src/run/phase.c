@@ -487,8 +487,8 @@ static void phase_job_init(struct phase_job *j, const struct phase_spec *s,
 {
 	*j = (struct phase_job){.s = s, .t = t, .o = o, .buflen = buflen, .e = e,
 				.w = {.comm = MPI_COMM_NULL}, .earlier = e->status != PF_OK};
-	j->c = (struct phase_run_ctx){.s = s, .t = t, .w = &j->w,
-				      .buf = (char *)buf + backend_buffer_offset(s->be, s->x), .paused = 0,
+	char *at = (char *)buf + backend_buffer_offset(s->be, s->x); /* where reads land */
+	j->c = (struct phase_run_ctx){.s = s, .t = t, .w = &j->w, .buf = at, .paused = 0,
 				      .noatime = s->x->noatime, .status = PHASE_COMPLETE, .e = e,
 				      .process_on = cfg_processes(s->x), .digesting = UINT64_MAX,
 				      .ns_per_byte = s->x->process_cpu_ns_per_byte};
