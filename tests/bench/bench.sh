@@ -45,7 +45,8 @@
 #         file, psync and io_uring at queue depth 16)
 #      b. for each read path and cache state: pfsread, fio and (with IOR_DIR) IOR and mdtest
 #         where they have that path, in an order that rotates over repetitions and rows, each
-#         reading every file of the class once, whole, in order
+#         reading every file of the class once, whole, in order; cold, as root, a margin of
+#         the prime file read and the caches dropped before each (cold_start)
 # then the metadata class (with IOR_DIR): MD_FILES files of MD_BYTES in directories of 1,000,
 #   made by 'pfsread generate' against mdtest's create phase, then mdtest's files read by both
 #   (pfsread through hard links named in mdtest's order), cold and warm: pfsread's phase (open,
@@ -225,6 +226,7 @@ run_logged() {
 RECLAIM_KIB=/sys/module/page_reporting/parameters/reported_kib
 RECLAIM_QUIET_S=3 # no change for this long: the passes have stopped (one every ~2 s)
 RECLAIM_MAX_S=90
+COLD_MARGIN=$((1 << 30)) # the most a cold read gets freed beyond the row before's cache
 
 # reclaim_kib: KiB the host has taken back since boot, or nothing where the kernel does not say.
 reclaim_kib() {
@@ -261,7 +263,8 @@ reclaim_fact() {
 	done
 	if [ -n "$(reclaim_kib)" ]; then
 		echo "free page reporting on: the host takes back memory the guest frees" \
-			"($(($(reclaim_kib) / 1048576)) GiB since boot); each cold run and writer starts once it has stopped"
+			"($(($(reclaim_kib) / 1048576)) GiB since boot); each cold run and writer starts once it has stopped," \
+			"at once after a drop that frees more than it fills"
 	elif [ "$on" -eq 1 ]; then
 		echo "free page reporting on (virtio balloon): the host takes back memory the guest" \
 			"frees; this kernel does not count it, so the bench cannot wait for it"
@@ -298,7 +301,34 @@ before_write() {
 	drop_caches
 }
 
-# make_prime: the prime file (before_write), as large as the most any writer writes.
+# cold_margin CLASS_INDEX PATH: bytes of the prime file a cold read of the row gets read before
+# its drop (cold_start): COLD_MARGIN or the row's bytes, the smaller; none for O_DIRECT, which
+# fills no page cache, or where the kernel does not count the host's taking.
+cold_margin() {
+	local bytes=$((CLASS_SIZES[$1] * CLASS_COUNTS[$1]))
+	if [ "$2" = direct ] || [ -z "$(reclaim_kib)" ]; then
+		echo 0
+	else
+		echo $((bytes < COLD_MARGIN ? bytes : COLD_MARGIN))
+	fi
+}
+
+# cold_start BYTES: what every cold read gets right before it starts, as root: BYTES of the
+# prime file read into the page cache, then the caches dropped. Why: the drop frees the row
+# before's cache, about as much as the read will fill, and two seconds on the host starts taking
+# freed memory back, a pass at a time (768 MiB here); the kernel hands out memory the host has
+# not taken first, so the read's last pages landed on taken memory only when there was none
+# left. 4 x 1 GiB read by dd: 1,250-1,690 MB/s after a plain drop, 1,700-1,810 with 1 GiB of the
+# prime file read first (4 pairs); the pass then takes memory the read does not reach.
+cold_start() {
+	if [ "$1" -gt 0 ]; then
+		echo "head -c $1 $PRIME > /dev/null" >>"$CMDLOG"
+		head -c "$1" "$PRIME" >/dev/null
+	fi
+	drop_caches
+}
+
+# make_prime: the prime file (before_write, cold_start), as large as the most any writer writes.
 make_prime() {
 	local i t most=$((MD_FILES * MD_BYTES))
 	[ "$CAN_DROP" -eq 1 ] || return 0
@@ -485,7 +515,7 @@ pfsread_read() {
 	local name=${CLASS_NAMES[$1]} h5 cpu
 	h5=$WORK/results/$name-$2-$3-$4.h5
 	cpu=$WORK/logs/pfsread-$name-$2-$3-$4.cpu
-	[ "$3" = cold ] && drop_caches
+	[ "$3" = cold ] && cold_start "$(cold_margin "$1" "$2")"
 	run_logged "$WORK/logs/pfsread-$name-$2-$3-$4.log" \
 		"$MPIRUN" "${MPI_FLAGS[@]}" -np 1 "$PYTHON" "$CPU_OF" "$cpu" \
 		"$PFSREAD" run "$(config_path "$name" "$2" "$3")" -o "$h5" --force
@@ -651,7 +681,7 @@ fio_generate() {
 # fio_read CLASS_INDEX PATH CACHE TAG: prints fio_figures with the CPU per GB.
 fio_read() {
 	local i=$1 FIO_CPU=1
-	[ "$3" = cold ] && drop_caches
+	[ "$3" = cold ] && cold_start "$(cold_margin "$1" "$2")"
 	fio_read_args "$i" "$2"
 	fio_run "read-${CLASS_NAMES[i]}-$2-$3-$4" $((CLASS_SIZES[i] * CLASS_COUNTS[i])) read \
 		"${FIO_ARGS[@]}"
@@ -752,7 +782,7 @@ ior_read() {
 	local i=$1 name=${CLASS_NAMES[$1]} json wall cpu
 	json=$WORK/logs/ior-$name-$2-$3-$4.json
 	cpu=$WORK/logs/ior-$name-$2-$3-$4.cpu
-	[ "$3" = cold ] && drop_caches
+	[ "$3" = cold ] && cold_start "$(cold_margin "$1" "$2")"
 	ior_args "$i" "$2"
 	wall=$(peer_run "$WORK/logs/ior-$name-$2-$3-$4.log" peer_mpi "$PYTHON" "$CPU_OF" "$cpu" \
 		"$IOR" "${IOR_ARGS[@]}" -O summaryFormat=JSON -O "summaryFile=$json")
@@ -788,7 +818,7 @@ mdtest_read() {
 	log=$WORK/logs/mdtest-$name-$2-$3-$4.log
 	cpu=$WORK/logs/mdtest-$name-$2-$3-$4.cpu
 	bytes=$((CLASS_SIZES[i] * CLASS_COUNTS[i]))
-	[ "$3" = cold ] && drop_caches
+	[ "$3" = cold ] && cold_start "$(cold_margin "$1" "$2")"
 	mdtest_args "$i" "$2"
 	wall=$(peer_run "$log" peer_mpi "$PYTHON" "$CPU_OF" "$cpu" "$MDTEST" "${MDTEST_ARGS[@]}")
 	rate=$(mdtest_rate "$log" "File read")
@@ -1342,6 +1372,9 @@ print_commands() {
 	echo "     fio's start-up and file set-up; 'fio wall' is bytes / the fio process's wall time)"
 	echo "  cold: sync; echo 3 > /proc/sys/vm/drop_caches before fio;" \
 		"warm: cat every file > /dev/null twice first (every page on the active list)"
+	[ -n "$(reclaim_kib)" ] &&
+		echo "    (cold, before the drop: head -c MARGIN $PRIME > /dev/null, MARGIN = min(1 GiB, the" \
+			"row's bytes), none for direct: cold_start)"
 	echo "    (after every drop: cat PROGRAMS > /dev/null, the ${#PROGRAMS[@]} programs and libraries of the"
 	echo "     tools (ldd), so that no tool reads its own code off the disk inside its timed region)"
 	if [ "$PEERS" -eq 1 ]; then
@@ -1530,6 +1563,7 @@ read_one() {
 # the order rotating over repetitions and rows.
 reads() {
 	local i=$1 name=${CLASS_NAMES[$1]} rep path cache k first n j tool out line mbps wall cpu r0 r1
+	local margin
 	declare -A got host
 	for rep in $(seq 1 "$REPS"); do
 		# k: the row within the repetition, so that each row's first tool moves on by one
@@ -1547,6 +1581,8 @@ reads() {
 				[ "$cache" = cold ] && [ "$CAN_DROP" -eq 0 ] && continue
 				[ "$cache" = warm ] && warm_up "$i"
 				row_tools "$i" "$path"
+				margin=0
+				[ "$cache" = cold ] && margin=$(cold_margin "$i" "$path")
 				n=${#TOOLS[@]}
 				first=${TOOLS[$(((rep + k) % n))]}
 				for j in $(seq 0 $((n - 1))); do
@@ -1556,7 +1592,7 @@ reads() {
 					got[$tool]=$(RECLAIM_SETTLED=1 read_one "$tool" "$i" "$path" "$cache" "$rep")
 					r1=$(reclaim_kib)
 					host[$tool]=""
-					[ -z "$r0" ] || host[$tool]=" host=$(((r1 - r0) / 1024))"
+					[ -z "$r0" ] || host[$tool]=" host=$(((r1 - r0) / 1024)) margin=$((margin / 1048576))"
 				done
 				line=""
 				for tool in "${TOOLS[@]}"; do
@@ -1591,7 +1627,7 @@ for line in open(raw):
     key = (cls, path, cache)
     marks = dict(w.split("=", 1) for w in note.split() if "=" in w)
     if "host" in marks:
-        host.setdefault(key, []).append((tool, int(marks["host"])))
+        host.setdefault(key, []).append((tool, int(marks["host"]), int(marks.get("margin", 0))))
     if tool in ("ior", "mdtest", "pfsread-each"):
         continue  # their own tables (pfsread-each: IOR's)
     if key not in rows:
@@ -1682,13 +1718,15 @@ for key in [r for r in rows if r not in gens] + [None] + gens:
     print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {ratio:6.3f} {best:10.3f} {frac:>10}"
           f"  {wall} {shown['pfsread']:>16} {shown['fio']:>12} "
           f"{f'{cpu_ratio:.3f}' if cpu_ratio else '-':>9}  {behind(pairs, cpu_ratio)}")
-    took = [(t, m) for t, m in host.get(key, []) if m > 0 and cache == "cold"]
+    # memory the host took beyond the margin freed for the run: the read may have reached it
+    took = [(t, m) for t, m, margin in host.get(key, []) if m > margin and cache == "cold"]
     if took:
         odd.append(f"{cls} {path} {cache}: the host took back memory during {len(took)} of "
                    f"{len(host[key])} runs ("
                    + ", ".join(f"{t} {sum(1 for u, _ in took if u == t)}" for t in
                                dict.fromkeys(t for t, _ in took))
-                   + f"; up to {max(m for _, m in took)} MiB): those reads ran into it")
+                   + f"; up to {max(m for _, m in took)} MiB, more than the margin): those "
+                   "reads may have run into it")
     res = v.get("resident")
     if res and ((cache == "cold" and max(res) > 0.05) or
                 (cache == "warm" and path != "direct" and min(res) < 0.95)):
@@ -1712,9 +1750,11 @@ print("MB/s = 10^6 B/s. pfsread: bytes / (last reader's end - first reader's sta
       "pairs where pfsread was faster) and/or\ncostlier (CPU ratio above 1) than fio in that row.")
 if host:
     print("Cold rows on a host that takes back freed memory (see the machine): each run began once "
-          "the host\nhad stopped taking, at once after the drop that freed the memory it reads into; "
-          "a row where the\nhost took memory during a run, which slows the reads into it, is "
-          "named below.")
+          "the host\nhad stopped taking, at once after the drop that freed the memory it reads into, "
+          "the row before's\ncache and a margin (min(1 GiB, the row's bytes) of a prime file read "
+          "first): the host's passes\ntake memory the read does not reach; a row where the host "
+          "took more than the margin during a run\n(its reads then may have landed on taken "
+          "memory, a fault on the host per page) is named below.")
 if above:
     print("A fraction above 1: pfsread beat the best ceiling measured; the ceiling figures are "
           "noisy\nhere (the virtual disk is cached by its host), so read those fractions as rough.")
