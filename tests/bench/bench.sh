@@ -313,19 +313,15 @@ cold_margin() {
 	fi
 }
 
-# cold_start BYTES: what every cold read gets right before it starts, as root: BYTES of the
-# prime file read into the page cache, then the caches dropped. Why: the drop frees the row
+# cold_start BYTES: what every cold read gets right before it starts, as root: what a writer
+# gets (before_write) with BYTES, or a plain drop when BYTES is 0. Why: the drop frees the row
 # before's cache, about as much as the read will fill, and two seconds on the host starts taking
 # freed memory back, a pass at a time (768 MiB here); the kernel hands out memory the host has
 # not taken first, so the read's last pages landed on taken memory only when there was none
 # left. 4 x 1 GiB read by dd: 1,250-1,690 MB/s after a plain drop, 1,700-1,810 with 1 GiB of the
 # prime file read first (4 pairs); the pass then takes memory the read does not reach.
 cold_start() {
-	if [ "$1" -gt 0 ]; then
-		echo "head -c $1 $PRIME > /dev/null" >>"$CMDLOG"
-		head -c "$1" "$PRIME" >/dev/null
-	fi
-	drop_caches
+	if [ "$1" -gt 0 ]; then before_write "$1"; else drop_caches; fi
 }
 
 # make_prime: the prime file (before_write, cold_start), as large as the most any writer writes.
