@@ -1714,8 +1714,10 @@ for key in [r for r in rows if r not in gens] + [None] + gens:
     print(f"{cls:<7} {path:<8} {cache:<5} {p:12.1f} {f:10.1f} {ratio:6.3f} {best:10.3f} {frac:>10}"
           f"  {wall} {shown['pfsread']:>16} {shown['fio']:>12} "
           f"{f'{cpu_ratio:.3f}' if cpu_ratio else '-':>9}  {behind(pairs, cpu_ratio)}")
-    # memory the host took beyond the margin freed for the run: the read may have reached it
-    took = [(t, m) for t, m, margin in host.get(key, []) if m > margin and cache == "cold"]
+    # memory the host took beyond the margin freed for the run: a read into the page cache may
+    # have reached it; an O_DIRECT read fills no page cache and cannot
+    took = [(t, m) for t, m, margin in host.get(key, [])
+            if m > margin and cache == "cold" and path != "direct"]
     if took:
         odd.append(f"{cls} {path} {cache}: the host took back memory during {len(took)} of "
                    f"{len(host[key])} runs ("
@@ -1750,7 +1752,8 @@ if host:
           "the row before's\ncache and a margin (min(1 GiB, the row's bytes) of a prime file read "
           "first): the host's passes\ntake memory the read does not reach; a row where the host "
           "took more than the margin during a run\n(its reads then may have landed on taken "
-          "memory, a fault on the host per page) is named below.")
+          "memory, a fault on the host per page) is named below;\nO_DIRECT rows fill no page cache "
+          "and are not.")
 if above:
     print("A fraction above 1: pfsread beat the best ceiling measured; the ceiling figures are "
           "noisy\nhere (the virtual disk is cached by its host), so read those fractions as rough.")

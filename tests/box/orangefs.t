@@ -248,20 +248,33 @@ U=$(mbps "$("$BOX" iperf n1 5)")
 WANT=$(awk -v u="$U" 'BEGIN { printf "%.2f", 4 * u }')
 sed -e 's/^name: c/name: u/' -e "s/^hardware: .*/hardware: {node_link_MBps: $GM, storage_servers: $N, data_on_compute_nodes: true, racks: 2, rack_uplink_MBps: $U}/" \
 	"$SCRATCH/c.yaml" >"$SCRATCH/u.yaml"
-"$BOX" cold c
-u0=$(rx_total r1 r2)
-check "u: a cold run, uplinks at 32 Mbit/s" bmpi n1,n2,n3,n4 1 "$PFSREAD" run "$SCRATCH/u.yaml"
-u1=$(rx_total r1 r2)
+# uplink_run WHAT: a cold run into u.h5; b, sw (its aggregate and stonewall), W and WANTW
+uplink_run() {
+	"$BOX" cold c
+	u0=$(rx_total r1 r2)
+	check "u: $1, uplinks at 32 Mbit/s" bmpi n1,n2,n3,n4 1 "$PFSREAD" run "$SCRATCH/u.yaml" --force
+	u1=$(rx_total r1 r2)
+	b=$(cell "$SCRATCH/u.h5" mean_MBps)
+	sw=$(cell "$SCRATCH/u.h5" stonewall_MBps)
+	# the uplinks carry the other rack's half of the reads and the file system's own bytes
+	# with them (requests, headers), which iperf3's goodput does not count: W, measured, is
+	# their ratio
+	W=$(awk -v a="$u0" -v b="$u1" 'BEGIN { printf "%.4f", (b - a) / (32 * 16 * 1048576 / 2) }')
+	WANTW=$(awk -v w="$WANT" -v r="$W" 'BEGIN { printf "%.2f", w / r }')
+	figure "converged, 2 racks, uplinks at 32 Mbit/s: aggregate" "$b MB/s, stonewall $sw (4 x uplink goodput $U: $WANT MB/s)"
+	figure "... bytes on the uplinks / half the reads" "$W (so the reads' share of 4 x goodput: $WANTW MB/s)"
+	figure "... each node's rate / a quarter of that" "$(node_shares "$SCRATCH/u.h5" "$(awk -v w="$WANTW" 'BEGIN { print w / 4 }')")"
+}
+uplink_run "a cold run"
+# TCP's four flows through one shaped uplink on 2 busy cores: five runs kept 0.980-0.993 of
+# the share, one 0.941 (docs/box.md). A run outside 5% is shown and run once more; a stonewall
+# that misses the physics misses twice
+if ! within "$sw" "$WANTW" 0.05; then
+	box_rates "$SCRATCH/u.h5"
+	box_load
+	uplink_run "a cold run once more, the first outside 5%"
+fi
 "$BOX" rate r1 off && "$BOX" rate r2 off
-b=$(cell "$SCRATCH/u.h5" mean_MBps)
-sw=$(cell "$SCRATCH/u.h5" stonewall_MBps)
-# the uplinks carry the other rack's half of the reads and the file system's own bytes with
-# them (requests, headers), which iperf3's goodput does not count: W, measured, is their ratio
-W=$(awk -v a="$u0" -v b="$u1" 'BEGIN { printf "%.4f", (b - a) / (32 * 16 * 1048576 / 2) }')
-WANTW=$(awk -v w="$WANT" -v r="$W" 'BEGIN { printf "%.2f", w / r }')
-figure "converged, 2 racks, uplinks at 32 Mbit/s: aggregate" "$b MB/s, stonewall $sw (4 x uplink goodput $U: $WANT MB/s)"
-figure "... bytes on the uplinks / half the reads" "$W (so the reads' share of 4 x goodput: $WANTW MB/s)"
-figure "... each node's rate / a quarter of that" "$(node_shares "$SCRATCH/u.h5" "$(awk -v w="$WANTW" 'BEGIN { print w / 4 }')")"
 ge "$W" 1 && ge 1.03 "$W"
 ok_status $? "2 racks, tight uplinks: the uplinks carry the other rack's half of the reads, and at most 3% more"
 within "$sw" "$WANTW" 0.05
