@@ -266,8 +266,8 @@ uplink_run() {
 	figure "... each node's rate / a quarter of that" "$(node_shares "$SCRATCH/u.h5" "$(awk -v w="$WANTW" 'BEGIN { print w / 4 }')")"
 }
 uplink_run "a cold run"
-# TCP's four flows through one shaped uplink on 2 busy cores: five runs kept 0.980-0.993 of
-# the share, one 0.941 (docs/box.md). A run outside 5% is shown and run once more; a stonewall
+# TCP's four flows through one shaped uplink on 2 cores: runs kept 0.941-0.993 of the share
+# (docs/box.md). A run outside 5% is shown and run once more; a stonewall
 # that misses the physics misses twice
 if ! within "$sw" "$WANTW" 0.05; then
 	box_rates "$SCRATCH/u.h5"
