@@ -32,6 +32,7 @@
 #include "util/stop.h"
 #include "run/backend.h"
 #include "run/cache.h"
+#include "run/guard.h"
 #include "run/topology.h"
 #include "util/units.h"
 #include "util/safe.h"
@@ -581,6 +582,11 @@ static int cal_run(const struct experiment *x, const struct cal_opts *o, const c
 	    MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, leaders) !=
 		    MPI_SUCCESS)
 		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Gather failed");
+	/* the other ranks of a node wait for its leader napping, not spinning in MPI: a node
+	 * with fewer cores than ranks would measure its own idle ranks otherwise */
+	struct guard idle = {.nap_max_s = GUARD_NAP_IDLE_S};
+	if (rc == 0 && guard_barrier(&idle, &t, MPI_COMM_WORLD, 0, "calibrate", e) != 0)
+		rc = -1;
 	struct calib_data fs;
 	char fs_note[CAL_NOTE] = "";
 	memset(&fs, 0, sizeof fs);

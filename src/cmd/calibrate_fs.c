@@ -20,6 +20,7 @@
 
 #include "cmd/calibrate_read.h"
 #include "dataset/dataset.h"
+#include "run/guard.h"
 #include "util/stop.h"
 
 /* What one rank did in one repetition, as rank 0 gathers it. */
@@ -98,24 +99,25 @@ static void calfs_read(const struct experiment *x, const struct cfg_dataset *d, 
 	me->bytes = (double)got;
 }
 
-/* Rank 0: each node's rate from every rank's record of one repetition (NaN for a node whose
- * read failed); the first failure into note. */
-static void calfs_rates(const struct calfs_rank *all, int nranks, int nnodes, double *rate,
-			char *note, size_t nlen)
+/* Rank 0: each node's rate in repetition r from every rank's records of a step, reps to a
+ * rank (NaN for a node whose read failed); the first failure into note. */
+static void calfs_rates(const struct calfs_rank *all, int nranks, int reps, int r, int nnodes,
+			double *rate, char *note, size_t nlen)
 {
 	for (int n = 0; n < nnodes; n++) {
 		double t0 = INFINITY, t1 = -INFINITY, bytes = 0;
 		int bad = 0;
 		for (int i = 0; i < nranks; i++) {
-			if (all[i].node != n || !isfinite(all[i].t0))
+			const struct calfs_rank *a = &all[(size_t)i * (size_t)reps + (size_t)r];
+			if (a->node != n || !isfinite(a->t0))
 				continue;
-			if (all[i].err != 0 && note[0] == '\0')
+			if (a->err != 0 && note[0] == '\0')
 				snprintf(note, nlen, "node %d: a read through the file system failed: "
-					 "%s", n, strerror(all[i].err));
-			bad |= all[i].err != 0;
-			t0 = fmin(t0, all[i].t0);
-			t1 = fmax(t1, all[i].t1);
-			bytes += all[i].bytes;
+					 "%s", n, strerror(a->err));
+			bad |= a->err != 0;
+			t0 = fmin(t0, a->t0);
+			t1 = fmax(t1, a->t1);
+			bytes += a->bytes;
 		}
 		rate[n] = !bad && t1 > t0 && bytes > 0 ? bytes / (t1 - t0) / 1e6 : NAN;
 	}
@@ -135,36 +137,57 @@ struct calfs_run {
 	char *note;
 	size_t nlen;
 	int stopped;
+	struct guard start;       /* a repetition's start: the readers' barrier, short naps */
+	struct guard idle;        /* a step's end: long naps (GUARD_NAP_IDLE_S) */
 };
 
-/* One step of k readers per node, every repetition; rank 0 keeps the rates. */
-static int calfs_step(struct calfs_run *s, int step, int k)
+/* One step of k readers per node, every repetition; rank 0 keeps the rates. The step's
+ * readers alone meet before each repetition; the other ranks wait for the step's end napping
+ * (s->idle), so that a node with fewer cores than ranks does not measure its idle ranks. */
+static int calfs_step(struct calfs_run *s, int step, int k, struct pf_err *e)
 {
 	const struct topology *t = s->t;
+	const int reps = s->o->reps, reading = t->local_rank < k;
 	uint64_t stride = (uint64_t)t->nnodes * (uint64_t)s->per_node;
-	for (int r = 0; r < s->o->reps; r++) {
-		struct calfs_rank me = {NAN, NAN, 0, t->node, 0, 0};
-		uint64_t id = (uint64_t)t->node * (uint64_t)s->per_node + (uint64_t)t->local_rank;
+	uint64_t id = (uint64_t)t->node * (uint64_t)s->per_node + (uint64_t)t->local_rank;
+	struct calfs_rank mine[CALIB_REPS_MAX];
+	MPI_Comm readers = MPI_COMM_NULL;
+	MPI_Request q;
+	int rc = 0;
+	if (MPI_Comm_split(MPI_COMM_WORLD, reading ? 0 : MPI_UNDEFINED, t->rank, &readers) !=
+	    MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Comm_split failed");
+	for (int r = 0; r < reps && rc == 0; r++) {
 		/* every repetition of every step starts on files no reader read before */
-		uint64_t first = id + stride * (uint64_t)(step * s->o->reps + r) *
+		uint64_t first = id + stride * (uint64_t)(step * reps + r) *
 					      ((s->o->bytes + s->d->file_size - 1) / s->d->file_size);
-		if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
-			return -1;
-		if (t->local_rank < k)
-			calfs_read(s->x, s->d, first, stride, s->o, s->buf, &me);
-		me.stop = stop_signal() != 0;
-		if (MPI_Gather(&me, sizeof me, MPI_BYTE, s->all, sizeof me, MPI_BYTE, 0,
-			       MPI_COMM_WORLD) != MPI_SUCCESS)
-			return -1;
-		if (t->rank != 0)
-			continue;
-		double *rate = s->step_reps + (size_t)step * (size_t)t->nnodes * (size_t)s->o->reps;
-		calfs_rates(s->all, t->nranks, t->nnodes, s->one, s->note, s->nlen);
-		for (int n = 0; n < t->nnodes; n++)
-			rate[(size_t)n * (size_t)s->o->reps + (size_t)r] = s->one[n];
-		for (int i = 0; i < t->nranks; i++)
-			s->stopped |= s->all[i].stop;
+		mine[r] = (struct calfs_rank){NAN, NAN, 0, t->node, 0, 0};
+		if (reading)
+			rc = guard_barrier(&s->start, t, readers, 0, "calibrate", e);
+		if (reading && rc == 0)
+			calfs_read(s->x, s->d, first, stride, s->o, s->buf, &mine[r]);
+		mine[r].stop = stop_signal() != 0;
 	}
+	if (readers != MPI_COMM_NULL && MPI_Comm_free(&readers) != MPI_SUCCESS && rc == 0)
+		rc = pf_fail(e, PF_RUNTIME, "calibrate: MPI_Comm_free failed");
+	if (rc != 0)
+		return -1;
+	int size = (int)sizeof mine[0] * reps;
+	if (MPI_Igather(mine, size, MPI_BYTE, s->all, size, MPI_BYTE, 0, MPI_COMM_WORLD, &q) !=
+	    MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Igather failed");
+	if (guard_wait(&s->idle, t, MPI_COMM_WORLD, &q, 1, 0, "calibrate", e) != 0)
+		return -1;
+	if (t->rank != 0)
+		return 0;
+	double *rate = s->step_reps + (size_t)step * (size_t)t->nnodes * (size_t)reps;
+	for (int r = 0; r < reps; r++) {
+		calfs_rates(s->all, t->nranks, reps, r, t->nnodes, s->one, s->note, s->nlen);
+		for (int n = 0; n < t->nnodes; n++)
+			rate[(size_t)n * (size_t)reps + (size_t)r] = s->one[n];
+	}
+	for (size_t i = 0; i < (size_t)t->nranks * (size_t)reps; i++)
+		s->stopped |= s->all[i].stop;
 	return 0;
 }
 
@@ -213,17 +236,19 @@ static int calfs_steps(struct calfs_run *s, struct calib_data *c, struct pf_err 
 	double best = NAN;
 	int step = 0, go = 1, flat = 0;
 	for (; go && step < CALIB_FS_STEPS && (1 << step) <= s->per_node; step++) {
-		if (calfs_step(s, step, 1 << step) != 0)
-			return pf_fail(e, PF_RUNTIME, "calibrate: MPI failed in the read through "
-				       "the file system");
+		if (calfs_step(s, step, 1 << step, e) != 0)
+			return -1;
 		if (s->t->rank == 0) {
 			double now = calfs_step_rate(s, step);
 			go = !s->stopped && calib_fs_rising(best, now);
 			flat = !s->stopped && isfinite(now) && !go;
 			best = isfinite(best) && !(now > best) ? best : now;
 		}
-		if (MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-			return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Bcast failed");
+		MPI_Request q;
+		if (MPI_Ibcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD, &q) != MPI_SUCCESS)
+			return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Ibcast failed");
+		if (guard_wait(&s->idle, s->t, MPI_COMM_WORLD, &q, 1, 0, "calibrate", e) != 0)
+			return -1;
 	}
 	if (s->t->rank == 0 && !s->stopped)
 		return calfs_fill(s, step, flat, c, e);
@@ -234,8 +259,8 @@ int calfs_measure(const struct experiment *x, const struct calfs_opts *o,
 		  const struct topology *t, struct calib_data *c, char *note, size_t nlen,
 		  struct pf_err *e)
 {
-	struct calfs_run s = {x, calfs_find(x, o->dataset), o, t, 0, NULL, NULL, NULL, NULL, note,
-			      nlen, 0};
+	struct calfs_run s = {.x = x, .d = calfs_find(x, o->dataset), .o = o, .t = t, .note = note,
+			      .nlen = nlen, .idle = {.nap_max_s = GUARD_NAP_IDLE_S}};
 	void *buf = NULL;
 	int rc = 0, ok = 1, all_ok = 0;
 	if (MPI_Allreduce(&t->local_size, &s.per_node, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
@@ -245,7 +270,7 @@ int calfs_measure(const struct experiment *x, const struct calfs_opts *o,
 		ok = 0;
 	s.buf = buf;
 	if (t->rank == 0) {
-		s.all = calloc((size_t)t->nranks, sizeof *s.all);
+		s.all = calloc((size_t)t->nranks * (size_t)o->reps, sizeof *s.all);
 		s.one = calloc((size_t)t->nnodes, sizeof *s.one);
 		s.step_reps = calloc((size_t)CALIB_FS_STEPS * (size_t)t->nnodes * (size_t)o->reps,
 				     sizeof *s.step_reps);

@@ -11,6 +11,7 @@
 #define GUARD_TAG_BASE 4096    /* arrivals: GUARD_TAG_BASE + the step's number */
 #define GUARD_TAG_STEPS 4096   /* step numbers wrap here (Open MPI's tag bound is far above) */
 #define GUARD_TAG_SETTLED 4095 /* the reporter's word that the loss is recorded */
+#define GUARD_NAP_S 0.0002     /* the shortest nap between two tests of a wait */
 
 double guard_wait_s(double phase_timeout)
 {
@@ -118,19 +119,33 @@ static double guard_clock(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Sleep between two tests of a wait that has lasted waited seconds: 0.2 ms, short enough
+ * that a rank leaves a barrier with the others, long enough to leave the cores to the ranks
+ * at work; up to g->nap_max_s as the wait grows, where the waiting ranks' exit is not timed
+ * (each test of a request drives MPI's progress, tens of microseconds of CPU on TCP). */
+static void guard_nap(const struct guard *g, double waited)
+{
+	double s = GUARD_NAP_S;
+	if (g != NULL && waited / 8 > s)
+		s = waited / 8 < g->nap_max_s ? waited / 8 : fmax(g->nap_max_s, s);
+	struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
 /* Test the n requests until all are complete or the clock passes deadline; at the deadline
  * they are tested once more, so that a rank that came during the last nap is not blamed.
  * 1 all complete, 0 not, -1 on an MPI error. */
 static int guard_poll(const struct guard *g, MPI_Request *reqs, int n, double deadline)
 {
-	const struct timespec nap = {0, 200000}; /* 0.2 ms: leave the cores to the ranks at work */
+	double start = guard_clock(), now = start;
 	int done = 0;
-	while (done == 0 && guard_clock() < deadline) {
+	while (done == 0 && now < deadline) {
 		done = guard_test_all(reqs, n);
 		if (g != NULL && g->tick != NULL)
 			g->tick(g->tick_arg);
 		if (done == 0)
-			nanosleep(&nap, NULL);
+			guard_nap(g, now - start);
+		now = guard_clock();
 	}
 	if (done == 0)
 		done = guard_test_all(reqs, n);

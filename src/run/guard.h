@@ -18,6 +18,8 @@
 #define GUARD_GRACE_S 5.0
 #define GUARD_GRACE_SHARE 0.1
 #define GUARD_WHO_MAX 1024
+/* nap_max_s of a wait whose ranks' exit is not timed (they do not measure next) */
+#define GUARD_NAP_IDLE_S 0.01
 
 /* What a run knows after a step was given up: which step, who did not come, and whether
  * this rank is the one that records it (rank 0; rank 1 when rank 0 is the missing one).
@@ -32,6 +34,8 @@ struct guard {
 	char where[32];            /* "phase 3", before the step's name in the message */
 	void (*tick)(void *);      /* called between tests while waiting, or NULL */
 	void *tick_arg;
+	double nap_max_s;          /* a wait's naps grow to this, an eighth of the time waited
+				    * so far, where a late exit costs nothing; 0: 0.2 ms each */
 };
 
 /* The wait of a step after which the phase's readers should all have come: the limit and the

@@ -44,6 +44,7 @@ expect_status 0 "calibrate --through-fs wide on 2 nodes x 4 ranks, capped 30/42 
 	mpi_nodes 4 -x LD_PRELOAD="$PRELOAD" -x PFSREAD_RATE=30:42 \
 	"$PFSREAD" calibrate "$SCRATCH/fs.yaml" -o "$SCRATCH/fs.h5" $SMALL --through-fs wide
 OUT=$(printf '%s\n' "$OUT" | tr '\n' ' ' | sed 's/  */ /g')
+printf '%s\n' "$OUT" | grep -o '\[MB/s\]: 1 reader/node [^:]*' | sed 's/^/# steps /'
 contains "the rate stopped rising (a rise under 10% is none) at 4 readers/node" \
 	"it says where the rate stopped rising"
 contains "the per-node read ceiling: " "and names the figure"
@@ -137,5 +138,31 @@ s = g["fs_read_steps"][()]
 assert list(s["readers"]) == [1, 2] and s["MBps"][1] > 1.1 * s["MBps"][0], s
 assert int(g.attrs["fs_flat"]) == 0 and int(g.attrs["fs_readers"]) == 2
 ' "$SCRATCH/rising.h5"
+
+
+# ---- the ranks that do not read leave the cores to those that do: a rank spinning in MPI
+# while its node's readers read would take its share of a node with fewer cores than ranks
+# (on two cores, a third of the time). At 2 MB/s a reader and a node, the disk figure (node
+# leaders), then 1 and 2 readers per node take about 6 s; local ranks 2 and 3 read in none
+# of it, and each must use under a tenth of the run's time in CPU (napping: about 1%) ----
+rm -f "$SCRATCH"/tmp-*/pfsread-rate
+start=$(date +%s.%N)
+# shellcheck disable=SC2016
+expect_status 0 "calibrate --through-fs on 2 nodes x 4 ranks at 2 MB/s, each rank's CPU counted" \
+	mpi_nodes 4 -x LD_PRELOAD="$PRELOAD" -x PFSREAD_RATE=2:2 sh -c \
+	'exec "$0" "$1/tests/bench/cpu_of.py" "$2/cpu.$OMPI_COMM_WORLD_RANK" "$3" calibrate \
+	"$2/fs.yaml" -o "$2/idle.h5" --disk-size 1MiB --mem-size 8MiB --msg-size 1MiB \
+	--repetitions 3 --fs-size 1MiB --through-fs wide' "$PYTHON" "$TOP" "$SCRATCH" "$PFSREAD"
+end=$(date +%s.%N)
+check "ranks 2, 3, 6 and 7 (no reads) each used under 0.1 of the run's wall time in CPU" \
+	"$PYTHON" -c '
+import sys
+wall = float(sys.argv[2]) - float(sys.argv[1])
+cpu = {r: sum(map(float, open("%s/cpu.%d" % (sys.argv[3], r)).read().split())) for r in range(8)}
+print("# wall %.2f s; CPU s per rank: %s" % (wall, " ".join("%.3f" % cpu[r] for r in range(8))))
+assert wall > 3, wall
+assert all(cpu[r] < 0.1 * wall for r in (2, 3, 6, 7)), (wall, cpu)
+' "$start" "$end" "$SCRATCH"
+printf '%s\n' "$out" | grep '^# wall'
 
 done_testing
