@@ -267,8 +267,8 @@ uplink_run() {
 }
 uplink_run "a cold run"
 # TCP's four flows through one shaped uplink on 2 cores: runs kept 0.941-0.993 of the share
-# (docs/box.md). A run outside 5% is shown and run once more; a stonewall
-# that misses the physics misses twice
+# (docs/box.md). A run outside 5% is shown and run once more; a stonewall that misses the
+# physics misses twice
 if ! within "$sw" "$WANTW" 0.05; then
 	box_rates "$SCRATCH/u.h5"
 	box_load
