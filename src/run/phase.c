@@ -400,11 +400,12 @@ static void phase_tick(void *arg)
 	progress_tick(k->s->progress, k->c->done_bytes, k->c->files_done);
 }
 
-/* The closing barrier, waited for with naps: ranks that are done (or never read) leave the
- * cores to the readers still at work, which matters when ranks outnumber cores. With a time
- * limit every rank should be here the grace (guard_wait_s) after the limit counted from the
- * opening barrier (the reading ones were woken by their timer at the limit): past that a rank is
- * stuck where no signal reaches it, or stopped, and is named (guard.h) at what. */
+/* The closing barrier, waited for with naps that grow (GUARD_NAP_IDLE_S: its exit is not
+ * timed): ranks that are done (or never read) leave the cores to the readers still at work
+ * and to a file system client's threads, which matters when ranks outnumber cores. With a
+ * time limit every rank should be here the grace (guard_wait_s) after the limit counted from
+ * the opening barrier (the reading ones were woken by their timer at the limit): past that a
+ * rank is stuck where no signal reaches it, or stopped, and is named (guard.h) at what. */
 static int phase_close_barrier(const struct phase_spec *s, const struct topology *t,
 			       const struct phase_run_ctx *c, double opened, const char *what,
 			       struct pf_err *e)
@@ -419,10 +420,13 @@ static int phase_close_barrier(const struct phase_spec *s, const struct topology
 	if (s->guard != NULL) {
 		s->guard->tick = phase_tick;
 		s->guard->tick_arg = &k;
+		s->guard->nap_max_s = GUARD_NAP_IDLE_S;
 	}
 	int rc = guard_barrier(s->guard, t, MPI_COMM_WORLD, wait, what, e);
-	if (s->guard != NULL)
+	if (s->guard != NULL) {
 		s->guard->tick = NULL;
+		s->guard->nap_max_s = 0;
+	}
 	return rc;
 }
 
