@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "run/guard.h"
 #include "util/units.h"
 
 /* How often the loop tests a pending sum: often enough that a line is not late, rarely
@@ -133,27 +134,38 @@ void progress_tick(struct progress *p, uint64_t bytes, uint64_t files)
 		p->next += p->every_s;
 }
 
+/* Wait for q with naps that grow (guard's idle naps): the ranks done first leave the cores to
+ * the ranks still at work and to a file system client's threads. */
+static int progress_wait(MPI_Request *q)
+{
+	struct guard idle = {.nap_max_s = GUARD_NAP_IDLE_S};
+	struct pf_err e = {0};
+	if (*q == MPI_REQUEST_NULL)
+		return 0;
+	return guard_wait(&idle, NULL, MPI_COMM_WORLD, q, 1, 0, "progress", &e);
+}
+
 /* A rank posts sum k+1 only after sum k came back, which needs every rank to have posted
  * it: the ranks' counts differ by one at most, and a rank behind has its last sum complete.
- * So: agree on the most (on MPI_COMM_WORLD: a blocking collective must not meet the
- * non-blocking ones of p->comm), the ranks behind post one more, everyone waits. */
+ * So: agree on the most (on MPI_COMM_WORLD, not among the sums of p->comm), the ranks behind
+ * post one more, everyone waits. The agreement is made with progress off too: it is where
+ * the ranks done first wait for the others. */
 int progress_end(struct progress *p)
 {
 	uint64_t most = 0;
+	MPI_Request q;
+	if (MPI_Iallreduce(&p->posted, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD, &q) !=
+		    MPI_SUCCESS || progress_wait(&q) != 0)
+		return -1;
 	if (p->every_s <= 0)
 		return 0;
-	if (MPI_Allreduce(&p->posted, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) !=
-	    MPI_SUCCESS)
-		return -1;
 	if (p->posted < most) {
-		if (p->req != MPI_REQUEST_NULL && MPI_Wait(&p->req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		if (progress_wait(&p->req) != 0)
 			return -1;
 		if (MPI_Iallreduce(p->mine, p->sum, 2, MPI_UINT64_T, MPI_SUM, p->comm, &p->req) !=
 		    MPI_SUCCESS)
 			return -1;
 		p->posted++;
 	}
-	if (p->req != MPI_REQUEST_NULL && MPI_Wait(&p->req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-		return -1;
-	return 0;
+	return progress_wait(&p->req);
 }

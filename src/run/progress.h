@@ -45,8 +45,9 @@ void progress_begin(struct progress *p, const char *label, uint64_t total_bytes,
  * until a tick is due. Never waits. */
 void progress_tick(struct progress *p, uint64_t bytes, uint64_t files);
 
-/* Collective, after the step (outside its timed region): the ranks agree on how many sums
- * were posted, post the missing ones and wait for all. 0 or -1 (an MPI failure). */
+/* Collective, after the step (outside its timed region), with progress off too: the ranks
+ * agree on how many sums were posted, post the missing ones and wait for all, napping (a rank
+ * done early does not spin while the others work). 0 or -1 (an MPI failure). */
 int progress_end(struct progress *p);
 
 /* The line rank 0 prints, for tests: pure. */

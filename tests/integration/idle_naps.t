@@ -1,12 +1,13 @@
 #!/bin/sh
-# idle_naps: a rank with nothing to read in a phase waits for the others at the closing
+# idle_naps: a rank with nothing to do waits for the others napping, not spinning in MPI: on a
+# node with more ranks than cores, or beside a file system client's own threads, a spinning
+# rank takes their CPU. run: a rank with nothing to read in a phase waits at the closing
 # barrier with naps that grow to 10 ms (its exit is not timed), not at the 0.2 ms of the
-# barriers whose exit starts a timed read: on a node with more ranks than cores, or beside a
-# file system client's own threads, a rank waking 4,000 times a second takes their CPU. One
-# node of 4 ranks, 1 reader per node; the slow.c shim caps the reader at 2 MB/s so the phase
-# lasts about 4 s on any machine; strace timestamps every nap of rank 3, which reads nothing:
-# over the middle half of that time it must nap fewer than 200 times a second (it naps 100
-# times; at 0.2 ms it would nap thousands of times).
+# barriers whose exit starts a timed read. One node of 4 ranks, 1 reader per node; the slow.c
+# shim caps the reader at 2 MB/s so the phase lasts about 4 s on any machine; strace
+# timestamps every nap of rank 3, which reads nothing: over the middle half of that time it
+# must nap fewer than 200 times a second (it naps 100 times; at 0.2 ms, thousands).
+# generate and verify: the same at the step's end (below).
 . "$(dirname "$0")/lib.sh"
 
 strace_require
@@ -44,5 +45,40 @@ print("# rank 3: %d naps over %.2f s, the middle half at %.0f a second" % (len(t
 assert rate < 200, rate
 ' "$SCRATCH/naps"
 printf '%s\n' "$out" | grep '^# rank 3'
+
+
+# ---- generate and verify: a rank with no file to make or check waits for the others at the
+# step's end (progress_end) napping, not spinning in MPI. One file of 4 MiB for 4 ranks (ranks
+# 1 to 3 have none): its writes slowed to 0.4 s each (8 of 512 KiB), then its reads capped at
+# 1 MB/s, each rank's CPU counted (cpu_of.py): rank 3's must be under a tenth of the wall
+# (spinning on 2 cores it took about half; napping, about 1%) ----
+printf '%s\n' "name: g" "root: $SCRATCH/gdata" "results: $SCRATCH/{name}.h5" "datasets:" \
+	"  - {name: one, file_size: 4MiB, file_count: 1}" >"$SCRATCH/g.yaml"
+# idle_cpu WHAT START END: rank 3's CPU (cpu.WHAT.3) against the wall from START to END
+idle_cpu() {
+	check "$1: rank 3 (nothing to do) used under 0.1 of the wall time in CPU" "$PYTHON" -c '
+import sys
+wall = float(sys.argv[3]) - float(sys.argv[2])
+cpu = [sum(map(float, open("%s/cpu.%s.%d" % (sys.argv[4], sys.argv[1], r)).read().split()))
+       for r in range(4)]
+print("# %s: wall %.2f s; CPU s per rank: %s" % (sys.argv[1], wall, " ".join("%.3f" % c for c in cpu)))
+assert wall > 2.5, wall
+assert cpu[3] < 0.1 * wall, (wall, cpu)
+' "$1" "$2" "$3" "$SCRATCH"
+	printf '%s\n' "$out" | grep "^# $1:"
+}
+for what in generate verify; do
+	case $what in
+	generate) slow="PFSREAD_SLOW=pwrite:400" ;;
+	verify) slow="PFSREAD_RATE=1" ;;
+	esac
+	start=$(date +%s.%N)
+	# shellcheck disable=SC2016
+	expect_status 0 "$what: one file for 4 ranks, slowed ($slow)" \
+		mpi 4 -x LD_PRELOAD="${asan:+$asan:}$SCRATCH/slow.so" -x "$slow" sh -c \
+		'exec "$0" "$1" "$2/cpu.$3.$OMPI_COMM_WORLD_RANK$PMI_RANK" "$4" "$3" "$2/g.yaml"' \
+		"$PYTHON" "$TOP/tests/bench/cpu_of.py" "$SCRATCH" "$what" "$PFSREAD"
+	idle_cpu "$what" "$start" "$(date +%s.%N)"
+done
 
 done_testing
