@@ -70,20 +70,25 @@ gl_why() {
 		grep -v 'ulimit\|store.c\|georep' | tail -n 1))"
 }
 
-# gl_pool NAME...: the glusterds of the nodes joined to the first one's pool, all connected
+# gl_pool NAME...: the glusterds of the nodes joined to the first one's pool, every one of
+# them connected to every other (a volume's start is staged on each peer, and a peer that does
+# not yet see another refuses it: "Host ... not connected")
 gl_pool() {
-	local first=$1 n i out want=$(($# - 1))
+	local first=$1 n i out all="$*" want=$(($# - 1))
 	shift
 	for n in "$@"; do
 		out=$(T=20 G "$first" peer probe "$(node_ip "$n")" 2>&1) ||
 			{ gl_why "peer probe of $n failed: ${out:-no answer in 20 s}" "$first"; return 1; }
 	done
 	for i in $(seq 151); do
-		[ "$(G "$first" peer status 2>/dev/null | grep -c 'Peer in Cluster (Connected)')" -eq "$want" ] &&
-			return 0
+		for n in $all; do
+			[ "$(G "$n" peer status 2>/dev/null | grep -c 'Peer in Cluster (Connected)')" -eq "$want" ] ||
+				break
+			[ "$n" = "${all##* }" ] && return 0
+		done
 		sleep 0.2
 	done
-	gl_why "the pool of $# nodes was not connected after 30 s" "$first"
+	gl_why "glusterd on $n did not see its $want peers connected after 30 s" "$n"
 	return 1
 }
 
