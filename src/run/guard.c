@@ -125,9 +125,8 @@ static double guard_clock(void)
  * (each test of a request drives MPI's progress, tens of microseconds of CPU on TCP). */
 static void guard_nap(const struct guard *g, double waited)
 {
-	double s = GUARD_NAP_S;
-	if (g != NULL && waited / 8 > s)
-		s = waited / 8 < g->nap_max_s ? waited / 8 : fmax(g->nap_max_s, s);
+	double most = g != NULL ? fmax(g->nap_max_s, GUARD_NAP_S) : GUARD_NAP_S;
+	double s = fmin(fmax(waited / 8, GUARD_NAP_S), most);
 	struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
 	nanosleep(&ts, NULL);
 }

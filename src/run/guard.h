@@ -44,7 +44,8 @@ double guard_wait_s(double phase_timeout);
 
 /* Wait for the n nonblocking collective requests reqs, started on comm by every rank of comm
  * (a sub-communicator of MPI_COMM_WORLD or it), for at most wait_s seconds from now (0: no
- * deadline; t may then be NULL: nobody is named), napping between tests. Before its last test a request is tested once more.
+ * deadline; t may then be NULL: nobody is named), napping between tests. Before its last
+ * test a request is tested once more.
  * Returns 0 when all completed; on an MPI error -1 with e set (PF_RUNTIME); when the
  * deadline passed -1 with g filled and e set to PF_HUNG: "STAGE: rank R (HOST) did not
  * arrive within N s". g may be NULL (no deadline then). The requests of a step given up are
