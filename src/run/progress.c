@@ -140,8 +140,6 @@ static int progress_wait(MPI_Request *q)
 {
 	struct guard idle = {.nap_max_s = GUARD_NAP_IDLE_S};
 	struct pf_err e = {0};
-	if (*q == MPI_REQUEST_NULL)
-		return 0;
 	return guard_wait(&idle, NULL, MPI_COMM_WORLD, q, 1, 0, "progress", &e);
 }
 

@@ -74,21 +74,22 @@ gl_why() {
 # them connected to every other (a volume's start is staged on each peer, and a peer that does
 # not yet see another refuses it: "Host ... not connected")
 gl_pool() {
-	local first=$1 n i out all="$*" want=$(($# - 1))
+	local first=$1 n i out all="$*" want=$(($# - 1)) lagging
 	shift
 	for n in "$@"; do
 		out=$(T=20 G "$first" peer probe "$(node_ip "$n")" 2>&1) ||
 			{ gl_why "peer probe of $n failed: ${out:-no answer in 20 s}" "$first"; return 1; }
 	done
 	for i in $(seq 151); do
+		lagging=
 		for n in $all; do
 			[ "$(G "$n" peer status 2>/dev/null | grep -c 'Peer in Cluster (Connected)')" -eq "$want" ] ||
-				break
-			[ "$n" = "${all##* }" ] && return 0
+				{ lagging=$n; break; }
 		done
+		[ -z "$lagging" ] && return 0
 		sleep 0.2
 	done
-	gl_why "glusterd on $n did not see its $want peers connected after 30 s" "$n"
+	gl_why "glusterd on $lagging did not see its $want peers connected after 30 s" "$lagging"
 	return 1
 }
 
