@@ -74,26 +74,93 @@ static int gen_decide(const struct gen_ctx *g, struct pf_err *e)
 	return manifest_write(dir, &want, e);
 }
 
-/* A twin's directories (the source's, renamed) that hold no file, after the files (which
- * made their own): block-decomposed over the ranks, mkdir -p (EEXIST is fine: most exist). */
-static int gen_make_tree_dirs(const struct gen_ctx *g, struct pf_err *e)
+/* Only one rank ever makes a given directory: two nodes that make one directory at once can
+ * leave it unusable from both on a shared file system (GlusterFS: one mkdir says EEXIST, then
+ * creates in it fail with ENOENT on either node for good). An indexed data set's directory
+ * that holds files of this rank alone is made by it just before its first file: directories
+ * come into being with their files, never a whole data set's up front (a stopped generate
+ * leaves no empty tree, and the first bytes are written at once). */
+
+/* Directory k of an indexed data set holds files of this rank's block alone. */
+static int gen_dir_mine(const struct gen_ctx *g, uint64_t k)
+{
+	uint64_t fpd = g->d->layout.files_per_dir, start = k * fpd;
+	uint64_t end = start + fpd < g->d->nfiles ? start + fpd : g->d->nfiles;
+	return start >= g->first && end <= g->first + g->count;
+}
+
+/* Directory k: an indexed data set's dNNNNNN, or a twin's (nested as in its source).
+ * Resumed: it may be there, EEXIST is fine. */
+static int gen_make_dir(const struct gen_ctx *g, uint64_t k, struct pf_err *e)
 {
 	char path[GEN_PATH];
-	uint64_t first, count;
-	if (g->d->layout.kind != CFG_LAYOUT_TREE)
-		return 0;
-	plan_block(g->d->tree->ndirs, (uint64_t)g->nranks, (uint64_t)g->rank, &first, &count);
-	for (uint64_t k = first; k < first + count; k++) {
-		if (stop_signal() != 0)
-			return gen_stopped(e);
-		if (snprintf(path, sizeof path, "%s/%s/%s", g->x->root, g->d->name,
-			     tree_dir_path(g->d->tree, k, 1)) >= (int)sizeof path)
-			return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
-		int rc = dataset_mkdirs(path);
-		if (rc != 0)
-			return pf_fail_errno(e, rc, "%s: cannot create directory", path);
+	int rc = dataset_subdir_path(g->x, g->d, k, path, sizeof path);
+	if (g->d->layout.kind == CFG_LAYOUT_TREE)
+		rc = snprintf(path, sizeof path, "%s/%s/%s", g->x->root, g->d->name,
+			      tree_dir_path(g->d->tree, k, 1)) >= (int)sizeof path;
+	if (rc != 0)
+		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		return pf_fail_errno(e, errno, "%s: cannot create directory", path);
+	return 0;
+}
+
+/* The levels of a twin's directory k below the data set's own. */
+static uint64_t gen_tree_level(const struct gen_ctx *g, uint64_t k)
+{
+	uint64_t level = 1;
+	for (const char *p = tree_dir_path(g->d->tree, k, 1); *p != '\0'; p++)
+		level += *p == '/';
+	return level;
+}
+
+/* A twin's directories, its empty ones too, before its files: files in sorted path order
+ * share directories with no pattern a rank could own. Level by level, a level's directories
+ * dealt round-robin over the ranks, every rank agreeing that a level is made before the next
+ * (their parents) begins. The space check counted them with the files. */
+static int gen_make_tree_dirs(const struct gen_ctx *g, struct pf_err *e)
+{
+	for (uint64_t level = 1; level <= g->d->tree->depth; level++) {
+		int rc = 0;
+		uint64_t dealt = 0;
+		for (uint64_t k = 0; k < g->d->tree->ndirs && rc == 0; k++) {
+			if (gen_tree_level(g, k) != level ||
+			    dealt++ % (uint64_t)g->nranks != (uint64_t)g->rank)
+				continue;
+			rc = stop_signal() != 0 ? gen_stopped(e) : gen_make_dir(g, k, e);
+		}
+		if (gen_all_ok(rc, e) != 0)
+			return -1;
 	}
 	return 0;
+}
+
+/* Before file: its directory, when it is the first file there and the directory holds this
+ * rank's files alone. */
+static int gen_make_own_dir(const struct gen_ctx *g, uint64_t file, struct pf_err *e)
+{
+	uint64_t fpd = g->d->layout.files_per_dir;
+	if (g->d->layout.kind != CFG_LAYOUT_INDEXED || fpd == 0 || file % fpd != 0 ||
+	    !gen_dir_mine(g, file / fpd))
+		return 0;
+	return gen_make_dir(g, file / fpd, e);
+}
+
+/* Before any file: a twin's directories; an indexed data set's directories that hold files
+ * of more than one rank, each made by the rank of its first file (the directory of its last,
+ * when that goes on past its block). */
+static int gen_make_shared_dirs(const struct gen_ctx *g, struct pf_err *e)
+{
+	uint64_t fpd = g->d->layout.files_per_dir, k;
+	int rc = 0;
+	if (g->d->layout.kind == CFG_LAYOUT_TREE)
+		return gen_make_tree_dirs(g, e);
+	if (g->d->layout.kind != CFG_LAYOUT_INDEXED || fpd == 0)
+		return 0;
+	k = g->count > 0 ? (g->first + g->count - 1) / fpd : 0;
+	if (g->count > 0 && k * fpd >= g->first && !gen_dir_mine(g, k))
+		rc = gen_make_dir(g, k, e);
+	return gen_all_ok(rc, e);
 }
 
 static int gen_write_all(int fd, const unsigned char *buf, size_t len, uint64_t offset)
@@ -119,10 +186,9 @@ static int gen_write_all(int fd, const unsigned char *buf, size_t len, uint64_t 
 /* A file new at its name: nothing was there (not even a link, which O_EXCL does not follow) */
 #define GEN_NEW_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
 
-/* After ENOENT in a directory that mkdir found there: whether to ask again (k-th time), after a
- * pause. A directory that a rank on another node is making may be found by this node's client
- * of a shared file system a moment later (GlusterFS: EEXIST to the mkdir and ENOENT to the
- * open in the same instant): asked again for up to 2 s. Not after a stop signal. */
+/* After ENOENT in a directory that is made already: whether to ask again (k-th time), after a
+ * pause. A directory that a rank on another node has made may be found by this node's client
+ * of a shared file system a moment later: asked again for up to 2 s. Not after a stop signal. */
 static int gen_lag_again(int k)
 {
 	struct timespec pause = {0, GEN_LAG_PAUSE_NS};
@@ -133,32 +199,19 @@ static int gen_lag_again(int k)
 	return 1;
 }
 
-/* Create path for writing (flags: GEN_OPEN_FLAGS or GEN_NEW_FLAGS); its directory is made when
- * it is missing: directories come into being with their first file, never a whole tree up
- * front (which could fill a file system's inodes before a byte is written). A symbolic link
- * at the name is replaced, never written through (O_NOFOLLOW): what it points to is not ours.
- * fd, or -errno (-EEXIST with GEN_NEW_FLAGS: something is at the name). */
+/* Create path for writing (flags: GEN_OPEN_FLAGS or GEN_NEW_FLAGS) in a directory that is
+ * made already (the data set's own, or one of its directories): never made here, where ranks
+ * on other nodes could race to make it. A symbolic link at the name is replaced, never
+ * written through (O_NOFOLLOW): what it points to is not ours. fd, or -errno (-EEXIST with
+ * GEN_NEW_FLAGS: something is at the name). */
 static int gen_create(const char *path, int flags)
 {
 	int fd = open(path, flags, 0644);
 	if (fd < 0 && errno == ELOOP && unlink(path) == 0)
 		fd = open(path, flags, 0644);
-	if (fd >= 0 || errno != ENOENT)
-		return fd >= 0 ? fd : -errno;
-	char dir[GEN_PATH];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash == NULL)
-		return -ENOENT;
-	*slash = '\0';
-	int rc = dataset_mkdirs(dir); /* ranks racing on one directory: EEXIST is fine */
-	if (rc != 0)
-		return rc;
-	for (int k = 0;; k++) {
+	for (int k = 0; fd < 0 && errno == ENOENT && gen_lag_again(k); k++)
 		fd = open(path, flags, 0644);
-		if (fd >= 0 || errno != ENOENT || !gen_lag_again(k))
-			return fd >= 0 ? fd : -errno;
-	}
+	return fd >= 0 ? fd : -errno;
 }
 
 /* Write one file's bytes into tmp, GEN_WRITE at a time, digesting them on the way when there is
@@ -245,12 +298,14 @@ static int gen_write_failed(int rc, const char *path, struct pf_err *e)
 }
 
 /* A hashed file: written to ROOT/NAME/fNNNNNNNNNN.part while digested, listed, then moved to
- * the directories of its name (made here: ranks may race on one, EEXIST is fine). Listed
+ * the directories of its name, made here: no rank knows which names another's files take, so
+ * ranks may race on one (EEXIST is fine on a local or kernel file system; on GlusterFS such a
+ * race can break the directory, and a hashed data set there is made by one node). Listed
  * before the rename: a run killed in between leaves a line whose file is missing, which the
  * next generate remakes (a listed file is whole when it exists with its size) and clean
- * skips; never a file no line names, which clean could not find. Two files never share a name: the content of every file depends on its index (the pattern
- * mixes the index into every 4 KiB block, even a 7-byte file differs), so equal digests would
- * need a hash collision. */
+ * skips; never a file no line names, which clean could not find. Two files never share a
+ * name: the content of every file depends on its index (the pattern mixes the index into
+ * every 4 KiB block, even a 7-byte file differs), so equal digests would need a collision. */
 static int gen_make_hashed(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 {
 	char tmp[GEN_PATH], path[GEN_PATH], hex[DIGEST_KINDS][DIGEST_HEX_MAX];
@@ -294,7 +349,7 @@ static int gen_make_file(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 {
 	char path[GEN_PATH];
 	struct stat st;
-	if (gen_done_path(g, file, path, e) != 0)
+	if (gen_done_path(g, file, path, e) != 0 || gen_make_own_dir(g, file, e) != 0)
 		return -1;
 	/* The common case, a file not there yet, costs one open (O_EXCL) rather than a failed
 	 * stat and an open: a path lookup less per file, a round trip on a network file system */
@@ -512,7 +567,7 @@ static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 	if (g->d->layout.kind == CFG_LAYOUT_IN_PLACE)
 		return gen_in_place(g, e);
 	plan_block(g->d->nfiles, (uint64_t)g->nranks, (uint64_t)g->rank, &g->first, &g->count);
-	if (gen_share_fs(g, e) != 0)
+	if (gen_share_fs(g, e) != 0 || gen_make_shared_dirs(g, e) != 0)
 		return -1;
 	if (gen_all_ok(gen_open_digests(g, e), e) != 0)
 		return gen_close_digests(g, 0, e), -1;
@@ -523,7 +578,7 @@ static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 	if (progress_end(&g->progress) != 0 && made == 0)
 		made = pf_fail(e, PF_RUNTIME, "generate: the progress sums failed (MPI)");
 	made = gen_close_digests(g, made, e);
-	if (gen_all_ok(made, e) != 0 || gen_all_ok(gen_make_tree_dirs(g, e), e) != 0)
+	if (gen_all_ok(made, e) != 0)
 		return -1;
 	return gen_finish(g, e);
 }

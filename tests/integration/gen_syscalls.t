@@ -1,7 +1,7 @@
 #!/bin/sh
 # gen_syscalls: what generate costs per file in system calls, counted with strace, not timed.
-# Per file the design allows one openat of its name that creates it (a first file of a new
-# directory may meet ENOENT once before its directory is made), then on that descriptor only
+# Per file the design allows one openat of its name that creates it (its directory is made
+# before any file, by one mkdir in one rank of all), then on that descriptor only
 # pwrite64s of at most 512 KiB each (GEN_WRITE: a filled piece that stays in a core's cache),
 # ceil(size / 512 KiB) of them covering the file in order, and one close: no fallocate,
 # ftruncate, fsync, fstat or lseek. Writes of 4 MiB, or any call added per file, fail this test.
@@ -12,7 +12,8 @@ strace_require
 capped_mount "$SCRATCH/fs" 48m 2000 || skip_all "cannot mount a capped tmpfs"
 root="$SCRATCH/fs/data"
 
-# 2 MiB (4 writes), 1 MiB + 5 B (3, the last 5 bytes), 4 KiB (1), 3 MiB - 1 B (6)
+# 2 MiB (4 writes), 1 MiB + 5 B (3, the last 5 bytes), 4 KiB (1), 3 MiB - 1 B (6); split: 3
+# directories of 2 files on 2 ranks of 3 and 2 files (the middle one holds files of both)
 cat >"$SCRATCH/g.yaml" <<YAML
 name: g
 root: $root
@@ -21,23 +22,26 @@ datasets:
   - {name: odd, file_size: 1048581, file_count: 5}
   - {name: tiny, file_size: 4KiB, file_count: 5}
   - {name: big, file_size: 3145727, file_count: 3}
+  - {name: split, file_size: 4KiB, file_count: 5, layout: {files_per_dir: 2}}
 YAML
 mkdir -p "$SCRATCH/g.d"
 strace -ff -qq -o "$SCRATCH/g.d/t" timeout 300 $MPIRUN $MPI_FLAGS -np 2 \
 	"$PFSREAD" generate "$SCRATCH/g.yaml" >"$SCRATCH/g.out" 2>&1
-ok_status $? "generate of 18 files under strace -ff"
+ok_status $? "generate of 23 files under strace -ff"
 
-check "per file: one creating openat, pwrite64s of at most 512 KiB in order, one close, nothing else" \
+check "per file: one creating openat, pwrite64s of at most 512 KiB in order, one close, nothing else; per directory one mkdir in one rank" \
 	"$PYTHON" - "$SCRATCH/g.d" "$root/" <<'PY'
 import glob, re, sys
 traces, root = sys.argv[1], sys.argv[2]
-sizes = {"two": 2 << 20, "odd": 1048581, "tiny": 4096, "big": 3145727}
+sizes = {"two": 2 << 20, "odd": 1048581, "tiny": 4096, "big": 3145727, "split": 4096}
 piece = 512 << 10
 opened = re.compile(r'^openat\(AT_FDCWD, "([^"]+)", ([^,]+).* = (-?\d+)')
 call = re.compile(r"^([a-z0-9_]+)\((\d+)?")
-data = re.compile(re.escape(root) + r"(two|odd|tiny|big)/d\d+/f\d+$")
+data = re.compile(re.escape(root) + r"(two|odd|tiny|big|split)/d\d+/f\d+$")
 write = re.compile(r"^pwrite64\((\d+), .*, (\d+), (\d+)\)\s+= (\d+)$")
-files, bad = {}, []
+made = re.compile(r'^mkdir\("([^"]+)"')
+dirs = re.compile(re.escape(root) + r"(two|odd|tiny|big|split)/d\d+$")
+files, bad, mkdirs = {}, [], {}
 for trace in glob.glob(traces + "/t.*"):
     fds = {}
     for line in open(trace, errors="replace"):
@@ -48,9 +52,12 @@ for trace in glob.glob(traces + "/t.*"):
             if fd >= 0:
                 f["opens"] += 1
                 fds[str(fd)] = f
-            elif not line.rstrip().endswith("(No such file or directory)"):
+            else:
                 bad.append(line.strip())
             continue
+        d = made.match(line)
+        if d and dirs.match(d.group(1)):
+            mkdirs[d.group(1)] = mkdirs.get(d.group(1), 0) + 1
         m = call.match(line)
         if m is None or m.group(2) not in fds:
             continue
@@ -63,14 +70,16 @@ for trace in glob.glob(traces + "/t.*"):
             del fds[m.group(2)]
         else:
             f["other"].append(m.group(1))
-if len(files) != 18:
-    bad.append(f"{len(files)} files opened for writing under the root, want 18")
+if len(files) != 23:
+    bad.append(f"{len(files)} files opened for writing under the root, want 23")
 for path, f in sorted(files.items()):
     size = sizes[data.match(path).group(1)]
     want = [(off, min(piece, size - off), min(piece, size - off)) for off in range(0, size, piece)]
     if f["opens"] != 1 or f["closes"] != 1 or f["other"] or f["writes"] != want:
         bad.append(f"{path}: {f['opens']} opens, {f['closes']} closes, other {f['other']}, "
                    f"writes (offset, asked, written) {f['writes']} want {want}")
+if len(mkdirs) != 7 or any(n != 1 for n in mkdirs.values()):
+    bad.append(f"mkdir calls of the data sets' directories in all ranks: {mkdirs}, want 7, one each")
 print(f"# {len(files)} files; per file: openat, pwrite64 of at most {piece} B in order, close")
 for b in bad[:8]:
     print("# " + b)
