@@ -2,9 +2,11 @@
  * 0's verdict for every rank, a made file's path. */
 #include "cmd/datasets.h"
 
+#include <errno.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/iobuf.h"
 #include "util/stop.h"
@@ -37,6 +39,20 @@ int gen_stopped(struct pf_err *e)
 {
 	return pf_fail(e, stop_status(), "generate: interrupted by signal %d; run generate again to "
 		       "finish", stop_signal());
+}
+
+/* How long a directory that another node has just made may stay unseen here: 40 x 50 ms */
+#define GEN_LAG_TRIES 40
+#define GEN_LAG_PAUSE_NS 50000000L
+
+int gen_lag_again(int k)
+{
+	struct timespec pause = {0, GEN_LAG_PAUSE_NS};
+	if (k >= GEN_LAG_TRIES || stop_signal() != 0)
+		return 0;
+	if (nanosleep(&pause, NULL) != 0)
+		return errno == EINTR && stop_signal() == 0;
+	return 1;
 }
 
 /* Where file's name is or will be: a hashed file's is its line of the name list (written

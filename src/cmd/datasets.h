@@ -10,6 +10,7 @@
 #include "dataset/dataset.h"
 #include "util/digest.h"
 #include "util/err.h"
+#include "util/htab.h"
 #include "util/space.h"
 #include "run/progress.h"
 
@@ -56,6 +57,11 @@ struct gen_ctx {
 	uint64_t guard_bytes, guard_files; /* intervals */
 	uint64_t since_bytes, since_files; /* written since the last look */
 	char dsdir[GEN_PATH];
+	/* hashed: this rank's files written under .part names and listed, to be moved to their
+	 * names; and the deepest directories of those names, each once (generate_hashed.c) */
+	uint64_t *moves;
+	size_t nmoves, moves_cap;
+	struct htab leaves;
 	struct progress progress; /* rank 0's lines over all ranks (generate, verify) */
 };
 
@@ -67,6 +73,11 @@ int gen_all_ok(int rc, struct pf_err *e);
 
 /* The interrupted signal's message, in every stage of generate. */
 int gen_stopped(struct pf_err *e);
+
+/* After ENOENT in a directory that is made already: whether to ask again (k-th time), after a
+ * pause. A directory that a rank on another node has made may be found by this node's client
+ * of a shared file system a moment later: asked again for up to 2 s. Not after a stop signal. */
+int gen_lag_again(int k);
 
 /* Where file's name is or will be: a hashed file's is its line of the name list (written
  * just before the rename); path gets "" when there is no line yet. */

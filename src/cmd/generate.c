@@ -1,10 +1,12 @@
 /* generate: make the data sets, in parallel. Files are block-decomposed over all ranks; each
  * is written at its name from its first byte to its last (a hashed one under a .part name,
- * renamed when whole), so a file at its name with its size is whole, and an interrupted run
- * resumes by keeping whole files and redoing the rest. The manifest says "complete" only after every rank
- * has finished. What it checks before writing anything is generate_check.c. */
+ * moved to its name by generate_hashed.c), so a file at its name with its size is whole, and
+ * an interrupted run resumes by keeping whole files and redoing the rest. The manifest says
+ * "complete" only after every rank has finished. What it checks before writing anything is
+ * generate_check.c. */
 #include "cmd/generate.h"
 #include "cmd/datasets.h"
+#include "cmd/generate_hashed.h"
 #include "cmd/locks.h"
 
 #include <dirent.h>
@@ -178,26 +180,9 @@ static int gen_write_all(int fd, const unsigned char *buf, size_t len, uint64_t 
 	return 0;
 }
 
-/* How long a directory that another node has just made may stay unseen here: 40 x 50 ms */
-#define GEN_LAG_TRIES 40
-#define GEN_LAG_PAUSE_NS 50000000L
-
 #define GEN_OPEN_FLAGS (O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)
 /* A file new at its name: nothing was there (not even a link, which O_EXCL does not follow) */
 #define GEN_NEW_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
-
-/* After ENOENT in a directory that is made already: whether to ask again (k-th time), after a
- * pause. A directory that a rank on another node has made may be found by this node's client
- * of a shared file system a moment later: asked again for up to 2 s. Not after a stop signal. */
-static int gen_lag_again(int k)
-{
-	struct timespec pause = {0, GEN_LAG_PAUSE_NS};
-	if (k >= GEN_LAG_TRIES || stop_signal() != 0)
-		return 0;
-	if (nanosleep(&pause, NULL) != 0)
-		return errno == EINTR && stop_signal() == 0;
-	return 1;
-}
 
 /* Create path for writing (flags: GEN_OPEN_FLAGS or GEN_NEW_FLAGS) in a directory that is
  * made already (the data set's own, or one of its directories): never made here, where ranks
@@ -297,45 +282,31 @@ static int gen_write_failed(int rc, const char *path, struct pf_err *e)
 	return pf_fail_errno(e, rc, "%s: cannot write", path);
 }
 
-/* A hashed file: written to ROOT/NAME/fNNNNNNNNNN.part while digested, listed, then moved to
- * the directories of its name, made here: no rank knows which names another's files take, so
- * ranks may race on one (EEXIST is fine on a local or kernel file system; on GlusterFS such a
- * race can break the directory, and a hashed data set there is made by one node). Listed
- * before the rename: a run killed in between leaves a line whose file is missing, which the
- * next generate remakes (a listed file is whole when it exists with its size) and clean
- * skips; never a file no line names, which clean could not find. Two files never share a
- * name: the content of every file depends on its index (the pattern mixes the index into
- * every 4 KiB block, even a 7-byte file differs), so equal digests would need a collision. */
+/* A hashed file: written to ROOT/NAME/fNNNNNNNNNN.part while digested, listed, and left
+ * there for gen_hashed_move, which makes the directories of every rank's names and moves it
+ * to its own. Listed before the move: a run killed in between leaves a line whose file is
+ * missing, which the next generate remakes (a listed file is whole when it exists with its
+ * size) and clean skips; never a file no line names, which clean could not find. Two files
+ * never share a name: the content of every file depends on its index (the pattern mixes the
+ * index into every 4 KiB block, even a 7-byte file differs), so equal digests would need a
+ * collision. */
 static int gen_make_hashed(struct gen_ctx *g, uint64_t file, struct pf_err *e)
 {
-	char tmp[GEN_PATH], path[GEN_PATH], hex[DIGEST_KINDS][DIGEST_HEX_MAX];
-	if (snprintf(tmp, sizeof tmp, "%s/%s/f%010" PRIu64 ".part", g->x->root, g->d->name,
-		     file) >= (int)sizeof tmp)
-		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	char tmp[GEN_PATH], hex[DIGEST_KINDS][DIGEST_HEX_MAX];
+	if (gen_hashed_part_path(g, file, tmp, e) != 0)
+		return -1;
 	int rc = gen_write_file(g, file, tmp, -1);
 	if (rc != 0) {
 		unlink(tmp);
 		return gen_write_failed(rc, tmp, e);
 	}
-	if (gen_final_digests(g, file, hex, e) != 0 ||
-	    dataset_hashed_path(g->x, g->d, hex[g->d->layout.digest], path, sizeof path) != 0) {
-		unlink(tmp);
-		return e->status != PF_OK ? -1 : pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
-	}
-	if (gen_write_digests(g, file, hex, e) != 0) {
+	if (gen_final_digests(g, file, hex, e) != 0 || gen_write_digests(g, file, hex, e) != 0) {
 		unlink(tmp);
 		return -1;
 	}
-	char *slash = strrchr(path, '/');
-	*slash = '\0';
-	rc = dataset_mkdirs(path);
-	*slash = '/';
-	for (int k = 0; rc == 0 && rename(tmp, path) != 0; k++)
-		if (errno != ENOENT || !gen_lag_again(k))
-			rc = -errno;
-	if (rc != 0) {
+	if (gen_hashed_pending(g, file, hex[g->d->layout.digest]) != 0) {
 		unlink(tmp);
-		return pf_fail_errno(e, rc, "%s: cannot move to %s", tmp, path);
+		return pf_fail(e, PF_RUNTIME, "generate %s: out of memory", g->d->name);
 	}
 	return 0;
 }
@@ -577,6 +548,8 @@ static int gen_dataset(struct gen_ctx *g, struct pf_err *e)
 	int made = gen_make_share(g, e);
 	if (progress_end(&g->progress) != 0 && made == 0)
 		made = pf_fail(e, PF_RUNTIME, "generate: the progress sums failed (MPI)");
+	if (g->d->layout.kind == CFG_LAYOUT_HASHED)
+		made = gen_hashed_move(g, made, e);
 	made = gen_close_digests(g, made, e);
 	if (gen_all_ok(made, e) != 0)
 		return -1;
@@ -608,6 +581,7 @@ int generate_all(const struct experiment *x, double progress_s, struct lock_held
 	}
 	for (int k = 1; k < DIGEST_KINDS; k++)
 		digest_close(&g.dg[k]);
+	gen_hashed_free(&g);
 	progress_free(&g.progress);
 	free(g.buf);
 	return rc;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "config/sizes.h"
+#include "util/digest.h"
 #include "util/stop.h"
 
 /* One histogram entry: [size, count], size > 0, count > 0, a size not given before. */
@@ -162,6 +163,16 @@ static int cfg_layout_check(struct cfg_ctx *c, const char *key, const struct cfg
 		cfg_path(k, sizeof k, key, cfg_ds_layout_fields[i].name);
 		return cfg_fail(c, seen[i].key, k, "not allowed with kind %s (only with %s)",
 				cfg_layout_name(l->kind), i == LY_FPD ? "indexed" : "hashed");
+	}
+	/* each level takes the next width digits of the name */
+	size_t digits = digest_hex_len(l->digest);
+	if (l->kind == CFG_LAYOUT_HASHED && l->depth * l->width > digits) {
+		size_t i = seen[LY_DEPTH].key != NULL ? LY_DEPTH
+			   : seen[LY_WIDTH].key != NULL ? LY_WIDTH : LY_DIGEST;
+		cfg_path(k, sizeof k, key, cfg_ds_layout_fields[i].name);
+		return cfg_fail(c, seen[i].key, k, "depth %" PRIu64 " x width %" PRIu64 " is %" PRIu64
+				" hex digits, more than a %s name has (%zu)", l->depth, l->width,
+				l->depth * l->width, digest_name(l->digest), digits);
 	}
 	return 0;
 }

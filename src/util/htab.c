@@ -57,6 +57,14 @@ static int htab_grow(struct htab *t)
 	return 0;
 }
 
+uint64_t htab_hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
 void htab_init(struct htab *t, size_t elem)
 {
 	memset(t, 0, sizeof *t);

@@ -18,6 +18,9 @@ struct htab {
 /* Does the entry val hold the key arg? NULL for tables whose hash is the whole key. */
 typedef int (*htab_eq)(const void *val, const void *arg);
 
+/* A string key's hash (FNV-1a), for tables of strings told apart by an eq function. */
+uint64_t htab_hash_str(const char *s);
+
 /* An empty table of elem-byte entries: no allocation until the first htab_put. */
 void htab_init(struct htab *t, size_t elem);
 

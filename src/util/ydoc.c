@@ -138,14 +138,6 @@ struct ydoc_anchor {
 	int node;
 };
 
-static uint64_t ydoc_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 static int ydoc_anchor_is(const void *val, const void *name)
 {
 	return strcmp(((const struct ydoc_anchor *)val)->name, name) == 0;
@@ -158,7 +150,7 @@ static int ydoc_anchor_add(struct ydoc_ctx *c, yaml_char_t **name, int id, yaml_
 	int added;
 	if (s == NULL)
 		return 0;
-	struct ydoc_anchor *a = htab_put(&c->anchors, ydoc_hash(s), ydoc_anchor_is, s, &added);
+	struct ydoc_anchor *a = htab_put(&c->anchors, htab_hash_str(s), ydoc_anchor_is, s, &added);
 	if (a == NULL)
 		return ydoc_nomem(c);
 	if (!added) {
@@ -174,7 +166,7 @@ static int ydoc_anchor_add(struct ydoc_ctx *c, yaml_char_t **name, int id, yaml_
 
 static int ydoc_anchor_find(const struct ydoc_ctx *c, const char *name)
 {
-	const struct ydoc_anchor *a = htab_find(&c->anchors, ydoc_hash(name), ydoc_anchor_is, name);
+	const struct ydoc_anchor *a = htab_find(&c->anchors, htab_hash_str(name), ydoc_anchor_is, name);
 	return a != NULL ? a->node : 0;
 }
 

@@ -13,7 +13,8 @@ capped_mount "$SCRATCH/fs" 48m 2000 || skip_all "cannot mount a capped tmpfs"
 root="$SCRATCH/fs/data"
 
 # 2 MiB (4 writes), 1 MiB + 5 B (3, the last 5 bytes), 4 KiB (1), 3 MiB - 1 B (6); split: 3
-# directories of 2 files on 2 ranks of 3 and 2 files (the middle one holds files of both)
+# directories of 2 files on 2 ranks of 3 and 2 files (the middle one holds files of both);
+# hash: 24 files named by their digests in 16 x 16 directories, which both ranks' files share
 cat >"$SCRATCH/g.yaml" <<YAML
 name: g
 root: $root
@@ -23,11 +24,12 @@ datasets:
   - {name: tiny, file_size: 4KiB, file_count: 5}
   - {name: big, file_size: 3145727, file_count: 3}
   - {name: split, file_size: 4KiB, file_count: 5, layout: {files_per_dir: 2}}
+  - {name: hash, file_size: 4KiB, file_count: 24, layout: {kind: hashed, depth: 2, width: 1}}
 YAML
 mkdir -p "$SCRATCH/g.d"
 strace -ff -qq -o "$SCRATCH/g.d/t" timeout 300 $MPIRUN $MPI_FLAGS -np 2 \
 	"$PFSREAD" generate "$SCRATCH/g.yaml" >"$SCRATCH/g.out" 2>&1
-ok_status $? "generate of 23 files under strace -ff"
+ok_status $? "generate of 47 files under strace -ff"
 
 check "per file: one creating openat, pwrite64s of at most 512 KiB in order, one close, nothing else; per directory one mkdir in one rank" \
 	"$PYTHON" - "$SCRATCH/g.d" "$root/" <<'PY'
@@ -81,6 +83,29 @@ for path, f in sorted(files.items()):
 if len(mkdirs) != 7 or any(n != 1 for n in mkdirs.values()):
     bad.append(f"mkdir calls of the data sets' directories in all ranks: {mkdirs}, want 7, one each")
 print(f"# {len(files)} files; per file: openat, pwrite64 of at most {piece} B in order, close")
+for b in bad[:8]:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+PY
+check "hashed: every directory of the names made by one mkdir in one rank, no .part file left" \
+	"$PYTHON" - "$SCRATCH/g.d" "$root/hash" <<'PY'
+import glob, os, re, sys
+traces, top = sys.argv[1], sys.argv[2]
+made = re.compile(r'^mkdir\("(' + re.escape(top) + r'/[^"]+)"')
+counts, have, parts = {}, set(), glob.glob(top + "/*.part")
+for trace in glob.glob(traces + "/t.*"):
+    for line in open(trace, errors="replace"):
+        m = made.match(line)
+        if m:
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+for d, subdirs, _ in os.walk(top):
+    have.update(os.path.join(d, s) for s in subdirs)
+bad = [f"{p}: {n} mkdir calls" for p, n in sorted(counts.items()) if n != 1]
+if set(counts) != have or not have:
+    bad.append(f"{len(counts)} directories made, {len(have)} there")
+if parts:
+    bad.append(f"left: {parts}")
+print(f"# {len(have)} directories of hashed names, {len(counts)} made")
 for b in bad[:8]:
     print("# " + b)
 sys.exit(1 if bad else 0)

@@ -3,7 +3,8 @@
 # another node has just made a moment late (GlusterFS in the box: mkdir says EEXIST, the open
 # in it ENOENT in the same instant). lagdir.c makes the first opens and renames into the data
 # set fail with ENOENT in every rank; generate asks again, completes, and verify passes. Too
-# many such failures (more than 2 s' worth) still fail generate, naming the file.
+# many such failures (more than 2 s' worth) still fail generate, naming the file, and leave no
+# hashed file under its .part name.
 . "$(dirname "$0")/lib.sh"
 
 root="$SCRATCH/data"
@@ -21,11 +22,13 @@ datasets:
 YAML
 check "build the lagdir shim" cc -shared -fPIC -O2 -o "$SCRATCH/lagdir.so" tests/integration/lagdir.c -ldl
 
-# lag_generate COUNT UNDER: generate on 2 ranks, the first COUNT opens and renames of data
-# files under UNDER failing with ENOENT in each rank
+# lag_generate COUNT UNDER [MPI_FLAGS...]: generate on 2 ranks, the first COUNT opens and
+# renames of data files under UNDER failing with ENOENT in each rank
 lag_generate() {
-	mpi 2 -x LD_PRELOAD="$SCRATCH/lagdir.so" -x PFSREAD_LAG_UNDER="$2" \
-		-x PFSREAD_LAG_COUNT="$1" "$PFSREAD" generate "$cfg" >"$SCRATCH/gen.out" 2>&1
+	local count=$1 under=$2
+	shift 2
+	mpi 2 -x LD_PRELOAD="$SCRATCH/lagdir.so" -x PFSREAD_LAG_UNDER="$under" \
+		-x PFSREAD_LAG_COUNT="$count" "$@" "$PFSREAD" generate "$cfg" >"$SCRATCH/gen.out" 2>&1
 }
 # the flat data set's files are made at their names, the hashed one's moved there (rename)
 for ds in flat hashed; do
@@ -42,4 +45,13 @@ lag_generate 1000 "$root/"
 st=$?
 [ $st -ne 0 ] && grep -q 'cannot write: No such file or directory' "$SCRATCH/gen.out"
 ok_status $? "a directory never found: generate fails (exit $st), naming the file and ENOENT"
+
+rm -rf "$root"
+lag_generate 1000 "$root/hashed/" -x PFSREAD_LAG_RENAMES=1
+st=$?
+[ $st -ne 0 ] && grep -q 'cannot move to .*: No such file or directory' "$SCRATCH/gen.out"
+ok_status $? "hashed, a directory never found: generate fails (exit $st), naming the move and ENOENT"
+parts=$(find "$root/hashed" -name '*.part' | wc -l)
+test "$parts" -eq 0
+ok_status $? "... and leaves no .part file ($parts there)"
 done_testing

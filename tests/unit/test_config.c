@@ -760,6 +760,9 @@ static void test_layouts(void)
 		    "datasets[0].layout.levels", "allowed: kind");
 	expect_fail("a scalar that is no kind", "ly9.yaml", LY("deep"), 4, 0, "datasets[0].layout",
 		    "unknown value 'deep'");
+	expect_fail("more levels than the digest has digits", "ly10.yaml",
+		    LY("{kind: hashed, depth: 5, width: 4, digest: xxh64}"), 4, 0,
+		    "datasets[0].layout.depth", "is 20 hex digits, more than a xxh64 name has (16)");
 #undef LY
 }
 
