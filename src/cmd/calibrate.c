@@ -241,13 +241,22 @@ static int cal_disk_file(const struct experiment *x, const struct cal_opts *o, i
 		return 0;
 	}
 	snprintf(path, len, "%s/.pfsread-calibrate-%d-%ld", x->root, node, (long)getpid());
-	int err = dataset_mkdirs(x->root);
-	if (err != 0)
-		return pf_fail_errno(e, err, "cannot make %s", x->root);
 	if (cal_make_temp(path, buf, *bytes, e) != 0)
 		return -1;
 	*temp = 1;
 	return 0;
+}
+
+/* The root, made by the first node's leader before any other creates in it (every leader
+ * waits for it): two nodes that make one directory at once can break it on a shared file
+ * system (GlusterFS: creates in it fail with ENOENT on both). */
+static int cal_disk_root(const struct experiment *x, int node, MPI_Comm leaders,
+			 struct pf_err *e)
+{
+	int err = node == 0 ? dataset_mkdirs(x->root) : 0;
+	if (MPI_Barrier(leaders) != MPI_SUCCESS)
+		return pf_fail(e, PF_RUNTIME, "calibrate: MPI_Barrier failed");
+	return err == 0 ? 0 : pf_fail_errno(e, err, "cannot make %s", x->root);
 }
 
 /* Every leader reaches the barrier before each repetition, ready or not, so that all read at
@@ -258,14 +267,14 @@ static int cal_disk(const struct experiment *x, const struct cal_opts *o, int no
 	char path[CFG_PATH_MAX + 256] = "";
 	uint64_t len = 0;
 	void *buf = NULL;
-	int temp = 0, rc = -1;
+	int temp = 0, rc = cal_disk_root(x, node, leaders, e);
 	/* room for a write call of the temporary file and for a read call */
 	if (posix_memalign(&buf, 4096, o->transfer > CAL_CHUNK ? o->transfer : CAL_CHUNK) != 0)
 		buf = NULL;
-	if (buf == NULL)
-		pf_fail(e, PF_RUNTIME, "out of memory for the disk buffer");
-	else if (cal_disk_file(x, o, node, buf, path, sizeof path, &len, &temp, e) == 0)
-		rc = 0;
+	if (rc == 0 && buf == NULL)
+		rc = pf_fail(e, PF_RUNTIME, "out of memory for the disk buffer");
+	if (rc == 0)
+		rc = cal_disk_file(x, o, node, buf, path, sizeof path, &len, &temp, e);
 	if (rc == 0)
 		snprintf(m->note, sizeof m->note, "%s%s", temp ? "temporary file " : "data set file ",
 			 path);
