@@ -96,10 +96,12 @@ static int gen_dir_mine(const struct gen_ctx *g, uint64_t k)
 static int gen_make_dir(const struct gen_ctx *g, uint64_t k, struct pf_err *e)
 {
 	char path[GEN_PATH];
-	int rc = dataset_subdir_path(g->x, g->d, k, path, sizeof path);
+	int rc;
 	if (g->d->layout.kind == CFG_LAYOUT_TREE)
 		rc = snprintf(path, sizeof path, "%s/%s/%s", g->x->root, g->d->name,
 			      tree_dir_path(g->d->tree, k, 1)) >= (int)sizeof path;
+	else
+		rc = dataset_subdir_path(g->x, g->d, k, path, sizeof path);
 	if (rc != 0)
 		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)

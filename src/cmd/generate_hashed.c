@@ -157,18 +157,16 @@ out:
 	return rc;
 }
 
-/* The directory of leaf's first level levels: ROOT/NAME/ab/cd. */
+/* The directory of leaf's first levels levels, ROOT/NAME/ab/cd: the layout's path of a name
+ * of leaf's digits, cut after them. */
 static int gh_make_dir(const struct gen_ctx *g, const char *leaf, uint64_t levels,
 		       struct pf_err *e)
 {
 	char path[GEN_PATH];
-	size_t w = (size_t)g->d->layout.width;
-	int used = snprintf(path, sizeof path, "%s/%s", g->x->root, g->d->name);
-	for (uint64_t l = 0; l < levels && used > 0 && (size_t)used < sizeof path; l++)
-		used += snprintf(path + used, sizeof path - (size_t)used, "/%.*s", (int)w,
-				 leaf + l * w);
-	if (used < 0 || (size_t)used >= sizeof path)
+	size_t top = strlen(g->x->root) + 1 + strlen(g->d->name);
+	if (dataset_hashed_path(g->x, g->d, leaf, path, sizeof path) != 0)
 		return pf_fail(e, PF_USAGE, "%s: path too long", g->x->root);
+	path[top + levels * ((size_t)g->d->layout.width + 1)] = '\0';
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)
 		return pf_fail_errno(e, errno, "%s: cannot create directory", path);
 	return 0;
