@@ -106,8 +106,9 @@ static enum cfg_advice posix_advice_default(const struct experiment *x)
 }
 
 /* Where the kernel's copy out of the page cache lands sets its speed, and which placement is
- * the fast one is the CPU's: on the machine of docs/performance.md a copy 16 B past a cache
- * line ran 4-9% faster than one onto it, at every transfer size from 64 KiB to 16 MiB. The
+ * the fast one is the CPU's: on an Intel Xeon VM a copy 16 B past a cache line ran 4-9% faster
+ * than one onto it, at every transfer size from 64 KiB to 16 MiB; on an AMD EPYC VM the one 16 B
+ * past ran at less than half the speed (docs/performance.md). The
  * default stays on the boundary, as IOR's buffer (a page); the option places the reads where
  * an application's buffer sits (malloc's, and fio's by default: 16 B past a page). */
 static size_t posix_buffer_offset(const struct experiment *x)
