@@ -130,9 +130,23 @@ check "generate two 24 MiB files" mpi 1 "$PFSREAD" generate "$cfg4"
 victim="$M/d4/big/d000000/f0000000000"
 mpi 1 "$PFSREAD" run "$cfg4" -o "$SCRATCH/bus.h5" >"$SCRATCH/bus.out" 2>&1 &
 pid=$!
+# the cue, whatever the machine's speed: the rank that has the victim mapped, then 10 ticks
+# of its CPU (0.1 s, some 3 MiB of the copy's 0.75 s) after the mapping was seen
+mapper=""
 i=0
-while [ ! -e "$SCRATCH/bus.h5" ] && [ "$i" -lt 600 ]; do sleep 0.01; i=$((i + 1)); done
-sleep 0.3 # inside the first file's copy (about 0.75 s of CPU)
+while [ -z "$mapper" ] && [ "$i" -lt 3000 ]; do
+	mapper=$(grep -l -F "$victim" /proc/[0-9]*/maps 2>/dev/null | head -1 | cut -d/ -f3)
+	[ -n "$mapper" ] || sleep 0.01
+	i=$((i + 1))
+done
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+t_map=$(cpu_ticks "$mapper")
+i=0
+while [ -n "$t_map" ] && [ "$(cpu_ticks "$mapper")" -lt $((t_map + 10)) ] 2>/dev/null &&
+	[ "$i" -lt 3000 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
 truncate -s 4096 "$victim"
 wait $pid
 [ $? -eq 1 ]; ok_status $? "a file truncated under the mmap copy: exit status 1, the rank alive"

@@ -50,20 +50,38 @@ printf '%s\n' "$out" | grep '^# rank 3'
 # ---- generate and verify: a rank with no file to make or check waits for the others at the
 # step's end (progress_end) napping, not spinning in MPI. One file of 4 MiB for 4 ranks (ranks
 # 1 to 3 have none): its writes slowed to 0.4 s each (8 of 512 KiB), then its reads capped at
-# 1 MB/s, each rank's CPU counted (cpu_of.py): rank 3's must be under a tenth of the wall
-# (spinning on 2 cores it took about half; napping, about 1%) ----
+# 1 MB/s, each rank's CPU counted (cpu_of.py), and the same step once unslowed: what the slowed
+# step adds to rank 3's CPU must be under a tenth of what it adds to the wall (spinning on 2
+# cores it took about half; napping, about 1%). The unslowed step takes away what does not
+# grow with the wait (MPI's start-up, which spins while the ranks start, more on a slower or
+# busier machine) ----
 printf '%s\n' "name: g" "root: $SCRATCH/gdata" "results: $SCRATCH/{name}.h5" "datasets:" \
 	"  - {name: one, file_size: 4MiB, file_count: 1}" >"$SCRATCH/g.yaml"
-# idle_cpu WHAT START END: rank 3's CPU (cpu.WHAT.3) against the wall from START to END
+# step_cpu WHAT TAG [VAR=VALUE]: the step under the shim (slowed by VAR where given), each
+# rank's CPU into cpu.TAG.RANK; prints the wall time in seconds
+step_cpu() {
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2016
+	mpi 4 -x LD_PRELOAD="${asan:+$asan:}$SCRATCH/slow.so" ${3:+-x "$3"} sh -c \
+		'exec "$0" "$1" "$2/cpu.$3.$OMPI_COMM_WORLD_RANK$PMI_RANK" "$4" "$5" "$2/g.yaml"' \
+		"$PYTHON" "$TOP/tests/bench/cpu_of.py" "$SCRATCH" "$2" "$PFSREAD" "$1" \
+		>"$SCRATCH/step.out" 2>&1 || return 1
+	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }'
+}
+# idle_cpu WHAT WALL_FAST WALL_SLOW: rank 3's added CPU (cpu.WHAT-slow.3 less cpu.WHAT-fast.3)
+# against the added wall
 idle_cpu() {
-	check "$1: rank 3 (nothing to do) used under 0.1 of the wall time in CPU" "$PYTHON" -c '
+	check "$1: rank 3 (nothing to do) spent under 0.1 of the added wall in added CPU" "$PYTHON" -c '
 import sys
-wall = float(sys.argv[3]) - float(sys.argv[2])
-cpu = [sum(map(float, open("%s/cpu.%s.%d" % (sys.argv[4], sys.argv[1], r)).read().split()))
-       for r in range(4)]
-print("# %s: wall %.2f s; CPU s per rank: %s" % (sys.argv[1], wall, " ".join("%.3f" % c for c in cpu)))
+what, fast, slow, d = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+cpu = {t: [sum(map(float, open("%s/cpu.%s-%s.%d" % (d, what, t, r)).read().split()))
+           for r in range(4)] for t in ("fast", "slow")}
+wall = slow - fast
+print("# %s: wall %.2f s slowed, %.2f s not; CPU s per rank slowed: %s, not: %s"
+      % (what, slow, fast, " ".join("%.3f" % c for c in cpu["slow"]),
+         " ".join("%.3f" % c for c in cpu["fast"])))
 assert wall > 2.5, wall
-assert cpu[3] < 0.1 * wall, (wall, cpu)
+assert cpu["slow"][3] - cpu["fast"][3] < 0.1 * wall, (wall, cpu)
 ' "$1" "$2" "$3" "$SCRATCH"
 	printf '%s\n' "$out" | grep "^# $1:"
 }
@@ -72,13 +90,13 @@ for what in generate verify; do
 	generate) slow="PFSREAD_SLOW=pwrite:400" ;;
 	verify) slow="PFSREAD_RATE=1" ;;
 	esac
-	start=$(date +%s.%N)
-	# shellcheck disable=SC2016
-	expect_status 0 "$what: one file for 4 ranks, slowed ($slow)" \
-		mpi 4 -x LD_PRELOAD="${asan:+$asan:}$SCRATCH/slow.so" -x "$slow" sh -c \
-		'exec "$0" "$1" "$2/cpu.$3.$OMPI_COMM_WORLD_RANK$PMI_RANK" "$4" "$3" "$2/g.yaml"' \
-		"$PYTHON" "$TOP/tests/bench/cpu_of.py" "$SCRATCH" "$what" "$PFSREAD"
-	idle_cpu "$what" "$start" "$(date +%s.%N)"
+	[ "$what" = generate ] && rm -rf "$SCRATCH/gdata"
+	fast_wall=$(step_cpu "$what" "$what-fast")
+	ok_status $? "$what: one file for 4 ranks, not slowed"
+	[ "$what" = generate ] && rm -rf "$SCRATCH/gdata"
+	slow_wall=$(step_cpu "$what" "$what-slow" "$slow")
+	ok_status $? "$what: one file for 4 ranks, slowed ($slow)"
+	idle_cpu "$what" "${fast_wall:-0}" "${slow_wall:-0}"
 done
 
 done_testing

@@ -9,7 +9,20 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 CHECK_H5="$TOP/tests/integration/results_h5py.py"
 T_COUNT=0
 T_FAILED=0
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/pfsread-test.XXXXXX")
+# The scratch directory: under TMPDIR where set; else /tmp, or /var/tmp where /tmp is a tmpfs
+# (Debian 13 and others mount one there), whose pages neither fadvise nor drop_caches evict and
+# which refuses O_DIRECT: the tests of cold reads need a file system on a disk.
+lib_scratch_base() {
+	if [ -n "${TMPDIR:-}" ]; then
+		echo "$TMPDIR"
+	elif [ "$(stat -f -c %T /tmp 2>/dev/null)" = tmpfs ] && [ -d /var/tmp ] && [ -w /var/tmp ] &&
+		[ "$(stat -f -c %T /var/tmp 2>/dev/null)" != tmpfs ]; then
+		echo /var/tmp
+	else
+		echo /tmp
+	fi
+}
+SCRATCH=$(mktemp -d "$(lib_scratch_base)/pfsread-test.XXXXXX")
 LIB_MOUNTS=""
 # On exit (and on INT or TERM, which exit): the mounts capped_mount made, newest first, then
 # the scratch directory.

@@ -107,12 +107,17 @@ echo "# a whole verify of 2 files took $base s: the bound is $bound s"
 
 # 1. config load: a config that arrives through a pipe and stalls (a slow network file system,
 #    a generator), so that the load blocks in read
+#    (the writer's open of the FIFO returns once pfsread opened it to read, which it does
+#    after its signal handlers are in place: the cue, whatever MPI's start-up takes)
 mkfifo "$SCRATCH/pipe.yaml"
-(printf 'root: %s\n' "$root" && exec sleep 60) >"$SCRATCH/pipe.yaml" &
+(touch "$SCRATCH/pipe.opened" && printf 'root: %s\n' "$root" && exec sleep 60) \
+	>"$SCRATCH/pipe.yaml" &
 writer=$!
 "$PFSREAD" generate "$SCRATCH/pipe.yaml" >"$SCRATCH/bg.out" 2>&1 &
 bg=$!
-sleep 1.5
+i=0
+while [ ! -e "$SCRATCH/pipe.opened" ] && [ "$i" -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.5
 stop_bg
 kill "$writer" 2>/dev/null
 wait "$writer" 2>/dev/null
@@ -248,9 +253,21 @@ assert p.attrs["bytes"] == rows["bytes"].sum()
 mpirun $MPI_FLAGS -np 2 "$PFSREAD" run "$SCRATCH/phase.yaml" -o "$SCRATCH/term.h5" \
 	>"$SCRATCH/bg.out" 2>&1 &
 bg=$!
+# the cue: both readers inside the phase, each with its file open (a probe's open lasts
+# microseconds; these stay open for the 12 s of the file) on three looks in a row, then half a
+# second (some transfers of 65 ms each) for bytes on both rows, whatever the start-up took
+readers_in() {
+	find /proc/[0-9]*/fd -maxdepth 1 -lname "$root/slow/*" 2>/dev/null | cut -d/ -f3 |
+		sort -u | wc -l
+}
 i=0
-while [ ! -e "$SCRATCH/term.h5" ] && [ "$i" -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-sleep 1.5
+seen=0
+while [ "$seen" -lt 3 ] && [ "$i" -lt 1200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+	if [ "$(readers_in)" -ge 2 ]; then seen=$((seen + 1)); else seen=0; fi
+done
+sleep 0.5
 stop_bg
 # (mpirun's own status after a SIGTERM is its business: 1 with Open MPI 4.1; the ranks exit 143)
 prompt "a timed phase (SIGTERM through mpirun, 2 ranks)" 143 1
