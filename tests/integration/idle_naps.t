@@ -68,23 +68,6 @@ step_cpu() {
 		>"$SCRATCH/step.out" 2>&1 || return 1
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }'
 }
-# idle_cpu WHAT WALL_FAST WALL_SLOW: rank 3's added CPU (cpu.WHAT-slow.3 less cpu.WHAT-fast.3)
-# against the added wall
-idle_cpu() {
-	check "$1: rank 3 (nothing to do) spent under 0.1 of the added wall in added CPU" "$PYTHON" -c '
-import sys
-what, fast, slow, d = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-cpu = {t: [sum(map(float, open("%s/cpu.%s-%s.%d" % (d, what, t, r)).read().split()))
-           for r in range(4)] for t in ("fast", "slow")}
-wall = slow - fast
-print("# %s: wall %.2f s slowed, %.2f s not; CPU s per rank slowed: %s, not: %s"
-      % (what, slow, fast, " ".join("%.3f" % c for c in cpu["slow"]),
-         " ".join("%.3f" % c for c in cpu["fast"])))
-assert wall > 2.5, wall
-assert cpu["slow"][3] - cpu["fast"][3] < 0.1 * wall, (wall, cpu)
-' "$1" "$2" "$3" "$SCRATCH"
-	printf '%s\n' "$out" | grep "^# $1:"
-}
 for what in generate verify; do
 	case $what in
 	generate) slow="PFSREAD_SLOW=pwrite:400" ;;
@@ -96,7 +79,10 @@ for what in generate verify; do
 	[ "$what" = generate ] && rm -rf "$SCRATCH/gdata"
 	slow_wall=$(step_cpu "$what" "$what-slow" "$slow")
 	ok_status $? "$what: one file for 4 ranks, slowed ($slow)"
-	idle_cpu "$what" "${fast_wall:-0}" "${slow_wall:-0}"
+	check "$what: rank 3 (nothing to do) spent under 0.1 of the added wall in added CPU" \
+		"$PYTHON" "$TOP/tests/integration/added_cpu.py" "$what" "$SCRATCH/cpu.$what-fast" \
+		"$SCRATCH/cpu.$what-slow" "${fast_wall:-0}" "${slow_wall:-0}" 4 2.5 3
+	printf '%s\n' "$out" | grep "^# $what:"
 done
 
 done_testing

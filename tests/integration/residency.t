@@ -78,22 +78,22 @@ print(f"cachestat={ok}/{failed} mincore={mincore} mapped={mapped}")
 PY
 }
 
-# whether this kernel gives cachestat to the owner of a file (Linux 6.5 on; 451 where pfsread
-# knows the number)
-has_cachestat=$("$PYTHON" - "$SCRATCH/results" <<'PY'
+# CACHESTAT_PY, run with FILE: 1 where the kernel answers cachestat on FILE, opened to read, for
+# whoever runs it (Linux 6.5 on; 451 where pfsread knows the number), else 0
+CACHESTAT_PY='
 import ctypes, os, platform, sys
 if platform.machine() not in ("x86_64", "aarch64", "riscv64", "ppc64le", "ppc64", "s390x",
                               "loongarch64"):
     sys.exit(print(0))
-p = os.path.join(sys.argv[1], "probe")
-fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o600)
+fd = os.open(sys.argv[1], os.O_RDONLY)
 libc = ctypes.CDLL(None, use_errno=True)
 rng, out = (ctypes.c_uint64 * 2)(0, 0), (ctypes.c_uint64 * 5)()
 print(1 if libc.syscall(451, fd, rng, out, 0) == 0 else 0)
-os.close(fd)
-os.unlink(p)
-PY
-)
+'
+# whether this kernel gives cachestat to the owner of a file
+: >"$SCRATCH/results/probe"
+has_cachestat=$("$PYTHON" -c "$CACHESTAT_PY" "$SCRATCH/results/probe")
+rm -f "$SCRATCH/results/probe"
 
 # the kernel without cachestat (before Linux 6.5): the shim answers ENOSYS for it
 SHIM="$SCRATCH/nocachestat.so"
@@ -155,16 +155,7 @@ sed 's/^cache: none/cache: fadvise/' "$SCRATCH/half.yaml" >"$SCRATCH/fadvise.yam
 nobody_cachestat=0
 if [ -n "$nobody" ] && command -v setpriv >/dev/null 2>&1 && [ "$has_cachestat" = 1 ]; then
 	nobody_cachestat=$(setpriv --reuid "$nobody" --regid "$(id -g nobody)" --clear-groups \
-		"$PYTHON" - "$root/h" <<'PY'
-import ctypes, os, sys
-path = next(os.path.join(d, n) for d, _, ns in os.walk(sys.argv[1]) for n in sorted(ns)
-            if n.startswith("f"))
-fd = os.open(path, os.O_RDONLY)
-libc = ctypes.CDLL(None, use_errno=True)
-rng, out = (ctypes.c_uint64 * 2)(0, 0), (ctypes.c_uint64 * 5)()
-print(1 if libc.syscall(451, fd, rng, out, 0) == 0 else 0)
-PY
-)
+		"$PYTHON" -c "$CACHESTAT_PY" "$(find "$root/h" -type f -name 'f*' | head -1)")
 fi
 for shim in "" "$SHIM"; do
 	tag=nobody${shim:+-old}
