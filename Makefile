@@ -124,6 +124,8 @@ demo: deps
 #   make bench-quick  2 x 256 MiB, 16 x 64 MiB, 128 x 2 MiB, one repetition (~2 minutes)
 #   make bench-cost   pfsread's CPU per byte against fio psync, warm, on a capped tmpfs (root)
 #   make bench-doc    the tables the last two printed into docs/performance.md
+# BENCH_CLASSES=2MiB BENCH_PATHS=posix REPS=15 make bench: some classes and read paths only,
+# to run a row again with more repetitions (the tables name the settings).
 # BENCH_DIR must be on the file system to measure (not tmpfs); cold rows need root.
 # IOR_DIR=PREFIX (IOR and mdtest built from github.com/hpc/ior, docs/performance.md) adds
 # IOR and mdtest rows and a small-file class measured against mdtest.

@@ -25,7 +25,8 @@
 #                default 5), PR_RANKS (its ranks, default 2), REPS (repetitions: default 3, 1
 #                with --quick), BENCH_DROP=0 (as root too, never drop the page cache: a machine
 #                shared with others; cold rows are skipped as when not root), PLACE_PAIRS (pairs
-#                of the buffer placement probe, default 5)
+#                of the buffer placement probe, default 5), BENCH_PATHS (some read paths only,
+#                e.g. "posix mmap"), BENCH_CLASSES (some size classes only, by name, e.g. 2MiB)
 #
 # fio runs on the CPUs mpirun binds pfsread's rank to (taskset; Open MPI binds a rank to a core),
 # so that no tool has the machine's other cores to itself.
@@ -88,6 +89,10 @@ QUICK=0
 ONLY=all
 DIR=/var/tmp/pfsread-bench
 BENCH_CMD="tests/bench/bench.sh${*:+ $*}"
+# with the settings, given by the caller, that choose what runs
+for v in BENCH_CLASSES BENCH_PATHS REPS; do
+	if [ -n "${!v:-}" ]; then BENCH_CMD="$v=${!v} $BENCH_CMD"; fi
+done
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) QUICK=1 ;;
@@ -135,6 +140,24 @@ if ! [[ "$REPS" =~ ^[1-9][0-9]*$ ]]; then
 fi
 # BENCH_PATHS: some of the read paths only (e.g. BENCH_PATHS=mmap)
 read -r -a PATHS <<<"${BENCH_PATHS:-posix direct mmap uring}"
+# BENCH_CLASSES: some of the size classes only, by name (e.g. BENCH_CLASSES=2MiB): a row run
+# again with more repetitions, in the same order, costs minutes instead of the whole bench
+if [ -n "${BENCH_CLASSES:-}" ]; then
+	read -r -a want <<<"$BENCH_CLASSES"
+	kept_names=() kept_sizes=() kept_counts=()
+	for w in "${want[@]}"; do
+		[[ " ${CLASS_NAMES[*]} " == *" $w "* ]] && continue
+		echo "bench.sh: BENCH_CLASSES: no class '$w' (the classes: ${CLASS_NAMES[*]})" >&2
+		exit 2
+	done
+	for j in "${!CLASS_NAMES[@]}"; do
+		[[ " ${want[*]} " == *" ${CLASS_NAMES[j]} "* ]] || continue
+		kept_names+=("${CLASS_NAMES[j]}") kept_sizes+=("${CLASS_SIZES[j]}")
+		kept_counts+=("${CLASS_COUNTS[j]}")
+	done
+	CLASS_NAMES=("${kept_names[@]}") CLASS_SIZES=("${kept_sizes[@]}")
+	CLASS_COUNTS=("${kept_counts[@]}")
+fi
 CACHES=(warm cold)
 MAX_BLOCK=4194304 # 4 MiB: reads use min(this, file size), both sides
 GEN_WRITE=524288  # 512 KiB: generate's write size (GEN_WRITE); fio's write job uses the same
@@ -1164,14 +1187,19 @@ print(f"{best:.1f}")
 PY
 }
 
-# device_ceiling_args ENGINE: into FIO_ARGS: one large sequential O_DIRECT read of the first
-# file of the first (largest) class, 4 MiB blocks, synchronous (psync) or at queue depth 16
-# (io_uring): the device's figure is the best of both, over every time it is measured.
+# device_ceiling_args ENGINE: into FIO_ARGS (and its bytes into DEVICE_BYTES): one large
+# sequential O_DIRECT read of the first files of the first (largest) class, 1 GiB of them (at
+# least one file), in the class's blocks (4 MiB, or the file where smaller), synchronous
+# (psync) or at queue depth 16 (io_uring): the device's figure is the best of both, over every
+# time it is measured.
 device_ceiling_args() {
-	local engine="--ioengine=psync"
+	local engine="--ioengine=psync" n=$(((1073741824 + CLASS_SIZES[0] - 1) / CLASS_SIZES[0]))
 	[ "$1" = io_uring ] && engine="--ioengine=io_uring --iodepth=$QUEUE_DEPTH"
+	[ "$n" -le "${CLASS_COUNTS[0]}" ] || n=${CLASS_COUNTS[0]}
+	DEVICE_BYTES=$((n * CLASS_SIZES[0]))
 	# shellcheck disable=SC2206
-	FIO_ARGS=(--name=device --filename="$NAMES/${CLASS_NAMES[0]}/0" --rw=read --bs="$MAX_BLOCK"
+	FIO_ARGS=(--name=device --directory="$NAMES/${CLASS_NAMES[0]}"
+		--filename="$(seq -s: 0 $((n - 1)))" --rw=read --bs="$(block_of "${CLASS_SIZES[0]}")"
 		--direct=1 $engine --output-format=json)
 }
 
@@ -1467,7 +1495,7 @@ ceilings() {
 	if [ "$DIRECT_OK" -eq 1 ]; then
 		for engine in psync io_uring; do
 			device_ceiling_args "$engine"
-			f=$(fio_run "device-$engine-$1" "${CLASS_SIZES[0]}" read "${FIO_ARGS[@]}")
+			f=$(fio_run "device-$engine-$1" "$DEVICE_BYTES" read "${FIO_ARGS[@]}")
 			record ceiling - dev - "$1" - "$engine" "${f% *}" "${f#* }" -
 			line="$line, device $engine ${f% *} MB/s"
 		done

@@ -4,7 +4,7 @@
 # doc_tables.sh puts a block between a document's markers, leaving the rest of it byte for byte
 # and the document untouched when a marker is missing, doubled or out of order (exit 2, the
 # file named). docs/performance.md carries one pair of markers for each benchmark, each with
-# a block the benchmark printed.
+# a block the benchmark printed. bench.sh refuses a size class it lacks (BENCH_CLASSES).
 . "$(dirname "$0")/lib.sh"
 
 MD="$TOP/tests/bench/md_block.sh"
@@ -68,5 +68,17 @@ done
 # the method and what is open in about 100 lines, the rest the benchmarks' tables as printed
 [ "$(grep -c -v -e '^$' "$P")" -le 250 ]
 ok_status $? "docs/performance.md: at most 250 lines that are not blank ($(grep -c -v -e '^$' "$P"))"
+
+# ---- bench.sh: some size classes only, by name; a name it lacks is a usage error that
+# names the classes, before anything is made (a bench that went ahead would find a small
+# capped tmpfs where root can mount one, and a time limit) ----
+B="$SCRATCH/bench"
+capped_mount "$SCRATCH/benchfs" 16m 1000 && B="$SCRATCH/benchfs/bench"
+BENCH_CLASSES="2MiB 3MiB" expect_status 2 "bench.sh with BENCH_CLASSES naming a class it lacks" \
+	timeout 60 bash "$TOP/tests/bench/bench.sh" "$B"
+contains "bench.sh: BENCH_CLASSES: no class '3MiB' (the classes: 1GiB 64MiB 2MiB)" \
+	"the message names the class and the classes"
+[ ! -e "$B" ]
+ok_status $? "nothing made under the bench's directory"
 
 done_testing
