@@ -570,11 +570,11 @@ make_fio_names() {
 	done
 }
 
-# fio_file_list CLASS_INDEX: 0:1:...:N-1
+# fio_file_list CLASS_INDEX [N]: 0:1:...:N-1, the class's first N files (default all of them)
 fio_file_list() {
-	local list
-	list=$(seq -s: 0 $((CLASS_COUNTS[$1] - 1)))
-	[ "${#list}" -le 4096 ] || die "${CLASS_COUNTS[$1]} files: too many for fio's --filename"
+	local list n=${2:-${CLASS_COUNTS[$1]}}
+	list=$(seq -s: 0 $((n - 1)))
+	[ "${#list}" -le 4096 ] || die "$n files: too many for fio's --filename"
 	echo "$list"
 }
 
@@ -1199,7 +1199,7 @@ device_ceiling_args() {
 	DEVICE_BYTES=$((n * CLASS_SIZES[0]))
 	# shellcheck disable=SC2206
 	FIO_ARGS=(--name=device --directory="$NAMES/${CLASS_NAMES[0]}"
-		--filename="$(seq -s: 0 $((n - 1)))" --rw=read --bs="$(block_of "${CLASS_SIZES[0]}")"
+		--filename="$(fio_file_list 0 "$n")" --rw=read --bs="$(block_of "${CLASS_SIZES[0]}")"
 		--direct=1 $engine --output-format=json)
 }
 
